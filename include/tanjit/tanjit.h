@@ -1,0 +1,148 @@
+/*
+ * tanjit: a JIT runtime that differentiates LLVM IR, in forward mode, as it
+ * loads.
+ *
+ * A frontend hands a session LLVM IR (text, bitcode or an in-process
+ * LLVMModuleRef).  When a symbol of a module is first looked up, the module
+ * is transformed (every __enzyme_fwddiff request is replaced by a call to a
+ * generated derivative), verified, optimized and compiled on LLVM's ORC JIT.
+ *
+ * Ownership and errors, once for the whole API:
+ *  - Every fallible call takes a `tanjit_error **err` (may be NULL).  On
+ *    failure it returns -1 (or NULL) and, if err is non-NULL, stores a new
+ *    error object that the caller frees with tanjit_error_free().
+ *  - The library never aborts, exits or prints; the one exception is the
+ *    default handler for a *call* to an unresolved symbol under lazy
+ *    binding, which has no value to return (see tanjit_unresolved_handler).
+ *  - Strings passed in are copied; strings returned are owned as documented
+ *    at each function.
+ *
+ * Threading: one session may be used from several threads at once.
+ */
+#ifndef TANJIT_TANJIT_H
+#define TANJIT_TANJIT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TANJIT_API __attribute__((visibility("default")))
+#else
+#define TANJIT_API
+#endif
+
+typedef struct tanjit_session tanjit_session;
+typedef struct tanjit_error tanjit_error;
+
+/* What went wrong, coarsely; the message says the rest. */
+typedef enum tanjit_error_code {
+  TANJIT_OK = 0,
+  TANJIT_ERR_INVALID_ARGUMENT, /* NULL session, bad option, bad request    */
+  TANJIT_ERR_IO,               /* a file could not be read                  */
+  TANJIT_ERR_PARSE,            /* malformed IR text or bitcode              */
+  TANJIT_ERR_VERIFY,           /* the module fails LLVM's verifier          */
+  TANJIT_ERR_LIBRARY,          /* a library could not be loaded / allowed   */
+  TANJIT_ERR_SYMBOL,           /* a symbol could not be resolved or found   */
+  TANJIT_ERR_LINK,             /* duplicate definitions, codegen failure    */
+  TANJIT_ERR_DIFFERENTIATE,    /* a derivative request cannot be honoured   */
+  TANJIT_ERR_UNSUPPORTED,      /* e.g. reverse mode                         */
+  TANJIT_ERR_NO_MEMORY,
+  TANJIT_ERR_INTERNAL          /* an LLVM error with no better category     */
+} tanjit_error_code;
+
+TANJIT_API tanjit_error_code tanjit_error_get_code(const tanjit_error *err);
+/* Borrowed; valid until tanjit_error_free(err). */
+TANJIT_API const char *tanjit_error_message(const tanjit_error *err);
+TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
+
+/*
+ * Called when code calls a symbol that lazy binding could not resolve.
+ * `library` is the library it was expected in (NULL if none was named) and
+ * `reason` says why resolution failed (e.g. the dlerror() text).  If the
+ * handler returns, the stub returns zero to its caller.
+ */
+typedef void (*tanjit_unresolved_handler)(void *user, const char *symbol,
+                                          const char *library,
+                                          const char *reason);
+
+typedef enum tanjit_binding {
+  TANJIT_BIND_STRICT = 0, /* an unresolved external fails the lookup     */
+  TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
+} tanjit_binding;
+
+typedef struct tanjit_options {
+  int opt_level; /* 0..3: IR pipeline default<ON> and codegen level; default 2 */
+  /* Directories searched, in order, for a library named by a bare soname in
+   * an `ejlstr$fn$lib` rename or in tanjit_add_library(); then the system's
+   * own search.  NULL-terminated; may be NULL. */
+  const char *const *library_dirs;
+  /* If non-NULL, the only libraries renamed ccalls may load (NULL-terminated
+   * list, matched against the name as written and its basename). */
+  const char *const *allowed_libraries;
+  tanjit_binding binding;
+  tanjit_unresolved_handler on_unresolved; /* NULL: print one line, abort */
+  void *on_unresolved_user;
+} tanjit_options;
+
+/* Fills *opts with the defaults (O2, strict binding, no directories). */
+TANJIT_API void tanjit_options_init(tanjit_options *opts);
+
+/* opts may be NULL (defaults).  Returns NULL on failure. */
+TANJIT_API tanjit_session *tanjit_session_new(const tanjit_options *opts,
+                                   tanjit_error **err);
+/* Releases the JIT, every compiled module and every library handle the
+ * session opened.  Addresses it handed out become invalid.  NULL-tolerant. */
+TANJIT_API void tanjit_session_free(tanjit_session *s);
+
+/*
+ * Registers a library whose symbols resolve externals of later lookups,
+ * searched in registration order after the modules' own definitions.  It is
+ * opened RTLD_LAZY|RTLD_LOCAL: never made global to the process.  A bare name
+ * is searched in the options' library_dirs first.  0 or -1.
+ */
+TANJIT_API int tanjit_add_library(tanjit_session *s, const char *path, tanjit_error **err);
+
+/*
+ * Loading.  Each verifies the module and adds it to the session; nothing is
+ * compiled until one of its symbols is looked up.  0 or -1; after a failure
+ * the session is unchanged and stays usable.
+ *  - tanjit_load_file: `.ll` text or `.bc` bitcode, detected from content.
+ *  - tanjit_load_memory: the same from a buffer (copied); `name` names it in
+ *    messages and may be NULL.
+ *  - tanjit_load_module: a module the frontend built in-process.  tanjit
+ *    TAKES OWNERSHIP of `m` and disposes it before returning, on success and
+ *    on failure; the module's LLVMContext stays the caller's (tanjit works on
+ *    its own copy in its own context).
+ */
+TANJIT_API int tanjit_load_file(tanjit_session *s, const char *path, tanjit_error **err);
+TANJIT_API int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
+                       const char *name, tanjit_error **err);
+struct LLVMOpaqueModule;
+TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
+                       tanjit_error **err);
+
+/*
+ * Returns the address of `symbol` (compiling its module first if needed), or
+ * NULL with an error: a missing symbol, an unresolved external, or a
+ * transform (differentiation) error, whose own message is returned.  After a
+ * failed compile the failing module is removed, so the session stays usable.
+ */
+TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err);
+
+/*
+ * The text of the IR in file `path` (as tanjit_load_file reads it) after the
+ * session's transform (differentiation) and optimization pipeline, without
+ * compiling it.  Caller frees the result with tanjit_free().
+ */
+TANJIT_API char *tanjit_emit_file(tanjit_session *s, const char *path, tanjit_error **err);
+
+/* Frees a string returned by tanjit.  NULL-tolerant. */
+TANJIT_API void tanjit_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TANJIT_TANJIT_H */

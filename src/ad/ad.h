@@ -1,0 +1,42 @@
+/*
+ * The forward-mode engine, as the JIT sees it.
+ *
+ * Pipeline, per module (src/jit/transform.c calls ad_transform_module on
+ * materialization, and the CLI's `emit` calls it directly):
+ *   request.c   find __enzyme_fwddiff calls, decode callee and activities
+ *   fwd.c       one derivative function per (callee, activities, width), cached
+ *   clone.c     clone the primal body, emit each tangent beside its primal
+ *   types.c     type analysis;  activity.c  activity analysis
+ *   rules_*.c   instruction rules and call-rule tables (math, memory, CUDA)
+ *   helpers.c   declare helpers under the accompanied call's convention
+ *   diag.c      "no forward-mode derivative for call to X in F at file:line"
+ *
+ * This header is the engine's face to the rest of tanjit; the engine's own
+ * cross-file internals live in src/ad/engine.h.
+ */
+#ifndef TANJIT_AD_AD_H
+#define TANJIT_AD_AD_H
+
+#include <llvm-c/Core.h>
+
+#include "common/error.h"
+
+typedef struct ad_engine ad_engine;
+
+/* Per-session engine state (custom rules, caches).  NULL on out of memory. */
+ad_engine *ad_engine_new(void);
+void ad_engine_free(ad_engine *e); /* NULL-tolerant */
+
+/*
+ * Replaces every derivative request in `m` (calls to functions whose name
+ * starts with __enzyme_fwddiff) by a call to a generated forward-mode
+ * derivative; generated functions get internal linkage.  Reverse-mode
+ * requests (__enzyme_autodiff*) fail with TANJIT_ERR_UNSUPPORTED.
+ * Returns 0, or -1 with *err set (code TANJIT_ERR_DIFFERENTIATE for a
+ * request that cannot be honoured, message naming what, where, why); on
+ * failure the module may be partly rewritten and the caller discards it.
+ * Safe to call concurrently on different modules.
+ */
+int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * The forward-mode engine's cross-file internals (the JIT sees only ad.h).
+ *
+ * Vocabulary used everywhere below:
+ *  - primal: a value of the function being differentiated.  Inside a
+ *    derivative body, `ad_primal()` maps it to its clone.
+ *  - shadow / tangent: the derivative companion of a primal value.  For a
+ *    float it is dv; for a pointer it is the pointer to the shadow memory;
+ *    for an integer it is the "shadow integer" (only meaningful when the
+ *    integer carries a pointer).  With vector (batched) width N > 1 the
+ *    shadow of a value of type T has type [N x T], one lane per direction
+ *    (Enzyme's convention).
+ *  - active: a primal value that may carry a non-zero tangent (activity.c).
+ *    An inactive float has tangent 0; an inactive int/pointer used where a
+ *    shadow value is needed stands for itself (Enzyme does the same for
+ *    constant pointers).
+ *
+ * Grouped by file, as the ad.h pipeline lists them.
+ */
+#ifndef TANJIT_AD_ENGINE_H
+#define TANJIT_AD_ENGINE_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "ad/ad.h"
+#include "common/error.h"
+
+typedef struct ad_module_ctx ad_module_ctx;
+typedef struct ad_fn_ctx ad_fn_ctx;
+
+/* ---- map.c: pointer -> pointer hash map (open addressing) ---- */
+typedef struct ad_map {
+  void **keys, **vals;
+  size_t cap, count;
+} ad_map;
+void ad_map_init(ad_map *m);
+void ad_map_free(ad_map *m);
+/* 0, or -1 on out of memory. */
+int ad_map_put(ad_map *m, const void *key, void *val);
+void *ad_map_get(const ad_map *m, const void *key);
+
+/* ---- engine.c: sessions and one module's transform ---- */
+typedef enum ad_arg_activity {
+  AD_ARG_CONST = 0,
+  AD_ARG_DUP = 1,
+  AD_ARG_DUPNONEED = 2
+} ad_arg_activity;
+
+typedef enum ad_ret_mode {
+  AD_RET_VOID,    /* void: nothing returned                        */
+  AD_RET_PRIMAL,  /* the primal result only (inactive return)      */
+  AD_RET_TANGENT, /* the tangent only (Enzyme's default for fwddiff) */
+  AD_RET_BOTH     /* { primal, tangent } (enzyme_primal_return)     */
+} ad_ret_mode;
+
+/* What one derivative function computes; the cache key. */
+typedef struct ad_signature {
+  LLVMValueRef fn;
+  unsigned nparams;
+  unsigned char *activity; /* ad_arg_activity per parameter (owned) */
+  unsigned width;
+  ad_ret_mode ret;
+} ad_signature;
+
+typedef struct ad_cache_entry {
+  ad_signature sig;
+  LLVMValueRef derivative;
+} ad_cache_entry;
+
+struct ad_module_ctx {
+  ad_engine *engine;
+  LLVMModuleRef mod;
+  LLVMContextRef llctx;
+  LLVMTargetDataRef td; /* the module's data layout (owned) */
+  ad_cache_entry *cache;
+  size_t ncache, capcache;
+  LLVMValueRef digamma_fn; /* generated on first use (rules_math.c) */
+  tanjit_error **err;
+  int failed; /* an error is already stored in *err */
+};
+
+/* Custom name registry: call names mapped to rule names (engine.c). */
+const char *ad_engine_alias(const ad_engine *e, const char *name);
+/* Registers `name` so calls to it use the rule of `rule_name` (e.g. a
+ * frontend's wrapper "my_sin" -> "sin").  0, or -1 on out of memory. */
+int ad_engine_add_alias(ad_engine *e, const char *name, const char *rule_name);
+
+/* ---- diag.c: errors that say what, where and why ---- */
+/* Fails with TANJIT_ERR_DIFFERENTIATE: "<message> in <function> at
+ * <file>:<line>" (the location from `where`'s !dbg when present; `where` may
+ * be an instruction, a function, or NULL).  Returns -1; never overwrites an
+ * error already stored. */
+int ad_fail(ad_module_ctx *mc, LLVMValueRef where, const char *fmt, ...)
+    TJ_PRINTF(3, 4);
+int ad_fail_code(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
+                 const char *fmt, ...) TJ_PRINTF(4, 5);
+/* The printed text of a value, truncated for messages (caller frees). */
+char *ad_value_text(LLVMValueRef v);
+/* The name of a value ("<unnamed>" when it has none); borrowed. */
+const char *ad_value_name(LLVMValueRef v);
+
+/* ---- types.c: type classification ---- */
+int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */
+int ad_type_is_float_scalar(LLVMTypeRef t); /* half .. fp128, x86_fp80 */
+int ad_type_is_pointerish(LLVMTypeRef t);   /* ptr or vector of ptr */
+/* Whether values of this type can carry a derivative on their own (float,
+ * pointer, or an aggregate holding either); integers cannot. */
+int ad_type_can_carry(LLVMTypeRef t);
+/* Enzyme's default activity for an unmarked request argument (whatType):
+ * float, pointer and aggregates of them are duplicated, integers constant. */
+ad_arg_activity ad_type_default_activity(LLVMTypeRef t);
+
+/* ---- activity.c: which primal values may carry a tangent ---- */
+/* Fills fc->active for fc->sig's function (fixpoint over the body). */
+int ad_activity_analyze(ad_fn_ctx *fc);
+int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef primal);
+/* Strips GEPs and casts from a pointer: the allocation it points into. */
+LLVMValueRef ad_pointer_root(LLVMValueRef p);
+
+/* ---- fwd.c: derivative functions, cloning, the per-body context ---- */
+struct ad_fn_ctx {
+  ad_module_ctx *mc;
+  const ad_signature *sig;
+  LLVMValueRef primal_fn, deriv_fn;
+  LLVMBuilderRef b;
+  unsigned width;
+  ad_map vmap;   /* primal value / block -> clone */
+  ad_map shadow; /* primal value -> shadow in the derivative */
+  ad_map active; /* primal value -> (void*)1 when active */
+  LLVMValueRef entry_alloca_point; /* first instruction of the new entry */
+  /* PHIs whose incoming values are filled once every block is cloned */
+  struct ad_pending_phi {
+    LLVMValueRef primal, clone, shadow;
+  } *phis;
+  size_t nphis, capphis;
+};
+
+/* The derivative function for `sig` (cached; created with internal linkage,
+ * declaration first so recursion terminates).  `where` locates errors.
+ * NULL on failure with the error in mc. */
+LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
+                               LLVMValueRef where);
+/* Derivative's type for a signature. */
+LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig);
+
+/* ---- tangent.c: shadows, lanes and the arithmetic of tangents ---- */
+LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v);
+/* The shadow recorded for v, or NULL when v is inactive. */
+LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v);
+/* The shadow as a value: recorded one, else 0 for floats and the primal
+ * (replicated per lane) for ints and pointers.  Emits at the builder. */
+LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v);
+void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow);
+LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t);
+LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane);
+/* Packs per-lane values into a shadow of primal type t. */
+LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes);
+/* Replicates one primal-typed value into every lane. */
+LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v);
+
+/* One term of a tangent linear combination: sign * coef * tangent.
+ * coef NULL means 1; tangent NULL means 0 (the term is skipped). */
+typedef struct ad_term {
+  LLVMValueRef coef;
+  LLVMValueRef tangent; /* a shadow (all lanes) */
+  int negate;
+} ad_term;
+/* sum(terms) [/ divisor], per lane, fast-math flags copied from fmf_src
+ * (may be NULL).  Returns the zero tangent when every term is zero. */
+LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
+                        unsigned nterms, LLVMValueRef divisor,
+                        LLVMValueRef fmf_src);
+/* Per lane, a copy of `clone` whose operands listed in `ops` are replaced by
+ * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
+LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
+                         const unsigned *ops, unsigned nops);
+/* Emits intrinsic `base` (e.g. "llvm.cos") overloaded on the types given. */
+LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
+                               LLVMTypeRef *overload, unsigned noverload,
+                               LLVMValueRef *args, unsigned nargs);
+/* A float constant of type t (scalar or vector splat). */
+LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
+void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
+
+/* ---- rules_inst.c: one instruction's primal clone and tangent ---- */
+/* Emits the clone (unless the rule replaces it) and the tangent of primal
+ * instruction `inst` at fc->b.  0 or -1. */
+int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst);
+
+/* ---- rules_call.c: call rules by name, in families ----
+ *
+ * A family is a `lookup(name)` over its own static const table.  The
+ * dispatcher resolves a call's name (registered alias, then the callee's
+ * "enzyme_math" attribute, then the `ejlstr$<name>$<lib>` rename, else the
+ * plain name) and asks each family in ad_call_families order; the first hit
+ * wins.  To add a family (e.g. src/ad/rules_cuda.c):
+ *   1. write `const ad_call_rule *ad_cuda_lookup(const char *name)` returning
+ *      a pointer into a `static const ad_call_rule[]`;
+ *   2. declare it below and add it to ad_call_families[] in rules_call.c;
+ *   3. each rule's emit() receives the primal call and its context; the
+ *      primal clone (`clone`, already inserted, operands remapped) exists,
+ *      the builder is positioned right after it; emit shadow work there
+ *      (before the clone: LLVMPositionBuilderBefore(fc->b, clone)) and
+ *      record the call's shadow with ad_set_shadow when the call is active.
+ *      Helpers next to the call come from ad_get_or_insert_helper.
+ *      Use ad_shadow_or_null / ad_shadow_value / ad_lane for operands,
+ *      ad_is_active for activity, ad_fail for errors.
+ *   4. activity: rules with `writes_pointer_args` make the roots of their
+ *      pointer arguments active when any argument is active;
+ *      `returns_allocation` makes the result an allocation root (active
+ *      when it receives active data).
+ */
+typedef struct ad_call_rule ad_call_rule;
+struct ad_call_rule {
+  const char *name;
+  /* Emits the tangent work of `call` (primal) next to `clone`.  0 or -1. */
+  int (*emit)(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
+              LLVMValueRef clone);
+  const void *data; /* family-specific (e.g. the math table entry) */
+  unsigned char writes_pointer_args;
+  unsigned char returns_allocation;
+  unsigned char inactive; /* no derivative effect at all */
+};
+typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
+
+/* The rule name of a call (see above); writes into buf. */
+const char *ad_call_rule_name(ad_fn_ctx *fc, LLVMValueRef call, char *buf,
+                              size_t bufsize);
+const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
+int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
+/* The function a call calls after stripping casts, or NULL if indirect. */
+LLVMValueRef ad_called_function(LLVMValueRef call);
+
+const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */
+const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
+const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
+/* rules_math.c self-check: every entry's programs parse.  0 or -1. */
+int ad_math_table_check(char *why, size_t whysize);
+/* For tests: the math table as (name, arity, float-arg mask) rows. */
+size_t ad_math_table_size(void);
+const char *ad_math_table_name(size_t i, unsigned which); /* 0 d,1 f,2 l,3 llvm */
+unsigned ad_math_table_arity(size_t i);
+/* Bit k set: argument k is an integer (not differentiated). */
+unsigned ad_math_table_int_args(size_t i);
+
+/* ---- helpers.c ---- */
+/* Declares (or finds) `helper_name` with `fn_type` for use next to
+ * `accompanied_call`: same calling convention; if the accompanied callee is
+ * `ejlstr$<f>$<lib>`, the helper is `ejlstr$<helper_name>$<lib>` carrying
+ * "enzyme_math"="<helper_name>", so it resolves from the same library. */
+LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
+                                     LLVMValueRef accompanied_call,
+                                     const char *helper_name,
+                                     LLVMTypeRef fn_type);
+/* Calls a helper made by ad_get_or_insert_helper under its convention. */
+LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
+                            LLVMValueRef *args, unsigned nargs,
+                            const char *name);
+
+/* ---- request.c ---- */
+/* Rewrites one __enzyme_fwddiff call.  0 or -1. */
+int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call);
+
+#endif

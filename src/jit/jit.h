@@ -1,0 +1,108 @@
+/*
+ * The JIT layer's private face: the session object and the cross-file
+ * functions of src/jit.
+ *
+ *   session.c    tanjit_session: options, LLJIT, lookups, failed-module cleanup
+ *   load.c       bytes/files/modules -> verified module in its own context
+ *   transform.c  the ORC IR transform: differentiate, verify, optimize
+ *   resolve.c    the definition generator: registered libraries, renamed
+ *                ccalls (ejlstr$fn$lib, ejlptr$fn$addr), lazy stubs
+ *   stub.c       lazy-binding stubs: IR that reports an unresolved call
+ */
+#ifndef TANJIT_JIT_JIT_H
+#define TANJIT_JIT_JIT_H
+
+#include <pthread.h>
+
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "ad/ad.h"
+#include "common/error.h"
+#include "jit/llvm_compat.h"
+
+typedef struct jit_resolver jit_resolver;
+
+/* One loaded module, from load to removal. */
+typedef struct jit_module {
+  unsigned long id;
+  char *name;                 /* as given at load, for messages */
+  LLVMOrcResourceTrackerRef tracker;
+  LLVMModuleRef pending;      /* identity only, until materialized */
+  char **defined;             /* externally visible definitions */
+  size_t n_defined;
+  LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
+  int failed;                 /* its transform failed: remove at next lookup */
+} jit_module;
+
+struct tanjit_session {
+  LLVMOrcLLJITRef jit;
+  LLVMOrcJITDylibRef main_jd;
+  int opt_level;
+  tanjit_binding binding;
+  tanjit_unresolved_handler on_unresolved;
+  void *on_unresolved_user;
+  char **library_dirs;       /* NULL-terminated copies */
+  char **allowed_libraries;  /* NULL-terminated copies, or NULL: all allowed */
+  jit_resolver *resolver;    /* owned by the JIT's generator */
+  ad_engine *ad;
+
+  pthread_mutex_t lock;      /* guards the fields below */
+  jit_module *modules;
+  size_t n_modules, cap_modules;
+  unsigned long next_module_id;
+  char *reported_error;      /* last text from the session's error reporter */
+};
+
+/* session.c */
+int jit_session_lock(tanjit_session *s);
+void jit_session_unlock(tanjit_session *s);
+/* Records that materializing module `m` failed with `e` (the transform calls
+ * this; the lookup that triggered it returns e and removes the module).
+ * Takes ownership of e. */
+void jit_note_transform_failure(tanjit_session *s, LLVMModuleRef m,
+                                tanjit_error *e);
+/* Adds a parsed, verified module to the JIT; takes the module and context. */
+int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, tanjit_error **err);
+/* The error of the last transform that failed on this thread (owned). */
+extern _Thread_local tanjit_error *jit_thread_transform_error;
+/* A target machine for the host at the session's opt level; caller disposes. */
+LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
+
+/* load.c */
+/* Parses text or bitcode (detected) into ctx and verifies it. */
+int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
+                     const char *name, LLVMModuleRef *out, tanjit_error **err);
+/* Installs a diagnostic handler that never exits the process. */
+void jit_silence_diagnostics(LLVMContextRef ctx);
+/* Reads a whole file; caller frees *data. */
+int jit_read_file(const char *path, char **data, size_t *len,
+                  tanjit_error **err);
+
+/* transform.c */
+/* Installs the transform on the session's JIT. */
+void jit_install_transform(tanjit_session *s);
+/* Differentiate, verify, optimize `m` in place. */
+int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
+                         tanjit_error **err);
+
+/* resolve.c */
+/* Creates the resolver and attaches its generator to the main JITDylib; the
+ * JIT owns it from then on (it is disposed with the JIT). */
+int jit_resolver_attach(tanjit_session *s, tanjit_error **err);
+int jit_resolver_add_library(jit_resolver *r, const char *path,
+                             tanjit_error **err);
+/* Opens `name` (soname or path) as the session would: library_dirs first. */
+void *jit_open_library(tanjit_session *s, const char *name, char **why);
+
+/* stub.c */
+/* Defines `symbol` in the main JITDylib as a stub that reports the call.
+ * `library` may be NULL. */
+int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *symbol,
+                         const char *library, const char *reason,
+                         tanjit_error **err);
+/* Keeps a string alive as long as the resolver; returns the kept copy. */
+const char *jit_resolver_keep_string(jit_resolver *r, const char *s);
+
+#endif

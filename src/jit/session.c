@@ -1,0 +1,390 @@
+/*
+ * tanjit_session: the LLJIT instance, its options, the table of loaded
+ * modules, and lookups.
+ *
+ * A module's life: load.c parses and verifies it into its own context; it is
+ * added here under a resource tracker of its own; the first lookup of one of
+ * its symbols runs the transform (transform.c) and codegen.  If that lookup
+ * fails, the module is removed again, so a corrected module can be loaded
+ * under the same names and the session stays usable.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Target.h>
+
+#include "common/strbuf.h"
+#include "jit/jit.h"
+
+static pthread_once_t native_target_once = PTHREAD_ONCE_INIT;
+static int native_target_status;
+
+static void init_native_target(void) {
+  native_target_status = LLVMInitializeNativeTarget() ||
+                         LLVMInitializeNativeAsmPrinter() ||
+                         LLVMInitializeNativeAsmParser();
+}
+
+void tanjit_options_init(tanjit_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->opt_level = 2;
+  opts->binding = TANJIT_BIND_STRICT;
+}
+
+LLVMTargetMachineRef jit_host_target_machine(int opt_level,
+                                             tanjit_error **err) {
+  pthread_once(&native_target_once, init_native_target);
+  if (native_target_status) {
+    tj_fail(err, TANJIT_ERR_INTERNAL, "LLVM has no native target for this host");
+    return NULL;
+  }
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *msg = NULL;
+  LLVMTargetRef target;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    tj_fail(err, TANJIT_ERR_INTERNAL, "no LLVM target for %s: %s", triple,
+            msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    LLVMDisposeMessage(triple);
+    return NULL;
+  }
+  static const LLVMCodeGenOptLevel levels[] = {
+      LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
+      LLVMCodeGenLevelAggressive};
+  char *cpu = LLVMGetHostCPUName();
+  char *features = LLVMGetHostCPUFeatures();
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+      target, triple, cpu, features, levels[opt_level], LLVMRelocDefault,
+      LLVMCodeModelJITDefault);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  LLVMDisposeMessage(triple);
+  if (!tm)
+    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot create a target machine");
+  return tm;
+}
+
+int jit_session_lock(tanjit_session *s) { return pthread_mutex_lock(&s->lock); }
+void jit_session_unlock(tanjit_session *s) { pthread_mutex_unlock(&s->lock); }
+
+static void free_string_list(char **list) {
+  if (!list)
+    return;
+  for (char **p = list; *p; p++)
+    free(*p);
+  free(list);
+}
+
+/* A NULL-terminated deep copy; *out stays NULL for a NULL list. */
+static int copy_string_list(const char *const *list, char ***out) {
+  *out = NULL;
+  if (!list)
+    return 0;
+  size_t n = 0;
+  while (list[n])
+    n++;
+  char **copy = calloc(n + 1, sizeof *copy);
+  if (!copy)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!(copy[i] = tj_strdup(list[i]))) {
+      free_string_list(copy);
+      return -1;
+    }
+  *out = copy;
+  return 0;
+}
+
+/* ORC reports materialization failures here rather than to the lookup (which
+ * only says "Failed to materialize symbols"); keep the text for the lookup. */
+static void report_session_error(void *ctx, LLVMErrorRef e) {
+  tanjit_session *s = ctx;
+  char *msg = LLVMGetErrorMessage(e);
+  char *copy = tj_strdup(msg);
+  LLVMDisposeErrorMessage(msg);
+  jit_session_lock(s);
+  free(s->reported_error);
+  s->reported_error = copy;
+  jit_session_unlock(s);
+}
+
+tanjit_session *tanjit_session_new(const tanjit_options *opts,
+                                   tanjit_error **err) {
+  tanjit_options defaults;
+  if (!opts) {
+    tanjit_options_init(&defaults);
+    opts = &defaults;
+  }
+  if (opts->opt_level < 0 || opts->opt_level > 3) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "optimization level %d is not in 0..3", opts->opt_level);
+    return NULL;
+  }
+  tanjit_session *s = calloc(1, sizeof *s);
+  if (!s) {
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
+    return NULL;
+  }
+  pthread_mutex_init(&s->lock, NULL);
+  s->opt_level = opts->opt_level;
+  s->binding = opts->binding;
+  s->on_unresolved = opts->on_unresolved;
+  s->on_unresolved_user = opts->on_unresolved_user;
+  if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
+      copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
+      !(s->ad = ad_engine_new())) {
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
+    tanjit_session_free(s);
+    return NULL;
+  }
+
+  LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, err);
+  if (!tm) {
+    tanjit_session_free(s);
+    return NULL;
+  }
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  /* The builder takes the target machine builder, which takes tm. */
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+      builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+  LLVMErrorRef e = LLVMOrcCreateLLJIT(&s->jit, builder); /* takes builder */
+  if (e) {
+    s->jit = NULL;
+    tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "cannot create the ORC JIT");
+    tanjit_session_free(s);
+    return NULL;
+  }
+  LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(s->jit),
+                                          report_session_error, s);
+  s->main_jd = LLVMOrcLLJITGetMainJITDylib(s->jit);
+  jit_install_transform(s);
+  if (jit_resolver_attach(s, err)) {
+    tanjit_session_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+static void module_record_free(jit_module *m) {
+  free(m->name);
+  for (size_t i = 0; i < m->n_defined; i++)
+    free(m->defined[i]);
+  free(m->defined);
+  if (m->pristine)
+    LLVMDisposeMemoryBuffer(m->pristine);
+  if (m->tracker)
+    LLVMOrcReleaseResourceTracker(m->tracker);
+}
+
+void tanjit_session_free(tanjit_session *s) {
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->n_modules; i++)
+    module_record_free(&s->modules[i]);
+  free(s->modules);
+  /* Disposing the JIT disposes the resolver's generator, which closes every
+   * library handle the session opened. */
+  if (s->jit) {
+    LLVMErrorRef e = LLVMOrcDisposeLLJIT(s->jit);
+    if (e)
+      LLVMConsumeError(e); /* nothing left to report it to */
+  }
+  ad_engine_free(s->ad);
+  free_string_list(s->library_dirs);
+  free_string_list(s->allowed_libraries);
+  free(s->reported_error);
+  pthread_mutex_destroy(&s->lock);
+  free(s);
+}
+
+int tanjit_add_library(tanjit_session *s, const char *path,
+                       tanjit_error **err) {
+  if (!s || !path)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_add_library: session and path are required");
+  return jit_resolver_add_library(s->resolver, path, err);
+}
+
+/* The names a module defines for others: what a lookup can ask it for. */
+static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
+  size_t cap = 0;
+  LLVMValueRef (*const firsts[])(LLVMModuleRef) = {
+      LLVMGetFirstFunction, LLVMGetFirstGlobal, LLVMGetFirstGlobalAlias};
+  LLVMValueRef (*const nexts[])(LLVMValueRef) = {
+      LLVMGetNextFunction, LLVMGetNextGlobal, LLVMGetNextGlobalAlias};
+  for (int kind = 0; kind < 3; kind++)
+    for (LLVMValueRef v = firsts[kind](m); v; v = nexts[kind](v)) {
+      if (LLVMIsDeclaration(v))
+        continue;
+      LLVMLinkage l = LLVMGetLinkage(v);
+      if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+        continue;
+      size_t len;
+      const char *name = LLVMGetValueName2(v, &len);
+      if (rec->n_defined == cap) {
+        cap = cap ? 2 * cap : 16;
+        char **p = realloc(rec->defined, cap * sizeof *p);
+        if (!p)
+          return -1;
+        rec->defined = p;
+      }
+      if (!(rec->defined[rec->n_defined] = tj_strndup(name, len)))
+        return -1;
+      rec->n_defined++;
+    }
+  return 0;
+}
+
+/*
+ * Adds a parsed, verified module (in context c, not yet wrapped) to the JIT.
+ * Takes ownership of the module and the context, on success and failure.
+ */
+int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, tanjit_error **err) {
+  jit_module rec = {0};
+  rec.name = tj_strdup(name ? name : "<module>");
+  rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
+  if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
+    module_record_free(&rec);
+    jit_context_abandon(c);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
+  }
+  rec.pending = m;
+
+  LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(c);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc); /* the module keeps it alive */
+
+  jit_session_lock(s);
+  if (s->n_modules == s->cap_modules) {
+    size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
+    jit_module *p = realloc(s->modules, cap * sizeof *p);
+    if (!p) {
+      jit_session_unlock(s);
+      LLVMOrcDisposeThreadSafeModule(tsm);
+      module_record_free(&rec);
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s",
+                     name);
+    }
+    s->modules = p;
+    s->cap_modules = cap;
+  }
+  rec.id = ++s->next_module_id;
+  rec.tracker = LLVMOrcJITDylibCreateResourceTracker(s->main_jd);
+  /* Takes tsm, even on failure. */
+  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
+  if (e) {
+    jit_session_unlock(s);
+    module_record_free(&rec);
+    return tj_fail_llvm(err, TANJIT_ERR_LINK, e, rec.name ? name : "module");
+  }
+  s->modules[s->n_modules++] = rec;
+  jit_session_unlock(s);
+  return 0;
+}
+
+void jit_note_transform_failure(tanjit_session *s, LLVMModuleRef m,
+                                tanjit_error *e) {
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (s->modules[i].pending == m) {
+      tj_error_prefix(e, "%s", s->modules[i].name);
+      s->modules[i].failed = 1;
+      break;
+    }
+  free(s->reported_error);
+  s->reported_error = NULL;
+  /* Keep the structured error until the lookup collects it: stash it as the
+   * reported text too, so a lookup on another thread sees something. */
+  s->reported_error = tj_strdup(tanjit_error_message(e));
+  jit_session_unlock(s);
+  /* The per-thread slot lets the lookup that triggered the transform return
+   * the error with its own code. */
+  tanjit_error_free(jit_thread_transform_error);
+  jit_thread_transform_error = e;
+}
+
+_Thread_local tanjit_error *jit_thread_transform_error;
+
+static int module_defines(const jit_module *m, const char *symbol) {
+  for (size_t i = 0; i < m->n_defined; i++)
+    if (strcmp(m->defined[i], symbol) == 0)
+      return 1;
+  return 0;
+}
+
+/* After a failed lookup of `symbol`, removes the modules that cannot be
+ * compiled any more: the one defining the symbol and any whose transform
+ * failed.  Under the lock. */
+static void remove_failed_modules(tanjit_session *s, const char *symbol) {
+  for (size_t i = 0; i < s->n_modules;) {
+    if (!s->modules[i].failed && !module_defines(&s->modules[i], symbol)) {
+      i++;
+      continue;
+    }
+    LLVMErrorRef e = LLVMOrcResourceTrackerRemove(s->modules[i].tracker);
+    if (e)
+      LLVMConsumeError(e);
+    module_record_free(&s->modules[i]);
+    s->modules[i] = s->modules[--s->n_modules];
+  }
+}
+
+static int any_module_defines(tanjit_session *s, const char *symbol) {
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (module_defines(&s->modules[i], symbol))
+      return 1;
+  return 0;
+}
+
+void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
+  if (!s || !symbol) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_lookup: session and symbol are required");
+    return NULL;
+  }
+  tanjit_error_free(jit_thread_transform_error);
+  jit_thread_transform_error = NULL;
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
+  if (!e)
+    return (void *)(uintptr_t)addr;
+
+  char *llvm_msg = LLVMGetErrorMessage(e);
+  tanjit_error *result = jit_thread_transform_error;
+  jit_thread_transform_error = NULL;
+  jit_session_lock(s);
+  int defined = any_module_defines(s, symbol);
+  if (!result) {
+    if (!defined && strstr(llvm_msg, "Symbols not found"))
+      result = tj_error_new(TANJIT_ERR_SYMBOL,
+                            "no symbol '%s': no loaded module defines it", symbol);
+    else if (strstr(llvm_msg, "Symbols not found"))
+      result = tj_error_new(
+          TANJIT_ERR_SYMBOL,
+          "cannot compile '%s': unresolved external %s (searched the loaded "
+          "modules, the registered libraries, renamed ccalls and the process)",
+          symbol, strstr(llvm_msg, "Symbols not found") + 18);
+    else if (s->reported_error)
+      result = tj_error_new(TANJIT_ERR_LINK, "cannot compile '%s': %s", symbol,
+                            s->reported_error);
+    else
+      result = tj_error_new(TANJIT_ERR_LINK, "cannot look up '%s': %s", symbol,
+                            llvm_msg);
+  } else {
+    tj_error_prefix(result, "cannot compile '%s'", symbol);
+  }
+  free(s->reported_error);
+  s->reported_error = NULL;
+  remove_failed_modules(s, symbol);
+  jit_session_unlock(s);
+  LLVMDisposeErrorMessage(llvm_msg);
+  if (err)
+    *err = result;
+  else
+    tanjit_error_free(result);
+  return NULL;
+}
+
+void tanjit_free(void *p) { free(p); }

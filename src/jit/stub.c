@@ -1,0 +1,77 @@
+/*
+ * Lazy binding: a name nothing provides is defined as a tiny JIT-compiled
+ * function that reports the call, so a module that merely mentions a missing
+ * symbol still runs until it really calls it.
+ *
+ * The stub is IR in a module of its own:
+ *     define i64 @<symbol>(...) {
+ *       call void <report>(ptr <session>, ptr <symbol>, ptr <library>, ptr <why>)
+ *       ret i64 0
+ *     }
+ * with the report function, the session and the strings as absolute
+ * addresses, so the stub itself needs no symbol resolution.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "jit/jit.h"
+
+/* What a stub calls.  The default handler ends the program: the caller
+ * expects a value that does not exist. */
+static void report_unresolved_call(tanjit_session *s, const char *symbol,
+                                   const char *library, const char *why) {
+  if (s->on_unresolved) {
+    s->on_unresolved(s->on_unresolved_user, symbol, *library ? library : NULL,
+                     why);
+    return;
+  }
+  fprintf(stderr, "tanjit: call to unresolved symbol %s%s%s: %s\n", symbol,
+          *library ? " in " : "", library, why);
+  fflush(stderr);
+  abort();
+}
+
+static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
+  return LLVMConstIntToPtr(
+      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
+      LLVMPointerTypeInContext(ctx, 0));
+}
+
+int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *symbol,
+                         const char *library, const char *reason,
+                         tanjit_error **err) {
+  const char *kept[3] = {jit_resolver_keep_string(r, symbol),
+                         jit_resolver_keep_string(r, library),
+                         jit_resolver_keep_string(r, reason)};
+  if (!kept[0] || !kept[1] || !kept[2])
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory defining a stub");
+
+  jit_context c;
+  jit_context_create(&c);
+  LLVMContextRef ctx = c.ctx;
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tanjit.lazy_stub", ctx);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
+  LLVMValueRef stub = LLVMAddFunction(m, symbol, LLVMFunctionType(i64, NULL, 0, 1));
+  LLVMTypeRef report_params[] = {ptr, ptr, ptr, ptr};
+  LLVMTypeRef report_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx),
+                                             report_params, 4, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, stub, "entry"));
+  LLVMValueRef args[] = {address_constant(ctx, s), address_constant(ctx, kept[0]),
+                         address_constant(ctx, kept[1]),
+                         address_constant(ctx, kept[2])};
+  LLVMBuildCall2(b, report_type,
+                 address_constant(ctx, (const void *)(uintptr_t)report_unresolved_call),
+                 args, 4, "");
+  LLVMBuildRet(b, LLVMConstInt(i64, 0, 0));
+  LLVMDisposeBuilder(b);
+
+  LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(&c);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(s->jit, s->main_jd, tsm);
+  if (e)
+    return tj_fail_llvm(err, TANJIT_ERR_LINK, e, "cannot define a lazy stub");
+  return 0;
+}

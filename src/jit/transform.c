@@ -1,0 +1,112 @@
+/*
+ * The IR transform every module passes through before codegen:
+ *
+ *   ad_transform_module   replace derivative requests (src/ad)
+ *   LLVMVerifyModule      the engine's output must be valid IR
+ *   LLVMRunPasses         default<O{level}> for the session's level
+ *
+ * ORC runs it when a symbol of the module is first looked up, on the looking
+ * -up thread.  A failure disposes the module (ORC requires it) and records the
+ * structured error for that lookup (session.c); ORC itself would only say
+ * "Failed to materialize symbols".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "common/strbuf.h"
+#include "jit/jit.h"
+
+int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
+                         tanjit_error **err) {
+  if (ad_transform_module(s->ad, m, err))
+    return -1;
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    tj_fail(err, TANJIT_ERR_INTERNAL,
+            "the module fails LLVM's verifier after differentiation (a tanjit "
+            "bug): %s",
+            msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMDisposeMessage(msg);
+
+  LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, err);
+  if (!tm)
+    return -1;
+  if (!*LLVMGetDataLayoutStr(m)) {
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, dl);
+    LLVMDisposeTargetData(dl);
+  }
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", s->opt_level);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  LLVMDisposeTargetMachine(tm);
+  if (e)
+    return tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
+  return 0;
+}
+
+struct transform_job {
+  tanjit_session *session;
+  tanjit_error *error;
+};
+
+static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
+  struct transform_job *job = ctx;
+  if (jit_transform_module(job->session, m, &job->error) == 0)
+    return NULL;
+  jit_note_transform_failure(job->session, m, job->error);
+  return LLVMCreateStringError(tanjit_error_message(job->error));
+}
+
+static LLVMErrorRef transform_module(void *ctx, LLVMOrcThreadSafeModuleRef *tsm,
+                                     LLVMOrcMaterializationResponsibilityRef mr) {
+  (void)mr;
+  struct transform_job job = {ctx, NULL};
+  LLVMErrorRef e = LLVMOrcThreadSafeModuleWithModuleDo(*tsm,
+                                                       transform_in_context, &job);
+  if (e) {
+    LLVMOrcDisposeThreadSafeModule(*tsm);
+    *tsm = NULL;
+  }
+  return e;
+}
+
+void jit_install_transform(tanjit_session *s) {
+  LLVMOrcIRTransformLayerSetTransform(LLVMOrcLLJITGetIRTransformLayer(s->jit),
+                                      transform_module, s);
+}
+
+char *tanjit_emit_file(tanjit_session *s, const char *path,
+                       tanjit_error **err) {
+  if (!s || !path) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_emit_file: session and path are required");
+    return NULL;
+  }
+  char *data;
+  size_t len;
+  if (jit_read_file(path, &data, &len, err))
+    return NULL;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char *text = NULL;
+  if (jit_parse_module(ctx, data, len, path, &m, err) == 0) {
+    if (jit_transform_module(s, m, err) == 0) {
+      char *llvm_text = LLVMPrintModuleToString(m);
+      text = tj_strdup(llvm_text); /* so tanjit_free (free) releases it */
+      LLVMDisposeMessage(llvm_text);
+    }
+    LLVMDisposeModule(m);
+  }
+  LLVMContextDispose(ctx);
+  free(data);
+  return text;
+}

@@ -1,0 +1,38 @@
+/* The exponential and logarithm families of libm: exp, exp2, expm1, log,
+ * log2, log10, log1p, each differentiated alone against its analytic
+ * derivative. */
+#include "enzyme.h"
+#include "tangent_check.h"
+
+double f_exp(double x) { return exp(x); }
+double f_exp2(double x) { return exp2(x); }
+double f_expm1(double x) { return expm1(x); }
+double f_log(double x) { return log(x); }
+double f_log2(double x) { return log2(x); }
+double f_log10(double x) { return log10(x); }
+double f_log1p(double x) { return log1p(x); }
+
+typedef double (*unary)(double);
+static unary current;
+static double along(double t, void *ctx) { return current(*(double *)ctx + t); }
+
+static void check_one(const char *name, unary f, double x, long double want) {
+  current = f;
+  check_reference(name, want, fd_derivative(along, &x));
+  check_tangent(name, __enzyme_fwddiff((void *)f, x, 1.0), want);
+}
+
+int main(void) {
+  const double points[] = {0.25, 1.0, 3.5};
+  for (int i = 0; i < 3; i++) {
+    long double x = points[i];
+    check_one("exp", f_exp, points[i], expl(x));
+    check_one("exp2", f_exp2, points[i], exp2l(x) * logl(2.0L));
+    check_one("expm1", f_expm1, points[i], expl(x));
+    check_one("log", f_log, points[i], 1.0L / x);
+    check_one("log2", f_log2, points[i], 1.0L / (x * logl(2.0L)));
+    check_one("log10", f_log10, points[i], 1.0L / (x * logl(10.0L)));
+    check_one("log1p", f_log1p, points[i], 1.0L / (1.0L + x));
+  }
+  return tc_finish("math_exp_log");
+}

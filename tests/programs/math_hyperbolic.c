@@ -1,0 +1,36 @@
+/* Hyperbolic functions and their inverses: sinh, cosh, tanh, asinh, acosh,
+ * atanh. */
+#include "enzyme.h"
+#include "tangent_check.h"
+
+double f_sinh(double x) { return sinh(x); }
+double f_cosh(double x) { return cosh(x); }
+double f_tanh(double x) { return tanh(x); }
+double f_asinh(double x) { return asinh(x); }
+double f_acosh(double x) { return acosh(x + 2.0); }
+double f_atanh(double x) { return atanh(x); }
+
+typedef double (*unary)(double);
+static unary current;
+static double along(double t, void *ctx) { return current(*(double *)ctx + t); }
+
+static void check_one(const char *name, unary f, double x, long double want) {
+  current = f;
+  check_reference(name, want, fd_derivative(along, &x));
+  check_tangent(name, __enzyme_fwddiff((void *)f, x, 1.0), want);
+}
+
+int main(void) {
+  const double points[] = {-0.7, 0.05, 0.6};
+  for (int i = 0; i < 3; i++) {
+    long double x = points[i];
+    check_one("sinh", f_sinh, points[i], coshl(x));
+    check_one("cosh", f_cosh, points[i], sinhl(x));
+    check_one("tanh", f_tanh, points[i], 1.0L / (coshl(x) * coshl(x)));
+    check_one("asinh", f_asinh, points[i], 1.0L / sqrtl(x * x + 1));
+    check_one("acosh", f_acosh, points[i],
+              1.0L / sqrtl((x + 2) * (x + 2) - 1));
+    check_one("atanh", f_atanh, points[i], 1.0L / (1 - x * x));
+  }
+  return tc_finish("math_hyperbolic");
+}
