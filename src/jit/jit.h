@@ -97,11 +97,11 @@ int jit_resolver_add_library(jit_resolver *r, const char *path,
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
 
 /* stub.c */
-/* Defines `symbol` in the main JITDylib as a stub that reports the call.
- * `library` may be NULL. */
-int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *symbol,
-                         const char *library, const char *reason,
-                         tanjit_error **err);
+/* Defines `name` in the main JITDylib as a stub that reports a call to
+ * `symbol` (the function part of a renamed name) in `library` (may be NULL). */
+int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
+                         const char *symbol, const char *library,
+                         const char *reason, tanjit_error **err);
 /* Keeps a string alive as long as the resolver; returns the kept copy. */
 const char *jit_resolver_keep_string(jit_resolver *r, const char *s);
 

@@ -296,7 +296,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       continue;
     if (lazy) {
       tanjit_error *e = NULL;
-      if (jit_define_lazy_stub(s, r, name, b.library, b.why, &e)) {
+      if (jit_define_lazy_stub(s, r, name, b.fn[0] ? b.fn : name,
+                               b.library, b.why, &e)) {
         failure = LLVMCreateStringError(tanjit_error_message(e));
         tanjit_error_free(e);
       }

@@ -357,21 +357,26 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   jit_session_lock(s);
   int defined = any_module_defines(s, symbol);
   if (!result) {
-    if (!defined && strstr(llvm_msg, "Symbols not found"))
+    /* The lookup's own text only says "Failed to materialize symbols" when
+     * the cause went to the error reporter. */
+    const char *why = llvm_msg;
+    if (strstr(llvm_msg, "Failed to materialize") && s->reported_error)
+      why = s->reported_error;
+    const char *missing = strstr(why, "Symbols not found");
+    if (missing && !defined)
       result = tj_error_new(TANJIT_ERR_SYMBOL,
                             "no symbol '%s': no loaded module defines it", symbol);
-    else if (strstr(llvm_msg, "Symbols not found"))
+    else if (missing)
       result = tj_error_new(
           TANJIT_ERR_SYMBOL,
           "cannot compile '%s': unresolved external %s (searched the loaded "
           "modules, the registered libraries, renamed ccalls and the process)",
-          symbol, strstr(llvm_msg, "Symbols not found") + 18);
-    else if (s->reported_error)
-      result = tj_error_new(TANJIT_ERR_LINK, "cannot compile '%s': %s", symbol,
-                            s->reported_error);
+          symbol, missing + strlen("Symbols not found: "));
     else
-      result = tj_error_new(TANJIT_ERR_LINK, "cannot look up '%s': %s", symbol,
-                            llvm_msg);
+      result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
+                            : strstr(why, "cannot bind")       ? TANJIT_ERR_SYMBOL
+                                                               : TANJIT_ERR_LINK,
+                            "cannot compile '%s': %s", symbol, why);
   } else {
     tj_error_prefix(result, "cannot compile '%s'", symbol);
   }

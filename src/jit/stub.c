@@ -37,9 +37,9 @@ static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
       LLVMPointerTypeInContext(ctx, 0));
 }
 
-int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *symbol,
-                         const char *library, const char *reason,
-                         tanjit_error **err) {
+int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
+                         const char *symbol, const char *library,
+                         const char *reason, tanjit_error **err) {
   const char *kept[3] = {jit_resolver_keep_string(r, symbol),
                          jit_resolver_keep_string(r, library),
                          jit_resolver_keep_string(r, reason)};
@@ -52,7 +52,7 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *symbol,
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tanjit.lazy_stub", ctx);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
-  LLVMValueRef stub = LLVMAddFunction(m, symbol, LLVMFunctionType(i64, NULL, 0, 1));
+  LLVMValueRef stub = LLVMAddFunction(m, name, LLVMFunctionType(i64, NULL, 0, 1));
   LLVMTypeRef report_params[] = {ptr, ptr, ptr, ptr};
   LLVMTypeRef report_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx),
                                              report_params, 4, 0);

@@ -1,0 +1,179 @@
+/*
+ * Entry point: one module's transform.  Finds every __enzyme_fwddiff request
+ * (rejecting reverse-mode ones), rewrites each through request.c, then drops
+ * the request declarations and the activity-marker loads left dead.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/engine.h"
+#include "common/strbuf.h"
+
+struct ad_engine {
+  char **alias_from, **alias_to;
+  size_t nalias, capalias;
+};
+
+ad_engine *ad_engine_new(void) { return calloc(1, sizeof(ad_engine)); }
+
+void ad_engine_free(ad_engine *e) {
+  if (!e)
+    return;
+  for (size_t i = 0; i < e->nalias; i++) {
+    free(e->alias_from[i]);
+    free(e->alias_to[i]);
+  }
+  free(e->alias_from);
+  free(e->alias_to);
+  free(e);
+}
+
+int ad_engine_add_alias(ad_engine *e, const char *name, const char *rule_name) {
+  if (e->nalias == e->capalias) {
+    size_t ncap = e->capalias ? e->capalias * 2 : 8;
+    char **f = realloc(e->alias_from, ncap * sizeof *f);
+    if (!f)
+      return -1;
+    e->alias_from = f;
+    char **t = realloc(e->alias_to, ncap * sizeof *t);
+    if (!t)
+      return -1;
+    e->alias_to = t;
+    e->capalias = ncap;
+  }
+  char *a = tj_strdup(name), *b = tj_strdup(rule_name);
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return -1;
+  }
+  e->alias_from[e->nalias] = a;
+  e->alias_to[e->nalias] = b;
+  e->nalias++;
+  return 0;
+}
+
+const char *ad_engine_alias(const ad_engine *e, const char *name) {
+  if (!e)
+    return NULL;
+  for (size_t i = 0; i < e->nalias; i++)
+    if (strcmp(e->alias_from[i], name) == 0)
+      return e->alias_to[i];
+  return NULL;
+}
+
+static int starts_with(const char *s, size_t n, const char *prefix) {
+  size_t p = strlen(prefix);
+  return n >= p && memcmp(s, prefix, p) == 0;
+}
+
+/* The calls to `fn` (collected first: rewriting changes the use list). */
+static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
+  size_t n = 0, cap = 8;
+  LLVMValueRef *out = malloc(cap * sizeof *out);
+  if (!out)
+    return NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user))
+      continue;
+    if (n == cap) {
+      LLVMValueRef *g = realloc(out, cap * 2 * sizeof *out);
+      if (!g) {
+        free(out);
+        return NULL;
+      }
+      out = g;
+      cap *= 2;
+    }
+    out[n++] = user;
+  }
+  *count = n;
+  return out;
+}
+
+static const char *const marker_globals[] = {
+    "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
+    "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
+};
+
+/* Marker loads feed only the (now erased) requests; a dead one would keep
+ * an external declaration alive that nothing defines at link time. */
+static void drop_dead_markers(LLVMModuleRef m) {
+  for (size_t i = 0; i < sizeof marker_globals / sizeof *marker_globals; i++) {
+    LLVMValueRef g = LLVMGetNamedGlobal(m, marker_globals[i]);
+    if (!g)
+      continue;
+    LLVMUseRef u = LLVMGetFirstUse(g);
+    while (u) {
+      LLVMValueRef user = LLVMGetUser(u);
+      u = LLVMGetNextUse(u);
+      if (LLVMIsALoadInst(user) && !LLVMGetFirstUse(user) &&
+          !LLVMGetVolatile(user))
+        LLVMInstructionEraseFromParent(user);
+    }
+    if (!LLVMGetFirstUse(g) && LLVMIsDeclaration(g))
+      LLVMDeleteGlobal(g);
+  }
+}
+
+int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
+  ad_module_ctx mc;
+  memset(&mc, 0, sizeof mc);
+  mc.engine = e;
+  mc.mod = m;
+  mc.llctx = LLVMGetModuleContext(m);
+  mc.err = err;
+
+  /* Requests first, so a module without any costs one pass over names. */
+  size_t nreq = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (starts_with(name, n, "__enzyme_autodiff") && LLVMGetFirstUse(f)) {
+      LLVMValueRef where = NULL;
+      for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
+        if (LLVMIsAInstruction(LLVMGetUser(u)))
+          where = LLVMGetUser(u);
+      return ad_fail_code(&mc, TANJIT_ERR_UNSUPPORTED, where,
+                          "%s: reverse mode is not supported (only "
+                          "__enzyme_fwddiff forward mode)",
+                          name);
+    }
+    if (starts_with(name, n, "__enzyme_fwddiff"))
+      nreq++;
+  }
+  if (!nreq)
+    return 0;
+
+  mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
+  int rc = 0;
+  LLVMValueRef f = LLVMGetFirstFunction(m);
+  while (f && rc == 0) {
+    LLVMValueRef next = LLVMGetNextFunction(f);
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (starts_with(name, n, "__enzyme_fwddiff")) {
+      size_t ncalls = 0;
+      LLVMValueRef *calls = calls_of(f, &ncalls);
+      if (!calls) {
+        rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+        break;
+      }
+      for (size_t i = 0; i < ncalls && rc == 0; i++)
+        rc = ad_rewrite_request(&mc, calls[i]);
+      free(calls);
+      if (rc == 0 && !LLVMGetFirstUse(f))
+        LLVMDeleteFunction(f);
+    }
+    f = next;
+  }
+  if (rc == 0)
+    drop_dead_markers(m);
+
+  for (size_t i = 0; i < mc.ncache; i++)
+    free(mc.cache[i].sig.activity);
+  free(mc.cache);
+  LLVMDisposeTargetData(mc.td);
+  return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * Helpers declared next to a call (the memset that zeroes a shadow malloc,
+ * the free of a shadow, a CUDA shadow transfer).  A helper must resolve the
+ * way its accompanied call resolves: under the same calling convention, and
+ * for a Julia-style rename `ejlstr$<f>$<lib>` from the same RTLD_LOCAL
+ * library, hence `ejlstr$<helper>$<lib>` with "enzyme_math"="<helper>".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/engine.h"
+#include "common/strbuf.h"
+
+LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
+                                     LLVMValueRef accompanied_call,
+                                     const char *helper_name,
+                                     LLVMTypeRef fn_type) {
+  LLVMValueRef callee =
+      accompanied_call ? LLVMGetCalledValue(accompanied_call) : NULL;
+  unsigned cc = accompanied_call ? LLVMGetInstructionCallConv(accompanied_call)
+                                 : LLVMCCallConv;
+  const char *lib = NULL;
+  char *full = NULL;
+  if (callee && LLVMIsAFunction(callee)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(callee, &n);
+    if (n > 7 && strncmp(name, "ejlstr$", 7) == 0) {
+      const char *second = strchr(name + 7, '$');
+      if (second)
+        lib = second + 1; /* the library runs to the end, '$' included */
+    }
+  }
+  if (lib) {
+    strbuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "ejlstr$%s$%s", helper_name, lib);
+    full = sb_take(&sb);
+    if (!full)
+      return NULL;
+  }
+  const char *use = full ? full : helper_name;
+  LLVMValueRef fn = LLVMGetNamedFunction(m, use);
+  if (!fn) {
+    fn = LLVMAddFunction(m, use, fn_type);
+    LLVMSetFunctionCallConv(fn, cc);
+    if (full) {
+      LLVMContextRef c = LLVMGetModuleContext(m);
+      LLVMAttributeRef a = LLVMCreateStringAttribute(
+          c, "enzyme_math", 11, helper_name, (unsigned)strlen(helper_name));
+      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+    }
+  }
+  free(full);
+  return fn;
+}
+
+LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
+                            LLVMValueRef *args, unsigned nargs,
+                            const char *name) {
+  LLVMTypeRef ft = LLVMGlobalGetValueType(helper);
+  LLVMValueRef c = LLVMBuildCall2(b, ft, helper, args, nargs,
+                                  LLVMGetTypeKind(LLVMGetReturnType(ft)) ==
+                                          LLVMVoidTypeKind
+                                      ? ""
+                                      : name);
+  LLVMSetInstructionCallConv(c, LLVMGetFunctionCallConv(helper));
+  return c;
+}

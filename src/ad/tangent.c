@@ -1,0 +1,176 @@
+/*
+ * Shadows and lanes: how a derivative body reads and builds tangents.  With
+ * width N > 1 a shadow of type T is an [N x T] (one lane per direction); the
+ * helpers here hide that, so rules are written once for every width.
+ */
+#include <string.h>
+
+#include "ad/engine.h"
+
+LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v) {
+  LLVMValueRef m = ad_map_get(&fc->vmap, v);
+  return m ? m : v;
+}
+
+LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v) {
+  return ad_map_get(&fc->shadow, v);
+}
+
+void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow) {
+  if (ad_map_put(&fc->shadow, primal, shadow) != 0)
+    ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+}
+
+LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t) {
+  return fc->width > 1 ? LLVMArrayType2(t, fc->width) : t;
+}
+
+LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane) {
+  if (fc->width == 1)
+    return shadow;
+  if (LLVMIsConstant(shadow) && (LLVMIsNull(shadow) || LLVMIsUndef(shadow)))
+    return LLVMIsNull(shadow)
+               ? LLVMConstNull(LLVMGetElementType(LLVMTypeOf(shadow)))
+               : LLVMGetUndef(LLVMGetElementType(LLVMTypeOf(shadow)));
+  return LLVMBuildExtractValue(fc->b, shadow, lane, "");
+}
+
+LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes) {
+  if (fc->width == 1)
+    return lanes[0];
+  LLVMValueRef agg = LLVMGetPoison(ad_shadow_type(fc, t));
+  for (unsigned i = 0; i < fc->width; i++)
+    agg = LLVMBuildInsertValue(fc->b, agg, lanes[i], i, "");
+  return agg;
+}
+
+LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v) {
+  LLVMValueRef lanes[64];
+  if (fc->width == 1)
+    return v;
+  for (unsigned i = 0; i < fc->width && i < 64; i++)
+    lanes[i] = v;
+  return ad_pack(fc, LLVMTypeOf(v), lanes);
+}
+
+LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v) {
+  LLVMValueRef s = ad_shadow_or_null(fc, v);
+  if (s)
+    return s;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (ad_type_is_float(t))
+    return LLVMConstNull(ad_shadow_type(fc, t));
+  if (LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
+    return ad_splat(fc, v);
+  if (LLVMIsConstant(v) && !LLVMIsAGlobalValue(v) && ad_type_can_carry(t) &&
+      !ad_type_is_pointerish(t))
+    /* a constant aggregate holding floats: its tangent is zero */
+    return LLVMConstNull(ad_shadow_type(fc, t));
+  /* Inactive ints and pointers stand for themselves (Enzyme's convention
+   * for constant pointers); their memory is never given a tangent. */
+  return ad_splat(fc, ad_primal(fc, v));
+}
+
+LLVMValueRef ad_const_fp(LLVMTypeRef t, double v) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+    unsigned n = LLVMGetVectorSize(t);
+    LLVMValueRef e = LLVMConstReal(LLVMGetElementType(t), v);
+    LLVMValueRef elems[64];
+    if (n > 64)
+      n = 64;
+    for (unsigned i = 0; i < n; i++)
+      elems[i] = e;
+    return LLVMConstVector(elems, n);
+  }
+  return LLVMConstReal(t, v);
+}
+
+void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {
+  if (!to || !from || !LLVMIsAInstruction(to) || !LLVMIsAInstruction(from))
+    return;
+  if (LLVMCanValueUseFastMathFlags(from) && LLVMCanValueUseFastMathFlags(to))
+    LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
+}
+
+LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
+                        unsigned nterms, LLVMValueRef divisor,
+                        LLVMValueRef fmf_src) {
+  LLVMValueRef lanes[64];
+  int any = 0;
+  for (unsigned k = 0; k < nterms; k++)
+    if (terms[k].tangent && !(LLVMIsConstant(terms[k].tangent) &&
+                              LLVMIsNull(terms[k].tangent)))
+      any = 1;
+  if (!any)
+    return LLVMConstNull(ad_shadow_type(fc, t));
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef acc = NULL;
+    for (unsigned k = 0; k < nterms; k++) {
+      if (!terms[k].tangent ||
+          (LLVMIsConstant(terms[k].tangent) && LLVMIsNull(terms[k].tangent)))
+        continue;
+      LLVMValueRef d = ad_lane(fc, terms[k].tangent, lane);
+      if (terms[k].coef) {
+        d = LLVMBuildFMul(fc->b, terms[k].coef, d, "");
+        ad_copy_fmf(d, fmf_src);
+      }
+      if (!acc) {
+        acc = terms[k].negate ? LLVMBuildFNeg(fc->b, d, "") : d;
+        if (terms[k].negate)
+          ad_copy_fmf(acc, fmf_src);
+      } else {
+        acc = terms[k].negate ? LLVMBuildFSub(fc->b, acc, d, "")
+                              : LLVMBuildFAdd(fc->b, acc, d, "");
+        ad_copy_fmf(acc, fmf_src);
+      }
+    }
+    if (divisor) {
+      acc = LLVMBuildFDiv(fc->b, acc, divisor, "");
+      ad_copy_fmf(acc, fmf_src);
+    }
+    lanes[lane] = acc;
+  }
+  return ad_pack(fc, t, lanes);
+}
+
+LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
+                         const unsigned *ops, unsigned nops) {
+  LLVMValueRef lanes[64];
+  LLVMValueRef shadows[8];
+  size_t n;
+  const char *name = LLVMGetValueName2(primal, &n);
+  char buf[256];
+  int has_name = n > 0 && n < sizeof buf - 2;
+  if (has_name) {
+    memcpy(buf, name, n);
+    buf[n] = '\'';
+    buf[n + 1] = 0;
+  }
+  for (unsigned k = 0; k < nops && k < 8; k++)
+    shadows[k] = ad_shadow_value(fc, LLVMGetOperand(primal, ops[k]));
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef vals[8];
+    for (unsigned k = 0; k < nops && k < 8; k++)
+      vals[k] = ad_lane(fc, shadows[k], lane);
+    LLVMValueRef c = LLVMInstructionClone(clone);
+    LLVMInsertIntoBuilderWithName(fc->b, c, has_name ? buf : "");
+    for (unsigned k = 0; k < nops && k < 8; k++)
+      LLVMSetOperand(c, ops[k], vals[k]);
+    lanes[lane] = c;
+  }
+  return ad_pack(fc, LLVMTypeOf(primal), lanes);
+}
+
+LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
+                               LLVMTypeRef *overload, unsigned noverload,
+                               LLVMValueRef *args, unsigned nargs) {
+  unsigned id = LLVMLookupIntrinsicID(base, strlen(base));
+  if (!id) {
+    ad_fail(fc->mc, NULL, "internal: unknown intrinsic %s", base);
+    return NULL;
+  }
+  LLVMValueRef decl =
+      LLVMGetIntrinsicDeclaration(fc->mc->mod, id, overload, noverload);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(fc->mc->llctx, id, overload, noverload);
+  return LLVMBuildCall2(fc->b, ft, decl, args, nargs, "");
+}

@@ -1,0 +1,6 @@
+/* A library the JIT tests resolve against: loaded RTLD_LOCAL by the session,
+ * never linked into the test executables, so its names are not global. */
+int tjtest_triple(int x) { return 3 * x; }
+double tjtest_scale(double x) { return 2.5 * x; }
+int tjtest_counter;
+int tjtest_bump(void) { return ++tjtest_counter; }
