@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine: installs what is
+# missing, builds, and runs every suite (unit, engine, CUDA simulator,
+# program corpus, randomized differential test).
+#   scripts/test.sh            LLVM 19, all suites
+#   scripts/test.sh --all      also: LLVM 22 build + unit suites, and an
+#                              ASan/UBSan build of the unit suites (what CI runs)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+status=0
+summary=()
+
+run_suites() { # build_dir label [meson test args...]
+  local dir=$1 label=$2
+  shift 2
+  echo "== $label"
+  meson test -C "$dir" --print-errorlogs "$@"
+  local rc=$?
+  python3 scripts/test-summary.py "$dir/meson-logs/testlog.json" "$label" >>/tmp/tanjit-summary.$$
+  return $rc
+}
+
+: >/tmp/tanjit-summary.$$
+scripts/bootstrap.sh build 19 || exit 1
+run_suites build "LLVM 19" || status=1
+
+if [ "${1:-}" = "--all" ]; then
+  if scripts/bootstrap.sh build-llvm22 22; then
+    run_suites build-llvm22 "LLVM 22" --suite unit --suite ad --suite cudasim || status=1
+  else
+    echo "LLVM 22 build failed"; status=1
+  fi
+  if scripts/bootstrap.sh build-asan 19 -Db_sanitize=address,undefined -Db_lundef=false; then
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      run_suites build-asan "ASan+UBSan" --suite unit --suite ad --suite cudasim || status=1
+  else
+    echo "sanitizer build failed"; status=1
+  fi
+fi
+echo
+python3 scripts/test-summary.py --total /tmp/tanjit-summary.$$
+rm -f /tmp/tanjit-summary.$$
+exit $status
