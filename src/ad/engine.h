@@ -189,6 +189,12 @@ void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
 /* Emits the clone (unless the rule replaces it) and the tangent of primal
  * instruction `inst` at fc->b.  0 or -1. */
 int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst);
+/* Clones `inst` at the builder with operands mapped to the derivative
+ * body, and records it in the value map.  NULL on out of memory. */
+LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
+/* Name matching for rule tables: exact, or for an "llvm.*" pattern the
+ * overloaded form (pattern followed by '.'). */
+int ad_name_matches(const char *name, const char *pattern);
 
 /* ---- rules_call.c: call rules by name, in families ----
  *
@@ -227,8 +233,8 @@ struct ad_call_rule {
 typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
 
 /* The rule name of a call (see above); writes into buf. */
-const char *ad_call_rule_name(ad_fn_ctx *fc, LLVMValueRef call, char *buf,
-                              size_t bufsize);
+const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call,
+                              char *buf, size_t bufsize);
 const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
 int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
 /* The function a call calls after stripping casts, or NULL if indirect. */

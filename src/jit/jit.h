@@ -47,6 +47,11 @@ struct tanjit_session {
   jit_resolver *resolver;    /* owned by the JIT's generator */
   ad_engine *ad;
 
+  /* LLVM-C cannot turn on LLJIT's concurrent compiler, so its one target
+   * machine must not compile two modules at once: lookups, additions and
+   * removals take this lock (recursive: a lookup may re-enter through
+   * JIT-compiled code).  Taken before `lock`, never after it. */
+  pthread_mutex_t jit_lock;
   pthread_mutex_t lock;      /* guards the fields below */
   jit_module *modules;
   size_t n_modules, cap_modules;

@@ -61,14 +61,16 @@ static inline void jit_context_abandon(jit_context *c) {
  */
 static inline LLVMBool jit_parse_ir_text(LLVMContextRef ctx,
                                          LLVMMemoryBufferRef buf,
-                                         LLVMModuleRef *out, char **msg) {
+                                         const char *name, LLVMModuleRef *out,
+                                         char **msg) {
 #if LLVM_VERSION_MAJOR >= 22
+  (void)name; /* the buffer carries it */
   return LLVMParseIRInContext2(ctx, buf, out, msg);
 #else
   const char *start = LLVMGetBufferStart(buf);
   size_t size = LLVMGetBufferSize(buf);
   LLVMMemoryBufferRef copy = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-      start, size, "tanjit-ir");
+      start, size, name);
   return LLVMParseIRInContext(ctx, copy, out, msg); /* takes `copy` */
 #endif
 }

@@ -56,7 +56,7 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
   sb_init(&diagnostics);
   LLVMContextSetDiagnosticHandler(ctx, capture_diagnostic, &diagnostics);
   LLVMBool failed = bitcode ? LLVMParseBitcodeInContext2(ctx, buf, &m)
-                            : jit_parse_ir_text(ctx, buf, &m, &msg);
+                            : jit_parse_ir_text(ctx, buf, name, &m, &msg);
   jit_silence_diagnostics(ctx);
   LLVMDisposeMemoryBuffer(buf);
   if (failed) {
@@ -65,8 +65,8 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
               "%s: invalid or truncated LLVM bitcode (%zu bytes): %s", name,
               len, diagnostics.data ? diagnostics.data : "unreadable");
     else
-      tj_fail(err, TANJIT_ERR_PARSE, "%s: malformed LLVM IR: %s", name,
-              msg ? msg : "(no message)");
+      tj_fail(err, TANJIT_ERR_PARSE, "malformed LLVM IR: %s",
+              msg ? msg : name);
     LLVMDisposeMessage(msg);
     sb_free(&diagnostics);
     return -1;

@@ -127,6 +127,11 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  pthread_mutexattr_t recursive;
+  pthread_mutexattr_init(&recursive);
+  pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&s->jit_lock, &recursive);
+  pthread_mutexattr_destroy(&recursive);
   s->opt_level = opts->opt_level;
   s->binding = opts->binding;
   s->on_unresolved = opts->on_unresolved;
@@ -195,6 +200,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
   pthread_mutex_destroy(&s->lock);
+  pthread_mutex_destroy(&s->jit_lock);
   free(s);
 }
 
@@ -256,12 +262,14 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
   LLVMOrcDisposeThreadSafeContext(tsc); /* the module keeps it alive */
 
+  pthread_mutex_lock(&s->jit_lock);
   jit_session_lock(s);
   if (s->n_modules == s->cap_modules) {
     size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
     jit_module *p = realloc(s->modules, cap * sizeof *p);
     if (!p) {
       jit_session_unlock(s);
+      pthread_mutex_unlock(&s->jit_lock);
       LLVMOrcDisposeThreadSafeModule(tsm);
       module_record_free(&rec);
       return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s",
@@ -276,11 +284,13 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
     jit_session_unlock(s);
+    pthread_mutex_unlock(&s->jit_lock);
     module_record_free(&rec);
     return tj_fail_llvm(err, TANJIT_ERR_LINK, e, rec.name ? name : "module");
   }
   s->modules[s->n_modules++] = rec;
   jit_session_unlock(s);
+  pthread_mutex_unlock(&s->jit_lock);
   return 0;
 }
 
@@ -347,9 +357,12 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   tanjit_error_free(jit_thread_transform_error);
   jit_thread_transform_error = NULL;
   LLVMOrcExecutorAddress addr = 0;
+  pthread_mutex_lock(&s->jit_lock);
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
-  if (!e)
+  if (!e) {
+    pthread_mutex_unlock(&s->jit_lock);
     return (void *)(uintptr_t)addr;
+  }
 
   char *llvm_msg = LLVMGetErrorMessage(e);
   tanjit_error *result = jit_thread_transform_error;
@@ -384,6 +397,7 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   s->reported_error = NULL;
   remove_failed_modules(s, symbol);
   jit_session_unlock(s);
+  pthread_mutex_unlock(&s->jit_lock);
   LLVMDisposeErrorMessage(llvm_msg);
   if (err)
     *err = result;

@@ -1,0 +1,250 @@
+/*
+ * Calls: name resolution, the table of rule families, and the generic cases
+ * (a defined callee is differentiated recursively; a callee with neither a
+ * rule nor a body is an error naming it).  Also the "inactive" family:
+ * functions and intrinsics with no derivative effect (printing, lifetime
+ * markers, ...), whose primal call is simply kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/engine.h"
+
+/* Families asked in order; the first rule found wins.  A new family (e.g.
+ * CUDA, in rules_cuda.c) adds its lookup here. */
+static const ad_call_family_lookup ad_call_families[] = {
+    ad_inactive_lookup,
+    ad_math_lookup,
+    ad_memory_lookup,
+};
+
+int ad_name_matches(const char *name, const char *pattern) {
+  size_t n = strlen(pattern);
+  if (strncmp(name, pattern, n) != 0)
+    return 0;
+  if (name[n] == 0)
+    return 1;
+  return strncmp(pattern, "llvm.", 5) == 0 && name[n] == '.';
+}
+
+static int emit_nothing(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
+                        LLVMValueRef clone) {
+  (void)fc;
+  (void)r;
+  (void)call;
+  (void)clone;
+  return 0;
+}
+
+#define INACTIVE(n) {n, emit_nothing, NULL, 0, 0, 1}
+static const ad_call_rule inactive_rules[] = {
+    INACTIVE("printf"),
+    INACTIVE("fprintf"),
+    INACTIVE("puts"),
+    INACTIVE("putchar"),
+    INACTIVE("fputs"),
+    INACTIVE("fputc"),
+    INACTIVE("fflush"),
+    INACTIVE("fwrite"),
+    INACTIVE("abort"),
+    INACTIVE("exit"),
+    INACTIVE("__assert_fail"),
+    INACTIVE("llvm.lifetime.start"),
+    INACTIVE("llvm.lifetime.end"),
+    INACTIVE("llvm.assume"),
+    INACTIVE("llvm.experimental.noalias.scope.decl"),
+    INACTIVE("llvm.stacksave"),
+    INACTIVE("llvm.stackrestore"),
+    INACTIVE("llvm.invariant.start"),
+    INACTIVE("llvm.invariant.end"),
+    INACTIVE("llvm.prefetch"),
+    INACTIVE("llvm.var.annotation"),
+    INACTIVE("llvm.donothing"),
+    INACTIVE("llvm.trap"),
+    INACTIVE("llvm.debugtrap"),
+    INACTIVE("llvm.sideeffect"),
+    INACTIVE("llvm.is.fpclass"),
+};
+
+const ad_call_rule *ad_inactive_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof inactive_rules / sizeof *inactive_rules; i++)
+    if (ad_name_matches(name, inactive_rules[i].name))
+      return &inactive_rules[i];
+  return NULL;
+}
+
+LLVMValueRef ad_called_function(LLVMValueRef call) {
+  LLVMValueRef v = LLVMGetCalledValue(call);
+  for (int i = 0; i < 8 && v && LLVMIsAConstantExpr(v); i++) {
+    LLVMOpcode op = LLVMGetConstOpcode(v);
+    if (op != LLVMBitCast && op != LLVMAddrSpaceCast)
+      break;
+    v = LLVMGetOperand(v, 0);
+  }
+  return v && LLVMIsAFunction(v) ? v : NULL;
+}
+
+const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
+                              size_t bufsize) {
+  LLVMValueRef fn = ad_called_function(call);
+  if (!fn)
+    return NULL;
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  const char *alias = ad_engine_alias(e, name);
+  if (alias)
+    return alias;
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex, "enzyme_math", 11);
+  if (!a)
+    a = LLVMGetCallSiteStringAttribute(call, LLVMAttributeFunctionIndex,
+                                       "enzyme_math", 11);
+  if (a) {
+    unsigned len;
+    const char *v = LLVMGetStringAttributeValue(a, &len);
+    if (len < bufsize) {
+      memcpy(buf, v, len);
+      buf[len] = 0;
+      return buf;
+    }
+  }
+  if (n > 7 && strncmp(name, "ejlstr$", 7) == 0) {
+    const char *end = strchr(name + 7, '$');
+    size_t len = end ? (size_t)(end - (name + 7)) : n - 7;
+    if (len < bufsize) {
+      memcpy(buf, name + 7, len);
+      buf[len] = 0;
+      return buf;
+    }
+  }
+  return name;
+}
+
+const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call) {
+  char buf[256];
+  const char *name = ad_call_rule_name(e, call, buf, sizeof buf);
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof ad_call_families / sizeof *ad_call_families;
+       i++) {
+    const ad_call_rule *r = ad_call_families[i](name);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+static int only_integers(LLVMValueRef call) {
+  if (ad_type_can_carry(LLVMTypeOf(call)))
+    return 0;
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned k = 0; k < n; k++)
+    if (ad_type_can_carry(LLVMTypeOf(LLVMGetOperand(call, k))))
+      return 0;
+  return 1;
+}
+
+/* A call to a defined function: call its derivative for the activities the
+ * arguments have here. */
+static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
+                                LLVMValueRef fn) {
+  ad_module_ctx *mc = fc->mc;
+  unsigned np = LLVMCountParams(fn);
+  unsigned na = LLVMGetNumArgOperands(call);
+  if (na != np)
+    return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
+                   ad_value_name(fn), na, np);
+  unsigned char *act = malloc(np ? np : 1);
+  LLVMValueRef *args = malloc((2 * np + 1) * sizeof *args);
+  if (!act || !args) {
+    free(act);
+    free(args);
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  for (unsigned i = 0; i < np; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    act[i] = (ad_is_active(fc, a) && ad_type_can_carry(LLVMTypeOf(a)))
+                 ? AD_ARG_DUP
+                 : AD_ARG_CONST;
+  }
+  LLVMTypeRef rt = LLVMTypeOf(call);
+  ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL};
+  if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
+    sig.ret = AD_RET_VOID;
+  else if (ad_is_active(fc, call) && ad_type_can_carry(rt))
+    sig.ret = AD_RET_BOTH;
+  /* The caller's builder position survives: the callee's body is built with
+   * its own builder. */
+  LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (!d) {
+    free(act);
+    free(args);
+    return -1;
+  }
+  unsigned k = 0;
+  for (unsigned i = 0; i < np; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    args[k++] = ad_primal(fc, a);
+    if (act[i] != AD_ARG_CONST)
+      args[k++] = ad_shadow_value(fc, a);
+  }
+  size_t n;
+  const char *name = LLVMGetValueName2(call, &n);
+  LLVMValueRef c = LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(d), d, args, k,
+                                  sig.ret == AD_RET_VOID ? "" : name);
+  if (LLVMInstructionGetDebugLoc(call))
+    LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  if (sig.ret == AD_RET_BOTH) {
+    LLVMValueRef p = LLVMBuildExtractValue(fc->b, c, 0, "");
+    LLVMValueRef s = LLVMBuildExtractValue(fc->b, c, 1, "");
+    ad_map_put(&fc->vmap, call, p);
+    ad_set_shadow(fc, call, s);
+  } else {
+    ad_map_put(&fc->vmap, call, c);
+  }
+  free(act);
+  free(args);
+  return 0;
+}
+
+int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
+  LLVMValueRef fn = ad_called_function(call);
+  if (fn) {
+    size_t n;
+    const char *name = LLVMGetValueName2(fn, &n);
+    /* Debug intrinsics are dropped: their operands are primal-local
+     * metadata that the clone cannot remap through LLVM-C. */
+    if (strncmp(name, "llvm.dbg.", 9) == 0)
+      return 0;
+  }
+  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  LLVMValueRef c;
+  if (rule) {
+    if (!(c = ad_clone(fc, call)))
+      return -1;
+    return rule->inactive ? 0 : rule->emit(fc, rule, call, c);
+  }
+  unsigned na = LLVMGetNumArgOperands(call);
+  int any = ad_is_active(fc, call) || ad_is_active(fc, LLVMGetCalledValue(call));
+  for (unsigned k = 0; k < na && !any; k++)
+    any = ad_is_active(fc, LLVMGetOperand(call, k));
+  if (!any || only_integers(call))
+    return ad_clone(fc, call) ? 0 : -1;
+  if (fn && LLVMCountBasicBlocks(fn) > 0)
+    return emit_derivative_call(fc, call, fn);
+  if (fn) {
+    char buf[256];
+    const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
+    return ad_fail(fc->mc, call,
+                   "no forward-mode derivative for call to %s (no rule and no "
+                   "body)",
+                   rn ? rn : ad_value_name(fn));
+  }
+  char *t = ad_value_text(call);
+  int rc = ad_fail(fc->mc, call,
+                   "indirect call with active arguments through an unknown "
+                   "function pointer is not supported: %s",
+                   t ? t : "");
+  free(t);
+  return rc;
+}

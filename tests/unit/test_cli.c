@@ -1,0 +1,156 @@
+/*
+ * The `tanjit` command end to end: exit status is the entry's return value,
+ * C files go through clang, renamed ccalls reach a library by absolute path,
+ * and bad input gives one clear line on stderr and a nonzero status.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char output[8192];
+
+/* Runs the CLI with a shell-free argv; returns the exit status and leaves
+ * stdout+stderr in `output`. */
+static int run_cli(const char *const *args) {
+  char path[] = "/tmp/tanjit-cli-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = getenv("TANJIT_EXE");
+    for (; args[n - 1]; n++)
+      argv[n] = args[n - 1];
+    argv[n] = NULL;
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  lseek(fd, 0, SEEK_SET);
+  ssize_t len = read(fd, output, sizeof output - 1);
+  output[len > 0 ? len : 0] = '\0';
+  close(fd);
+  unlink(path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+START_TEST(run_c_returns_exit_code) {
+  write_file("/tmp/tanjit-cli-exit.c",
+             "#include <stdio.h>\n#include <stdlib.h>\n"
+             "int main(int argc, char **argv) {\n"
+             "  printf(\"args=%d %s\\n\", argc, argv[1]);\n"
+             "  return atoi(argv[1]) + argc;\n}\n");
+  const char *args[] = {"run", "/tmp/tanjit-cli-exit.c", "--", "40", NULL};
+  ck_assert_int_eq(run_cli(args), 42);
+  ck_assert_ptr_nonnull(strstr(output, "args=2 40"));
+  const char *o0[] = {"run", "/tmp/tanjit-cli-exit.c", "-O0", "--", "7", NULL};
+  ck_assert_int_eq(run_cli(o0), 9);
+}
+END_TEST
+
+START_TEST(run_ll_with_renamed_ccall_by_path) {
+  char ir[2048];
+  const char *lib = getenv("TJTEST_LIB");
+  snprintf(ir, sizeof ir,
+           "declare i32 @\"ejlstr$tjtest_triple$%s\"(i32) #0\n"
+           "define i32 @main() {\n"
+           "  %%r = call i32 @\"ejlstr$tjtest_triple$%s\"(i32 11)\n"
+           "  ret i32 %%r\n}\n"
+           "attributes #0 = { \"enzyme_math\"=\"tjtest_triple\" }\n",
+           lib, lib);
+  write_file("/tmp/tanjit-cli-renamed.ll", ir);
+  const char *args[] = {"run", "/tmp/tanjit-cli-renamed.ll", NULL};
+  ck_assert_int_eq(run_cli(args), 33);
+}
+END_TEST
+
+START_TEST(run_with_lib_and_entry) {
+  write_file("/tmp/tanjit-cli-entry.ll",
+             "declare i32 @tjtest_triple(i32)\n"
+             "define i32 @start() {\n"
+             "  %r = call i32 @tjtest_triple(i32 4)\n  ret i32 %r\n}\n");
+  const char *args[] = {"run", "/tmp/tanjit-cli-entry.ll", "--entry", "start",
+                        "--lib", getenv("TJTEST_LIB"), NULL};
+  ck_assert_int_eq(run_cli(args), 12);
+}
+END_TEST
+
+START_TEST(emit_prints_optimized_ir) {
+  write_file("/tmp/tanjit-cli-emit.ll",
+             "define i32 @five() {\n  %a = add i32 2, 3\n  ret i32 %a\n}\n");
+  const char *args[] = {"emit", "/tmp/tanjit-cli-emit.ll", NULL};
+  ck_assert_int_eq(run_cli(args), 0);
+  ck_assert_ptr_nonnull(strstr(output, "ret i32 5"));
+}
+END_TEST
+
+START_TEST(errors_are_one_clear_line) {
+  const char *missing[] = {"run", "/nonexistent/x.ll", NULL};
+  ck_assert_int_eq(run_cli(missing), 1);
+  ck_assert_ptr_nonnull(strstr(output, "tanjit: cannot open /nonexistent/x.ll"));
+
+  write_file("/tmp/tanjit-cli-bad.ll", "define i32 @main() {\n  ret i32 %nope\n}\n");
+  const char *bad[] = {"run", "/tmp/tanjit-cli-bad.ll", NULL};
+  ck_assert_int_eq(run_cli(bad), 1);
+  ck_assert_ptr_nonnull(strstr(output, "tanjit-cli-bad.ll:2:"));
+
+  write_file("/tmp/tanjit-cli-noentry.ll", "define i32 @other() {\n  ret i32 0\n}\n");
+  const char *noentry[] = {"run", "/tmp/tanjit-cli-noentry.ll", NULL};
+  ck_assert_int_eq(run_cli(noentry), 1);
+  ck_assert_ptr_nonnull(strstr(output, "no symbol 'main'"));
+
+  const char *badlib[] = {"run", "/tmp/tanjit-cli-noentry.ll", "--lib",
+                          "libnot-there.so.9", NULL};
+  ck_assert_int_eq(run_cli(badlib), 1);
+  ck_assert_ptr_nonnull(strstr(output, "libnot-there.so.9"));
+
+  const char *usage[] = {"frobnicate", NULL};
+  ck_assert_int_eq(run_cli(usage), 2);
+  ck_assert_ptr_nonnull(strstr(output, "unknown command"));
+
+  const char *level[] = {"run", "x.ll", "-O", "9", NULL};
+  ck_assert_int_eq(run_cli(level), 2);
+}
+END_TEST
+
+START_TEST(help_lists_every_option) {
+  const char *args[] = {"--help", NULL};
+  ck_assert_int_eq(run_cli(args), 0);
+  const char *options[] = {"run", "emit", "--entry", "--lib", "-L", "-O",
+                           "--lazy", "-o", "-Xclang-arg"};
+  for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+    ck_assert_msg(strstr(output, options[i]), "--help lacks %s", options[i]);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, run_c_returns_exit_code);
+  tcase_add_test(tc, run_ll_with_renamed_ccall_by_path);
+  tcase_add_test(tc, run_with_lib_and_entry);
+  tcase_add_test(tc, emit_prints_optimized_ir);
+  tcase_add_test(tc, errors_are_one_clear_line);
+  tcase_add_test(tc, help_lists_every_option);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
