@@ -92,6 +92,11 @@ void jit_install_transform(tanjit_session *s);
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err);
 
+/* julia_plt.c */
+/* Binds Julia's jlplt_<fn>_<N>_got GOTs to ejlstr$<fn>$<lib> declarations
+ * and turns the calls through them into direct calls. */
+int jit_bind_julia_plt(LLVMModuleRef m, tanjit_error **err);
+
 /* resolve.c */
 /* Creates the resolver and attaches its generator to the main JITDylib; the
  * JIT owns it from then on (it is disposed with the JIT). */

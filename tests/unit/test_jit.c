@@ -524,6 +524,51 @@ START_TEST(session_loop_frees_everything) {
 }
 END_TEST
 
+/* Julia's own scheme: a GOT initialised to a thunk calling a lookup function
+ * that does not exist outside Julia.  `with_attributes` selects whether the
+ * library is named by julia.libname or only by the thunk's arguments. */
+static void julia_plt_ir(char *ir, size_t cap, const char *lib, int with_attributes) {
+  snprintf(ir, cap,
+           "@lib = private unnamed_addr constant [%zu x i8] c\"%s\\00\"\n"
+           "@fn = private unnamed_addr constant [13 x i8] c\"tjtest_scale\\00\"\n"
+           "@handle = internal global ptr null\n"
+           "@jlplt_tjtest_scale_17_got = internal global ptr @jlplt_tjtest_scale_17%s\n"
+           "declare ptr @ijl_load_and_lookup(ptr, ptr, ptr)\n"
+           "define internal double @jlplt_tjtest_scale_17(double %%x) {\n"
+           "  %%f = call ptr @ijl_load_and_lookup(ptr @lib, ptr @fn, ptr @handle)\n"
+           "  store ptr %%f, ptr @jlplt_tjtest_scale_17_got\n"
+           "  %%r = musttail call double %%f(double %%x)\n  ret double %%r\n}\n"
+           "define double @julia_scaled(double %%x) {\n"
+           "  %%fp = load ptr, ptr @jlplt_tjtest_scale_17_got\n"
+           "  %%r = call double %%fp(double %%x)\n  ret double %%r\n}\n"
+           "%s",
+           strlen(lib) + 1, lib, with_attributes ? " #0" : "",
+           with_attributes ? "attributes #0 = { \"julia.fname\"=\"tjtest_scale\" "
+                             "\"julia.libname\"=\"libtjtest.so\" }\n"
+                           : "");
+}
+
+START_TEST(julia_plt_got_binds_from_local_library) {
+  for (int with_attributes = 0; with_attributes < 2; with_attributes++) {
+    tanjit_options o;
+    tanjit_options_init(&o);
+    const char *dirs[] = {test_lib_dir(), NULL};
+    o.library_dirs = dirs;
+    tanjit_session *s = tanjit_session_new(&o, NULL);
+    char ir[4096];
+    /* With attributes the soname is searched; without, the thunk's string
+     * (an absolute path here) names the library. */
+    julia_plt_ir(ir, sizeof ir, with_attributes ? "ignored.so" : test_lib(),
+                 with_attributes);
+    load_ok(s, ir, "jlplt.ll");
+    dbl_fn f = (dbl_fn)(uintptr_t)lookup_ok(s, "julia_scaled");
+    ck_assert_double_eq_tol(f(4.0), 10.0, 1e-15);
+    ck_assert_ptr_null(dlsym(RTLD_DEFAULT, "tjtest_scale"));
+    tanjit_session_free(s);
+  }
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -542,6 +587,7 @@ Suite *jit_suite(void) {
   tcase_add_test(resolve, renamed_ccall_soname_in_search_dir);
   tcase_add_test(resolve, renamed_ccall_allow_list);
   tcase_add_test(resolve, lazy_binding_stub_reports_call);
+  tcase_add_test(resolve, julia_plt_got_binds_from_local_library);
   tcase_add_test_raise_signal(resolve, lazy_binding_default_handler_aborts, 6);
   suite_add_tcase(s, resolve);
 
