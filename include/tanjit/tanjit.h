@@ -139,6 +139,48 @@ TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_err
  */
 TANJIT_API char *tanjit_emit_file(tanjit_session *s, const char *path, tanjit_error **err);
 
+/*
+ * Derivatives on request.
+ *
+ * tanjit_fwddiff returns the address of the forward-mode derivative of
+ * `function`, a function defined by a module loaded earlier (compiled or
+ * not), for the given activity of each of its `nargs` parameters and
+ * `width` >= 1 directions.  The derivative has the calling convention an
+ * `__enzyme_fwddiff(function, <markers>, args...)` call would have:
+ *
+ *   - parameters, in order: a TANJIT_CONST parameter passes its value; a
+ *     TANJIT_DUP or TANJIT_DUPNONEED parameter passes its value, then its
+ *     shadow (width 1) or `width` shadows, one per direction (width > 1);
+ *   - it returns the tangent of the function's result (a float, float
+ *     vector or pointer result), as `[width x T]` (a struct of `width` T in
+ *     C) when width > 1, and nothing for any other result type.
+ *
+ * Example, for `double f(double x, const double *a, int n)`:
+ *
+ *   tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP, TANJIT_CONST};
+ *   double (*df)(double, double, const double *, const double *, int) =
+ *       (double (*)(double, double, const double *, const double *, int))
+ *       tanjit_fwddiff(s, "f", act, 3, 1, &err);
+ *   double dy = df(x, 1.0, a, da, n);   // d f / d x + d f / d a . da
+ *
+ * The session keeps a pristine copy of every loaded module's IR, so a
+ * derivative can be made after its module was compiled and ran, and through
+ * calls into other loaded modules.  Derivatives are cached per (function,
+ * activities, width): a repeat request is a hash lookup.  The address lives
+ * as long as the session.  Returns NULL with an error for an unknown
+ * function, a wrong activity count or value, width 0, or a function that
+ * cannot be differentiated (the engine's message).
+ */
+typedef enum tanjit_activity {
+  TANJIT_CONST = 0,    /* no derivative flows through this parameter     */
+  TANJIT_DUP = 1,      /* value and shadow                                */
+  TANJIT_DUPNONEED = 2 /* value and shadow; the primal result is not used */
+} tanjit_activity;
+
+TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
+                                const tanjit_activity *activities, size_t nargs,
+                                unsigned width, tanjit_error **err);
+
 /* Frees a string returned by tanjit.  NULL-tolerant. */
 TANJIT_API void tanjit_free(void *p);
 

@@ -85,11 +85,4 @@ void cusim_streams_clear(void);
 /* memory.c */
 void cusim_host_blocks_clear(void);
 
-/* transfer.c */
-/* Where a transfer operand lives. CUSIM_UNIFIED: decide by the address. */
-enum cusim_side { CUSIM_HOST, CUSIM_DEVICE, CUSIM_UNIFIED };
-/* One copy of any direction, validated and counted. Takes the lock. */
-CUresult cusim_copy(uintptr_t dst, enum cusim_side dst_side, uintptr_t src, enum cusim_side src_side,
-                    size_t bytes, CUstream stream, bool check_stream);
-
 #endif /* CUSIM_H */
