@@ -151,9 +151,12 @@ TANJIT_API char *tanjit_emit_file(tanjit_session *s, const char *path, tanjit_er
  *   - parameters, in order: a TANJIT_CONST parameter passes its value; a
  *     TANJIT_DUP or TANJIT_DUPNONEED parameter passes its value, then its
  *     shadow (width 1) or `width` shadows, one per direction (width > 1);
- *   - it returns the tangent of the function's result (a float, float
- *     vector or pointer result), as `[width x T]` (a struct of `width` T in
- *     C) when width > 1, and nothing for any other result type.
+ *   - with width 1 it returns the tangent of the function's result (for a
+ *     float, float vector, pointer, or aggregate-of-those result; nothing
+ *     for other result types);
+ *   - with width > 1 and such a result, it returns void and takes one more
+ *     parameter FIRST: `T *out`, where it stores the `width` tangents
+ *     (`T out[width]`), whatever the size of T.
  *
  * Example, for `double f(double x, const double *a, int n)`:
  *

@@ -19,6 +19,7 @@
 
 #include "ad/ad.h"
 #include "common/error.h"
+#include "common/strmap.h"
 #include "jit/llvm_compat.h"
 
 typedef struct jit_resolver jit_resolver;
@@ -33,6 +34,7 @@ typedef struct jit_module {
   size_t n_defined;
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
+  int generated;              /* made by tanjit_fwddiff: not the frontend's code */
 } jit_module;
 
 struct tanjit_session {
@@ -57,6 +59,7 @@ struct tanjit_session {
   size_t n_modules, cap_modules;
   unsigned long next_module_id;
   char *reported_error;      /* last text from the session's error reporter */
+  strmap derivatives;        /* tanjit_fwddiff cache: key -> address (jit_lock) */
 };
 
 /* session.c */
@@ -69,7 +72,7 @@ void jit_note_transform_failure(tanjit_session *s, LLVMModuleRef m,
                                 tanjit_error *e);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
-                           const char *name, tanjit_error **err);
+                           const char *name, int generated, tanjit_error **err);
 /* The error of the last transform that failed on this thread (owned). */
 extern _Thread_local tanjit_error *jit_thread_transform_error;
 /* A target machine for the host at the session's opt level; caller disposes. */
@@ -91,6 +94,11 @@ void jit_install_transform(tanjit_session *s);
 /* Differentiate, verify, optimize `m` in place. */
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err);
+
+/* markers.c */
+/* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,
+ * which survive bitcode copies. */
+void jit_canonicalize_markers(LLVMModuleRef m);
 
 /* julia_plt.c */
 /* Binds Julia's jlplt_<fn>_<N>_got GOTs to ejlstr$<fn>$<lib> declarations

@@ -81,6 +81,13 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
     return -1;
   }
   LLVMDisposeMessage(msg);
+  /* Julia's GOTs are bound here, before anything copies the module, so every
+   * later view of it (the JIT's, a derivative's) sees direct calls. */
+  jit_canonicalize_markers(m);
+  if (jit_bind_julia_plt(m, err)) {
+    LLVMDisposeModule(m);
+    return -1;
+  }
   if (!*LLVMGetTarget(m)) {
     char *triple = LLVMGetDefaultTargetTriple();
     LLVMSetTarget(m, triple);
@@ -136,7 +143,7 @@ int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
     jit_context_abandon(&c);
     return -1;
   }
-  return jit_session_add_module(s, &c, m, name, err);
+  return jit_session_add_module(s, &c, m, name, 0, err);
 }
 
 int tanjit_load_file(tanjit_session *s, const char *path, tanjit_error **err) {
@@ -168,6 +175,7 @@ int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
     memcpy(name, ident, len);
     name[len] = '\0';
   }
+  jit_canonicalize_markers(m); /* before bitcode drops them */
   LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
   LLVMDisposeModule(m); /* ownership was ours from the call */
   int rc;

@@ -199,6 +199,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->library_dirs);
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
+  strmap_free(&s->derivatives);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);
   free(s);
@@ -224,7 +225,8 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
       if (LLVMIsDeclaration(v))
         continue;
       LLVMLinkage l = LLVMGetLinkage(v);
-      if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+      if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage ||
+          l == LLVMAvailableExternallyLinkage)
         continue;
       size_t len;
       const char *name = LLVMGetValueName2(v, &len);
@@ -243,12 +245,45 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
 }
 
 /*
+ * Gives mutable module-private globals hidden external names unique to the
+ * session, so a derivative made later from the module's pristine copy
+ * (derivative.c) shares the module's state instead of a copy of it.
+ */
+static int promote_private_state(LLVMModuleRef m, unsigned long id) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (LLVMIsDeclaration(g) || LLVMIsGlobalConstant(g) ||
+        (l != LLVMInternalLinkage && l != LLVMPrivateLinkage))
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(g, &len);
+    strbuf unique;
+    sb_init(&unique);
+    sb_printf(&unique, "%s.tanjit.m%lu", len ? name : "anon", id);
+    if (unique.failed)
+      return -1;
+    LLVMSetValueName2(g, unique.data, unique.len);
+    sb_free(&unique);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    LLVMSetVisibility(g, LLVMHiddenVisibility);
+  }
+  return 0;
+}
+
+/*
  * Adds a parsed, verified module (in context c, not yet wrapped) to the JIT.
  * Takes ownership of the module and the context, on success and failure.
  */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
-                           const char *name, tanjit_error **err) {
+                           const char *name, int generated, tanjit_error **err) {
   jit_module rec = {0};
+  jit_session_lock(s);
+  unsigned long id = ++s->next_module_id;
+  jit_session_unlock(s);
+  if (promote_private_state(m, id)) {
+    jit_context_abandon(c);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
+  }
   rec.name = tj_strdup(name ? name : "<module>");
   rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
   if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
@@ -257,6 +292,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.pending = m;
+  rec.generated = generated;
 
   LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(c);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
@@ -278,7 +314,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     s->modules = p;
     s->cap_modules = cap;
   }
-  rec.id = ++s->next_module_id;
+  rec.id = id;
   rec.tracker = LLVMOrcJITDylibCreateResourceTracker(s->main_jd);
   /* Takes tsm, even on failure. */
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);

@@ -1,7 +1,6 @@
 /*
  * The IR transform every module passes through before codegen:
  *
- *   jit_bind_julia_plt    Julia's jlplt GOTs become direct renamed ccalls
  *   ad_transform_module   replace derivative requests (src/ad)
  *   LLVMVerifyModule      the engine's output must be valid IR
  *   LLVMRunPasses         default<O{level}> for the session's level
@@ -22,7 +21,7 @@
 
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err) {
-  if (jit_bind_julia_plt(m, err) || ad_transform_module(s->ad, m, err))
+  if (ad_transform_module(s->ad, m, err))
     return -1;
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {

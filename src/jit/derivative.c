@@ -1,0 +1,276 @@
+/*
+ * Derivatives requested at run time (tanjit_fwddiff).
+ *
+ * Rather than a second way into the engine, a request becomes IR the engine
+ * already understands: a module holding the pristine copies of the loaded
+ * modules (their functions available_externally, their globals external
+ * declarations, so the code and state stay those of the modules already
+ * compiled) plus one wrapper
+ *
+ *   define <ret> @tanjit.fwddiff.<n>(<params>) {
+ *     %d = call <ret> (...) @__enzyme_fwddiff(ptr @f, metadata !"enzyme_width",
+ *              i64 W, metadata !"enzyme_dup", <x>, <dx>..., ...)
+ *     ret <ret> %d
+ *   }
+ *
+ * loaded like any module: the transform differentiates it, and the address
+ * of the wrapper is the derivative.  Mutable module-private globals were
+ * promoted to hidden external names at load (session.c), so the copy reads
+ * and writes the same state as the original.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
+
+#include "common/strbuf.h"
+#include "common/strmap.h"
+#include "jit/jit.h"
+
+/* Turns a pristine copy into a view of the already-compiled module. */
+static void make_external_view(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+      continue;
+    LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
+    LLVMSetComdat(f, NULL);
+    LLVMSetVisibility(f, LLVMDefaultVisibility);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (LLVMIsDeclaration(g) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+      continue;
+    LLVMSetInitializer(g, NULL);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    LLVMSetComdat(g, NULL);
+  }
+}
+
+/* Parses and links every pristine copy into one module in ctx. */
+static LLVMModuleRef gather_modules(tanjit_session *s, LLVMContextRef ctx,
+                                    tanjit_error **err) {
+  LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
+  jit_session_lock(s);
+  size_t n = s->n_modules;
+  LLVMMemoryBufferRef *copies = calloc(n ? n : 1, sizeof *copies);
+  for (size_t i = 0; copies && i < n; i++)
+    if (!s->modules[i].generated)
+      copies[i] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        LLVMGetBufferStart(s->modules[i].pristine),
+        LLVMGetBufferSize(s->modules[i].pristine), s->modules[i].name);
+  jit_session_unlock(s);
+  if (!copies) {
+    LLVMDisposeModule(dest);
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory gathering modules");
+    return NULL;
+  }
+  int failed = 0;
+  for (size_t i = 0; i < n; i++) {
+    LLVMModuleRef m = NULL;
+    if (!copies[i])
+      continue;
+    if (!failed && LLVMParseBitcodeInContext2(ctx, copies[i], &m) == 0) {
+      if (!*LLVMGetDataLayoutStr(dest)) {
+        LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(m));
+        LLVMSetTarget(dest, LLVMGetTarget(m));
+      }
+      if (LLVMLinkModules2(dest, m)) /* destroys m */
+        failed = tj_fail(err, TANJIT_ERR_INTERNAL,
+                         "cannot link the loaded modules for a derivative");
+    } else if (!failed) {
+      failed = tj_fail(err, TANJIT_ERR_INTERNAL,
+                       "cannot re-read a loaded module's IR");
+    }
+    LLVMDisposeMemoryBuffer(copies[i]);
+  }
+  free(copies);
+  if (failed) {
+    LLVMDisposeModule(dest);
+    return NULL;
+  }
+  /* After linking: the linker would drop available_externally bodies that
+   * nothing references yet. */
+  make_external_view(dest);
+  return dest;
+}
+
+static LLVMValueRef marker(LLVMContextRef ctx, const char *name) {
+  return LLVMMetadataAsValue(ctx, LLVMMDStringInContext2(ctx, name, strlen(name)));
+}
+
+static int carries_tangent(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind: case LLVMBFloatTypeKind: case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind: case LLVMX86_FP80TypeKind: case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind: case LLVMPointerTypeKind:
+    return 1;
+  case LLVMVectorTypeKind:
+  case LLVMArrayTypeKind:
+    return carries_tangent(LLVMGetElementType(t));
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++)
+      if (carries_tangent(LLVMStructGetTypeAtIndex(t, i)))
+        return 1;
+    return 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* Adds @wrapper calling __enzyme_fwddiff on @fn; NULL-free on success. */
+static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
+                       const tanjit_activity *act, unsigned width) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTypeRef fn_type = LLVMGlobalGetValueType(fn);
+  unsigned np = LLVMCountParamTypes(fn_type);
+  LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
+  LLVMTypeRef *wt = malloc((np * (width + 1) + 1) * sizeof *wt);
+  LLVMValueRef *args = malloc((np * (width + 2) + 4) * sizeof *args);
+  if (!pt || !wt || !args) {
+    free(pt), free(wt), free(args);
+    return -1;
+  }
+  LLVMGetParamTypes(fn_type, pt);
+  LLVMTypeRef rt = LLVMGetReturnType(fn_type);
+  if (!carries_tangent(rt))
+    rt = LLVMVoidTypeInContext(ctx);
+  else if (width > 1)
+    rt = LLVMArrayType2(rt, width);
+  /* Width > 1 writes the tangents through a leading pointer: an array return
+   * would not follow the C ABI of a struct of `width` elements. */
+  int through_pointer = width > 1 && LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
+  unsigned nw = 0;
+  if (through_pointer)
+    wt[nw++] = LLVMPointerTypeInContext(ctx, 0);
+  for (unsigned p = 0; p < np; p++) {
+    wt[nw++] = pt[p];
+    if (act[p] != TANJIT_CONST)
+      for (unsigned w = 0; w < width; w++)
+        wt[nw++] = pt[p];
+  }
+  LLVMTypeRef wrapper_rt = through_pointer ? LLVMVoidTypeInContext(ctx) : rt;
+  LLVMValueRef w =
+      LLVMAddFunction(m, wrapper, LLVMFunctionType(wrapper_rt, wt, nw, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, w, "entry"));
+  unsigned na = 0, next_param = through_pointer ? 1 : 0;
+  args[na++] = fn;
+  if (width > 1) {
+    args[na++] = marker(ctx, "enzyme_width");
+    args[na++] = LLVMConstInt(LLVMInt64TypeInContext(ctx), width, 0);
+  }
+  static const char *const names[] = {"enzyme_const", "enzyme_dup",
+                                      "enzyme_dupnoneed"};
+  for (unsigned p = 0; p < np; p++) {
+    args[na++] = marker(ctx, names[act[p]]);
+    args[na++] = LLVMGetParam(w, next_param++);
+    if (act[p] != TANJIT_CONST)
+      for (unsigned k = 0; k < width; k++)
+        args[na++] = LLVMGetParam(w, next_param++);
+  }
+  LLVMTypeRef request_type = LLVMFunctionType(rt, NULL, 0, 1);
+  LLVMValueRef request = LLVMGetNamedFunction(m, "__enzyme_fwddiff");
+  if (!request)
+    request = LLVMAddFunction(m, "__enzyme_fwddiff", request_type);
+  LLVMValueRef d = LLVMBuildCall2(b, request_type, request, args, na, "");
+  if (through_pointer) {
+    LLVMBuildStore(b, d, LLVMGetParam(w, 0));
+    LLVMBuildRetVoid(b);
+  } else if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) {
+    LLVMBuildRetVoid(b);
+  } else {
+    LLVMBuildRet(b, d);
+  }
+  LLVMDisposeBuilder(b);
+  free(pt), free(wt), free(args);
+  return 0;
+}
+
+static int check_request(tanjit_session *s, const char *function,
+                         const tanjit_activity *act, size_t nargs, unsigned width,
+                         tanjit_error **err) {
+  if (!s || !function || (nargs && !act))
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_fwddiff: session, function and activities are required");
+  if (width == 0 || width > 64)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_fwddiff of %s: width %u is not in 1..64", function,
+                   width);
+  for (size_t i = 0; i < nargs; i++)
+    if (act[i] != TANJIT_CONST && act[i] != TANJIT_DUP && act[i] != TANJIT_DUPNONEED)
+      return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                     "tanjit_fwddiff of %s: activity %d of parameter %zu is not "
+                     "TANJIT_CONST, TANJIT_DUP or TANJIT_DUPNONEED",
+                     function, (int)act[i], i + 1);
+  return 0;
+}
+
+void *tanjit_fwddiff(tanjit_session *s, const char *function,
+                     const tanjit_activity *act, size_t nargs, unsigned width,
+                     tanjit_error **err) {
+  if (check_request(s, function, act, nargs, width, err))
+    return NULL;
+  strbuf key;
+  sb_init(&key);
+  sb_printf(&key, "%s/w%u/", function, width);
+  for (size_t i = 0; i < nargs; i++)
+    sb_printf(&key, "%d", (int)act[i]);
+  if (key.failed) {
+    sb_free(&key);
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    return NULL;
+  }
+  /* One request at a time per session: a second thread asking for the same
+   * derivative waits and then finds it cached. */
+  pthread_mutex_lock(&s->jit_lock);
+  void *address = strmap_get(&s->derivatives, key.data);
+  if (address)
+    goto done;
+
+  jit_context c;
+  jit_context_create(&c);
+  jit_silence_diagnostics(c.ctx);
+  LLVMModuleRef m = gather_modules(s, c.ctx, err);
+  LLVMValueRef fn = m ? LLVMGetNamedFunction(m, function) : NULL;
+  if (m && (!fn || LLVMIsDeclaration(fn))) {
+    tj_fail(err, TANJIT_ERR_SYMBOL,
+            "tanjit_fwddiff: no loaded module defines a function %s", function);
+  } else if (m && LLVMCountParams(fn) != nargs) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_fwddiff of %s: %zu activities given, but %s takes %u "
+            "parameters",
+            function, nargs, function, LLVMCountParams(fn));
+  } else if (m) {
+    char wrapper[64];
+    snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
+             (unsigned long)s->derivatives.count + 1);
+    if (add_wrapper(m, fn, wrapper, act, width)) {
+      tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    } else {
+      char name[128];
+      snprintf(name, sizeof name, "derivative of %s", function);
+      LLVMModuleRef module = m;
+      m = NULL; /* jit_session_add_module takes the module and the context */
+      if (jit_session_add_module(s, &c, module, name, 1, err) == 0 &&
+          (address = tanjit_lookup(s, wrapper, err)) &&
+          strmap_put(&s->derivatives, key.data, address)) {
+        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+        address = NULL;
+      }
+      goto done;
+    }
+  }
+  if (m)
+    LLVMDisposeModule(m);
+  jit_context_abandon(&c);
+done:
+  pthread_mutex_unlock(&s->jit_lock);
+  sb_free(&key);
+  return address;
+}

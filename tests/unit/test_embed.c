@@ -1,0 +1,236 @@
+/*
+ * Embedding: derivatives requested at run time by name (tanjit_fwddiff),
+ * across modules, after the module ran, from many threads, and through
+ * Julia's own jlplt ccalls.  Every derivative is checked against an
+ * analytic value and a central finite difference of the primal.
+ */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tanjit/tanjit.h"
+
+static tanjit_session *new_session(void) {
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(NULL, &err);
+  ck_assert_msg(s, "%s", tanjit_error_message(err));
+  return s;
+}
+
+static void load_ok(tanjit_session *s, const char *ir, const char *name) {
+  tanjit_error *err = NULL;
+  ck_assert_msg(tanjit_load_memory(s, ir, strlen(ir), name, &err) == 0, "%s: %s",
+                name, tanjit_error_message(err));
+}
+
+static void *fwddiff_ok(tanjit_session *s, const char *fn, const tanjit_activity *a,
+                        size_t n, unsigned width) {
+  tanjit_error *err = NULL;
+  void *p = tanjit_fwddiff(s, fn, a, n, width, &err);
+  ck_assert_msg(p, "fwddiff %s: %s", fn, tanjit_error_message(err));
+  return p;
+}
+
+/* f(x, a) = sin(x) * a[0] + a[1]^2, with a call counter in module state. */
+static const char model_ir[] =
+    "declare double @llvm.sin.f64(double)\n"
+    "@calls = internal global i32 0\n"
+    "define double @f(double %x, ptr %a) {\n"
+    "  %c = load i32, ptr @calls\n  %c1 = add i32 %c, 1\n  store i32 %c1, ptr @calls\n"
+    "  %s = call double @llvm.sin.f64(double %x)\n"
+    "  %a0 = load double, ptr %a\n"
+    "  %p1 = getelementptr double, ptr %a, i64 1\n"
+    "  %a1 = load double, ptr %p1\n"
+    "  %t = fmul double %s, %a0\n  %q = fmul double %a1, %a1\n"
+    "  %r = fadd double %t, %q\n  ret double %r\n}\n"
+    "define i32 @call_count() {\n  %c = load i32, ptr @calls\n  ret i32 %c\n}\n";
+
+typedef double (*f_t)(double, double *);
+typedef double (*df_t)(double, double, double *, double *);
+
+static double central_difference(f_t f, double x, double *a, double dx,
+                                 const double *da) {
+  const double h = 1e-6;
+  double ap[2] = {a[0] + h * da[0], a[1] + h * da[1]};
+  double am[2] = {a[0] - h * da[0], a[1] - h * da[1]};
+  return (f(x + h * dx, ap) - f(x - h * dx, am)) / (2 * h);
+}
+
+START_TEST(derivative_after_module_ran) {
+  tanjit_session *s = new_session();
+  load_ok(s, model_ir, "model.ll");
+  tanjit_error *err = NULL;
+  f_t f = (f_t)(uintptr_t)tanjit_lookup(s, "f", &err);
+  double a[2] = {3.0, -2.0};
+  ck_assert_double_eq_tol(f(0.5, a), sin(0.5) * 3.0 + 4.0, 1e-14);
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP};
+  df_t df = (df_t)(uintptr_t)fwddiff_ok(s, "f", act, 2, 1);
+  double da[2] = {0.25, 1.0};
+  double d = df(0.5, 1.0, a, da);
+  double analytic = cos(0.5) * 3.0 + sin(0.5) * 0.25 + 2 * -2.0 * 1.0;
+  ck_assert_double_eq_tol(d, analytic, 1e-13);
+  ck_assert_double_eq_tol(d, central_difference(f, 0.5, a, 1.0, da), 1e-7);
+  /* The derivative shares the module's state: the counter saw every call
+   * (1 direct + 1 derivative + 4 finite-difference evaluations). */
+  int (*count)(void) = (int (*)(void))(uintptr_t)tanjit_lookup(s, "call_count", &err);
+  ck_assert_int_eq(count(), 1 + 1 + 2);
+  /* A repeat request is the cached address. */
+  ck_assert_ptr_eq(fwddiff_ok(s, "f", act, 2, 1), (void *)(uintptr_t)df);
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(derivative_with_const_and_vector_width) {
+  tanjit_session *s = new_session();
+  load_ok(s, model_ir, "model.ll");
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_CONST};
+  void (*df)(double *, double, double, double, double, double, double *) =
+      (void (*)(double *, double, double, double, double, double, double *))(uintptr_t)
+          fwddiff_ok(s, "f", act, 2, 4);
+  double a[2] = {3.0, -2.0}, out[4] = {0};
+  df(out, 0.5, 1.0, 2.0, -1.0, 0.0, a);
+  const double dirs[4] = {1.0, 2.0, -1.0, 0.0};
+  for (int k = 0; k < 4; k++)
+    ck_assert_double_eq_tol(out[k], cos(0.5) * 3.0 * dirs[k], 1e-13);
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(derivative_across_modules) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "declare double @llvm.exp.f64(double)\n"
+          "define double @g(double %x) {\n"
+          "  %e = call double @llvm.exp.f64(double %x)\n"
+          "  %r = fmul double %e, %x\n  ret double %r\n}\n",
+          "g.ll");
+  load_ok(s,
+          "declare double @g(double)\n"
+          "define double @h(double %x) {\n"
+          "  %y = fmul double %x, %x\n"
+          "  %r = call double @g(double %y)\n  ret double %r\n}\n",
+          "h.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*dh)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "h", act, 1, 1);
+  /* h = x^2 e^{x^2}: h' = 2x e^{x^2} (1 + x^2) */
+  double x = 0.7;
+  ck_assert_double_eq_tol(dh(x, 1.0), 2 * x * exp(x * x) * (1 + x * x), 1e-12);
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(bad_requests_are_clear_errors) {
+  tanjit_session *s = new_session();
+  load_ok(s, model_ir, "model.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "no_such_fn", act, 2, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "no_such_fn"));
+  tanjit_error_free(err);
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "takes 2"));
+  tanjit_error_free(err);
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", act, 2, 0, &err));
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "width 0"));
+  tanjit_error_free(err);
+  tanjit_activity bogus[] = {TANJIT_DUP, (tanjit_activity)9};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", bogus, 2, 1, &err));
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "parameter 2"));
+  tanjit_error_free(err);
+  /* The session still serves good requests. */
+  ck_assert_ptr_nonnull(fwddiff_ok(s, "f", act, 2, 1));
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(julia_plt_ccall_differentiated_through) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "@lib = private unnamed_addr constant [10 x i8] c\"libm.so.6\\00\"\n"
+          "@fn = private unnamed_addr constant [4 x i8] c\"cos\\00\"\n"
+          "@handle = internal global ptr null\n"
+          "@jlplt_cos_42_got = internal global ptr @jlplt_cos_42 #0\n"
+          "declare ptr @ijl_load_and_lookup(ptr, ptr, ptr)\n"
+          "define internal double @jlplt_cos_42(double %x) {\n"
+          "  %f = call ptr @ijl_load_and_lookup(ptr @lib, ptr @fn, ptr @handle)\n"
+          "  store ptr %f, ptr @jlplt_cos_42_got\n"
+          "  %r = musttail call double %f(double %x)\n  ret double %r\n}\n"
+          "define double @julia_g(double %x) {\n"
+          "  %fp = load ptr, ptr @jlplt_cos_42_got\n"
+          "  %c = call double %fp(double %x)\n"
+          "  %r = fmul double %c, %x\n  ret double %r\n}\n"
+          "attributes #0 = { \"julia.fname\"=\"cos\" \"julia.libname\"=\"libm.so.6\" }\n",
+          "jlplt.ll");
+  tanjit_error *err = NULL;
+  double (*g)(double) = (double (*)(double))(uintptr_t)tanjit_lookup(s, "julia_g", &err);
+  ck_assert_msg(g, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(g(0.3), cos(0.3) * 0.3, 1e-15);
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*dg)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "julia_g", act, 1, 1);
+  ck_assert_double_eq_tol(dg(0.3, 1.0), cos(0.3) - 0.3 * sin(0.3), 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
+static tanjit_session *threaded;
+
+static void *request_worker(void *arg) {
+  intptr_t id = (intptr_t)arg;
+  tanjit_activity act[2] = {TANJIT_DUP, (id & 1) ? TANJIT_CONST : TANJIT_DUP};
+  for (int i = 0; i < 5; i++) {
+    tanjit_error *err = NULL;
+    df_t df = (df_t)(uintptr_t)tanjit_fwddiff(threaded, "f", act, 2, 1, &err);
+    if (!df) {
+      tanjit_error_free(err);
+      return (void *)1;
+    }
+    double a[2] = {3.0, -2.0}, da[2] = {0.0, 1.0};
+    double d = (id & 1) ? ((double (*)(double, double, double *))(uintptr_t)df)(0.5, 1.0, a)
+                        : df(0.5, 1.0, a, da);
+    double expect = cos(0.5) * 3.0 + ((id & 1) ? 0.0 : -4.0);
+    if (fabs(d - expect) > 1e-12)
+      return (void *)2;
+  }
+  return NULL;
+}
+
+START_TEST(eight_threads_request_overlapping_derivatives) {
+  threaded = new_session();
+  load_ok(threaded, model_ir, "model.ll");
+  pthread_t t[8];
+  for (intptr_t i = 0; i < 8; i++)
+    pthread_create(&t[i], NULL, request_worker, (void *)i);
+  for (int i = 0; i < 8; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    ck_assert_msg(r == NULL, "thread %d: step %ld", i, (long)(intptr_t)r);
+  }
+  tanjit_session_free(threaded);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("embed");
+  TCase *tc = tcase_create("fwddiff");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, derivative_after_module_ran);
+  tcase_add_test(tc, derivative_with_const_and_vector_width);
+  tcase_add_test(tc, derivative_across_modules);
+  tcase_add_test(tc, bad_requests_are_clear_errors);
+  tcase_add_test(tc, julia_plt_ccall_differentiated_through);
+  tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
