@@ -20,8 +20,10 @@ if ((${#need[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" -Dllvm_config="llvm-config-$llvm" "$@" >/dev/null
+  meson setup "$build" -Dllvm_config="llvm-config-$llvm" "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }
 fi
-ninja -C "$build" >/dev/null
+ninja -C "$build" >"$log" 2>&1 || { cat "$log"; exit 1; }
 echo "bootstrap: built $build against LLVM $llvm"

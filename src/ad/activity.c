@@ -13,7 +13,9 @@
  *    demanded as well, so shadow memory never holds a primal pointer.
  *  - calls: a call with an active argument is active and demands its pointer
  *    arguments (the callee may write active data through them).
- * Undemandable roots (constant pointer arguments, globals) stay inactive;
+ * A demanded mutable global becomes active module-wide (it gets shadow
+ * globals).  Undemandable roots (constant pointer arguments, external
+ * globals) stay inactive;
  * storing an active value through them is an error at emission.
  */
 #include "ad/engine.h"
@@ -25,7 +27,15 @@ typedef struct activity_state {
 } activity_state;
 
 int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef v) {
-  return v && ad_map_get(&fc->active, v) != NULL;
+  if (!v)
+    return 0;
+  if (ad_map_get(&fc->active, v))
+    return 1;
+  if (!LLVMIsConstant(v) || !ad_type_is_pointerish(LLVMTypeOf(v)))
+    return 0;
+  LLVMValueRef root = ad_pointer_root(v);
+  return LLVMIsAGlobalVariable(root) &&
+         ad_map_get(&fc->mc->active_globals, root) != NULL;
 }
 
 static void mark(activity_state *st, LLVMValueRef v) {
@@ -64,8 +74,17 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
   ad_fn_ctx *fc = st->fc;
   if (!p || depth > 200 || ad_is_active(fc, p))
     return;
+  if (LLVMIsConstant(p)) {
+    LLVMValueRef root = ad_pointer_root(p);
+    if (ad_global_can_shadow(root) && !LLVMIsGlobalConstant(root)) {
+      if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0)
+        st->oom = 1;
+      st->changed = 1;
+    }
+    return;
+  }
   if (!LLVMIsAInstruction(p))
-    return; /* arguments, globals, constants: nothing to allocate */
+    return; /* arguments: a constant argument has no shadow to give */
   switch (LLVMGetInstructionOpcode(p)) {
   case LLVMAlloca:
     mark(st, p);

@@ -92,6 +92,45 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   return out;
 }
 
+/* Whether the target of request `outer` reaches, through direct calls, the
+ * function that holds request `inner`. */
+static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
+  LLVMValueRef target = LLVMGetNumArgOperands(outer) ? LLVMGetOperand(outer, 0) : NULL;
+  if (target && !LLVMIsAFunction(target) && LLVMGetNumArgOperands(outer) > 1)
+    target = LLVMGetOperand(outer, 1); /* after an sret pointer */
+  if (!target || !LLVMIsAFunction(target))
+    return 0;
+  LLVMValueRef holder =
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inner));
+  ad_map seen;
+  ad_map_init(&seen);
+  LLVMValueRef stack[256];
+  int sp = 0, found = 0;
+  stack[sp++] = target;
+  ad_map_put(&seen, target, (void *)1);
+  while (sp && !found) {
+    LLVMValueRef f = stack[--sp];
+    if (f == holder) {
+      found = 1;
+      break;
+    }
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i))
+          continue;
+        LLVMValueRef c = ad_called_function(i);
+        if (c && LLVMCountBasicBlocks(c) && !ad_map_get(&seen, c) && sp < 256) {
+          ad_map_put(&seen, c, (void *)1);
+          stack[sp++] = c;
+        }
+      }
+  }
+  ad_map_free(&seen);
+  return found;
+}
+
 static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
@@ -147,27 +186,69 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     return 0;
 
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
+  ad_map_init(&mc.active_globals);
   int rc = 0;
-  LLVMValueRef f = LLVMGetFirstFunction(m);
-  while (f && rc == 0) {
-    LLVMValueRef next = LLVMGetNextFunction(f);
+  size_t nall = 0, cap = 0;
+  LLVMValueRef *all = NULL, *req_fns = NULL;
+  size_t nfns = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 0;
+       f = LLVMGetNextFunction(f)) {
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    if (starts_with(name, n, "__enzyme_fwddiff")) {
-      size_t ncalls = 0;
-      LLVMValueRef *calls = calls_of(f, &ncalls);
-      if (!calls) {
+    if (!starts_with(name, n, "__enzyme_fwddiff"))
+      continue;
+    LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
+    if (!g) {
+      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+      break;
+    }
+    req_fns = g;
+    req_fns[nfns++] = f;
+    size_t ncalls = 0;
+    LLVMValueRef *calls = calls_of(f, &ncalls);
+    if (!calls) {
+      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+      break;
+    }
+    if (nall + ncalls > cap) {
+      cap = (nall + ncalls) * 2;
+      g = realloc(all, cap * sizeof *g);
+      if (!g) {
+        free(calls);
         rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
         break;
       }
-      for (size_t i = 0; i < ncalls && rc == 0; i++)
-        rc = ad_rewrite_request(&mc, calls[i]);
-      free(calls);
-      if (rc == 0 && !LLVMGetFirstUse(f))
-        LLVMDeleteFunction(f);
+      all = g;
     }
-    f = next;
+    if (ncalls)
+      memcpy(all + nall, calls, ncalls * sizeof *calls);
+    nall += ncalls;
+    free(calls);
   }
+  /* Inner requests first: a request whose target reaches (through direct
+   * calls) a function holding another pending request waits for it, so
+   * the outer derivative differentiates the already rewritten inner one. */
+  while (rc == 0 && nall) {
+    size_t pick = 0;
+    for (size_t i = 0; i < nall; i++) {
+      int blocked = 0;
+      for (size_t j = 0; j < nall && !blocked; j++)
+        if (j != i && request_reaches(all[i], all[j]))
+          blocked = 1;
+      if (!blocked) {
+        pick = i;
+        break;
+      }
+    }
+    LLVMValueRef call = all[pick];
+    all[pick] = all[--nall];
+    rc = ad_rewrite_request(&mc, call);
+  }
+  for (size_t i = 0; rc == 0 && i < nfns; i++)
+    if (!LLVMGetFirstUse(req_fns[i]))
+      LLVMDeleteFunction(req_fns[i]);
+  free(all);
+  free(req_fns);
   if (rc == 0)
     drop_dead_markers(m);
 
@@ -175,5 +256,6 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     free(mc.cache[i].sig.activity);
   free(mc.cache);
   LLVMDisposeTargetData(mc.td);
+  ad_map_free(&mc.active_globals);
   return rc;
 }

@@ -11,6 +11,8 @@
  *    shadow of a value of type T has type [N x T], one lane per direction
  *    (Enzyme's convention).
  *  - active: a primal value that may carry a non-zero tangent (activity.c).
+ *    A mutable global that receives active data is active module-wide and
+ *    has one shadow global per lane (globals.c).
  *    An inactive float has tangent 0; an inactive int/pointer used where a
  *    shadow value is needed stands for itself (Enzyme does the same for
  *    constant pointers).
@@ -23,6 +25,7 @@
 #include <stddef.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 
 #include "ad/ad.h"
@@ -78,6 +81,8 @@ struct ad_module_ctx {
   ad_cache_entry *cache;
   size_t ncache, capcache;
   LLVMValueRef digamma_fn; /* generated on first use (rules_math.c) */
+  /* mutable globals that receive active data: they get shadow globals */
+  ad_map active_globals;
   tanjit_error **err;
   int failed; /* an error is already stored in *err */
 };
@@ -130,6 +135,9 @@ struct ad_fn_ctx {
   ad_map vmap;   /* primal value / block -> clone */
   ad_map shadow; /* primal value -> shadow in the derivative */
   ad_map active; /* primal value -> (void*)1 when active */
+  /* primal block -> the derivative block holding its terminator (a rule
+   * may split the block, e.g. an indirect call's dispatch) */
+  ad_map exit_block;
   LLVMValueRef entry_alloca_point; /* first instruction of the new entry */
   /* PHIs whose incoming values are filled once every block is cloned */
   struct ad_pending_phi {
@@ -143,6 +151,11 @@ struct ad_fn_ctx {
  * NULL on failure with the error in mc. */
 LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
                                LLVMValueRef where);
+/* Copies the primal's by-value (byval + align) parameter attributes to the
+ * matching parameters of a derivative function or of a call to it (a
+ * by-value struct's shadow is passed by value too; batched shadows travel
+ * as arrays of pointers, so only the primal is by value there). */
+void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target);
 /* Derivative's type for a signature. */
 LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig);
 
@@ -243,6 +256,7 @@ LLVMValueRef ad_called_function(LLVMValueRef call);
 const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */
 const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
 const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
+const ad_call_rule *ad_vector_lookup(const char *name); /* rules_vector.c */
 /* rules_math.c self-check: every entry's programs parse.  0 or -1. */
 int ad_math_table_check(char *why, size_t whysize);
 /* For tests: the math table as (name, arity, float-arg mask) rows. */
@@ -265,6 +279,15 @@ LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
 LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
                             LLVMValueRef *args, unsigned nargs,
                             const char *name);
+
+/* ---- globals.c ---- */
+/* The shadow of a constant: constant globals get a read-only `<name>_shadow`
+ * holding zero tangents (pointers inside replaced by their shadows); other
+ * constants map floats to 0 and keep integers and mutable globals. */
+LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
+                                unsigned lane);
+/* Whether a defined mutable global can be given a shadow global. */
+int ad_global_can_shadow(LLVMValueRef g);
 
 /* ---- request.c ---- */
 /* Rewrites one __enzyme_fwddiff call.  0 or -1. */

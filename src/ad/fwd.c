@@ -64,6 +64,52 @@ LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig) {
   return res;
 }
 
+void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target) {
+  static const char *const kinds[] = {"byval", "align"};
+  int is_call = LLVMIsACallInst(target) != NULL;
+  unsigned k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned copies = sig->activity[i] != AD_ARG_CONST ? 2 : 1;
+    LLVMAttributeRef byval = LLVMGetEnumAttributeAtIndex(
+        sig->fn, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
+    for (unsigned c = 0; c < copies && byval && (c == 0 || sig->width == 1);
+         c++)
+      for (size_t a = 0; a < sizeof kinds / sizeof *kinds; a++) {
+        LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(
+            sig->fn, i + 1,
+            LLVMGetEnumAttributeKindForName(kinds[a], strlen(kinds[a])));
+        if (!at)
+          continue;
+        if (is_call)
+          LLVMAddCallSiteAttribute(target, k + c + 1, at);
+        else
+          LLVMAddAttributeAtIndex(target, k + c + 1, at);
+      }
+    k += copies;
+  }
+}
+
+/* Target and floating-point environment of the primal (string attributes
+ * such as "target-features", "denormal-fp-math"); never its enum
+ * attributes, which describe the primal's memory effects and optnone. */
+static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
+  unsigned n = LLVMGetAttributeCountAtIndex(from, LLVMAttributeFunctionIndex);
+  LLVMAttributeRef *attrs = n ? malloc(n * sizeof *attrs) : NULL;
+  if (!attrs)
+    return;
+  LLVMGetAttributesAtIndex(from, LLVMAttributeFunctionIndex, attrs);
+  for (unsigned i = 0; i < n; i++) {
+    if (!LLVMIsStringAttribute(attrs[i]))
+      continue;
+    unsigned len;
+    const char *k = LLVMGetStringAttributeKind(attrs[i], &len);
+    if (len == 11 && memcmp(k, "enzyme_math", 11) == 0)
+      continue;
+    LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, attrs[i]);
+  }
+  free(attrs);
+}
+
 /* Reverse post-order of the blocks reachable from the entry. */
 static LLVMBasicBlockRef *reverse_post_order(LLVMValueRef fn, size_t *count) {
   size_t nb = LLVMCountBasicBlocks(fn);
@@ -171,7 +217,7 @@ static int fill_phis(ad_fn_ctx *fc) {
     unsigned n = LLVMCountIncoming(p->primal);
     for (unsigned k = 0; k < n; k++) {
       LLVMBasicBlockRef from = LLVMGetIncomingBlock(p->primal, k);
-      LLVMValueRef nb = ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(from));
+      LLVMValueRef nb = ad_map_get(&fc->exit_block, LLVMBasicBlockAsValue(from));
       if (!nb)
         continue; /* an unreachable predecessor was not cloned */
       LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);
@@ -220,9 +266,11 @@ static int build_body(ad_fn_ctx *fc) {
   for (size_t i = 0; i < nblocks && rc == 0; i++) {
     LLVMBasicBlockRef nb = LLVMValueAsBasicBlock(
         ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(rpo[i])));
+    LLVMPositionBuilderAtEnd(fc->b, nb);
     for (LLVMValueRef inst = LLVMGetFirstInstruction(rpo[i]); inst && rc == 0;
          inst = LLVMGetNextInstruction(inst)) {
-      LLVMPositionBuilderAtEnd(fc->b, nb);
+      /* rules leave the builder at the end of the block they end in */
+      LLVMPositionBuilderAtEnd(fc->b, LLVMGetInsertBlock(fc->b));
       if (LLVMIsAPHINode(inst))
         rc = emit_phi(fc, inst);
       else
@@ -230,6 +278,9 @@ static int build_body(ad_fn_ctx *fc) {
       if (mc->failed)
         rc = -1;
     }
+    if (rc == 0 && ad_map_put(&fc->exit_block, LLVMBasicBlockAsValue(rpo[i]),
+                              LLVMBasicBlockAsValue(LLVMGetInsertBlock(fc->b))))
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   }
   if (rc == 0)
     rc = fill_phis(fc);
@@ -241,6 +292,7 @@ static void fn_ctx_free(ad_fn_ctx *fc) {
   ad_map_free(&fc->vmap);
   ad_map_free(&fc->shadow);
   ad_map_free(&fc->active);
+  ad_map_free(&fc->exit_block);
   free(fc->phis);
   if (fc->b)
     LLVMDisposeBuilder(fc->b);
@@ -281,6 +333,8 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, dt);
   sb_free(&sb);
   LLVMSetLinkage(d, LLVMInternalLinkage);
+  copy_string_attrs(fn, d);
+  ad_copy_abi_attrs(sig, d);
 
   if (mc->ncache == mc->capcache) {
     size_t ncap = mc->capcache ? mc->capcache * 2 : 8;
@@ -314,6 +368,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   ad_map_init(&fc.vmap);
   ad_map_init(&fc.shadow);
   ad_map_init(&fc.active);
+  ad_map_init(&fc.exit_block);
   /* The cache may move while the body recurses: keep our own copy. */
   ad_signature own = *fc.sig;
   fc.sig = &own;

@@ -16,6 +16,7 @@ static const ad_call_family_lookup ad_call_families[] = {
     ad_inactive_lookup,
     ad_math_lookup,
     ad_memory_lookup,
+    ad_vector_lookup,
 };
 
 int ad_name_matches(const char *name, const char *pattern) {
@@ -144,13 +145,15 @@ static int only_integers(LLVMValueRef call) {
   return 1;
 }
 
-/* A call to a defined function: call its derivative for the activities the
- * arguments have here. */
-static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
-                                LLVMValueRef fn) {
+/* Emits a call to the derivative of `fn` for the activities the arguments
+ * of `call` have here; returns its primal result (or NULL for void) and its
+ * shadow (NULL when the result is inactive).  0 or -1. */
+static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
+                           LLVMValueRef *primal_out, LLVMValueRef *shadow_out) {
   ad_module_ctx *mc = fc->mc;
   unsigned np = LLVMCountParams(fn);
   unsigned na = LLVMGetNumArgOperands(call);
+  *primal_out = *shadow_out = NULL;
   if (na != np)
     return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
                    ad_value_name(fn), na, np);
@@ -173,8 +176,7 @@ static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
     sig.ret = AD_RET_VOID;
   else if (ad_is_active(fc, call) && ad_type_can_carry(rt))
     sig.ret = AD_RET_BOTH;
-  /* The caller's builder position survives: the callee's body is built with
-   * its own builder. */
+  /* The callee's body is built with its own builder: ours stays put. */
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
   if (!d) {
     free(act);
@@ -194,16 +196,107 @@ static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
                                   sig.ret == AD_RET_VOID ? "" : name);
   if (LLVMInstructionGetDebugLoc(call))
     LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  ad_copy_abi_attrs(&sig, c);
   if (sig.ret == AD_RET_BOTH) {
-    LLVMValueRef p = LLVMBuildExtractValue(fc->b, c, 0, "");
-    LLVMValueRef s = LLVMBuildExtractValue(fc->b, c, 1, "");
-    ad_map_put(&fc->vmap, call, p);
-    ad_set_shadow(fc, call, s);
-  } else {
-    ad_map_put(&fc->vmap, call, c);
+    *primal_out = LLVMBuildExtractValue(fc->b, c, 0, "");
+    *shadow_out = LLVMBuildExtractValue(fc->b, c, 1, "");
+  } else if (sig.ret == AD_RET_PRIMAL) {
+    *primal_out = c;
   }
   free(act);
   free(args);
+  return 0;
+}
+
+static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
+                                LLVMValueRef fn) {
+  LLVMValueRef p, s;
+  if (derivative_call(fc, call, fn, &p, &s) != 0)
+    return -1;
+  if (p)
+    ad_map_put(&fc->vmap, call, p);
+  if (s)
+    ad_set_shadow(fc, call, s);
+  return 0;
+}
+
+/* Whether `f` has its address taken (a use other than being called). */
+static int address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
+      continue;
+    return 1;
+  }
+  return 0;
+}
+
+/*
+ * An indirect call with active arguments.  The target is known only at run
+ * time, so the derivative dispatches on it: every function of this module
+ * with the call's type whose address is taken is a candidate; the call
+ * compares the pointer with each and calls that candidate's derivative.
+ * A pointer matching none (a function from outside the module) traps.
+ */
+static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
+  ad_module_ctx *mc = fc->mc;
+  LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
+  LLVMValueRef cands[64];
+  unsigned nc = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f && nc < 64;
+       f = LLVMGetNextFunction(f))
+    if (LLVMGlobalGetValueType(f) == ft && LLVMCountBasicBlocks(f) > 0 &&
+        address_taken(f))
+      cands[nc++] = f;
+  /* generated derivatives are internal and never address-taken: skipped */
+  if (!nc) {
+    char *t = ad_value_text(call);
+    int rc = ad_fail(mc, call,
+                     "indirect call with active arguments, and no function "
+                     "of this module can be its target: %s",
+                     t ? t : "");
+    free(t);
+    return rc;
+  }
+  LLVMValueRef target = ad_primal(fc, LLVMGetCalledValue(call));
+  LLVMBasicBlockRef merge =
+      LLVMAppendBasicBlockInContext(mc->llctx, fc->deriv_fn, "indirect.join");
+  LLVMBasicBlockRef trapbb =
+      LLVMAppendBasicBlockInContext(mc->llctx, fc->deriv_fn, "indirect.unknown");
+  LLVMValueRef prim[64], shad[64];
+  LLVMBasicBlockRef from[64];
+  int rc = 0;
+  for (unsigned i = 0; i < nc && rc == 0; i++) {
+    LLVMBasicBlockRef hit =
+        LLVMAppendBasicBlockInContext(mc->llctx, fc->deriv_fn, "indirect.call");
+    LLVMBasicBlockRef next =
+        i + 1 < nc ? LLVMAppendBasicBlockInContext(mc->llctx, fc->deriv_fn,
+                                                   "indirect.next")
+                   : trapbb;
+    LLVMValueRef eq = LLVMBuildICmp(fc->b, LLVMIntEQ, target, cands[i], "");
+    LLVMBuildCondBr(fc->b, eq, hit, next);
+    LLVMPositionBuilderAtEnd(fc->b, hit);
+    rc = derivative_call(fc, call, cands[i], &prim[i], &shad[i]);
+    from[i] = LLVMGetInsertBlock(fc->b);
+    LLVMBuildBr(fc->b, merge);
+    LLVMPositionBuilderAtEnd(fc->b, next);
+  }
+  if (rc)
+    return rc;
+  LLVMPositionBuilderAtEnd(fc->b, trapbb);
+  ad_call_intrinsic(fc, "llvm.trap", NULL, 0, NULL, 0);
+  LLVMBuildUnreachable(fc->b);
+  LLVMPositionBuilderAtEnd(fc->b, merge);
+  if (prim[0]) {
+    LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(prim[0]), "");
+    LLVMAddIncoming(phi, prim, from, nc);
+    ad_map_put(&fc->vmap, call, phi);
+  }
+  if (shad[0]) {
+    LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(shad[0]), "");
+    LLVMAddIncoming(phi, shad, from, nc);
+    ad_set_shadow(fc, call, phi);
+  }
   return 0;
 }
 
@@ -240,11 +333,5 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
                    "body)",
                    rn ? rn : ad_value_name(fn));
   }
-  char *t = ad_value_text(call);
-  int rc = ad_fail(fc->mc, call,
-                   "indirect call with active arguments through an unknown "
-                   "function pointer is not supported: %s",
-                   t ? t : "");
-  free(t);
-  return rc;
+  return emit_indirect_call(fc, call);
 }

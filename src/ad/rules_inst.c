@@ -23,6 +23,13 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst) {
     if (m)
       LLVMSetOperand(c, (unsigned)k, m);
   }
+  /* A DIAssignID links one instruction to its #dbg_assign records; the
+   * clone lives in another function and must not share it. */
+  static unsigned assign_kind;
+  if (!assign_kind)
+    assign_kind = LLVMGetMDKindIDInContext(fc->mc->llctx, "DIAssignID", 10);
+  if (LLVMGetMetadata(c, assign_kind))
+    LLVMSetMetadata(c, assign_kind, NULL);
   if (ad_map_put(&fc->vmap, inst, c) != 0) {
     ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
     return NULL;
@@ -139,7 +146,7 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     if (LLVMIsAGlobalVariable(root))
       return ad_fail(fc->mc, inst,
                      "store of an active value into global @%s, which has no "
-                     "shadow (mutable globals are inactive)",
+                     "shadow (it is external or thread-local)",
                      ad_value_name(root));
     char *t = ad_value_text(inst);
     int rc = ad_fail(fc->mc, inst,

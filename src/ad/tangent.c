@@ -12,8 +12,20 @@ LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v) {
   return m ? m : v;
 }
 
+/* The per-lane shadows of a constant, packed. */
+static LLVMValueRef constant_shadow(ad_fn_ctx *fc, LLVMValueRef v) {
+  LLVMValueRef lanes[64];
+  for (unsigned lane = 0; lane < fc->width; lane++)
+    lanes[lane] = ad_constant_shadow(fc->mc, v, lane);
+  return ad_pack(fc, LLVMTypeOf(v), lanes);
+}
+
 LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v) {
-  return ad_map_get(&fc->shadow, v);
+  LLVMValueRef s = ad_map_get(&fc->shadow, v);
+  if (s || !v || !LLVMIsConstant(v))
+    return s;
+  /* an active mutable global, or a constant expression over one */
+  return ad_is_active(fc, v) ? constant_shadow(fc, v) : NULL;
 }
 
 void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow) {
@@ -62,10 +74,8 @@ LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v) {
     return LLVMConstNull(ad_shadow_type(fc, t));
   if (LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
     return ad_splat(fc, v);
-  if (LLVMIsConstant(v) && !LLVMIsAGlobalValue(v) && ad_type_can_carry(t) &&
-      !ad_type_is_pointerish(t))
-    /* a constant aggregate holding floats: its tangent is zero */
-    return LLVMConstNull(ad_shadow_type(fc, t));
+  if (LLVMIsConstant(v))
+    return constant_shadow(fc, v);
   /* Inactive ints and pointers stand for themselves (Enzyme's convention
    * for constant pointers); their memory is never given a tangent. */
   return ad_splat(fc, ad_primal(fc, v));
@@ -133,6 +143,21 @@ LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
   return ad_pack(fc, t, lanes);
 }
 
+/* Metadata that states facts about the primal access (its alias scopes,
+ * that its pointer is non-null, its value range) and need not hold for the
+ * shadow access; kept, it would let the optimizer miscompile the shadow. */
+static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
+  static const char *const kinds[] = {
+      "alias.scope", "noalias",   "nonnull",        "range",
+      "dereferenceable", "dereferenceable_or_null", "align", "noundef",
+      "invariant.load", "DIAssignID"};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    unsigned k = LLVMGetMDKindIDInContext(c, kinds[i], (unsigned)strlen(kinds[i]));
+    if (LLVMGetMetadata(inst, k))
+      LLVMSetMetadata(inst, k, NULL);
+  }
+}
+
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
                          const unsigned *ops, unsigned nops) {
   LLVMValueRef lanes[64];
@@ -156,8 +181,13 @@ LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
     LLVMInsertIntoBuilderWithName(fc->b, c, has_name ? buf : "");
     for (unsigned k = 0; k < nops && k < 8; k++)
       LLVMSetOperand(c, ops[k], vals[k]);
+    if (LLVMIsALoadInst(c) || LLVMIsAStoreInst(c) || LLVMIsACallInst(c) ||
+        LLVMIsAAtomicRMWInst(c))
+      strip_primal_facts(fc->mc->llctx, c);
     lanes[lane] = c;
   }
+  if (LLVMGetTypeKind(LLVMTypeOf(primal)) == LLVMVoidTypeKind)
+    return NULL;
   return ad_pack(fc, LLVMTypeOf(primal), lanes);
 }
 

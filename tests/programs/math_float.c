@@ -4,9 +4,9 @@
 #include "enzyme.h"
 #include "tangent_check.h"
 
+/* One fixed prototype per translation unit: with two of one symbol, clang
+ * -O2 may pad the shorter calls to the other's parameter list. */
 float __enzyme_fwddiff_f1(float (*)(float), float, float)
-    asm("__enzyme_fwddiff");
-float __enzyme_fwddiff_f2(float (*)(float, float), float, float, float, float)
     asm("__enzyme_fwddiff");
 
 float f_sinf(float x) { return sinf(x); }
@@ -16,7 +16,8 @@ float f_logf(float x) { return logf(x); }
 float f_sqrtf(float x) { return sqrtf(x); }
 float f_tanhf(float x) { return tanhf(x); }
 float f_atanf(float x) { return atanf(x); }
-float f_powf(float b, float e) { return powf(b, e); }
+float f_powf_base(float b) { return powf(b, 1.5f); }
+float f_powf_exp(float e) { return powf(2.5f, e); }
 
 int main(void) {
   const float xs[] = {0.3f, 1.25f, 2.5f};
@@ -35,11 +36,11 @@ int main(void) {
     check_tangent_float("atanf", __enzyme_fwddiff_f1(f_atanf, x, 2.0f),
                         2 / (1 + lx * lx));
     check_tangent_float("powf d/dbase",
-                        __enzyme_fwddiff_f2(f_powf, x, 1.0f, 1.5f, 0.0f),
+                        __enzyme_fwddiff_f1(f_powf_base, x, 1.0f),
                         1.5L * powl(lx, 0.5L));
     check_tangent_float("powf d/dexp",
-                        __enzyme_fwddiff_f2(f_powf, x, 0.0f, 1.5f, 1.0f),
-                        powl(lx, 1.5L) * logl(lx));
+                        __enzyme_fwddiff_f1(f_powf_exp, x, 1.0f),
+                        powl(2.5L, lx) * logl(2.5L));
   }
   return tc_finish("math_float");
 }

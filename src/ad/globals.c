@@ -1,0 +1,145 @@
+/*
+ * Shadows of constants.  A constant global is inactive data, but a pointer
+ * to it may land in active memory (a struct copied from a constant template
+ * holds pointers to constant tables).  Its shadow is then a read-only global
+ * `<name>_shadow` holding the shadow of the initializer: floats 0, integers
+ * kept, pointers to constant globals replaced by their shadows.  Reads
+ * through it see zero tangents, never primal data.
+ *
+ * A mutable global that receives active data (activity.c marks it in
+ * mc->active_globals) gets a writable `<name>_shadow` (lane k > 0:
+ * `<name>_shadow<k>`), zero-initialized, living as long as the module: the
+ * shadow Enzyme would need an `enzyme_shadow` annotation for.  Other
+ * mutable globals stand for themselves.  External globals (no initializer)
+ * can have no shadow; storing an active value into one is an error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/engine.h"
+#include "common/strbuf.h"
+
+static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
+                                 unsigned lane);
+
+int ad_global_can_shadow(LLVMValueRef g) {
+  return LLVMIsAGlobalVariable(g) && LLVMGetInitializer(g) &&
+         !LLVMIsThreadLocal(g);
+}
+
+static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
+                                  unsigned lane) {
+  if (!ad_global_can_shadow(g))
+    return g;
+  int constant = LLVMIsGlobalConstant(g);
+  if (!constant && !ad_map_get(&mc->active_globals, g))
+    return g;
+  if (constant)
+    lane = 0; /* read-only zeros serve every lane */
+  strbuf sb;
+  sb_init(&sb);
+  if (lane)
+    sb_printf(&sb, "%s_shadow%u", ad_value_name(g), lane);
+  else
+    sb_printf(&sb, "%s_shadow", ad_value_name(g));
+  if (!sb.data)
+    return g;
+  LLVMValueRef s = LLVMGetNamedGlobal(mc->mod, sb.data);
+  if (!s) {
+    LLVMTypeRef t = LLVMGlobalGetValueType(g);
+    s = LLVMAddGlobal(mc->mod, t, sb.data);
+    LLVMSetLinkage(s, LLVMInternalLinkage);
+    LLVMSetGlobalConstant(s, constant);
+    LLVMSetAlignment(s, LLVMGetAlignment(g));
+    /* placeholder first: a self-referencing initializer terminates */
+    LLVMSetInitializer(s, LLVMConstNull(t));
+    LLVMSetInitializer(s,
+                       shadow_const(mc, LLVMGetInitializer(g), depth + 1, lane));
+  }
+  sb_free(&sb);
+  return s;
+}
+
+static int has_pointer_or_int(LLVMTypeRef t, int depth) {
+  if (depth > 16)
+    return 1;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMPointerTypeKind:
+  case LLVMIntegerTypeKind:
+    return 1;
+  case LLVMVectorTypeKind:
+  case LLVMArrayTypeKind:
+    return has_pointer_or_int(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (has_pointer_or_int(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
+                                 unsigned lane) {
+  LLVMTypeRef t = LLVMTypeOf(c);
+  if (depth > 64)
+    return c;
+  if (LLVMIsAGlobalVariable(c))
+    return shadow_global(mc, c, depth, lane);
+  if (LLVMIsAFunction(c) || LLVMIsAConstantPointerNull(c) || LLVMIsUndef(c) ||
+      LLVMIsAConstantInt(c))
+    return c;
+  if (LLVMIsAConstantFP(c) || !has_pointer_or_int(t, 0))
+    return LLVMConstNull(t);
+  if (LLVMIsAConstantAggregateZero(c))
+    return c;
+  if (LLVMIsAConstantExpr(c)) {
+    if (LLVMGetConstOpcode(c) == LLVMGetElementPtr) {
+      LLVMValueRef base = LLVMGetOperand(c, 0);
+      LLVMValueRef sb = shadow_const(mc, base, depth + 1, lane);
+      if (sb == base)
+        return c;
+      unsigned n = (unsigned)LLVMGetNumOperands(c) - 1;
+      LLVMValueRef idx[16];
+      if (n > 16)
+        return c;
+      for (unsigned i = 0; i < n; i++)
+        idx[i] = LLVMGetOperand(c, i + 1);
+      return LLVMConstInBoundsGEP2(LLVMGetGEPSourceElementType(c), sb, idx, n);
+    }
+    return c;
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMArrayTypeKind && k != LLVMStructTypeKind &&
+      k != LLVMVectorTypeKind)
+    return c;
+  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : LLVMGetVectorSize(t);
+  LLVMValueRef *elems = malloc((n ? n : 1) * sizeof *elems);
+  if (!elems)
+    return c;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef e = LLVMGetAggregateElement(c, i);
+    elems[i] = e ? shadow_const(mc, e, depth + 1, lane) : NULL;
+    if (!elems[i]) {
+      free(elems);
+      return c;
+    }
+  }
+  LLVMValueRef r;
+  if (k == LLVMStructTypeKind)
+    r = LLVMConstNamedStruct(t, elems, n);
+  else if (k == LLVMArrayTypeKind)
+    r = LLVMConstArray2(LLVMGetElementType(t), elems, n);
+  else
+    r = LLVMConstVector(elems, n);
+  free(elems);
+  return r;
+}
+
+LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
+                                unsigned lane) {
+  return shadow_const(mc, c, 0, lane);
+}

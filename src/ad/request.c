@@ -1,0 +1,392 @@
+/*
+ * Requests: one `__enzyme_fwddiff(fn, args...)` call, decoded the way Enzyme
+ * decodes it (HandleAutoDiffArguments), and replaced by a call to the
+ * derivative.
+ *
+ * - The first argument is the function, possibly behind casts; with an sret
+ *   result the sret pointer comes first.
+ * - Markers: a load of (or the address of) the globals enzyme_dup,
+ *   enzyme_const, enzyme_dupnoneed, enzyme_width, enzyme_primal_return, or a
+ *   `metadata !"enzyme_..."` operand.  enzyme_width N and
+ *   enzyme_primal_return may appear anywhere; the others prefix the
+ *   argument they qualify.
+ * - Unmarked arguments follow Enzyme's whatType: floats, pointers and
+ *   aggregates holding them are duplicated, integers constant.
+ * - A duplicated argument is followed by N shadow arguments (N = width).
+ * - The result: the tangent (an [N x T] when N > 1), or {primal, tangent}
+ *   with enzyme_primal_return, stored into the request's declared return
+ *   type by layout (a struct of N doubles, a vector, an array ...).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/engine.h"
+
+typedef enum marker {
+  MARK_NONE,
+  MARK_DUP,
+  MARK_CONST,
+  MARK_DUPNONEED,
+  MARK_WIDTH,
+  MARK_PRIMAL_RETURN,
+  MARK_UNKNOWN
+} marker;
+
+static marker marker_by_name(const char *s, size_t n) {
+  static const struct {
+    const char *name;
+    marker m;
+  } names[] = {{"enzyme_dup", MARK_DUP},
+               {"enzyme_const", MARK_CONST},
+               {"enzyme_dupnoneed", MARK_DUPNONEED},
+               {"enzyme_width", MARK_WIDTH},
+               {"enzyme_primal_return", MARK_PRIMAL_RETURN}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
+      return names[i].m;
+  return n > 7 && memcmp(s, "enzyme_", 7) == 0 ? MARK_UNKNOWN : MARK_NONE;
+}
+
+static marker marker_of(LLVMValueRef v) {
+  if (LLVMIsAMDString(v)) {
+    unsigned len = 0;
+    const char *s = LLVMGetMDString(v, &len);
+    return s ? marker_by_name(s, len) : MARK_NONE;
+  }
+  if (LLVMIsALoadInst(v))
+    v = LLVMGetOperand(v, 0);
+  if (LLVMIsAGlobalVariable(v)) {
+    size_t n;
+    const char *s = LLVMGetValueName2(v, &n);
+    return marker_by_name(s, n);
+  }
+  return MARK_NONE;
+}
+
+static LLVMValueRef strip_casts(LLVMValueRef v) {
+  for (int i = 0; i < 8 && v; i++) {
+    if (LLVMIsAConstantExpr(v) &&
+        (LLVMGetConstOpcode(v) == LLVMBitCast ||
+         LLVMGetConstOpcode(v) == LLVMAddrSpaceCast ||
+         LLVMGetConstOpcode(v) == LLVMPtrToInt ||
+         LLVMGetConstOpcode(v) == LLVMIntToPtr))
+      v = LLVMGetOperand(v, 0);
+    else if (LLVMIsABitCastInst(v) || LLVMIsAAddrSpaceCastInst(v) ||
+             LLVMIsAPtrToIntInst(v) || LLVMIsAIntToPtrInst(v))
+      v = LLVMGetOperand(v, 0);
+    else
+      break;
+  }
+  return v;
+}
+
+/* Converts an argument as passed (variadic promotion: float -> double,
+ * char/short -> int) to the parameter type.  NULL if impossible. */
+static LLVMValueRef coerce_arg(LLVMBuilderRef b, LLVMTypeRef want,
+                               LLVMValueRef v) {
+  LLVMTypeRef have = LLVMTypeOf(v);
+  if (have == want)
+    return v;
+  if (ad_type_is_float_scalar(have) && ad_type_is_float_scalar(want))
+    return LLVMBuildFPCast(b, v, want, "");
+  if (LLVMGetTypeKind(have) == LLVMIntegerTypeKind &&
+      LLVMGetTypeKind(want) == LLVMIntegerTypeKind)
+    return LLVMBuildIntCast2(b, v, want, 1, "");
+  if (LLVMGetTypeKind(have) == LLVMPointerTypeKind &&
+      LLVMGetTypeKind(want) == LLVMPointerTypeKind)
+    return LLVMBuildPointerCast(b, v, want, "");
+  if (LLVMGetTypeKind(have) == LLVMIntegerTypeKind &&
+      LLVMGetTypeKind(want) == LLVMPointerTypeKind)
+    return LLVMBuildIntToPtr(b, v, want, "");
+  return NULL;
+}
+
+typedef struct request {
+  ad_module_ctx *mc;
+  LLVMValueRef call, fn, sret;
+  unsigned first, nargs; /* call operands [first, nargs) after fn */
+  unsigned width;
+  int primal_return;
+} request;
+
+static char *type_text(LLVMTypeRef t) {
+  char *s = LLVMPrintTypeToString(t);
+  char *c = s ? strdup(s) : NULL;
+  LLVMDisposeMessage(s);
+  return c;
+}
+
+static int fail_type(request *r, const char *what, LLVMTypeRef have,
+                     LLVMTypeRef want) {
+  char *a = type_text(have), *b = type_text(want);
+  int rc = ad_fail(r->mc, r->call, "__enzyme_fwddiff of %s: %s has type %s, "
+                                   "expected %s",
+                   ad_value_name(r->fn), what, a ? a : "?", b ? b : "?");
+  free(a);
+  free(b);
+  return rc;
+}
+
+/* Pre-scan for the markers that apply to the whole request. */
+static int scan_global_markers(request *r) {
+  for (unsigned i = r->first; i < r->nargs; i++) {
+    LLVMValueRef a = LLVMGetOperand(r->call, i);
+    marker m = marker_of(a);
+    if (m == MARK_PRIMAL_RETURN)
+      r->primal_return = 1;
+    if (m == MARK_WIDTH) {
+      if (i + 1 >= r->nargs)
+        return ad_fail(r->mc, r->call,
+                       "enzyme_width with no value after it in the request "
+                       "for %s",
+                       ad_value_name(r->fn));
+      LLVMValueRef w = LLVMGetOperand(r->call, i + 1);
+      if (!LLVMIsAConstantInt(w))
+        return ad_fail(r->mc, r->call,
+                       "enzyme_width must be followed by a constant integer");
+      unsigned long long n = LLVMConstIntGetZExtValue(w);
+      if (n < 1 || n > 64)
+        return ad_fail(r->mc, r->call,
+                       "enzyme_width %llu is out of range (1..64)", n);
+      r->width = (unsigned)n;
+    }
+  }
+  return 0;
+}
+
+/* Stores `v` into memory of the request's type, or returns it coerced. */
+static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
+                                  LLVMTypeRef want) {
+  LLVMTypeRef have = LLVMTypeOf(v);
+  if (have == want)
+    return v;
+  unsigned long long hs = LLVMABISizeOfType(r->mc->td, have);
+  unsigned long long ws = LLVMABISizeOfType(r->mc->td, want);
+  if (LLVMStoreSizeOfType(r->mc->td, have) > ws || hs < LLVMStoreSizeOfType(r->mc->td, want)) {
+    fail_type(r, "the result", have, want);
+    return NULL;
+  }
+  /* Through memory: an alloca in the entry block holding either type. */
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  LLVMPositionBuilderBefore(eb, first);
+  LLVMTypeRef slot_t = hs >= ws ? have : want;
+  LLVMValueRef slot = LLVMBuildAlloca(eb, slot_t, "fwddiff.result");
+  LLVMDisposeBuilder(eb);
+  LLVMBuildStore(b, v, slot);
+  return LLVMBuildLoad2(b, want, slot, "");
+}
+
+int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
+  request r;
+  memset(&r, 0, sizeof r);
+  r.mc = mc;
+  r.call = call;
+  r.width = 1;
+  r.nargs = LLVMGetNumArgOperands(call);
+  unsigned fi = 0;
+  if (r.nargs > 0 && LLVMGetCallSiteEnumAttribute(
+                         call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
+    r.sret = LLVMGetOperand(call, 0);
+    fi = 1;
+  }
+  if (r.nargs <= fi)
+    return ad_fail(mc, call, "__enzyme_fwddiff called without a function");
+  r.fn = strip_casts(LLVMGetOperand(call, fi));
+  r.first = fi + 1;
+  if (!LLVMIsAFunction(r.fn)) {
+    char *t = ad_value_text(LLVMGetOperand(call, fi));
+    int rc = ad_fail(mc, call,
+                     "the first argument of __enzyme_fwddiff must be a "
+                     "function, not `%s`",
+                     t ? t : "?");
+    free(t);
+    return rc;
+  }
+  if (LLVMCountBasicBlocks(r.fn) == 0)
+    return ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: the function has no body in this "
+                   "module",
+                   ad_value_name(r.fn));
+  if (scan_global_markers(&r) != 0)
+    return -1;
+
+  LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
+  unsigned np = LLVMCountParamTypes(ft);
+  LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
+  unsigned char *act = malloc(np ? np : 1);
+  LLVMValueRef *args = malloc((np * 2 + 1) * sizeof *args);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  int rc = 0;
+  if (!pt || !act || !args) {
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    goto out;
+  }
+  LLVMGetParamTypes(ft, pt);
+  LLVMPositionBuilderBefore(b, call);
+  if (LLVMInstructionGetDebugLoc(call))
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+
+  unsigned i = r.first, k = 0;
+  for (unsigned p = 0; p < np && rc == 0; p++) {
+    marker m = MARK_NONE;
+    /* skip request-wide markers, read at most one activity marker */
+    while (i < r.nargs) {
+      marker mi = marker_of(LLVMGetOperand(call, i));
+      if (mi == MARK_WIDTH) {
+        i += 2;
+        continue;
+      }
+      if (mi == MARK_PRIMAL_RETURN) {
+        i++;
+        continue;
+      }
+      if (mi == MARK_UNKNOWN) {
+        rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unsupported marker "
+                               "at argument %u",
+                     ad_value_name(r.fn), i);
+        break;
+      }
+      if (mi != MARK_NONE) {
+        m = mi;
+        i++;
+        if (i >= r.nargs)
+          rc = ad_fail(mc, call,
+                       "__enzyme_fwddiff of %s: a marker with no value after "
+                       "it (parameter %u)",
+                       ad_value_name(r.fn), p + 1);
+      }
+      break;
+    }
+    if (rc)
+      break;
+    if (i >= r.nargs) {
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: too few arguments (%s takes %u, "
+                   "value for parameter %u is missing)",
+                   ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
+      break;
+    }
+    ad_arg_activity a = m == MARK_CONST       ? AD_ARG_CONST
+                        : m == MARK_DUP       ? AD_ARG_DUP
+                        : m == MARK_DUPNONEED ? AD_ARG_DUPNONEED
+                                              : ad_type_default_activity(pt[p]);
+    LLVMValueRef v = coerce_arg(b, pt[p], LLVMGetOperand(call, i));
+    if (!v) {
+      char what[64];
+      snprintf(what, sizeof what, "argument for parameter %u", p + 1);
+      rc = fail_type(&r, what, LLVMTypeOf(LLVMGetOperand(call, i)), pt[p]);
+      break;
+    }
+    i++;
+    args[k++] = v;
+    act[p] = (unsigned char)a;
+    if (a == AD_ARG_CONST)
+      continue;
+    LLVMValueRef lanes[64];
+    for (unsigned w = 0; w < r.width; w++) {
+      if (i < r.nargs && marker_of(LLVMGetOperand(call, i)) != MARK_NONE) {
+        rc = ad_fail(mc, call,
+                     "__enzyme_fwddiff of %s: parameter %u is duplicated but "
+                     "its shadow %u is a marker",
+                     ad_value_name(r.fn), p + 1, w + 1);
+        break;
+      }
+      if (i >= r.nargs) {
+        rc = ad_fail(mc, call,
+                     "__enzyme_fwddiff of %s: parameter %u is duplicated but "
+                     "shadow %u of %u is missing",
+                     ad_value_name(r.fn), p + 1, w + 1, r.width);
+        break;
+      }
+      LLVMValueRef s = coerce_arg(b, pt[p], LLVMGetOperand(call, i));
+      if (!s) {
+        char what[64];
+        snprintf(what, sizeof what, "shadow for parameter %u", p + 1);
+        rc = fail_type(&r, what, LLVMTypeOf(LLVMGetOperand(call, i)), pt[p]);
+        break;
+      }
+      lanes[w] = s;
+      i++;
+    }
+    if (rc)
+      break;
+    if (r.width == 1) {
+      args[k++] = lanes[0];
+    } else {
+      LLVMValueRef agg = LLVMGetPoison(LLVMArrayType2(pt[p], r.width));
+      for (unsigned w = 0; w < r.width; w++)
+        agg = LLVMBuildInsertValue(b, agg, lanes[w], w, "");
+      args[k++] = agg;
+    }
+  }
+  /* trailing request-wide markers are fine; anything else is extra */
+  while (rc == 0 && i < r.nargs) {
+    marker mi = marker_of(LLVMGetOperand(call, i));
+    if (mi == MARK_WIDTH)
+      i += 2;
+    else if (mi == MARK_PRIMAL_RETURN)
+      i++;
+    else
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: too many arguments (%s takes %u "
+                   "parameters; argument %u is extra)",
+                   ad_value_name(r.fn), ad_value_name(r.fn), np, i + 1 - fi);
+  }
+  if (rc)
+    goto out;
+
+  LLVMTypeRef rt = LLVMGetReturnType(ft);
+  ad_signature sig = {r.fn, np, act, r.width, AD_RET_TANGENT};
+  if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
+    sig.ret = AD_RET_VOID;
+  else if (!ad_type_can_carry(rt))
+    sig.ret = r.primal_return ? AD_RET_PRIMAL : AD_RET_VOID;
+  else if (r.primal_return)
+    sig.ret = AD_RET_BOTH;
+  if (sig.ret == AD_RET_VOID && LLVMGetTypeKind(rt) != LLVMVoidTypeKind &&
+      LLVMGetFirstUse(call) &&
+      LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
+    char *t = type_text(rt);
+    rc = ad_fail(mc, call,
+                 "__enzyme_fwddiff of %s: its result type %s has no "
+                 "derivative, but the request's result is used",
+                 ad_value_name(r.fn), t ? t : "?");
+    free(t);
+    goto out;
+  }
+  LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (!d) {
+    rc = -1;
+    goto out;
+  }
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef res = LLVMBuildCall2(b, LLVMGlobalGetValueType(d), d, args, k,
+                                    sig.ret == AD_RET_VOID ? "" : "fwddiff");
+  ad_copy_abi_attrs(&sig, res);
+  LLVMTypeRef want = LLVMTypeOf(call);
+  if (r.sret && sig.ret != AD_RET_VOID) {
+    LLVMBuildStore(b, res, r.sret);
+  } else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
+    if (sig.ret == AD_RET_VOID) {
+      LLVMReplaceAllUsesWith(call, LLVMGetPoison(want));
+    } else {
+      LLVMValueRef v = coerce_result(&r, b, res, want);
+      if (!v) {
+        rc = -1;
+        goto out;
+      }
+      LLVMReplaceAllUsesWith(call, v);
+    }
+  }
+  LLVMInstructionEraseFromParent(call);
+out:
+  LLVMDisposeBuilder(b);
+  free(pt);
+  free(act);
+  free(args);
+  return rc;
+}

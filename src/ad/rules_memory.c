@@ -1,0 +1,253 @@
+/*
+ * Memory call rules: the memcpy family, heap allocation (C and C++), and
+ * the masked/reduction intrinsics that vectorizers emit.
+ *
+ * Shadow allocations mirror primal ones: allocated beside them with the same
+ * function (declared through ad_get_or_insert_helper), zeroed, and freed
+ * when the primal is freed, unless the shadow is the primal itself (then
+ * free(NULL), a no-op, keeps the code branch-free).
+ *
+ * Without byte-level type analysis a copy from inactive memory zeroes the
+ * whole shadow destination (right for float data; pointers and integers
+ * copied that way lose their shadow).
+ */
+#include <string.h>
+
+#include "ad/engine.h"
+
+typedef enum mem_kind {
+  MEM_MALLOC,   /* shadow = same call, then memset 0 (size argument given) */
+  MEM_CALLOC,   /* shadow = same call (already zero) */
+  MEM_REALLOC,  /* shadow = realloc(shadow, n) */
+  MEM_MEMALIGN, /* posix_memalign(&p, a, n) */
+  MEM_FREE,     /* free the shadow too */
+  MEM_COPY,     /* memcpy/memmove: copy shadows, or zero the destination */
+  MEM_SET,      /* memset: same bytes into the shadow (Enzyme's rule) */
+  MEM_LINEAR,   /* same operation on the shadows of the listed operands */
+  MEM_STORE_LIKE /* masked.store: shadow op if the pointer has a shadow */
+} mem_kind;
+
+typedef struct mem_rule_data {
+  mem_kind kind;
+  int size_arg;    /* MALLOC / MEMALIGN: the byte count */
+  unsigned ops[2]; /* LINEAR / STORE_LIKE: operands replaced by shadows */
+  unsigned nops;
+  unsigned ptr_arg; /* STORE_LIKE: the pointer operand */
+} mem_rule_data;
+
+static LLVMValueRef helper_like(ad_fn_ctx *fc, LLVMValueRef call,
+                                const char *name) {
+  LLVMValueRef fn = ad_called_function(call);
+  LLVMTypeRef ft = fn ? LLVMGlobalGetValueType(fn) : LLVMGetCalledFunctionType(call);
+  return ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
+}
+
+static void zero_bytes(ad_fn_ctx *fc, LLVMValueRef p, LLVMValueRef n) {
+  LLVMValueRef zero = LLVMConstInt(LLVMInt8TypeInContext(fc->mc->llctx), 0, 0);
+  LLVMBuildMemSet(fc->b, p, zero, n, 1);
+}
+
+static int remapped_args(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef *args,
+                         unsigned *n) {
+  *n = LLVMGetNumArgOperands(call);
+  if (*n > 8)
+    return -1;
+  for (unsigned k = 0; k < *n; k++)
+    args[k] = ad_primal(fc, LLVMGetOperand(call, k));
+  return 0;
+}
+
+static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
+                       LLVMValueRef call, LLVMValueRef clone) {
+  const mem_rule_data *d = rule->data;
+  char buf[256];
+  const char *rname = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
+  LLVMValueRef args[8];
+  unsigned nargs;
+  LLVMValueRef lanes[64];
+  if (remapped_args(fc, call, args, &nargs) != 0)
+    return ad_fail(fc->mc, call, "too many arguments for %s", rname);
+  switch (d->kind) {
+  case MEM_MALLOC:
+  case MEM_CALLOC:
+  case MEM_REALLOC: {
+    if (!ad_is_active(fc, call))
+      return 0;
+    if ((unsigned)d->size_arg >= nargs)
+      return ad_fail(fc->mc, call, "%s: missing size argument", rname);
+    LLVMValueRef fn = helper_like(fc, call, rname);
+    LLVMValueRef old = NULL;
+    if (d->kind == MEM_REALLOC)
+      old = ad_shadow_or_null(fc, LLVMGetOperand(call, 0));
+    for (unsigned lane = 0; lane < fc->width; lane++) {
+      LLVMValueRef s;
+      if (d->kind == MEM_REALLOC && old) {
+        LLVMValueRef a2[8];
+        memcpy(a2, args, sizeof a2);
+        a2[0] = ad_lane(fc, old, lane);
+        s = ad_call_helper(fc->b, fn, a2, nargs, "shadow");
+      } else if (d->kind == MEM_REALLOC) {
+        /* the old block had no shadow: start a fresh, zeroed one */
+        LLVMValueRef a2[8];
+        memcpy(a2, args, sizeof a2);
+        a2[0] = LLVMConstNull(LLVMTypeOf(args[0]));
+        s = ad_call_helper(fc->b, fn, a2, nargs, "shadow");
+        zero_bytes(fc, s, args[d->size_arg]);
+      } else {
+        s = ad_call_helper(fc->b, fn, args, nargs, "shadow");
+        if (d->kind == MEM_MALLOC)
+          zero_bytes(fc, s, args[d->size_arg]);
+      }
+      lanes[lane] = s;
+    }
+    ad_set_shadow(fc, call, ad_pack(fc, LLVMTypeOf(call), lanes));
+    return 0;
+  }
+  case MEM_MEMALIGN: {
+    LLVMValueRef sp = ad_shadow_or_null(fc, LLVMGetOperand(call, 0));
+    if (!sp)
+      return 0;
+    LLVMValueRef fn = helper_like(fc, call, rname);
+    LLVMTypeRef ptr = LLVMTypeOf(args[0]);
+    for (unsigned lane = 0; lane < fc->width; lane++) {
+      LLVMValueRef a2[8];
+      memcpy(a2, args, sizeof a2);
+      a2[0] = ad_lane(fc, sp, lane);
+      ad_call_helper(fc->b, fn, a2, nargs, "");
+      LLVMValueRef p = LLVMBuildLoad2(fc->b, ptr, a2[0], "");
+      zero_bytes(fc, p, args[d->size_arg]);
+    }
+    return 0;
+  }
+  case MEM_FREE: {
+    LLVMValueRef p = LLVMGetOperand(call, 0);
+    LLVMValueRef sp = ad_shadow_or_null(fc, p);
+    if (!sp)
+      return 0;
+    LLVMValueRef fn = helper_like(fc, call, rname);
+    for (unsigned lane = 0; lane < fc->width; lane++) {
+      LLVMValueRef s = ad_lane(fc, sp, lane);
+      LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, s, args[0], "");
+      LLVMValueRef a2[8];
+      memcpy(a2, args, sizeof a2);
+      a2[0] = LLVMBuildSelect(fc->b, same, LLVMConstNull(LLVMTypeOf(s)), s, "");
+      ad_call_helper(fc->b, fn, a2, nargs, "");
+    }
+    return 0;
+  }
+  case MEM_COPY: {
+    LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+    LLVMValueRef sd = ad_shadow_or_null(fc, dst);
+    LLVMValueRef ss = ad_shadow_or_null(fc, src);
+    if (!sd) {
+      if (ss)
+        return ad_fail(fc->mc, call,
+                       "%s copies active memory into memory with no shadow",
+                       rname);
+      return 0;
+    }
+    if (ss) {
+      static const unsigned ops[2] = {0, 1};
+      LLVMValueRef s = ad_lanewise(fc, call, clone, ops, 2);
+      if (ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
+        ad_set_shadow(fc, call, s);
+      return 0;
+    }
+    if (LLVMIsAGlobalVariable(ad_pointer_root(src)) &&
+        LLVMIsGlobalConstant(ad_pointer_root(src))) {
+      /* from a constant template: copy its shadow (zero floats, pointers
+       * to constant tables replaced by their zero shadows, ints kept) */
+      static const unsigned ops[2] = {0, 1};
+      ad_lanewise(fc, call, clone, ops, 2);
+    } else {
+      for (unsigned lane = 0; lane < fc->width; lane++)
+        zero_bytes(fc, ad_lane(fc, sd, lane), args[2]);
+    }
+    if (ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
+      ad_set_shadow(fc, call, sd);
+    return 0;
+  }
+  case MEM_SET: {
+    LLVMValueRef sd = ad_shadow_or_null(fc, LLVMGetOperand(call, 0));
+    if (!sd)
+      return 0;
+    static const unsigned ops[1] = {0};
+    LLVMValueRef s = ad_lanewise(fc, call, clone, ops, 1);
+    if (ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
+      ad_set_shadow(fc, call, s);
+    return 0;
+  }
+  case MEM_LINEAR:
+    if (ad_is_active(fc, call))
+      ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, d->ops, d->nops));
+    return 0;
+  case MEM_STORE_LIKE:
+    if (ad_shadow_or_null(fc, LLVMGetOperand(call, d->ptr_arg)))
+      ad_lanewise(fc, call, clone, d->ops, d->nops);
+    else if (ad_is_active(fc, LLVMGetOperand(call, d->ops[0])))
+      return ad_fail(fc->mc, call,
+                     "%s stores an active value through a pointer with no "
+                     "shadow",
+                     rname);
+    return 0;
+  }
+  return 0;
+}
+
+static const mem_rule_data d_malloc0 = {MEM_MALLOC, 0, {0}, 0, 0};
+static const mem_rule_data d_malloc1 = {MEM_MALLOC, 1, {0}, 0, 0};
+static const mem_rule_data d_calloc = {MEM_CALLOC, 0, {0}, 0, 0};
+static const mem_rule_data d_realloc = {MEM_REALLOC, 1, {0}, 0, 0};
+static const mem_rule_data d_memalign = {MEM_MEMALIGN, 2, {0}, 0, 0};
+static const mem_rule_data d_free = {MEM_FREE, 0, {0}, 0, 0};
+static const mem_rule_data d_copy = {MEM_COPY, 0, {0}, 0, 0};
+static const mem_rule_data d_set = {MEM_SET, 0, {0}, 0, 0};
+static const mem_rule_data d_reduce = {MEM_LINEAR, 0, {0, 1}, 2, 0};
+static const mem_rule_data d_mload = {MEM_LINEAR, 0, {0, 3}, 2, 0};
+static const mem_rule_data d_mstore = {MEM_STORE_LIKE, 0, {0, 1}, 2, 1};
+
+/* {name, emit, data, writes_pointer_args, returns_allocation, inactive} */
+#define ALLOC(n, d) {n, emit_memory, &d, 0, 1, 0}
+#define OTHER(n, d, w) {n, emit_memory, &d, w, 0, 0}
+static const ad_call_rule memory_rules[] = {
+    ALLOC("malloc", d_malloc0),
+    ALLOC("calloc", d_calloc),
+    ALLOC("realloc", d_realloc),
+    ALLOC("aligned_alloc", d_malloc1),
+    ALLOC("memalign", d_malloc1),
+    ALLOC("_Znwm", d_malloc0),
+    ALLOC("_Znam", d_malloc0),
+    ALLOC("_ZnwmSt11align_val_t", d_malloc0),
+    ALLOC("_ZnamSt11align_val_t", d_malloc0),
+    ALLOC("_ZnwmRKSt9nothrow_t", d_malloc0),
+    ALLOC("_ZnamRKSt9nothrow_t", d_malloc0),
+    OTHER("posix_memalign", d_memalign, 0),
+    OTHER("free", d_free, 0),
+    OTHER("_ZdlPv", d_free, 0),
+    OTHER("_ZdaPv", d_free, 0),
+    OTHER("_ZdlPvm", d_free, 0),
+    OTHER("_ZdaPvm", d_free, 0),
+    OTHER("_ZdlPvSt11align_val_t", d_free, 0),
+    OTHER("_ZdaPvSt11align_val_t", d_free, 0),
+    OTHER("_ZdlPvmSt11align_val_t", d_free, 0),
+    OTHER("_ZdaPvmSt11align_val_t", d_free, 0),
+    OTHER("memcpy", d_copy, 1),
+    OTHER("memmove", d_copy, 1),
+    OTHER("llvm.memcpy", d_copy, 1),
+    OTHER("llvm.memcpy.inline", d_copy, 1),
+    OTHER("llvm.memmove", d_copy, 1),
+    OTHER("memset", d_set, 0),
+    OTHER("llvm.memset", d_set, 0),
+    OTHER("llvm.memset.inline", d_set, 0),
+    /* vectorizer output: an ordered sum is linear in start and vector */
+    OTHER("llvm.vector.reduce.fadd", d_reduce, 0),
+    OTHER("llvm.masked.load", d_mload, 0),
+    OTHER("llvm.masked.store", d_mstore, 1),
+};
+
+const ad_call_rule *ad_memory_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof memory_rules / sizeof *memory_rules; i++)
+    if (ad_name_matches(name, memory_rules[i].name))
+      return &memory_rules[i];
+  return NULL;
+}

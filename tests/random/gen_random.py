@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Generates random differentiable C programs for the differential test.
+
+One seed gives one C file: a handful of random functions (straight-line
+code, and loops over an array) built from + - * / and smooth libm calls,
+each wrapped so its domain is safe for every real input (a divisor is
+1.5 + e*e, a logarithm's argument 1 + e*e, an exponent tanh(e), ...).  So
+every function is smooth everywhere and a central finite difference is a
+valid reference.  The generated main requests each function's tangent with
+__enzyme_fwddiff along a random direction, compares it with a five-point
+finite difference taken in long double, prints each mismatch with the
+function's name, and returns the number of mismatches (0: all agree).
+
+Usage: gen_random.py SEED [--count N] > prog.c
+"""
+
+import argparse
+import random
+import re
+
+# Smooth wrappers: each maps any finite real to a finite real of modest
+# size whose derivatives stay modest too.  {0} and {1} are subexpressions.
+UNARY = [
+    "sin({0})", "cos({0})", "tanh({0})", "atan({0})", "erf({0})",
+    "exp(tanh({0}))", "exp(-0.5 * ({0}) * ({0}))", "log(1.0 + ({0}) * ({0}))",
+    "sqrt(1.0 + ({0}) * ({0}))", "log1p(0.5 * ({0}) * ({0}))",
+    "asinh({0})", "expm1(0.5 * tanh({0}))", "cbrt(2.0 + tanh({0}))",
+    "hypot({0}, 1.25)", "({0}) / (1.5 + ({0}) * ({0}))",
+    "sinh(0.5 * tanh({0}))", "cosh(atan({0}))", "exp2(sin({0}))",
+]
+BINARY = [
+    "({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})",
+    "({0}) / (1.5 + ({1}) * ({1}))", "({0}) / (2.0 + cos({1}))",
+    "atan2({0}, 2.0 + sin({1}))", "pow(1.5 + 0.5 * tanh({0}), tanh({1}))",
+    "fma({0}, tanh({1}), 0.5)",
+]
+
+
+LIBM = re.compile(r"\b(sin|cos|tan|sinh|cosh|tanh|asinh|atan|atan2|erf|exp|"
+                  r"exp2|expm1|log|log1p|sqrt|cbrt|hypot|pow|fma)\(")
+LITERAL = re.compile(r"(?<![\w.])(\d+\.\d+)(?![\w.])")
+
+
+def to_float(code):
+    """The same function in single precision: float types, the f-suffixed
+    libm functions and float literals (so nothing is computed in double)."""
+    code = code.replace("double", "float")
+    code = LIBM.sub(lambda m: m.group(1) + "f(", code)
+    return LITERAL.sub(lambda m: m.group(1) + "f", code)
+
+
+class FunctionWriter:
+    """Random expressions over a growing set of named double values."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def constant(self):
+        return repr(round(self.rng.uniform(-2.0, 2.0), 3))
+
+    def expr(self, names, depth):
+        r = self.rng.random()
+        if depth <= 0 or r < 0.2:
+            if self.rng.random() < 0.8:
+                return self.rng.choice(names)
+            return self.constant()
+        if r < 0.55:
+            return self.rng.choice(UNARY).format(self.expr(names, depth - 1))
+        # Multiplication of two deep trees can grow fast: keep one side small.
+        return self.rng.choice(BINARY).format(self.expr(names, depth - 1),
+                                              self.expr(names, depth - 2))
+
+    def straight_line(self, name, nargs):
+        params = ["x%d" % i for i in range(nargs)]
+        names = list(params)
+        lines = ["double %s(%s) {" % (name, ", ".join("double " + p for p in params))]
+        for k in range(self.rng.randint(2, 6)):
+            temp = "t%d" % k
+            lines.append("  double %s = %s;" % (temp, self.expr(names, 3)))
+            names.append(temp)
+        # Every temporary feeds the result, so none is dead code.
+        lines.append("  return %s + 0.5 * (%s);" % (
+            self.expr(names[nargs:] + params[:1], 2), " + ".join(names)))
+        lines.append("}")
+        return "\n".join(lines)
+
+    def looping(self, name):
+        """A loop over v[0..n) carrying an accumulator, damped to stay bounded."""
+        lines = ["double %s(const double *v, int n) {" % name,
+                 "  double acc = %s;" % self.constant(),
+                 "  for (int i = 0; i < n; i++) {",
+                 "    double xi = v[i];",
+                 "    double xj = v[(i * 3 + 1) % n];",
+                 "    double w = 1.0 / (i + 1);"]
+        names = ["acc", "xi", "xj", "w"]
+        for k in range(self.rng.randint(1, 3)):
+            temp = "u%d" % k
+            lines.append("    double %s = %s;" % (temp, self.expr(names, 3)))
+            names.append(temp)
+        update = self.rng.choice([
+            "    acc = 0.6 * acc + tanh(%s);",
+            "    acc = acc + w * sin(%s);",
+            "    acc = 0.5 * acc + %s / (1.5 + acc * acc);",
+        ])
+        lines.append(update % self.expr(names, 2))
+        # Every value of the body feeds the accumulator, mildly.
+        lines.append("    acc += 0.05 * (%s);" % " * 0.5 + ".join(names[1:]))
+        if self.rng.random() < 0.5:
+            lines.append("    if (xi > %s) acc = acc * 0.9 + 0.1 * xj;" % self.constant())
+        lines += ["  }", "  return acc;", "}"]
+        return "\n".join(lines)
+
+
+PRELUDE = r"""/* Generated by tests/random/gen_random.py, seed %(seed)d: do not edit. */
+#include <math.h>
+#include <stdio.h>
+
+extern int enzyme_dup, enzyme_const;
+double __enzyme_fwddiff(void *, ...);
+/* Float requests are not variadic (a variadic float becomes a double), and
+ * there is one prototype only: two fixed prototypes of one symbol in a TU
+ * let clang -O2 pad the shorter calls to the longer type.  So every float
+ * function takes three floats. */
+float __enzyme_fwddiff_f3(void *, float, float, float, float, float, float)
+    __asm__("__enzyme_fwddiff");
+
+#ifdef RANDOM_NATIVE_SELFTEST
+#define __enzyme_fwddiff(...) 0.0
+#define __enzyme_fwddiff_f3(...) 0.0f
+#endif
+
+static int mismatches;
+
+/* Five-point central difference, in long double, of g along t at 0. */
+static long double fd(double (*g)(double, const void *), const void *ctx,
+                      double h) {
+  long double m2 = g(-2 * h, ctx), m1 = g(-h, ctx);
+  long double p1 = g(h, ctx), p2 = g(2 * h, ctx);
+  return (m2 - 8 * m1 + 8 * p1 - p2) / (12.0L * h);
+}
+
+static int agrees(long double got, long double ref) {
+  return fabsl(got - ref) <= 1e-8L + 1e-6L * fabsl(ref);
+}
+
+/* A mismatch only if the tangent disagrees with both step sizes: a rough
+ * function can fool one step, not a correct tangent at both. */
+static __attribute__((unused)) void judge(const char *name, double tangent,
+                  double (*g)(double, const void *), const void *ctx) {
+  long double ref = fd(g, ctx, 1e-3);
+#ifdef RANDOM_NATIVE_SELFTEST
+  /* No engine: judge the reference instead (finite, and step-stable). */
+  tangent = (double)fd(g, ctx, 2e-4);
+  if (!isfinite(tangent) || !isfinite((double)g(0, ctx)))
+    tangent = NAN;
+#endif
+  if (agrees(tangent, ref) || agrees(tangent, fd(g, ctx, 2e-4)))
+    return;
+  mismatches++;
+  printf("MISMATCH %%s: tangent %%.17g, finite difference %%.17Lg\n", name,
+         tangent, ref);
+}
+
+/* The same for float functions: a wider step and float tolerances. */
+static long double fd_float(float (*g)(float, const void *), const void *ctx,
+                            float h) {
+  long double m2 = g(-2 * h, ctx), m1 = g(-h, ctx);
+  long double p1 = g(h, ctx), p2 = g(2 * h, ctx);
+  return (m2 - 8 * m1 + 8 * p1 - p2) / (12.0L * h);
+}
+
+static int agrees_float(long double got, long double ref) {
+  return fabsl(got - ref) <= 1e-3L + 2e-3L * fabsl(ref);
+}
+
+static __attribute__((unused)) void judge_float(const char *name, float tangent,
+                        float (*g)(float, const void *), const void *ctx) {
+  long double ref = fd_float(g, ctx, 1e-2f);
+#ifdef RANDOM_NATIVE_SELFTEST
+  tangent = (float)fd_float(g, ctx, 4e-3f);
+  if (!isfinite(tangent) || !isfinite(g(0, ctx)))
+    tangent = NAN;
+#endif
+  if (agrees_float(tangent, ref) || agrees_float(tangent, fd_float(g, ctx, 4e-3f)))
+    return;
+  mismatches++;
+  printf("MISMATCH %%s (float): tangent %%.9g, finite difference %%.9Lg\n",
+         name, tangent, ref);
+}
+"""
+
+
+def c_array(values):
+    return "{" + ", ".join(repr(v) for v in values) + "}"
+
+
+def c_array_float(values):
+    return "{" + ", ".join(repr(v) + "f" for v in values) + "}"
+
+
+def generate(seed, count=8):
+    rng = random.Random(seed)
+    writer = FunctionWriter(rng)
+    out = [PRELUDE % {"seed": seed}]
+    checks = []
+    for k in range(count):
+        name = "rf%d" % k
+        kind = rng.random()
+        if kind < 0.15:
+            nargs = 3
+            out.append(to_float(writer.straight_line(name, nargs)))
+            point = [round(rng.uniform(-1.5, 1.5), 4) for _ in range(nargs)]
+            direction = [round(rng.uniform(-1.0, 1.0), 4) for _ in range(nargs)]
+            call_args = ", ".join("p[%d] + t * d[%d]" % (i, i) for i in range(nargs))
+            req_args = ", ".join("p[%d], d[%d]" % (i, i) for i in range(nargs))
+            out.append(
+                "static const float %(n)s_p[] = %(p)s, %(n)s_d[] = %(d)s;\n"
+                "static float %(n)s_line(float t, const void *ctx) {\n"
+                "  (void)ctx;\n"
+                "  const float *p = %(n)s_p, *d = %(n)s_d;\n"
+                "  return %(n)s(%(call)s);\n"
+                "}\n"
+                "static void %(n)s_check(void) {\n"
+                "  const float *p = %(n)s_p, *d = %(n)s_d;\n"
+                "  judge_float(\"%(n)s\",\n"
+                "              __enzyme_fwddiff_f%(k)d((void *)%(n)s, %(req)s),\n"
+                "              %(n)s_line, NULL);\n"
+                "}" % {"n": name, "p": c_array_float(point),
+                       "d": c_array_float(direction), "call": call_args,
+                       "req": req_args, "k": nargs})
+        elif kind < 0.6:
+            nargs = rng.randint(1, 3)
+            out.append(writer.straight_line(name, nargs))
+            point = [round(rng.uniform(-1.5, 1.5), 4) for _ in range(nargs)]
+            direction = [round(rng.uniform(-1.0, 1.0), 4) for _ in range(nargs)]
+            call_args = ", ".join("p[%d] + t * d[%d]" % (i, i) for i in range(nargs))
+            req_args = ", ".join("p[%d], d[%d]" % (i, i) for i in range(nargs))
+            out.append(
+                "static const double %(n)s_p[] = %(p)s, %(n)s_d[] = %(d)s;\n"
+                "static double %(n)s_line(double t, const void *ctx) {\n"
+                "  (void)ctx;\n"
+                "  const double *p = %(n)s_p, *d = %(n)s_d;\n"
+                "  return %(n)s(%(call)s);\n"
+                "}\n"
+                "static void %(n)s_check(void) {\n"
+                "  const double *p = %(n)s_p, *d = %(n)s_d;\n"
+                "  judge(\"%(n)s\", __enzyme_fwddiff((void *)%(n)s, %(req)s),\n"
+                "        %(n)s_line, NULL);\n"
+                "}" % {"n": name, "p": c_array(point), "d": c_array(direction),
+                       "call": call_args, "req": req_args})
+        else:
+            n = rng.randint(1, 9)
+            out.append(writer.looping(name))
+            point = [round(rng.uniform(-1.5, 1.5), 4) for _ in range(n)]
+            direction = [round(rng.uniform(-1.0, 1.0), 4) for _ in range(n)]
+            out.append(
+                "static double %(n)s_v[] = %(p)s, %(n)s_dv[] = %(d)s;\n"
+                "static double %(n)s_line(double t, const void *ctx) {\n"
+                "  (void)ctx;\n"
+                "  double v[%(len)d];\n"
+                "  for (int i = 0; i < %(len)d; i++)\n"
+                "    v[i] = %(n)s_v[i] + t * %(n)s_dv[i];\n"
+                "  return %(n)s(v, %(len)d);\n"
+                "}\n"
+                "static void %(n)s_check(void) {\n"
+                "  judge(\"%(n)s\", __enzyme_fwddiff((void *)%(n)s, enzyme_dup,\n"
+                "        %(n)s_v, %(n)s_dv, enzyme_const, %(len)d),\n"
+                "        %(n)s_line, NULL);\n"
+                "}" % {"n": name, "p": c_array(point), "d": c_array(direction),
+                       "len": n})
+        checks.append("%s_check();" % name)
+    out.append("int main(void) {\n  %s\n"
+               "  printf(\"seed %d: %%d of %d functions mismatched\\n\", mismatches);\n"
+               "  return mismatches;\n}" % ("\n  ".join(checks), seed, count))
+    return "\n\n".join(out) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("seed", type=int)
+    parser.add_argument("--count", type=int, default=8,
+                        help="functions per program (default 8)")
+    args = parser.parse_args()
+    print(generate(args.seed, args.count), end="")
+
+
+if __name__ == "__main__":
+    main()
