@@ -25,9 +25,8 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst) {
   }
   /* A DIAssignID links one instruction to its #dbg_assign records; the
    * clone lives in another function and must not share it. */
-  static unsigned assign_kind;
-  if (!assign_kind)
-    assign_kind = LLVMGetMDKindIDInContext(fc->mc->llctx, "DIAssignID", 10);
+  unsigned assign_kind =
+      LLVMGetMDKindIDInContext(fc->mc->llctx, "DIAssignID", 10);
   if (LLVMGetMetadata(c, assign_kind))
     LLVMSetMetadata(c, assign_kind, NULL);
   if (ad_map_put(&fc->vmap, inst, c) != 0) {
