@@ -107,6 +107,39 @@ char *ad_value_text(LLVMValueRef v);
 /* The name of a value ("<unnamed>" when it has none); borrowed. */
 const char *ad_value_name(LLVMValueRef v);
 
+/* ---- types.c: the byte layout of copied memory (type analysis) ---- */
+/*
+ * What the bytes of a copy hold, so one copy rule (memcpy, memmove, the CUDA
+ * transfers) can treat each part as Enzyme does: float and pointer bytes
+ * copy their shadow; with an inactive source, float bytes of the
+ * destination's shadow are zeroed and pointer bytes get the source's
+ * pointer; integer bytes are left alone.  UNKNOWN bytes keep the
+ * conservative behaviour (copy the shadow, or zero it).
+ */
+typedef enum ad_byte_kind {
+  AD_BYTES_UNKNOWN = 0,
+  AD_BYTES_FLOAT,
+  AD_BYTES_POINTER,
+  AD_BYTES_INTEGER
+} ad_byte_kind;
+typedef struct ad_segment {
+  unsigned long long offset, size; /* bytes, within one period */
+  ad_byte_kind kind;
+} ad_segment;
+typedef struct ad_copy_layout {
+  ad_segment *segs; /* sorted, non-overlapping; malloc'd */
+  size_t n;
+  /* The pattern repeats every `period` bytes (an array of structs copied
+   * with a run-time length); 0: the segments cover the copy once. */
+  unsigned long long period;
+} ad_copy_layout;
+/* The layout of the `len` bytes a copy call moves from `src` to `dst` (the
+ * primal operands).  Never fails for lack of knowledge: unknown bytes are
+ * one AD_BYTES_UNKNOWN segment.  0, or -1 (out of memory, error in fc). */
+int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
+                      LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out);
+void ad_copy_layout_free(ad_copy_layout *l);
+
 /* ---- types.c: type classification ---- */
 int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */
 int ad_type_is_float_scalar(LLVMTypeRef t); /* half .. fp128, x86_fp80 */

@@ -4,7 +4,29 @@
  * activity for unmarked request arguments); a byte-level analysis of memory
  * (float / int / pointer per offset) belongs here when it grows.
  */
+#include <stdlib.h>
+
 #include "ad/engine.h"
+
+int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
+                      LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out) {
+  (void)fc, (void)call, (void)dst, (void)src, (void)len;
+  out->period = 0;
+  out->n = 1;
+  out->segs = calloc(1, sizeof *out->segs);
+  if (!out->segs)
+    return -1;
+  out->segs[0].offset = 0;
+  out->segs[0].size = ~0ull; /* the whole copy */
+  out->segs[0].kind = AD_BYTES_UNKNOWN;
+  return 0;
+}
+
+void ad_copy_layout_free(ad_copy_layout *l) {
+  free(l->segs);
+  l->segs = NULL;
+  l->n = 0;
+}
 
 int ad_type_is_float_scalar(LLVMTypeRef t) {
   switch (LLVMGetTypeKind(t)) {
