@@ -184,6 +184,33 @@ TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
                                 const tanjit_activity *activities, size_t nargs,
                                 unsigned width, tanjit_error **err);
 
+/*
+ * Custom derivatives for symbols with no IR (a ccall into a closed library):
+ * calls to `function` (by plain name, by `"enzyme_math"="function"`, or by
+ * the rename `ejlstr$function$lib`) are differentiated by calling
+ * `derivative`, a symbol resolved like any external (loaded modules,
+ * registered libraries, renamed ccalls, the process).  A registered rule
+ * wins over the built-in tables.
+ *
+ * For `R function(A1 a1, ..., An an)` the derivative is
+ *
+ *     R derivative(A1 a1, A1 da1, ..., An an, An dan)
+ *
+ * every float, float-vector or pointer parameter followed by its shadow
+ * (the zero tangent, or for a pointer the shadow memory, when the argument
+ * is inactive), other parameters passed alone.  It returns the tangent of
+ * the result (nothing for a void function); with
+ * TANJIT_RULE_RETURNS_PRIMAL it returns `struct { R primal, tangent; }`
+ * instead, and the primal call is not made.  Registrations apply to modules
+ * compiled after the call.  In-IR registrations (Enzyme's
+ * `__enzyme_register_derivative_<name>` globals, `__enzyme_inactivefn`,
+ * `__enzyme_function_like`, the `enzyme_inactive` attribute) need no API.
+ */
+enum { TANJIT_RULE_RETURNS_PRIMAL = 1 };
+TANJIT_API int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
+                                        const char *derivative, unsigned flags,
+                                        tanjit_error **err);
+
 /* Frees a string returned by tanjit.  NULL-tolerant. */
 TANJIT_API void tanjit_free(void *p);
 

@@ -28,6 +28,15 @@ ad_engine *ad_engine_new(void);
 void ad_engine_free(ad_engine *e); /* NULL-tolerant */
 
 /*
+ * Registers `derivative` as the forward rule for calls to `function`
+ * (tanjit_register_fwd_rule; flags as there).  Copies both names.  Safe to
+ * call while other threads transform modules.  0, or -1 with *err set.
+ */
+int ad_engine_register_rule(ad_engine *e, const char *function,
+                            const char *derivative, unsigned flags,
+                            tanjit_error **err);
+
+/*
  * Replaces every derivative request in `m` (calls to functions whose name
  * starts with __enzyme_fwddiff) by a call to a generated forward-mode
  * derivative; generated functions get internal linkage.  Reverse-mode

@@ -259,3 +259,12 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   ad_map_free(&mc.active_globals);
   return rc;
 }
+
+/* Placeholder until custom rules land (src/ad/custom.c). */
+int ad_engine_register_rule(ad_engine *e, const char *function,
+                            const char *derivative, unsigned flags,
+                            tanjit_error **err) {
+  (void)e, (void)derivative, (void)flags;
+  return tj_fail(err, TANJIT_ERR_UNSUPPORTED,
+                 "custom rule for %s: not implemented yet", function);
+}

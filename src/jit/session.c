@@ -213,6 +213,20 @@ int tanjit_add_library(tanjit_session *s, const char *path,
   return jit_resolver_add_library(s->resolver, path, err);
 }
 
+int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
+                             const char *derivative, unsigned flags,
+                             tanjit_error **err) {
+  if (!s || !function || !derivative || !*function || !*derivative)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_register_fwd_rule: session, function and derivative "
+                   "are required");
+  if (flags & ~(unsigned)TANJIT_RULE_RETURNS_PRIMAL)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_register_fwd_rule of %s: unknown flags 0x%x", function,
+                   flags);
+  return ad_engine_register_rule(s->ad, function, derivative, flags, err);
+}
+
 /* The names a module defines for others: what a lookup can ask it for. */
 static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
   size_t cap = 0;
