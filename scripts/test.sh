@@ -3,8 +3,9 @@
 # missing, builds, and runs every suite (unit, engine, CUDA simulator,
 # program corpus, randomized differential test).
 #   scripts/test.sh            LLVM 19, all suites
-#   scripts/test.sh --all      also: LLVM 22 build + unit suites, and an
-#                              ASan/UBSan build of the unit suites (what CI runs)
+#   scripts/test.sh --all      also: LLVM 22 build + unit suites, an ASan/UBSan
+#                              build of the unit suites, and the threaded
+#                              suites under TSan (what CI runs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -35,6 +36,13 @@ if [ "${1:-}" = "--all" ]; then
       run_suites build-asan "ASan+UBSan" --suite unit --suite ad --suite cudasim || status=1
   else
     echo "sanitizer build failed"; status=1
+  fi
+  # The multi-threaded suites under ThreadSanitizer (tanjit's own code is
+  # instrumented; LLVM's is not).
+  if scripts/bootstrap.sh build-tsan 19 -Db_sanitize=thread -Db_lundef=false; then
+    TSAN_OPTIONS=halt_on_error=1 run_suites build-tsan "TSan" threads embed || status=1
+  else
+    echo "thread-sanitizer build failed"; status=1
   fi
 fi
 echo
