@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_main.h"
+
 static char output[8192];
 
 /* Runs the CLI with a shell-free argv; returns the exit status and leaves
@@ -148,9 +150,5 @@ int main(void) {
   tcase_add_test(tc, errors_are_one_clear_line);
   tcase_add_test(tc, help_lists_every_option);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

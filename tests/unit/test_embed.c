@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "tanjit/tanjit.h"
 
 static tanjit_session *new_session(void) {
@@ -228,9 +229,5 @@ int main(void) {
   tcase_add_test(tc, julia_plt_ccall_differentiated_through);
   tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

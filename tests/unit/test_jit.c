@@ -14,6 +14,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 
+#include "check_main.h"
 #include "tanjit/tanjit.h"
 
 static const char *test_lib(void) { return getenv("TJTEST_LIB"); }
@@ -614,10 +615,4 @@ Suite *jit_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(jit_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(jit_suite()); }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "tanjit/tanjit.h"
 
 #define THREADS 8
@@ -72,9 +73,5 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, eight_threads_share_a_session);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }
