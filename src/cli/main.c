@@ -212,12 +212,34 @@ static int report(tanjit_error *err) {
   return 1;
 }
 
+/* Loads the IR at ir_path, naming it after the user's FILE in messages (a
+ * .c file's IR sits in a temporary file). */
+static int load(const cli *c, tanjit_session *s, const char *ir_path,
+                tanjit_error **err) {
+  if (strcmp(ir_path, c->file) == 0)
+    return tanjit_load_file(s, ir_path, err);
+  FILE *f = fopen(ir_path, "rb");
+  if (!f)
+    return tanjit_load_file(s, ir_path, err); /* reports the error */
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = size > 0 ? malloc((size_t)size) : NULL;
+  size_t got = data ? fread(data, 1, (size_t)size, f) : 0;
+  fclose(f);
+  int rc = data && got == (size_t)size
+               ? tanjit_load_memory(s, data, got, c->file, err)
+               : tanjit_load_file(s, ir_path, err);
+  free(data);
+  return rc;
+}
+
 static int run(const cli *c, tanjit_session *s, const char *ir_path) {
   tanjit_error *err = NULL;
   for (int i = 0; i < c->n_libs; i++)
     if (tanjit_add_library(s, c->libs[i], &err))
       return report(err);
-  if (tanjit_load_file(s, ir_path, &err))
+  if (load(c, s, ir_path, &err))
     return report(err);
   void *entry = tanjit_lookup(s, c->entry, &err);
   if (!entry)
