@@ -101,8 +101,9 @@ static char *dl_error_copy(void) {
   return tj_strdup(e ? e : "unknown dlopen error");
 }
 
-void *jit_open_library(tanjit_session *s, const char *name, char **why) {
-  *why = NULL;
+/* Opens one spelling of a library: the search directories first (for a
+ * bare name), then the system's search. */
+static void *open_spelling(tanjit_session *s, const char *name, char **why) {
   if (!strchr(name, '/') && s->library_dirs) {
     for (char **dir = s->library_dirs; *dir; dir++) {
       strbuf path;
@@ -121,6 +122,28 @@ void *jit_open_library(tanjit_session *s, const char *name, char **why) {
   void *h = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
   if (!h)
     *why = dl_error_copy();
+  return h;
+}
+
+void *jit_open_library(tanjit_session *s, const char *name, char **why) {
+  *why = NULL;
+  void *h = open_spelling(s, name, why);
+  /* Julia names libraries without their extension ("libcuda"), as its own
+   * dlopen adds it; so does this one, keeping the first failure's text. */
+  if (!h && !strchr(name, '/') && !strstr(name, ".so")) {
+    strbuf with_ext;
+    sb_init(&with_ext);
+    sb_printf(&with_ext, "%s.so", name);
+    char *second_why = NULL;
+    if (!with_ext.failed)
+      h = open_spelling(s, with_ext.data, &second_why);
+    free(second_why);
+    sb_free(&with_ext);
+    if (h) {
+      free(*why);
+      *why = NULL;
+    }
+  }
   return h;
 }
 

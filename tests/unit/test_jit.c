@@ -214,6 +214,13 @@ START_TEST(renamed_ccall_soname_in_search_dir) {
   ck_assert_int_eq(h(-2), -6);
   ck_assert_ptr_null(dlsym(RTLD_DEFAULT, "tjtest_triple"));
   tanjit_session_free(s);
+  /* Julia spells libraries without the extension: "libtjtest". */
+  s = tanjit_session_new(&o, &err);
+  snprintf(ir, sizeof ir, renamed_ir_fmt, "libtjtest", "libtjtest");
+  load_ok(s, ir, "renamed-noext.ll");
+  h = (int_fn)(uintptr_t)lookup_ok(s, "h");
+  ck_assert_int_eq(h(4), 12);
+  tanjit_session_free(s);
 }
 END_TEST
 
