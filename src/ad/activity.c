@@ -17,14 +17,53 @@
  * globals).  Undemandable roots (constant pointer arguments, external
  * globals) stay inactive;
  * storing an active value through them is an error at emission.
+ *
+ * Integers are driven by type analysis (typeanalysis.c): an integer is
+ * active only when it may carry a pointer or float bits; one known to be an
+ * integer never is, so index arithmetic, counts and flags get no shadow
+ * code.  An integer that would be active but whose bytes are used both as a
+ * float and as an integer (a conflict) is an error naming it.
+ *
+ * TANJIT_AD_NO_ACTIVITY=1 (read once per process) switches the analysis
+ * off, for measuring what it saves: every integer instruction and every
+ * alloca is assumed to carry a derivative, as without activity analysis.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "ad/engine.h"
+#include "ad/typeanalysis.h"
 
 typedef struct activity_state {
   ad_fn_ctx *fc;
+  ad_types *types; /* NULL with the analysis off */
+  LLVMValueRef conflict; /* the first active value of conflicting kind */
   int changed;
   int oom;
 } activity_state;
+
+/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once;
+ * a race between first readers only reads the environment twice. */
+static int activity_off(void) {
+  static volatile int mode = -1;
+  if (mode < 0) {
+    const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
+    mode = v && *v && strcmp(v, "0") != 0;
+  }
+  return mode;
+}
+
+static int is_integer_valued(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+    t = LLVMGetElementType(t);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind;
+}
+
+/* Whether an integer may carry a derivative: a pointer, float bits,
+ * unknown, or a conflict (kept, so that it is reported if read). */
+static int integer_may_carry(activity_state *st, LLVMValueRef v) {
+  return ad_types_kind(st->types, v, -1, NULL) != AD_T_INTEGER;
+}
 
 int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef v) {
   if (!v)
@@ -40,6 +79,9 @@ int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef v) {
 
 static void mark(activity_state *st, LLVMValueRef v) {
   if (ad_is_active(st->fc, v))
+    return;
+  if (st->types && !LLVMIsAArgument(v) && is_integer_valued(LLVMTypeOf(v)) &&
+      !integer_may_carry(st, v))
     return;
   if (ad_map_put(&st->fc->active, v, (void *)1) != 0)
     st->oom = 1;
@@ -219,9 +261,134 @@ static void visit(activity_state *st, LLVMValueRef inst) {
   }
 }
 
+/* Without activity analysis: integers and stack memory are assumed to
+ * carry derivatives (the fixpoint adds what flows from them). */
+static void seed_everything(activity_state *st, LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMAlloca ||
+          (LLVMGetInstructionOpcode(i) != LLVMCall &&
+           is_integer_valued(LLVMTypeOf(i))))
+        mark(st, i);
+}
+
+/* Whether the shadow of integer `v` is read by `user`: as a value stored
+ * or passed on, or through a user whose own shadow is read. */
+static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
+                            LLVMValueRef v, LLVMValueRef user) {
+  if (!LLVMIsAInstruction(user))
+    return 1;
+  switch (LLVMGetInstructionOpcode(user)) {
+  case LLVMICmp:
+  case LLVMBr:
+  case LLVMSwitch:
+  case LLVMSIToFP:
+  case LLVMUIToFP:
+    return 0; /* the primal alone decides these */
+  case LLVMGetElementPtr:
+    return LLVMGetOperand(user, 0) == v; /* indices are primal */
+  case LLVMStore:
+    return LLVMGetOperand(user, 0) == v;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMUDiv:
+  case LLVMSDiv:
+  case LLVMURem:
+  case LLVMSRem:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMFreeze:
+  case LLVMPHI:
+  case LLVMSelect:
+    if (LLVMGetInstructionOpcode(user) == LLVMSelect &&
+        LLVMGetOperand(user, 0) == v)
+      return 0; /* the condition */
+    if (!ad_is_active(fc, user))
+      return 0;
+    return !is_integer_valued(LLVMTypeOf(user)) ||
+           ad_map_get(needed, user) != NULL;
+  default:
+    return 1; /* calls, returns, casts to pointers or floats, aggregates */
+  }
+}
+
+/* Active integers whose shadow nothing reads (a loop bound only compared,
+ * a count only used to index) lose their activity: no shadow code. */
+static int prune_unread_integers(activity_state *st, LLVMValueRef fn) {
+  ad_fn_ctx *fc = st->fc;
+  ad_map needed;
+  ad_map_init(&needed);
+  int changed = 1, rc = 0;
+  while (changed && rc == 0) {
+    changed = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && rc == 0;
+           i = LLVMGetNextInstruction(i)) {
+        if (!is_integer_valued(LLVMTypeOf(i)) || !ad_is_active(fc, i) ||
+            ad_map_get(&needed, i))
+          continue;
+        for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+          if (use_reads_shadow(fc, &needed, i, LLVMGetUser(u))) {
+            rc = ad_map_put(&needed, i, (void *)1);
+            changed = 1;
+            break;
+          }
+      }
+  }
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && rc == 0;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && rc == 0;
+         i = LLVMGetNextInstruction(i))
+      if (is_integer_valued(LLVMTypeOf(i)) && ad_is_active(fc, i) &&
+          !ad_map_get(&needed, i))
+        rc = ad_map_put(&fc->active, i, NULL);
+  ad_map_free(&needed);
+  if (rc)
+    st->oom = 1;
+  /* A conflicting integer whose shadow is read: no derivative is defined. */
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !st->conflict;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !st->conflict;
+         i = LLVMGetNextInstruction(i))
+      if (is_integer_valued(LLVMTypeOf(i)) && ad_is_active(fc, i) &&
+          ad_types_kind(st->types, i, -1, NULL) == AD_T_CONFLICT)
+        st->conflict = i;
+  return rc;
+}
+
+static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
+  char *text = ad_value_text(v);
+  int rc = ad_fail(fc->mc, LLVMIsAInstruction(v) ? v : fc->primal_fn,
+                   "cannot tell whether `%s` in %s holds a float or an "
+                   "integer (its bytes are used as both), so its derivative "
+                   "is undefined",
+                   text ? text : ad_value_name(v),
+                   ad_value_name(fc->primal_fn));
+  free(text);
+  return rc;
+}
+
 int ad_activity_analyze(ad_fn_ctx *fc) {
-  activity_state st = {fc, 0, 0};
+  activity_state st = {fc, NULL, NULL, 0, 0};
   LLVMValueRef fn = fc->primal_fn;
+  if (!activity_off()) {
+    st.types = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+    if (!st.types)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  } else {
+    seed_everything(&st, fn);
+  }
   for (unsigned i = 0; i < fc->sig->nparams; i++)
     if (fc->sig->activity[i] != AD_ARG_CONST)
       mark(&st, LLVMGetParam(fn, i));
@@ -241,7 +408,12 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
       }
     rounds++;
   } while (st.changed && !st.oom && rounds < 10000);
+  if (st.types && !st.oom)
+    prune_unread_integers(&st, fn);
+  ad_types_free(st.types);
   if (st.oom)
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (st.conflict)
+    return conflict_error(fc, st.conflict);
   return 0;
 }

@@ -37,6 +37,17 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
                             tanjit_error **err);
 
 /*
+ * Reads Enzyme's registration globals (__enzyme_register_derivative*,
+ * __enzyme_inactivefn*, __enzyme_function_like*) into function metadata and
+ * attributes, which survive bitcode copies.  `at_load` (before the JIT owns
+ * the module): the globals are erased; otherwise a non-local definition is
+ * kept, emptied to zeros (the JIT expects it).  Idempotent.  0, or -1 with
+ * *err naming the global.  (custom.c)
+ */
+int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
+                                 tanjit_error **err);
+
+/*
  * Replaces every derivative request in `m` (calls to functions whose name
  * starts with __enzyme_fwddiff) by a call to a generated forward-mode
  * derivative; generated functions get internal linkage.  Reverse-mode

@@ -12,13 +12,26 @@
 struct ad_engine {
   char **alias_from, **alias_to;
   size_t nalias, capalias;
+  ad_custom_registry *custom; /* tanjit_register_fwd_rule (custom.c) */
 };
 
-ad_engine *ad_engine_new(void) { return calloc(1, sizeof(ad_engine)); }
+ad_engine *ad_engine_new(void) {
+  ad_engine *e = calloc(1, sizeof(ad_engine));
+  if (e && !(e->custom = ad_custom_registry_new())) {
+    free(e);
+    return NULL;
+  }
+  return e;
+}
+
+ad_custom_registry *ad_engine_custom(const ad_engine *e) {
+  return e ? e->custom : NULL;
+}
 
 void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
+  ad_custom_registry_free(e->custom);
   for (size_t i = 0; i < e->nalias; i++) {
     free(e->alias_from[i]);
     free(e->alias_to[i]);
@@ -164,6 +177,11 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   mc.llctx = LLVMGetModuleContext(m);
   mc.err = err;
 
+  /* Enzyme's registration globals become attributes and metadata before
+   * anything looks at calls (and never reach codegen). */
+  if (ad_custom_read_registrations(m, 0, err))
+    return -1;
+
   /* Requests first, so a module without any costs one pass over names. */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
@@ -258,13 +276,4 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   LLVMDisposeTargetData(mc.td);
   ad_map_free(&mc.active_globals);
   return rc;
-}
-
-/* Placeholder until custom rules land (src/ad/custom.c). */
-int ad_engine_register_rule(ad_engine *e, const char *function,
-                            const char *derivative, unsigned flags,
-                            tanjit_error **err) {
-  (void)e, (void)derivative, (void)flags;
-  return tj_fail(err, TANJIT_ERR_UNSUPPORTED,
-                 "custom rule for %s: not implemented yet", function);
 }

@@ -290,6 +290,12 @@ const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */
 const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
 const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
 const ad_call_rule *ad_vector_lookup(const char *name); /* rules_vector.c */
+const ad_call_rule *ad_cuda_lookup(const char *name);   /* rules_cuda.c */
+/* Bit k set: integer argument k of a call under rule `r` holds a pointer
+ * (a CUdeviceptr), so activity must demand it as it demands pointer
+ * arguments (walking back through integer arithmetic and loads to the
+ * slot the allocation wrote).  0 for NULL and for non-CUDA rules. */
+unsigned ad_rule_pointer_int_args(const ad_call_rule *r); /* rules_cuda.c */
 /* rules_math.c self-check: every entry's programs parse.  0 or -1. */
 int ad_math_table_check(char *why, size_t whysize);
 /* For tests: the math table as (name, arity, float-arg mask) rows. */
@@ -298,6 +304,58 @@ const char *ad_math_table_name(size_t i, unsigned which); /* 0 d,1 f,2 l,3 llvm 
 unsigned ad_math_table_arity(size_t i);
 /* Bit k set: argument k is an integer (not differentiated). */
 unsigned ad_math_table_int_args(size_t i);
+
+/* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
+ * the enzyme_inactive attribute); consulted before the built-in tables ---- */
+typedef struct ad_custom_registry ad_custom_registry;
+ad_custom_registry *ad_custom_registry_new(void); /* NULL on out of memory */
+void ad_custom_registry_free(ad_custom_registry *r); /* NULL-tolerant */
+/* The engine's registry (engine.c owns it). */
+ad_custom_registry *ad_engine_custom(const ad_engine *e);
+/* ad_custom_read_registrations: declared in ad.h (the loader calls it). */
+/* The custom rule for `call`, or NULL: an inactive rule for an
+ * "enzyme_inactive" callee or call site, the in-IR derivative of the callee,
+ * or the latest rule registered for its plain or rule name. */
+const ad_call_rule *ad_custom_lookup(const ad_engine *e, LLVMValueRef call);
+
+/* ---- copy.c: one copy rule for host and device memory ----
+ *
+ * memcpy/memmove and every CUDA transfer differentiate the same way; only
+ * how bytes are moved or zeroed differs, which an emitter says.  Addresses
+ * an emitter receives have the types of the call's own operands (a pointer,
+ * or an integer holding a device pointer).  The segment rules are those of
+ * ad_copy_layout_of (types.c). */
+typedef struct ad_copy_emitter ad_copy_emitter;
+struct ad_copy_emitter {
+  /* Emits a copy of `n` bytes from `src` to `dst` at fc->b: the call
+   * `clone` replayed on these operands (for an LLVM memcpy, the intrinsic;
+   * for CUDA, the same API call with its kind and stream).  0 or -1. */
+  int (*copy)(ad_fn_ctx *fc, const ad_copy_emitter *em, LLVMValueRef clone,
+              LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n);
+  /* Emits the zeroing of `n` bytes at `dst` (memset, cuMemsetD8_v2, ...).
+   * 0 or -1. */
+  int (*zero)(ad_fn_ctx *fc, const ad_copy_emitter *em, LLVMValueRef clone,
+              LLVMValueRef dst, LLVMValueRef n);
+  const void *data; /* the emitter's own (e.g. a CUDA rule's operands) */
+};
+/* Differentiates the copy `call` (primal; `clone` its clone, the builder
+ * after it) of `len` bytes from `src` to `dst` (primal operands of call).
+ * Emits nothing when the destination has no shadow; fails when active
+ * bytes would land in memory with no shadow.  0 or -1. */
+int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
+                          LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
+                          const ad_copy_emitter *em);
+/* `addr` + `off` bytes, for a pointer or for an integer that holds one
+ * (inttoptr, GEP, ptrtoint: device pointers are offset as pointers). */
+LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
+                               LLVMValueRef off);
+/* Converts an address between pointer and integer forms (`to` either). */
+LLVMValueRef ad_address_as(ad_fn_ctx *fc, LLVMValueRef addr, LLVMTypeRef to);
+/* Emits a copy of call `clone` at fc->b with operand ops[i] replaced by
+ * vals[i]: same callee, attributes, calling convention and !dbg. */
+LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
+                            const unsigned *ops, LLVMValueRef *vals,
+                            unsigned n);
 
 /* ---- helpers.c ---- */
 /* Declares (or finds) `helper_name` with `fn_type` for use next to

@@ -17,6 +17,7 @@ static const ad_call_family_lookup ad_call_families[] = {
     ad_math_lookup,
     ad_memory_lookup,
     ad_vector_lookup,
+    ad_cuda_lookup,
 };
 
 int ad_name_matches(const char *name, const char *pattern) {
@@ -122,6 +123,11 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
 }
 
 const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call) {
+  /* Custom rules (in-IR registrations, tanjit_register_fwd_rule, the
+   * enzyme_inactive attribute) win over the built-in tables. */
+  const ad_call_rule *custom = ad_custom_lookup(e, call);
+  if (custom)
+    return custom;
   char buf[256];
   const char *name = ad_call_rule_name(e, call, buf, sizeof buf);
   if (!name)

@@ -7,9 +7,8 @@
  * when the primal is freed, unless the shadow is the primal itself (then
  * free(NULL), a no-op, keeps the code branch-free).
  *
- * Without byte-level type analysis a copy from inactive memory zeroes the
- * whole shadow destination (right for float data; pointers and integers
- * copied that way lose their shadow).
+ * memcpy and memmove go through the copy rule shared with the CUDA
+ * transfers (copy.c), which treats float, pointer and integer bytes apart.
  */
 #include <string.h>
 
@@ -45,6 +44,25 @@ static LLVMValueRef helper_like(ad_fn_ctx *fc, LLVMValueRef call,
 static void zero_bytes(ad_fn_ctx *fc, LLVMValueRef p, LLVMValueRef n) {
   LLVMValueRef zero = LLVMConstInt(LLVMInt8TypeInContext(fc->mc->llctx), 0, 0);
   LLVMBuildMemSet(fc->b, p, zero, n, 1);
+}
+
+/* Host copies: the primal memcpy/memmove (intrinsic or libc call, with
+ * its volatility and alignment) replayed on other operands. */
+static int replay_copy(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                       LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef src,
+                       LLVMValueRef n) {
+  static const unsigned ops[3] = {0, 1, 2};
+  LLVMValueRef vals[3] = {dst, src, n};
+  (void)em;
+  ad_replay_call(fc, clone, ops, vals, 3);
+  return 0;
+}
+
+static int memset_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                       LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef n) {
+  (void)em, (void)clone;
+  zero_bytes(fc, dst, n);
+  return 0;
 }
 
 static int remapped_args(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef *args,
@@ -136,34 +154,14 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
     return 0;
   }
   case MEM_COPY: {
-    LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+    static const ad_copy_emitter host = {replay_copy, memset_zero, NULL};
+    LLVMValueRef dst = LLVMGetOperand(call, 0);
+    if (ad_differentiate_copy(fc, call, clone, dst, LLVMGetOperand(call, 1),
+                              LLVMGetOperand(call, 2), &host) != 0)
+      return -1;
+    /* memcpy/memmove return their destination */
     LLVMValueRef sd = ad_shadow_or_null(fc, dst);
-    LLVMValueRef ss = ad_shadow_or_null(fc, src);
-    if (!sd) {
-      if (ss)
-        return ad_fail(fc->mc, call,
-                       "%s copies active memory into memory with no shadow",
-                       rname);
-      return 0;
-    }
-    if (ss) {
-      static const unsigned ops[2] = {0, 1};
-      LLVMValueRef s = ad_lanewise(fc, call, clone, ops, 2);
-      if (ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
-        ad_set_shadow(fc, call, s);
-      return 0;
-    }
-    if (LLVMIsAGlobalVariable(ad_pointer_root(src)) &&
-        LLVMIsGlobalConstant(ad_pointer_root(src))) {
-      /* from a constant template: copy its shadow (zero floats, pointers
-       * to constant tables replaced by their zero shadows, ints kept) */
-      static const unsigned ops[2] = {0, 1};
-      ad_lanewise(fc, call, clone, ops, 2);
-    } else {
-      for (unsigned lane = 0; lane < fc->width; lane++)
-        zero_bytes(fc, ad_lane(fc, sd, lane), args[2]);
-    }
-    if (ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
+    if (sd && ad_is_active(fc, call) && ad_type_is_pointerish(LLVMTypeOf(call)))
       ad_set_shadow(fc, call, sd);
     return 0;
   }

@@ -1,24 +1,30 @@
 /*
- * Type classification.  This is the seed of type analysis: today it decides
- * from LLVM types alone (which types can carry a derivative, Enzyme's default
- * activity for unmarked request arguments); a byte-level analysis of memory
- * (float / int / pointer per offset) belongs here when it grows.
+ * Type classification from LLVM types alone (which types can carry a
+ * derivative, Enzyme's default activity for unmarked request arguments),
+ * and the copy-layout query, which asks the byte-level type analysis
+ * (typeanalysis.c) about the function holding the copy.
  */
 #include <stdlib.h>
 
 #include "ad/engine.h"
+#include "ad/typeanalysis.h"
 
+/* The analysis is run afresh for each copy: copies are few, and a fresh run
+ * needs no state in the per-function context. */
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
                       LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out) {
-  (void)fc, (void)call, (void)dst, (void)src, (void)len;
+  out->segs = NULL;
+  out->n = 0;
   out->period = 0;
-  out->n = 1;
-  out->segs = calloc(1, sizeof *out->segs);
-  if (!out->segs)
-    return -1;
-  out->segs[0].offset = 0;
-  out->segs[0].size = ~0ull; /* the whole copy */
-  out->segs[0].kind = AD_BYTES_UNKNOWN;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+  ad_types *t =
+      ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+  if (!t || ad_types_copy_layout(t, dst, src, len, out) != 0) {
+    ad_types_free(t);
+    ad_copy_layout_free(out);
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  ad_types_free(t);
   return 0;
 }
 

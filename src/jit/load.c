@@ -84,7 +84,9 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
   /* Julia's GOTs are bound here, before anything copies the module, so every
    * later view of it (the JIT's, a derivative's) sees direct calls. */
   jit_canonicalize_markers(m);
-  if (jit_bind_julia_plt(m, err)) {
+  /* Registrations become metadata now, before anything copies the module
+   * (the pristine copy behind tanjit_fwddiff keeps no global initializers). */
+  if (ad_custom_read_registrations(m, 1, err) || jit_bind_julia_plt(m, err)) {
     LLVMDisposeModule(m);
     return -1;
   }

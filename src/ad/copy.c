@@ -1,0 +1,313 @@
+/*
+ * One copy rule for host and device memory: memcpy/memmove (rules_memory.c)
+ * and the CUDA transfers (rules_cuda.c) differentiate the same way, and
+ * differ only in how bytes are moved or zeroed (an ad_copy_emitter).
+ *
+ * Each part of the copied bytes is treated by what it holds (types.c's
+ * ad_copy_layout_of), as Enzyme does:
+ *
+ *   source has a shadow   float, pointer, unknown   copy the shadow
+ *                          integer                   nothing
+ *   source has none       float, unknown            zero the dest's shadow
+ *                          pointer                   the source's primal bytes
+ *                          integer                   nothing
+ *
+ * Unknown bytes behave as float bytes: right for the float data copies
+ * usually move, and what the engine did before layouts existed.  When every
+ * part takes the same action, one action covers the whole range (so a copy
+ * of plain float data stays one call); otherwise each part gets its own,
+ * in a loop over the repetitions when the layout has a period.
+ */
+#include <stdlib.h>
+
+#include "ad/engine.h"
+
+typedef enum copy_action {
+  ACT_NONE,        /* leave the destination's shadow alone */
+  ACT_SHADOW,      /* copy the source's shadow */
+  ACT_ZERO,        /* zero the destination's shadow */
+  ACT_PRIMAL_BYTES /* copy the source's primal bytes into the shadow */
+} copy_action;
+
+/* Indexed by ad_byte_kind: UNKNOWN, FLOAT, POINTER, INTEGER. */
+static const copy_action action_with_source_shadow[] = {
+    ACT_SHADOW, ACT_SHADOW, ACT_SHADOW, ACT_NONE};
+static const copy_action action_without_source_shadow[] = {
+    ACT_ZERO, ACT_ZERO, ACT_PRIMAL_BYTES, ACT_NONE};
+_Static_assert(sizeof action_with_source_shadow /
+                           sizeof *action_with_source_shadow ==
+                       AD_BYTES_INTEGER + 1,
+               "one action per ad_byte_kind");
+_Static_assert(sizeof action_without_source_shadow /
+                           sizeof *action_without_source_shadow ==
+                       AD_BYTES_INTEGER + 1,
+               "one action per ad_byte_kind");
+
+LLVMValueRef ad_address_as(ad_fn_ctx *fc, LLVMValueRef addr, LLVMTypeRef to) {
+  LLVMTypeRef from = LLVMTypeOf(addr);
+  if (from == to)
+    return addr;
+  int from_ptr = LLVMGetTypeKind(from) == LLVMPointerTypeKind;
+  int to_ptr = LLVMGetTypeKind(to) == LLVMPointerTypeKind;
+  if (from_ptr && !to_ptr)
+    return LLVMBuildPtrToInt(fc->b, addr, to, "");
+  if (!from_ptr && to_ptr)
+    return LLVMBuildIntToPtr(fc->b, addr, to, "");
+  if (from_ptr)
+    return LLVMBuildAddrSpaceCast(fc->b, addr, to, "");
+  return LLVMBuildZExtOrBitCast(fc->b, addr, to, "");
+}
+
+LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
+                               LLVMValueRef off) {
+  if (LLVMIsAConstantInt(off) && LLVMConstIntGetZExtValue(off) == 0)
+    return addr;
+  LLVMTypeRef t = LLVMTypeOf(addr);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(fc->mc->llctx);
+  LLVMTypeRef ptr = LLVMGetTypeKind(t) == LLVMPointerTypeKind
+                        ? t
+                        : LLVMPointerTypeInContext(fc->mc->llctx, 0);
+  LLVMValueRef p = ad_address_as(fc, addr, ptr);
+  LLVMValueRef q = LLVMBuildGEP2(fc->b, i8, p, &off, 1, "");
+  return ad_address_as(fc, q, t);
+}
+
+LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
+                            const unsigned *ops, LLVMValueRef *vals,
+                            unsigned n) {
+  LLVMValueRef conv[8];
+  if (n > 8)
+    return NULL;
+  /* conversions first: they must dominate the replayed call */
+  for (unsigned i = 0; i < n; i++)
+    conv[i] = ad_address_as(fc, vals[i],
+                            LLVMTypeOf(LLVMGetOperand(clone, ops[i])));
+  LLVMValueRef c = LLVMInstructionClone(clone);
+  LLVMInsertIntoBuilderWithName(fc->b, c, "");
+  for (unsigned i = 0; i < n; i++)
+    LLVMSetOperand(c, ops[i], conv[i]);
+  return c;
+}
+
+/* The per-lane operands one action needs. */
+typedef struct copy_lane {
+  LLVMValueRef dst_shadow, src_shadow, src_primal;
+} copy_lane;
+
+static int apply(ad_fn_ctx *fc, const ad_copy_emitter *em, LLVMValueRef clone,
+                 copy_action act, const copy_lane *l, LLVMValueRef off,
+                 LLVMValueRef n) {
+  LLVMValueRef d = ad_offset_address(fc, l->dst_shadow, off);
+  switch (act) {
+  case ACT_NONE:
+    return 0;
+  case ACT_SHADOW:
+    return em->copy(fc, em, clone, d, ad_offset_address(fc, l->src_shadow, off),
+                    n);
+  case ACT_ZERO:
+    return em->zero(fc, em, clone, d, n);
+  case ACT_PRIMAL_BYTES:
+    return em->copy(fc, em, clone, d, ad_offset_address(fc, l->src_primal, off),
+                    n);
+  }
+  return 0;
+}
+
+/* The byte count of segment `s` inside a range of `total` bytes (a value of
+ * the copy's length type): its size, clipped to what is left. */
+static LLVMValueRef segment_bytes(ad_fn_ctx *fc, const ad_segment *s,
+                                  LLVMValueRef total) {
+  LLVMTypeRef t = LLVMTypeOf(total);
+  if (LLVMIsAConstantInt(total)) {
+    unsigned long long all = LLVMConstIntGetZExtValue(total);
+    unsigned long long left = s->offset < all ? all - s->offset : 0;
+    return LLVMConstInt(t, s->size < left ? s->size : left, 0);
+  }
+  LLVMValueRef off = LLVMConstInt(t, s->offset, 0);
+  LLVMValueRef inside = LLVMBuildICmp(fc->b, LLVMIntULT, off, total, "");
+  LLVMValueRef left = LLVMBuildSub(fc->b, total, off, "");
+  LLVMValueRef n = left;
+  if (s->size != ~0ull) {
+    LLVMValueRef size = LLVMConstInt(t, s->size, 0);
+    LLVMValueRef smaller = LLVMBuildICmp(fc->b, LLVMIntULT, size, left, "");
+    n = LLVMBuildSelect(fc->b, smaller, size, left, "");
+  }
+  return LLVMBuildSelect(fc->b, inside, n, LLVMConstNull(t), "");
+}
+
+/* Every segment's action, at base offset `base` within a range of `total`
+ * bytes. */
+static int apply_segments(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                          LLVMValueRef clone, const ad_copy_layout *lay,
+                          const copy_action *acts, const copy_lane *l,
+                          LLVMValueRef base, LLVMValueRef total) {
+  LLVMTypeRef t = LLVMTypeOf(total);
+  for (size_t i = 0; i < lay->n; i++) {
+    if (acts[i] == ACT_NONE)
+      continue;
+    LLVMValueRef n = segment_bytes(fc, &lay->segs[i], total);
+    if (LLVMIsAConstantInt(n) && LLVMConstIntGetZExtValue(n) == 0)
+      continue;
+    LLVMValueRef off = LLVMBuildAdd(
+        fc->b, base, LLVMConstInt(t, lay->segs[i].offset, 0), "");
+    if (apply(fc, em, clone, acts[i], l, off, n) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* A layout with a period: one pass of the segments per repetition. */
+static int apply_periodic(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                          LLVMValueRef clone, const ad_copy_layout *lay,
+                          const copy_action *acts, const copy_lane *l,
+                          LLVMValueRef len) {
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMTypeRef t = LLVMTypeOf(len);
+  LLVMValueRef period = LLVMConstInt(t, lay->period, 0);
+  LLVMValueRef count = LLVMBuildUDiv(fc->b, len, period, "copy.reps");
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(fc->b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fc->deriv_fn,
+                                                         "copy.segments");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fc->deriv_fn,
+                                                         "copy.done");
+  LLVMValueRef none = LLVMBuildICmp(fc->b, LLVMIntEQ, count,
+                                    LLVMConstNull(t), "");
+  LLVMBuildCondBr(fc->b, none, done, loop);
+  LLVMPositionBuilderAtEnd(fc->b, loop);
+  LLVMValueRef i = LLVMBuildPhi(fc->b, t, "copy.rep");
+  LLVMValueRef base = LLVMBuildMul(fc->b, i, period, "");
+  if (apply_segments(fc, em, clone, lay, acts, l, base, period) != 0)
+    return -1;
+  LLVMValueRef next = LLVMBuildAdd(fc->b, i, LLVMConstInt(t, 1, 0), "");
+  LLVMValueRef more = LLVMBuildICmp(fc->b, LLVMIntULT, next, count, "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(fc->b);
+  LLVMBuildCondBr(fc->b, more, loop, done);
+  LLVMValueRef in_vals[2] = {LLVMConstNull(t), next};
+  LLVMBasicBlockRef in_blocks[2] = {before, latch};
+  LLVMAddIncoming(i, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(fc->b, done);
+  return 0;
+}
+
+/* Whether `src` is (inside) a constant global: its shadow is a constant
+ * template (zero floats, pointers to constant tables replaced by their
+ * shadows, integers kept), so copying it is copying a shadow. */
+static int from_constant_template(LLVMValueRef src) {
+  LLVMValueRef root = ad_pointer_root(src);
+  return LLVMIsAGlobalVariable(root) && LLVMIsGlobalConstant(root);
+}
+
+/* The actions of one source state, for one lane. */
+typedef struct copy_plan {
+  copy_action *acts;
+  int uniform; /* every segment takes acts[0] */
+} copy_plan;
+
+static int plan_actions(const ad_copy_layout *lay, const copy_action *table,
+                        copy_plan *p) {
+  p->acts = malloc((lay->n ? lay->n : 1) * sizeof *p->acts);
+  if (!p->acts)
+    return -1;
+  p->uniform = 1;
+  for (size_t i = 0; i < lay->n; i++) {
+    ad_byte_kind k = lay->segs[i].kind;
+    p->acts[i] = table[k <= AD_BYTES_INTEGER ? k : AD_BYTES_UNKNOWN];
+    if (p->acts[i] != p->acts[0])
+      p->uniform = 0;
+  }
+  return 0;
+}
+
+static int apply_plan(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                      LLVMValueRef clone, const ad_copy_layout *lay,
+                      const copy_plan *p, const copy_lane *l,
+                      LLVMValueRef len) {
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(len));
+  if (lay->n == 0)
+    return 0;
+  if (p->uniform) /* padding between segments may be treated alike */
+    return apply(fc, em, clone, p->acts[0], l, zero, len);
+  if (lay->period)
+    return apply_periodic(fc, em, clone, lay, p->acts, l, len);
+  return apply_segments(fc, em, clone, lay, p->acts, l, zero, len);
+}
+
+/* Whether a source shadow may, at run time, be the primal itself: an
+ * inactive pointer stands for itself (engine.h), and one stored in memory
+ * that has a shadow (a local slot at -O0) comes back as its own "shadow".
+ * Arguments' shadows are distinct by the request's contract. */
+static int shadow_may_be_primal(LLVMValueRef shadow_lane) {
+  return !LLVMIsAArgument(shadow_lane) && !LLVMIsConstant(shadow_lane);
+}
+
+int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
+                          LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
+                          const ad_copy_emitter *em) {
+  LLVMValueRef sd = ad_shadow_or_null(fc, dst);
+  LLVMValueRef ss = ad_shadow_or_null(fc, src);
+  if (!sd) {
+    if (!ss)
+      return 0;
+    char buf[256];
+    const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
+    return ad_fail(fc->mc, call,
+                   "%s copies active memory into memory with no shadow",
+                   rn ? rn : "copy");
+  }
+  int template = 0;
+  if (!ss && from_constant_template(src)) {
+    ss = ad_shadow_value(fc, src);
+    template = 1;
+  }
+  ad_copy_layout lay = {NULL, 0, 0};
+  if (ad_copy_layout_of(fc, call, dst, src, len, &lay) != 0)
+    return fc->mc->failed ? -1
+                          : ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call,
+                                         "out of memory");
+  copy_plan with = {NULL, 1}, without = {NULL, 1};
+  if (plan_actions(&lay, action_with_source_shadow, &with) != 0 ||
+      plan_actions(&lay, action_without_source_shadow, &without) != 0) {
+    free(with.acts);
+    ad_copy_layout_free(&lay);
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  LLVMValueRef plen = ad_primal(fc, len);
+  LLVMValueRef psrc = ad_primal(fc, src);
+  int rc = 0;
+  for (unsigned lane = 0; lane < fc->width && rc == 0; lane++) {
+    copy_lane l = {ad_lane(fc, sd, lane), ss ? ad_lane(fc, ss, lane) : NULL,
+                   psrc};
+    if (!ss) {
+      rc = apply_plan(fc, em, clone, &lay, &without, &l, plen);
+      continue;
+    }
+    if (template || !shadow_may_be_primal(l.src_shadow)) {
+      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen);
+      continue;
+    }
+    /* Decided at run time, as Enzyme's runtime activity does: a source
+     * whose shadow is itself carries no tangent. */
+    LLVMContextRef c = fc->mc->llctx;
+    LLVMBasicBlockRef inactive =
+        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_inactive");
+    LLVMBasicBlockRef active =
+        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_active");
+    LLVMBasicBlockRef join =
+        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.joined");
+    LLVMValueRef same =
+        LLVMBuildICmp(fc->b, LLVMIntEQ, l.src_shadow, psrc, "src.noshadow");
+    LLVMBuildCondBr(fc->b, same, inactive, active);
+    LLVMPositionBuilderAtEnd(fc->b, inactive);
+    rc = apply_plan(fc, em, clone, &lay, &without, &l, plen);
+    LLVMBuildBr(fc->b, join);
+    LLVMPositionBuilderAtEnd(fc->b, active);
+    if (rc == 0)
+      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen);
+    LLVMBuildBr(fc->b, join);
+    LLVMPositionBuilderAtEnd(fc->b, join);
+  }
+  free(with.acts);
+  free(without.acts);
+  ad_copy_layout_free(&lay);
+  return rc;
+}
