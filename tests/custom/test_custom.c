@@ -513,33 +513,9 @@ START_TEST(registration_is_thread_safe) {
 }
 END_TEST
 
-/*
- * `test_custom` runs every settled check; `test_custom pending` runs only
- * in_ir_registrations_at_run_time, which needs the JIT to read in-IR
- * registrations when a module loads (before its pristine copy is taken;
- * see ad_custom_read_registrations).  meson marks that run should_fail until
- * src/jit/load.c makes the call, and the unexpected pass says when to drop
- * the mark.
- */
-int main(int argc, char **argv) {
-  int pending = argc > 1 && strcmp(argv[1], "pending") == 0;
+int main(void) {
   in_ir_files[0] = getenv("CUSTOM_IN_IR_O0");
   in_ir_files[1] = getenv("CUSTOM_IN_IR_O2");
-  if (pending) {
-    Suite *suite = suite_create("custom-pending");
-    TCase *tc = tcase_create("in_ir_run_time");
-    tcase_set_timeout(tc, 120);
-    if (in_ir_files[0] && in_ir_files[1])
-      tcase_add_loop_test(tc, in_ir_registrations_at_run_time, 0, 2);
-    else
-      printf("SKIP: 2 in-IR registration checks (no clang to compile in_ir.c)\n");
-    suite_add_tcase(suite, tc);
-    SRunner *sr = srunner_create(suite);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-  }
   Suite *suite = suite_create("custom");
   TCase *api = tcase_create("api");
   tcase_set_timeout(api, 120);
@@ -560,10 +536,12 @@ int main(int argc, char **argv) {
   tcase_set_timeout(in_ir, 120);
   tcase_add_test(in_ir, enzyme_inactive_attribute);
   tcase_add_test(in_ir, bad_in_ir_registrations);
-  if (in_ir_files[0] && in_ir_files[1])
+  if (in_ir_files[0] && in_ir_files[1]) {
     tcase_add_loop_test(in_ir, in_ir_registrations, 0, 2);
-  else
-    printf("SKIP: 2 in-IR registration checks (no clang to compile in_ir.c)\n");
+    tcase_add_loop_test(in_ir, in_ir_registrations_at_run_time, 0, 2);
+  } else {
+    printf("SKIP: 4 in-IR registration checks (no clang to compile in_ir.c)\n");
+  }
   suite_add_tcase(suite, in_ir);
 
   SRunner *sr = srunner_create(suite);
