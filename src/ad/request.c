@@ -180,6 +180,42 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
   return LLVMBuildLoad2(b, want, slot, "");
 }
 
+/*
+ * When the function a request names has a custom rule (in-IR registration or
+ * tanjit_register_fwd_rule), Enzyme uses the rule, not the body.  The rule
+ * applies to calls, so the request is redirected to a one-call wrapper whose
+ * derivative is that call's rule.  Returns the function to differentiate.
+ */
+static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
+  LLVMTypeRef type = LLVMGlobalGetValueType(fn);
+  LLVMValueRef wrapper = LLVMAddFunction(mc->mod, "tanjit.custom_rule_call", type);
+  LLVMSetLinkage(wrapper, LLVMInternalLinkage);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->llctx, wrapper, ""));
+  unsigned n = LLVMCountParams(wrapper);
+  LLVMValueRef *args = malloc((n ? n : 1) * sizeof *args);
+  if (!args) {
+    LLVMDisposeBuilder(b);
+    LLVMDeleteFunction(wrapper);
+    return fn;
+  }
+  for (unsigned i = 0; i < n; i++)
+    args[i] = LLVMGetParam(wrapper, i);
+  LLVMValueRef inner = LLVMBuildCall2(b, type, fn, args, n, "");
+  LLVMSetInstructionCallConv(inner, LLVMGetFunctionCallConv(fn));
+  if (LLVMGetTypeKind(LLVMGetReturnType(type)) == LLVMVoidTypeKind)
+    LLVMBuildRetVoid(b);
+  else
+    LLVMBuildRet(b, inner);
+  LLVMDisposeBuilder(b);
+  free(args);
+  const ad_call_rule *rule = ad_custom_lookup(mc->engine, inner);
+  if (rule && !rule->inactive)
+    return wrapper;
+  LLVMDeleteFunction(wrapper);
+  return fn;
+}
+
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   request r;
   memset(&r, 0, sizeof r);
@@ -206,6 +242,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     free(t);
     return rc;
   }
+  r.fn = through_custom_rule(mc, r.fn);
   if (LLVMCountBasicBlocks(r.fn) == 0)
     return ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: the function has no body in this "

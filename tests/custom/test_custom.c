@@ -322,6 +322,32 @@ END_TEST
 /* Enzyme's in-IR registrations, compiled from C at -O0 and -O2. */
 static const char *in_ir_files[2];
 
+/* Enzyme uses a registered derivative also when its function is the very
+ * target of a request, not only at calls inside differentiated code. */
+static const char request_target_ir[] =
+    "declare double @__enzyme_fwddiff(...)\n"
+    "define double @sq(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n"
+    "define double @dsq(double %x, double %dx) {\n"
+    "  %r = fmul double %dx, 100.0\n  ret double %r\n}\n"
+    "@__enzyme_register_derivative_sq = global [2 x ptr] [ptr @sq, ptr @dsq]\n"
+    "define double @dsq_request(double %x, double %dx) {\n"
+    "  %r = call double (...) @__enzyme_fwddiff(ptr @sq, double %x, double %dx)\n"
+    "  ret double %r\n}\n";
+
+START_TEST(rule_of_request_target) {
+  tanjit_session *s = new_session();
+  load_ok(s, request_target_ir, "target.ll");
+  d2_t d = (d2_t)(uintptr_t)lookup_ok(s, "dsq_request");
+  ck_assert_double_eq_tol(d(3.0, 0.5), 50.0, 1e-14); /* not 2*3*0.5 */
+  tanjit_activity dup[] = {TANJIT_DUP};
+  tanjit_error *err = NULL;
+  d2_t r = (d2_t)(uintptr_t)tanjit_fwddiff(s, "sq", dup, 1, 1, &err);
+  ck_assert_msg(r, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(r(3.0, 2.0), 200.0, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
 static tanjit_session *in_ir_session(int variant) {
   tanjit_session *s = new_session();
   add_closedlib(s); /* closed_log */
@@ -535,6 +561,7 @@ int main(void) {
   TCase *in_ir = tcase_create("in_ir");
   tcase_set_timeout(in_ir, 120);
   tcase_add_test(in_ir, enzyme_inactive_attribute);
+  tcase_add_test(in_ir, rule_of_request_target);
   tcase_add_test(in_ir, bad_in_ir_registrations);
   if (in_ir_files[0] && in_ir_files[1]) {
     tcase_add_loop_test(in_ir, in_ir_registrations, 0, 2);
