@@ -106,6 +106,20 @@ LLVMValueRef ad_pointer_root(LLVMValueRef p) {
 
 static void demand(activity_state *st, LLVMValueRef p, int depth);
 
+/* Whether v is a pointer, or an integer that carries one (a CUdeviceptr, a
+ * uintptr_t): its memory must have a shadow when active data goes there.
+ * Without type analysis every pointer-wide integer might be. */
+static int carries_pointer(activity_state *st, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (ad_type_is_pointerish(t))
+    return 1;
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+    return 0;
+  if (!st->types)
+    return LLVMGetIntTypeWidth(t) == 64;
+  return ad_types_kind(st->types, v, -1, NULL) == AD_T_POINTER;
+}
+
 static void demand_operands(activity_state *st, LLVMValueRef inst,
                             unsigned from, unsigned to, int depth) {
   for (unsigned k = from; k < to; k++)
@@ -138,6 +152,16 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
   case LLVMIntToPtr:
   case LLVMPtrToInt:
     demand(st, LLVMGetOperand(p, 0), depth + 1);
+    break;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMOr:
+  case LLVMAnd:
+  case LLVMXor:
+    /* integer arithmetic on a pointer: the operand that carries it */
+    for (unsigned k = 0; k < 2; k++)
+      if (carries_pointer(st, LLVMGetOperand(p, k)))
+        demand(st, LLVMGetOperand(p, k), depth + 1);
     break;
   case LLVMPHI:
     demand_operands(st, p, 0, LLVMCountIncoming(p), depth);
@@ -185,7 +209,7 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
-      if (ad_type_is_pointerish(LLVMTypeOf(a)))
+      if (carries_pointer(st, a))
         demand(st, a, 0);
     }
 }
@@ -213,7 +237,7 @@ static void visit(activity_state *st, LLVMValueRef inst) {
     LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
     if (ad_is_active(fc, v))
       demand(st, p, 0);
-    if (ad_is_active(fc, p) && ad_type_is_pointerish(LLVMTypeOf(v)))
+    if (ad_is_active(fc, p) && carries_pointer(st, v))
       demand(st, v, 0);
     break;
   }
@@ -236,14 +260,14 @@ static void visit(activity_state *st, LLVMValueRef inst) {
   case LLVMSelect:
     if (any_operand_active(fc, inst, 1, 3)) {
       mark(st, inst);
-      if (ad_type_is_pointerish(LLVMTypeOf(inst)))
+      if (carries_pointer(st, inst))
         demand_operands(st, inst, 1, 3, 0);
     }
     break;
   case LLVMPHI:
     if (any_operand_active(fc, inst, 0, LLVMCountIncoming(inst))) {
       mark(st, inst);
-      if (ad_type_is_pointerish(LLVMTypeOf(inst)))
+      if (carries_pointer(st, inst))
         demand_operands(st, inst, 0, LLVMCountIncoming(inst), 0);
     }
     break;
@@ -403,7 +427,7 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
         if (LLVMGetInstructionOpcode(i) == LLVMRet &&
             LLVMGetNumOperands(i) == 1 &&
             (fc->sig->ret == AD_RET_TANGENT || fc->sig->ret == AD_RET_BOTH) &&
-            ad_type_is_pointerish(LLVMTypeOf(LLVMGetOperand(i, 0))))
+            carries_pointer(&st, LLVMGetOperand(i, 0)))
           demand(&st, LLVMGetOperand(i, 0), 0);
       }
     rounds++;

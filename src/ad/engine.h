@@ -291,11 +291,6 @@ const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
 const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
 const ad_call_rule *ad_vector_lookup(const char *name); /* rules_vector.c */
 const ad_call_rule *ad_cuda_lookup(const char *name);   /* rules_cuda.c */
-/* Bit k set: integer argument k of a call under rule `r` holds a pointer
- * (a CUdeviceptr), so activity must demand it as it demands pointer
- * arguments (walking back through integer arithmetic and loads to the
- * slot the allocation wrote).  0 for NULL and for non-CUDA rules. */
-unsigned ad_rule_pointer_int_args(const ad_call_rule *r); /* rules_cuda.c */
 /* rules_math.c self-check: every entry's programs parse.  0 or -1. */
 int ad_math_table_check(char *why, size_t whysize);
 /* For tests: the math table as (name, arity, float-arg mask) rows. */
@@ -352,7 +347,8 @@ LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
 /* Converts an address between pointer and integer forms (`to` either). */
 LLVMValueRef ad_address_as(ad_fn_ctx *fc, LLVMValueRef addr, LLVMTypeRef to);
 /* Emits a copy of call `clone` at fc->b with operand ops[i] replaced by
- * vals[i]: same callee, attributes, calling convention and !dbg. */
+ * vals[i] (converted to the operand's pointer or integer type; n <= 8):
+ * same callee, attributes, calling convention and !dbg.  NULL if n > 8. */
 LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
                             const unsigned *ops, LLVMValueRef *vals,
                             unsigned n);

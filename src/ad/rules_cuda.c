@@ -25,9 +25,9 @@
  *               free: a device free of an address twice is an error).
  *   memsets     the same bytes into the shadow (as for host memset).
  *
- * A CUdeviceptr is an integer: its shadow is a "shadow integer" (engine.h),
- * and ad_rule_pointer_int_args tells activity which integer arguments are
- * such pointers.  Helpers (memsets, synchronization) are declared with
+ * A CUdeviceptr is an integer: its shadow is a "shadow integer" (engine.h);
+ * type analysis (typeanalysis.c) knows these calls' integer pointers, so
+ * activity demands them as it demands pointer arguments.  Helpers (memsets, synchronization) are declared with
  * ad_get_or_insert_helper next to the call, so they follow its convention
  * and rename; none carries `nocapture` (an integer cannot be captured).
  */
@@ -53,7 +53,6 @@ typedef struct cuda_rule_data {
   /* operand indices; -1: none.  ALLOC: dst is the out-parameter, len the
    * size; FREE and SET: dst is the address. */
   signed char dst, src, len, kind, stream;
-  unsigned pointer_ints; /* bit k: integer operand k is a CUdeviceptr */
 } cuda_rule_data;
 
 /* cudaMemcpyKind values (cuda_runtime_api.h). */
@@ -333,29 +332,27 @@ static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
-/* {op, api, dest, dst, src, len, kind, stream, pointer_ints} */
-#define B(k) (1u << (k))
-static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, B(0)};
-static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, B(0)};
-static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1, B(1)};
-static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3, B(1)};
-static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, B(0) | B(1)};
-static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, B(0) | B(1)};
-static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1, B(0) | B(1)};
-static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3, B(0) | B(1)};
-static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1, 0};
-static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4, 0};
-static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1, 0};
-static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2, 0};
-static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1, 0};
-static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2, 0};
-static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1, B(0)};
-static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1, B(0)};
-static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1, 0};
-static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1, 0};
-static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1, B(0)};
-static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1, 0};
-#undef B
+/* {op, api, dest, dst, src, len, kind, stream} */
+static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1};
+static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3};
+static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1};
+static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3};
+static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1};
+static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3};
+static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1};
+static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3};
+static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1};
+static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4};
+static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1};
+static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2};
+static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1};
+static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2};
+static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1};
+static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1};
+static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1};
+static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1};
+static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1};
+static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1};
 
 /* {name, emit, data, writes_pointer_args, returns_allocation, inactive} */
 #define COPY(n, d) {n, emit_cuda, &d, 1, 0, 0}
@@ -431,10 +428,4 @@ const ad_call_rule *ad_cuda_lookup(const char *name) {
     if (strcmp(name, cuda_rules[i].name) == 0)
       return &cuda_rules[i];
   return NULL;
-}
-
-unsigned ad_rule_pointer_int_args(const ad_call_rule *r) {
-  if (!r || r->emit != emit_cuda)
-    return 0;
-  return ((const cuda_rule_data *)r->data)->pointer_ints;
 }

@@ -1,0 +1,556 @@
+/*
+ * Type analysis and activity analysis, on hand-written IR: the kind the
+ * analysis infers for chosen values and byte offsets (ad_types_query), the
+ * copy layouts the copy rule will consume (ad_copy_layout_of's engine), the
+ * documented outcome of a conflict (an error naming the value and the
+ * function), and that integers known to be integers get no shadow code
+ * while the derivative stays right (numbers checked through the JIT).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "ad/ad.h"
+#include "ad/typeanalysis.h"
+#include "tanjit/tanjit.h"
+
+typedef struct parsed {
+  LLVMContextRef ctx;
+  LLVMModuleRef m;
+  ad_types *t;
+  LLVMValueRef fn;
+} parsed;
+
+static parsed analyze(const char *ir, const char *fname) {
+  parsed p;
+  p.ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "types.ll");
+  char *msg = NULL;
+  ck_assert_msg(LLVMParseIRInContext(p.ctx, buf, &p.m, &msg) == 0,
+                "parse: %s", msg ? msg : "?");
+  p.fn = LLVMGetNamedFunction(p.m, fname);
+  ck_assert_msg(p.fn != NULL, "no function %s", fname);
+  p.t = ad_types_analyze(NULL, p.m, NULL, p.fn);
+  ck_assert(p.t != NULL);
+  return p;
+}
+
+static void release(parsed *p) {
+  ad_types_free(p->t);
+  LLVMDisposeModule(p->m);
+  LLVMContextDispose(p->ctx);
+}
+
+/* A value of any analyzed function by name (instruction or argument). */
+static LLVMValueRef named(parsed *p, const char *name) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(p->m); f;
+       f = LLVMGetNextFunction(f)) {
+    for (unsigned i = 0; i < LLVMCountParams(f); i++) {
+      size_t n;
+      const char *s = LLVMGetValueName2(LLVMGetParam(f, i), &n);
+      if (strlen(name) == n && memcmp(s, name, n) == 0)
+        return LLVMGetParam(f, i);
+    }
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i)) {
+        size_t n;
+        const char *s = LLVMGetValueName2(i, &n);
+        if (strlen(name) == n && memcmp(s, name, n) == 0)
+          return i;
+      }
+  }
+  ck_abort_msg("no value %%%s", name);
+  return NULL;
+}
+
+#define ck_kind(p, name, off, want)                                            \
+  ck_assert_msg(strcmp(ad_types_query((p)->t, named((p), name), (off)),        \
+                       (want)) == 0,                                           \
+                "%%%s at %lld: %s, expected %s", name, (long long)(off),       \
+                ad_types_query((p)->t, named((p), name), (off)), want)
+
+/* ---- device handles ---- */
+
+static const char *cuda_ir =
+    "declare i32 @cuMemAlloc_v2(ptr, i64)\n"
+    "declare i32 @cuMemcpyHtoD_v2(i64, ptr, i64)\n"
+    "declare i32 @cuMemcpyDtoH_v2(ptr, i64, i64)\n"
+    "define void @f(ptr %host, ptr %back, i64 %n) {\n"
+    "  %slot = alloca i64\n"
+    "  %r = call i32 @cuMemAlloc_v2(ptr %slot, i64 64)\n"
+    "  %h = load i64, ptr %slot\n"
+    "  %r2 = call i32 @cuMemcpyHtoD_v2(i64 %h, ptr %host, i64 %n)\n"
+    "  %x = load double, ptr %host\n"
+    "  %r3 = call i32 @cuMemcpyDtoH_v2(ptr %back, i64 %h, i64 %n)\n"
+    "  %idx = mul i64 %n, 2\n"
+    "  ret void\n"
+    "}\n";
+
+START_TEST(device_handle_from_cumemalloc) {
+  parsed p = analyze(cuda_ir, "f");
+  ck_kind(&p, "slot", 0, "pointer");  /* cuMemAlloc_v2 wrote a pointer */
+  ck_kind(&p, "h", -1, "pointer");    /* the i64 loaded back is one */
+  ck_kind(&p, "h", 0, "float64");     /* device bytes: the host's layout */
+  ck_kind(&p, "back", 0, "float64");  /* ... carried on to the copy back */
+  ck_kind(&p, "n", -1, "integer");    /* a transfer's size */
+  ck_kind(&p, "idx", -1, "integer");
+  release(&p);
+}
+END_TEST
+
+/* The same under a Julia-style rename: the name is found after ejlstr$. */
+START_TEST(device_handle_renamed) {
+  const char *ir =
+      "declare i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr, i64)\n"
+      "define i64 @f(ptr %unused) {\n"
+      "  %slot = alloca i64\n"
+      "  %r = call i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr %slot, i64 "
+      "8)\n"
+      "  %h = load i64, ptr %slot\n"
+      "  ret i64 %h\n"
+      "}\n";
+  parsed p = analyze(ir, "f");
+  ck_kind(&p, "h", -1, "pointer");
+  release(&p);
+}
+END_TEST
+
+/* ---- a struct { double, ptr, i32 } copied with memcpy ---- */
+
+static const char *struct_ir =
+    "%S = type { double, ptr, i32 }\n"
+    "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+    "define double @g(ptr %dst, ptr %src) {\n"
+    "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 24, i1 0)\n"
+    "  %d = load double, ptr %dst\n"
+    "  %pp = getelementptr inbounds %S, ptr %dst, i64 0, i32 1\n"
+    "  %p = load ptr, ptr %pp\n"
+    "  %ip = getelementptr inbounds %S, ptr %dst, i64 0, i32 2\n"
+    "  %i = load i32, ptr %ip\n"
+    "  %c = sitofp i32 %i to double\n"
+    "  %v = load double, ptr %p\n"
+    "  %s = fmul double %d, %c\n"
+    "  %r = fadd double %s, %v\n"
+    "  ret double %r\n"
+    "}\n";
+
+START_TEST(struct_copied_with_memcpy) {
+  parsed p = analyze(struct_ir, "g");
+  ck_kind(&p, "src", 0, "float64");
+  ck_kind(&p, "src", 8, "pointer");
+  ck_kind(&p, "src", 16, "integer");
+  ck_kind(&p, "src", 20, "unknown"); /* padding */
+  ck_kind(&p, "i", -1, "integer");
+  ad_copy_layout l;
+  LLVMValueRef call = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn));
+  ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  ck_assert_uint_eq(l.period, 0);
+  ck_assert_uint_eq(l.n, 4);
+  static const struct {
+    unsigned long long off, size;
+    ad_byte_kind kind;
+  } want[] = {{0, 8, AD_BYTES_FLOAT},
+              {8, 8, AD_BYTES_POINTER},
+              {16, 4, AD_BYTES_INTEGER},
+              {20, 4, AD_BYTES_UNKNOWN}};
+  for (size_t i = 0; i < 4; i++) {
+    ck_assert_uint_eq(l.segs[i].offset, want[i].off);
+    ck_assert_uint_eq(l.segs[i].size, want[i].size);
+    ck_assert_int_eq(l.segs[i].kind, want[i].kind);
+  }
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
+/* An array of such structs copied with a run-time length: the layout
+ * repeats every 24 bytes. */
+START_TEST(struct_array_runtime_length) {
+  const char *ir =
+      "%S = type { double, ptr, i32 }\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define double @g(ptr %dst, ptr %src, i64 %n, i64 %k) {\n"
+      "  %bytes = mul i64 %n, 24\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 %bytes, i1 "
+      "0)\n"
+      "  %dp = getelementptr inbounds %S, ptr %dst, i64 %k\n"
+      "  %d = load double, ptr %dp\n"
+      "  %pp = getelementptr inbounds %S, ptr %dst, i64 %k, i32 1\n"
+      "  %p = load ptr, ptr %pp\n"
+      "  %ip = getelementptr inbounds %S, ptr %dst, i64 %k, i32 2\n"
+      "  %i = load i32, ptr %ip\n"
+      "  %c = sitofp i32 %i to double\n"
+      "  %s = fmul double %d, %c\n"
+      "  ret double %s\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "src", 24 * 3 + 8, "pointer");
+  ck_kind(&p, "src", 24 * 5 + 16, "integer");
+  ad_copy_layout l;
+  LLVMValueRef call = LLVMGetNextInstruction(
+      LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn)));
+  ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  ck_assert_uint_eq(l.period, 24);
+  ck_assert_uint_eq(l.n, 4);
+  ck_assert_int_eq(l.segs[0].kind, AD_BYTES_FLOAT);
+  ck_assert_int_eq(l.segs[1].kind, AD_BYTES_POINTER);
+  ck_assert_uint_eq(l.segs[1].offset, 8);
+  ck_assert_int_eq(l.segs[2].kind, AD_BYTES_INTEGER);
+  ck_assert_uint_eq(l.segs[2].offset, 16);
+  ck_assert_uint_eq(l.segs[3].offset + l.segs[3].size, 24);
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
+/* Copying from a constant global: the global's type gives the layout. */
+START_TEST(copy_from_constant_global) {
+  const char *ir =
+      "%T = type { ptr, i32, i32, double }\n"
+      "@tab = internal constant [2 x double] [double 1.0, double 2.0]\n"
+      "@tmpl = internal constant [2 x %T] [%T { ptr @tab, i32 2, i32 1, "
+      "double 0.5 }, %T { ptr null, i32 1, i32 1, double 1.0 }]\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define void @h(ptr %dst) {\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr @tmpl, i64 48, i1 0)\n"
+      "  ret void\n"
+      "}\n";
+  parsed p = analyze(ir, "h");
+  ck_kind(&p, "dst", 0, "pointer");
+  ck_kind(&p, "dst", 8, "integer");
+  ck_kind(&p, "dst", 16, "float64");
+  ck_kind(&p, "dst", 24, "pointer");
+  ck_kind(&p, "dst", 40, "float64");
+  release(&p);
+}
+END_TEST
+
+/* ---- a pointer laundered through integers ---- */
+
+START_TEST(pointer_through_integers) {
+  const char *ir = "define double @h(ptr %x, i64 %k) {\n"
+                   "  %i = ptrtoint ptr %x to i64\n"
+                   "  %j = add i64 %i, 16\n"
+                   "  %p = inttoptr i64 %j to ptr\n"
+                   "  %v = load double, ptr %p\n"
+                   "  %diff = sub i64 %j, %i\n"
+                   "  %w = getelementptr double, ptr %x, i64 %k\n"
+                   "  ret double %v\n"
+                   "}\n";
+  parsed p = analyze(ir, "h");
+  ck_kind(&p, "i", -1, "pointer");
+  ck_kind(&p, "j", -1, "pointer");
+  ck_kind(&p, "x", 16, "float64");
+  ck_kind(&p, "j", 0, "float64");
+  ck_kind(&p, "diff", -1, "integer"); /* a difference of pointers */
+  ck_kind(&p, "k", -1, "integer");    /* a GEP index */
+  release(&p);
+}
+END_TEST
+
+/* An integer loaded from memory that is later added to an index and cast
+ * to a pointer: the load itself is a pointer. */
+START_TEST(pointer_integer_in_memory) {
+  const char *ir = "define double @h(ptr %s, i64 %k) {\n"
+                   "  %base = load i64, ptr %s\n"
+                   "  %off = shl i64 %k, 3\n"
+                   "  %a = add i64 %base, %off\n"
+                   "  %p = inttoptr i64 %a to ptr\n"
+                   "  %v = load double, ptr %p\n"
+                   "  ret double %v\n"
+                   "}\n";
+  parsed p = analyze(ir, "h");
+  ck_kind(&p, "a", -1, "pointer");
+  ck_kind(&p, "base", -1, "pointer");
+  ck_kind(&p, "s", 0, "pointer");
+  ck_kind(&p, "off", -1, "integer");
+  release(&p);
+}
+END_TEST
+
+/* Facts cross calls to functions with bodies, both ways. */
+START_TEST(across_calls) {
+  const char *ir = "define internal double @get(ptr %q) {\n"
+                   "  %v = load double, ptr %q\n"
+                   "  ret double %v\n"
+                   "}\n"
+                   "define internal i64 @handle(ptr %q) {\n"
+                   "  %i = ptrtoint ptr %q to i64\n"
+                   "  ret i64 %i\n"
+                   "}\n"
+                   "define double @outer(ptr %x) {\n"
+                   "  %g = getelementptr i8, ptr %x, i64 8\n"
+                   "  %v = call double @get(ptr %g)\n"
+                   "  %h = call i64 @handle(ptr %x)\n"
+                   "  ret double %v\n"
+                   "}\n";
+  parsed p = analyze(ir, "outer");
+  ck_kind(&p, "x", 8, "float64");
+  ck_kind(&p, "h", -1, "pointer");
+  release(&p);
+}
+END_TEST
+
+/* ---- union-like reuse of bytes ---- */
+
+START_TEST(union_conflict) {
+  const char *ir = "define i64 @u(double %x) {\n"
+                   "  %m = alloca i64\n"
+                   "  store double %x, ptr %m\n"
+                   "  %bits = load i64, ptr %m\n"
+                   "  %e = lshr i64 %bits, 52\n"
+                   "  ret i64 %e\n"
+                   "}\n";
+  parsed p = analyze(ir, "u");
+  ck_kind(&p, "bits", -1, "conflict");
+  ck_kind(&p, "m", 0, "conflict");
+  ck_kind(&p, "e", -1, "integer");
+  release(&p);
+}
+END_TEST
+
+/* A float copied as its bits (no integer use) is a float, not a conflict. */
+START_TEST(float_bits_copied_as_integer) {
+  const char *ir = "define void @c(ptr %a, ptr %b) {\n"
+                   "  %v = load double, ptr %a\n"
+                   "  %bits = load i64, ptr %a\n"
+                   "  store i64 %bits, ptr %b\n"
+                   "  ret void\n"
+                   "}\n";
+  parsed p = analyze(ir, "c");
+  ck_kind(&p, "bits", -1, "float64");
+  ck_kind(&p, "b", 0, "float64");
+  release(&p);
+}
+END_TEST
+
+/* ---- the engine's use of it ---- */
+
+#define REQ_DECLS                                                              \
+  "@enzyme_dup = external global i32\n"                                        \
+  "@enzyme_const = external global i32\n"                                      \
+  "declare double @__enzyme_fwddiff(ptr, ...)\n"
+
+static tanjit_error *transform(const char *ir, char **emitted) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "t.ll");
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_msg(LLVMParseIRInContext(ctx, buf, &m, &msg) == 0, "parse: %s",
+                msg ? msg : "?");
+  ad_engine *e = ad_engine_new();
+  tanjit_error *err = NULL;
+  int rc = ad_transform_module(e, m, &err);
+  ck_assert(rc == 0 || err);
+  if (emitted)
+    *emitted = rc == 0 ? LLVMPrintModuleToString(m) : NULL;
+  ad_engine_free(e);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return err;
+}
+
+/* Float bits manipulated as an integer (|x| by masking the sign): the
+ * derivative is undefined, and the error names the value and function. */
+START_TEST(conflict_is_an_error) {
+  const char *ir = REQ_DECLS
+      "define double @fabs_bits(double %x) {\n"
+      "  %m = alloca double\n"
+      "  store double %x, ptr %m\n"
+      "  %bits = load i64, ptr %m\n"
+      "  %abs = and i64 %bits, 9223372036854775807\n"
+      "  %r = bitcast i64 %abs to double\n"
+      "  ret double %r\n"
+      "}\n"
+      "define double @req(double %x) {\n"
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @fabs_bits, double "
+      "%x, double 1.0)\n"
+      "  ret double %d\n"
+      "}\n";
+  tanjit_error *err = transform(ir, NULL);
+  ck_assert_msg(err != NULL, "a conflicting integer was differentiated");
+  const char *m = tanjit_error_message(err);
+  ck_assert_msg(strstr(m, "%abs") && strstr(m, "fabs_bits") &&
+                    strstr(m, "float or an integer"),
+                "message: %s", m);
+  tanjit_error_free(err);
+}
+END_TEST
+
+/* A struct { double *data; i32 n; i32 stride } passed duplicated: the
+ * integer fields are loaded from active memory but are integers, so the
+ * derivative loads them once (no shadow loads, no shadow arithmetic). */
+static const char *struct_int_ir =
+    REQ_DECLS
+    "%V = type { ptr, i32, i32 }\n"
+    "define double @sumsq(ptr %v) {\n"
+    "entry:\n"
+    "  %np = getelementptr inbounds %V, ptr %v, i64 0, i32 1\n"
+    "  %n = load i32, ptr %np\n"
+    "  %sp = getelementptr inbounds %V, ptr %v, i64 0, i32 2\n"
+    "  %stride = load i32, ptr %sp\n"
+    "  %data = load ptr, ptr %v\n"
+    "  br label %loop\n"
+    "loop:\n"
+    "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+    "  %acc = phi double [ 0.0, %entry ], [ %acc1, %loop ]\n"
+    "  %j = mul i32 %i, %stride\n"
+    "  %j64 = sext i32 %j to i64\n"
+    "  %p = getelementptr inbounds double, ptr %data, i64 %j64\n"
+    "  %x = load double, ptr %p\n"
+    "  %sq = fmul double %x, %x\n"
+    "  %acc1 = fadd double %acc, %sq\n"
+    "  %i1 = add i32 %i, 1\n"
+    "  %c = icmp slt i32 %i1, %n\n"
+    "  br i1 %c, label %loop, label %done\n"
+    "done:\n"
+    "  ret double %acc1\n"
+    "}\n"
+    "define double @dsumsq(ptr %v, ptr %dv) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @sumsq, ptr "
+    "@enzyme_dup, ptr %v, ptr %dv)\n"
+    "  ret double %d\n"
+    "}\n";
+
+static int count_in_function(const char *text, const char *fn,
+                             const char *needle) {
+  char head[128];
+  snprintf(head, sizeof head, "@%s(", fn);
+  /* the definition: a line that starts with "define" and names fn */
+  const char *s = strstr(text, head);
+  while (s) {
+    const char *line = s;
+    while (line > text && line[-1] != '\n')
+      line--;
+    if (strncmp(line, "define", 6) == 0)
+      break;
+    s = strstr(s + 1, head);
+  }
+  ck_assert_msg(s != NULL, "no %s in the output", fn);
+  const char *end = strstr(s, "\n}\n");
+  int n = 0;
+  for (const char *q = strstr(s, needle); q && q < end;
+       q = strstr(q + 1, needle))
+    n++;
+  return n;
+}
+
+START_TEST(integer_fields_get_no_shadow) {
+  char *text = NULL;
+  tanjit_error *err = transform(struct_int_ir, &text);
+  ck_assert_msg(!err, "%s", err ? tanjit_error_message(err) : "");
+  ck_assert(text != NULL);
+  ck_assert_int_eq(count_in_function(text, "fwddiffesumsq", "load i32"), 2);
+  ck_assert_int_eq(count_in_function(text, "fwddiffesumsq", "mul i32"), 1);
+  ck_assert_int_eq(count_in_function(text, "fwddiffesumsq", "load ptr"), 2);
+  LLVMDisposeMessage(text);
+}
+END_TEST
+
+START_TEST(integer_fields_derivative_value) {
+  tanjit_options o;
+  tanjit_error *err = NULL;
+  tanjit_options_init(&o);
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert(s);
+  ck_assert_msg(tanjit_load_memory(s, struct_int_ir, strlen(struct_int_ir),
+                                   "t.ll", &err) == 0,
+                "%s", err ? tanjit_error_message(err) : "");
+  double (*d)(void *, void *) =
+      (double (*)(void *, void *))tanjit_lookup(s, "dsumsq", &err);
+  ck_assert_msg(d, "%s", err ? tanjit_error_message(err) : "");
+  struct {
+    double *data;
+    int n, stride;
+  } v, dv;
+  double x[6] = {1, 2, 3, 4, 5, 6}, dx[6] = {1, -1, 0.5, 2, 0.25, 3};
+  v.data = x, v.n = 3, v.stride = 2;
+  dv.data = dx, dv.n = 3, dv.stride = 2;
+  /* d/dt sum x[2i]^2 = 2 (x0 dx0 + x2 dx2 + x4 dx4) */
+  double want = 2 * (1 * 1 + 3 * 0.5 + 5 * 0.25);
+  ck_assert_double_eq_tol(d(&v, &dv), want, 1e-12);
+  /* the shadow's integer fields are never read */
+  dv.n = -7, dv.stride = 12345;
+  ck_assert_double_eq_tol(d(&v, &dv), want, 1e-12);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A CUdeviceptr-like handle stored in memory as i64 and used after an
+ * inttoptr: it keeps a shadow through memory, and the derivative is right. */
+START_TEST(handle_in_memory_derivative) {
+  const char *ir = REQ_DECLS
+      "define double @via_handle(ptr %x) {\n"
+      "  %slot = alloca i64\n"
+      "  %h = ptrtoint ptr %x to i64\n"
+      "  store i64 %h, ptr %slot\n"
+      "  %h2 = load i64, ptr %slot\n"
+      "  %a = add i64 %h2, 8\n"
+      "  %p = inttoptr i64 %a to ptr\n"
+      "  %v = load double, ptr %p\n"
+      "  %s = fmul double %v, %v\n"
+      "  ret double %s\n"
+      "}\n"
+      "define double @dvia(ptr %x, ptr %dx) {\n"
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @via_handle, ptr "
+      "@enzyme_dup, ptr %x, ptr %dx)\n"
+      "  ret double %d\n"
+      "}\n";
+  tanjit_options o;
+  tanjit_error *err = NULL;
+  tanjit_options_init(&o);
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert(s);
+  ck_assert_msg(tanjit_load_memory(s, ir, strlen(ir), "t.ll", &err) == 0,
+                "%s", err ? tanjit_error_message(err) : "");
+  double (*d)(double *, double *) =
+      (double (*)(double *, double *))tanjit_lookup(s, "dvia", &err);
+  ck_assert_msg(d, "%s", err ? tanjit_error_message(err) : "");
+  double x[2] = {1.0, 3.0}, dx[2] = {5.0, 0.5};
+  ck_assert_double_eq_tol(d(x, dx), 2 * 3.0 * 0.5, 1e-12);
+  tanjit_session_free(s);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("types");
+  TCase *tc = tcase_create("analysis");
+  tcase_add_test(tc, device_handle_from_cumemalloc);
+  tcase_add_test(tc, device_handle_renamed);
+  tcase_add_test(tc, struct_copied_with_memcpy);
+  tcase_add_test(tc, struct_array_runtime_length);
+  tcase_add_test(tc, copy_from_constant_global);
+  tcase_add_test(tc, pointer_through_integers);
+  tcase_add_test(tc, pointer_integer_in_memory);
+  tcase_add_test(tc, across_calls);
+  tcase_add_test(tc, union_conflict);
+  tcase_add_test(tc, float_bits_copied_as_integer);
+  suite_add_tcase(s, tc);
+  TCase *te = tcase_create("engine");
+  tcase_set_timeout(te, 60);
+  tcase_add_test(te, conflict_is_an_error);
+  tcase_add_test(te, integer_fields_get_no_shadow);
+  tcase_add_test(te, integer_fields_derivative_value);
+  tcase_add_test(te, handle_in_memory_derivative);
+  suite_add_tcase(s, te);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
