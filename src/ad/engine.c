@@ -80,6 +80,16 @@ static int starts_with(const char *s, size_t n, const char *prefix) {
   return n >= p && memcmp(s, prefix, p) == 0;
 }
 
+/* Enzyme's reverse-mode entry points (whole, split and batched forms). */
+static int is_reverse_mode_request(const char *name, size_t n) {
+  static const char *const reverse[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
+                                        "__enzyme_reverse", "__enzyme_virtualreverse"};
+  for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
+    if (starts_with(name, n, reverse[i]))
+      return 1;
+  return 0;
+}
+
 /* The calls to `fn` (collected first: rewriting changes the use list). */
 static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   size_t n = 0, cap = 8;
@@ -187,14 +197,16 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    if (starts_with(name, n, "__enzyme_autodiff") && LLVMGetFirstUse(f)) {
+    if (is_reverse_mode_request(name, n) && LLVMGetFirstUse(f)) {
       LLVMValueRef where = NULL;
       for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
         if (LLVMIsAInstruction(LLVMGetUser(u)))
           where = LLVMGetUser(u);
       return ad_fail_code(&mc, TANJIT_ERR_UNSUPPORTED, where,
-                          "%s: reverse mode is not supported (only "
-                          "__enzyme_fwddiff forward mode)",
+                          "%s: reverse mode is not supported: tanjit "
+                          "differentiates in forward mode only "
+                          "(__enzyme_fwddiff); no rule, the CUDA transfers "
+                          "included, is supported in reverse mode",
                           name);
     }
     if (starts_with(name, n, "__enzyme_fwddiff"))
