@@ -5,6 +5,7 @@
  * analytic value and a central finite difference of the primal.
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -181,6 +182,45 @@ START_TEST(julia_plt_ccall_differentiated_through) {
 }
 END_TEST
 
+/* Julia's jlplt GOT into a library loaded RTLD_LOCAL whose function has no
+ * IR: bound at load, differentiated with a rule registered for it, the rule
+ * itself resolved from the same library through the same rename. */
+START_TEST(julia_plt_into_local_library_with_registered_rule) {
+  tanjit_options o;
+  tanjit_options_init(&o);
+  const char *dirs[] = {getenv("TJTEST_LIB_DIR"), NULL};
+  o.library_dirs = dirs;
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert_int_eq(tanjit_register_fwd_rule(s, "tjtest_scale", "tjtest_scale_fwd", 0, &err), 0);
+  load_ok(s,
+          "@lib = private unnamed_addr constant [13 x i8] c\"libtjtest.so\\00\"\n"
+          "@fn = private unnamed_addr constant [13 x i8] c\"tjtest_scale\\00\"\n"
+          "@handle = internal global ptr null\n"
+          "@jlplt_tjtest_scale_3_got = internal global ptr @jlplt_tjtest_scale_3\n"
+          "declare ptr @ijl_load_and_lookup(ptr, ptr, ptr)\n"
+          "define internal double @jlplt_tjtest_scale_3(double %x) {\n"
+          "  %f = call ptr @ijl_load_and_lookup(ptr @lib, ptr @fn, ptr @handle)\n"
+          "  store ptr %f, ptr @jlplt_tjtest_scale_3_got\n"
+          "  %r = musttail call double %f(double %x)\n  ret double %r\n}\n"
+          "define double @julia_h(double %x) {\n"
+          "  %fp = load ptr, ptr @jlplt_tjtest_scale_3_got\n"
+          "  %y = call double %fp(double %x)\n"
+          "  %r = fmul double %y, %x\n  ret double %r\n}\n",
+          "jlplt-local.ll");
+  double (*h)(double) = (double (*)(double))(uintptr_t)tanjit_lookup(s, "julia_h", &err);
+  ck_assert_msg(h, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(h(2.0), 2.5 * 2.0 * 2.0, 1e-14);
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*dh)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "julia_h", act, 1, 1);
+  /* h = scale(x) * x, scale' = 2.5 by the rule: h' = 2.5 x + 2.5 x */
+  ck_assert_double_eq_tol(dh(2.0, 1.0), 10.0, 1e-14);
+  ck_assert_ptr_null(dlsym(RTLD_DEFAULT, "tjtest_scale"));
+  tanjit_session_free(s);
+}
+END_TEST
+
 static tanjit_session *threaded;
 
 static void *request_worker(void *arg) {
@@ -227,6 +267,7 @@ int main(void) {
   tcase_add_test(tc, derivative_across_modules);
   tcase_add_test(tc, bad_requests_are_clear_errors);
   tcase_add_test(tc, julia_plt_ccall_differentiated_through);
+  tcase_add_test(tc, julia_plt_into_local_library_with_registered_rule);
   tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -4,3 +4,9 @@ int tjtest_triple(int x) { return 3 * x; }
 double tjtest_scale(double x) { return 2.5 * x; }
 int tjtest_counter;
 int tjtest_bump(void) { return ++tjtest_counter; }
+/* The forward rule of tjtest_scale, registered by the tests: value, tangent
+ * -> tangent. */
+double tjtest_scale_fwd(double x, double dx) {
+  (void)x;
+  return 2.5 * dx;
+}
