@@ -177,6 +177,9 @@ struct ad_fn_ctx {
     LLVMValueRef primal, clone, shadow;
   } *phis;
   size_t nphis, capphis;
+  /* ad_types of primal_fn (typeanalysis.h), computed on first use by
+   * ad_copy_layout_of and freed with the context; NULL until then */
+  void *types;
 };
 
 /* The derivative function for `sig` (cached; created with internal linkage,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ad/engine.h"
+#include "ad/typeanalysis.h"
 #include "common/strbuf.h"
 
 static int sig_equal(const ad_signature *a, const ad_signature *b) {
@@ -85,6 +86,54 @@ void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target) {
         else
           LLVMAddAttributeAtIndex(target, k + c + 1, at);
       }
+    k += copies;
+  }
+}
+
+/* Pointer facts of the primal's parameters that hold in the derivative
+ * too, so the optimizer treats derivative memory as it treats the primal's
+ * (Enzyme does the same).  The primal copy gets them all; the shadow of a
+ * pointer (width 1 only: wider shadows travel as arrays) is laid out like
+ * its primal, so its extent, alignment and non-nullness hold, it is
+ * captured no more than the primal, and a noalias primal has a noalias
+ * shadow (shadow memory is disjoint from primal memory, as Enzyme assumes).
+ * Memory effects (readonly, writeonly) are not copied: a rule or custom
+ * derivative may read-modify-write a shadow the primal only writes, and
+ * LLVM infers the true effects of the derivative body itself.  Names
+ * unknown to this LLVM (nocapture became captures(none) in LLVM 21) have
+ * kind 0 and are skipped. */
+static void copy_param_attr(LLVMValueRef from, unsigned from_index,
+                            LLVMValueRef to, unsigned to_index,
+                            const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAttributeRef at =
+      kind ? LLVMGetEnumAttributeAtIndex(from, from_index, kind) : NULL;
+  if (at)
+    LLVMAddAttributeAtIndex(to, to_index, at);
+}
+
+static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
+  static const char *const facts[] = {
+      "noalias", "nocapture",       "captures",
+      "nonnull", "dereferenceable", "dereferenceable_or_null",
+      "align"};
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned nd = LLVMCountParams(d), k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned copies = sig->activity[i] != AD_ARG_CONST ? 2 : 1;
+    LLVMValueRef p = LLVMGetParam(sig->fn, i);
+    int plain_ptr = LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind &&
+                    !LLVMGetEnumAttributeAtIndex(sig->fn, i + 1, byval);
+    for (unsigned c = 0; plain_ptr && c < copies && k + c < nd; c++) {
+      /* a shadow gets them only where it is a pointer itself (width 1) */
+      if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(d, k + c))) !=
+          LLVMPointerTypeKind)
+        continue;
+      for (size_t a = 0; a < sizeof facts / sizeof *facts; a++)
+        copy_param_attr(sig->fn, i + 1, d, k + c + 1, facts[a]);
+      if (c == 0) /* the caller passes the primal's own argument */
+        copy_param_attr(sig->fn, i + 1, d, k + 1, "noundef");
+    }
     k += copies;
   }
 }
@@ -294,6 +343,7 @@ static void fn_ctx_free(ad_fn_ctx *fc) {
   ad_map_free(&fc->active);
   ad_map_free(&fc->exit_block);
   free(fc->phis);
+  ad_types_free(fc->types);
   if (fc->b)
     LLVMDisposeBuilder(fc->b);
 }
@@ -335,6 +385,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   LLVMSetLinkage(d, LLVMInternalLinkage);
   copy_string_attrs(fn, d);
   ad_copy_abi_attrs(sig, d);
+  copy_pointer_param_attrs(sig, d);
 
   if (mc->ncache == mc->capcache) {
     size_t ncap = mc->capcache ? mc->capcache * 2 : 8;

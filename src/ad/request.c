@@ -13,6 +13,9 @@
  * - Unmarked arguments follow Enzyme's whatType: floats, pointers and
  *   aggregates holding them are duplicated, integers constant.
  * - A duplicated argument is followed by N shadow arguments (N = width).
+ *   An integer parameter may be duplicated (a pointer passed as uintptr_t
+ *   or CUdeviceptr): its shadows are integers of the same type (a pointer
+ *   given for one is converted).
  * - The result: the tangent (an [N x T] when N > 1), or {primal, tangent}
  *   with enzyme_primal_return, stored into the request's declared return
  *   type by layout (a struct of N doubles, a vector, an array ...).
@@ -99,6 +102,11 @@ static LLVMValueRef coerce_arg(LLVMBuilderRef b, LLVMTypeRef want,
   if (LLVMGetTypeKind(have) == LLVMIntegerTypeKind &&
       LLVMGetTypeKind(want) == LLVMPointerTypeKind)
     return LLVMBuildIntToPtr(b, v, want, "");
+  /* A pointer for an integer parameter that carries one (a uintptr_t, a
+   * CUdeviceptr): the caller passed the buffer itself, as Enzyme accepts. */
+  if (LLVMGetTypeKind(have) == LLVMPointerTypeKind &&
+      LLVMGetTypeKind(want) == LLVMIntegerTypeKind)
+    return LLVMBuildPtrToInt(b, v, want, "");
   return NULL;
 }
 

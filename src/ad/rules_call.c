@@ -151,6 +151,66 @@ static int only_integers(LLVMValueRef call) {
   return 1;
 }
 
+/* Integers, vectors of integers, and aggregates made only of them. */
+static int integer_based(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMIntegerTypeKind:
+    return 1;
+  case LLVMVectorTypeKind:
+  case LLVMArrayTypeKind:
+    return integer_based(LLVMGetElementType(t));
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++)
+      if (!integer_based(LLVMStructGetTypeAtIndex(t, i)))
+        return 0;
+    return n > 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/*
+ * Whether a call passes the shadow of `v` (an argument, or the call's own
+ * result) across the call.  Floats and pointers do when active.  So do
+ * integers: activity analysis keeps an integer active only when type
+ * analysis cannot rule out that it holds a pointer (a CUdeviceptr, a
+ * uintptr_t) or float bits, and its shadow is read; a plain integer (a
+ * count, an index) is never active.  Enzyme passes such an integer's shadow
+ * as an integer of the same type, and so does the derivative signature.
+ */
+static int passes_shadow(ad_fn_ctx *fc, LLVMValueRef v) {
+  if (!ad_is_active(fc, v))
+    return 0;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return ad_type_can_carry(t) || integer_based(t);
+}
+
+/* TANJIT_AD_NO_ACTIVITY (activity.c reads the same switch): every integer
+ * is then active, which says nothing about pointers, so calls with no body
+ * taking only integers keep their old treatment (the primal call alone). */
+static int activity_analysis_off(void) {
+  static volatile int mode = -1;
+  if (mode < 0) {
+    const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
+    mode = v && *v && strcmp(v, "0") != 0;
+  }
+  return mode;
+}
+
+/* The first argument of `call` that is an integer whose shadow the callee
+ * would need (see passes_shadow), or NULL. */
+static LLVMValueRef active_integer_argument(ad_fn_ctx *fc, LLVMValueRef call) {
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k);
+    if (integer_based(LLVMTypeOf(a)) && passes_shadow(fc, a))
+      return a;
+  }
+  return NULL;
+}
+
 /* Emits a call to the derivative of `fn` for the activities the arguments
  * of `call` have here; returns its primal result (or NULL for void) and its
  * shadow (NULL when the result is inactive).  0 or -1. */
@@ -170,17 +230,14 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
     free(args);
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   }
-  for (unsigned i = 0; i < np; i++) {
-    LLVMValueRef a = LLVMGetOperand(call, i);
-    act[i] = (ad_is_active(fc, a) && ad_type_can_carry(LLVMTypeOf(a)))
-                 ? AD_ARG_DUP
-                 : AD_ARG_CONST;
-  }
+  for (unsigned i = 0; i < np; i++)
+    act[i] = passes_shadow(fc, LLVMGetOperand(call, i)) ? AD_ARG_DUP
+                                                         : AD_ARG_CONST;
   LLVMTypeRef rt = LLVMTypeOf(call);
   ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
-  else if (ad_is_active(fc, call) && ad_type_can_carry(rt))
+  else if (passes_shadow(fc, call))
     sig.ret = AD_RET_BOTH;
   /* The callee's body is built with its own builder: ours stays put. */
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
@@ -327,13 +384,34 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
   int any = ad_is_active(fc, call) || ad_is_active(fc, LLVMGetCalledValue(call));
   for (unsigned k = 0; k < na && !any; k++)
     any = ad_is_active(fc, LLVMGetOperand(call, k));
-  if (!any || only_integers(call))
+  /* Integers alone carry nothing, unless one may hold a pointer into
+   * active memory (activity kept it): then the callee needs its shadow. */
+  LLVMValueRef int_arg = any ? active_integer_argument(fc, call) : NULL;
+  if (!any ||
+      (only_integers(call) && !int_arg && !passes_shadow(fc, call)))
     return ad_clone(fc, call) ? 0 : -1;
   if (fn && LLVMCountBasicBlocks(fn) > 0)
     return emit_derivative_call(fc, call, fn);
   if (fn) {
     char buf[256];
     const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
+    if (only_integers(call) && activity_analysis_off())
+      return ad_clone(fc, call) ? 0 : -1;
+    if (only_integers(call)) {
+      /* Without a body there is no telling what the callee does with an
+       * integer that may be a pointer: a silent primal call could leave
+       * shadow memory stale, or hand out a pointer with no shadow. */
+      char *t = ad_value_text(int_arg ? int_arg : call);
+      int rc = ad_fail(fc->mc, call,
+                       "no forward-mode derivative for call to %s (no rule "
+                       "and no body): %s `%s` is an integer that may hold a "
+                       "pointer to active memory (type analysis cannot show "
+                       "it is a plain integer)",
+                       rn ? rn : ad_value_name(fn),
+                       int_arg ? "its argument" : "its result", t ? t : "?");
+      free(t);
+      return rc;
+    }
     return ad_fail(fc->mc, call,
                    "no forward-mode derivative for call to %s (no rule and no "
                    "body)",

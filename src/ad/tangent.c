@@ -102,22 +102,25 @@ void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {
     LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
 }
 
+static int term_is_zero(const ad_term *term) {
+  return !term->tangent ||
+         (LLVMIsConstant(term->tangent) && LLVMIsNull(term->tangent));
+}
+
 LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
                         unsigned nterms, LLVMValueRef divisor,
                         LLVMValueRef fmf_src) {
   LLVMValueRef lanes[64];
   int any = 0;
   for (unsigned k = 0; k < nterms; k++)
-    if (terms[k].tangent && !(LLVMIsConstant(terms[k].tangent) &&
-                              LLVMIsNull(terms[k].tangent)))
+    if (!term_is_zero(&terms[k]))
       any = 1;
   if (!any)
     return LLVMConstNull(ad_shadow_type(fc, t));
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef acc = NULL;
     for (unsigned k = 0; k < nterms; k++) {
-      if (!terms[k].tangent ||
-          (LLVMIsConstant(terms[k].tangent) && LLVMIsNull(terms[k].tangent)))
+      if (term_is_zero(&terms[k]))
         continue;
       LLVMValueRef d = ad_lane(fc, terms[k].tangent, lane);
       if (terms[k].coef) {

@@ -9,22 +9,27 @@
 #include "ad/engine.h"
 #include "ad/typeanalysis.h"
 
-/* The analysis is run afresh for each copy: copies are few, and a fresh run
- * needs no state in the per-function context. */
+/* The analysis of the function being differentiated runs once, on its
+ * first copy, and is kept in the context (fc->types) for the others. */
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
                       LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out) {
   out->segs = NULL;
   out->n = 0;
   out->period = 0;
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-  ad_types *t =
-      ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
-  if (!t || ad_types_copy_layout(t, dst, src, len, out) != 0) {
+  int cacheable = fn == fc->primal_fn;
+  ad_types *t = cacheable ? fc->types : NULL;
+  if (!t)
+    t = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+  if (cacheable)
+    fc->types = t;
+  int rc = t ? ad_types_copy_layout(t, dst, src, len, out) : -1;
+  if (!cacheable)
     ad_types_free(t);
+  if (rc != 0) {
     ad_copy_layout_free(out);
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   }
-  ad_types_free(t);
   return 0;
 }
 

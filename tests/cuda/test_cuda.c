@@ -90,6 +90,11 @@ static const program programs[] = {
     {"julia_async_v1.ll", "CUDA_TEST_SRC", NULL, 11, 7, 7, 9, 14},
     /* the flagship sample: as driver_roundtrip */
     {"julia_cuda_roundtrip.ll", "SAMPLES_DIR", NULL, 9, 9, 0, 4, 9},
+    /* handles passed to helpers: 1 primal f (1 alloc, 1 htod, 2 dtoh) and
+     * g (1 alloc, 1 htod, 1 dtoh) + 4 directions of each (twice that, and
+     * one memset per shadow allocation) */
+    {"driver_handles-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 18, 27, 0, 8, 18},
+    {"driver_handles-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 18, 27, 0, 8, 18},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 

@@ -22,6 +22,7 @@ static const char *const gpu_programs[][2] = {
     {"runtime_api-O2.ll", "libcudart.so.12"},
     {"julia_async_v1.ll", NULL},
     {"julia_cuda_roundtrip.ll", NULL},
+    {"driver_handles-O2.ll", "libcuda.so.1"},
 };
 
 static int gpu_present(void) {
