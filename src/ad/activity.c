@@ -173,8 +173,12 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
     demand(st, LLVMGetOperand(p, 0), depth + 1);
     break;
   case LLVMCall: {
+    /* An allocation, or a defined function returning a pointer (or an
+     * integer holding one): its derivative returns the shadow. */
     const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, p);
-    if (r && r->returns_allocation)
+    LLVMValueRef callee = ad_called_function(p);
+    if ((r && r->returns_allocation) ||
+        (!r && callee && LLVMCountBasicBlocks(callee) > 0))
       mark(st, p);
     break;
   }

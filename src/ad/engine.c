@@ -214,6 +214,8 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   }
   if (!nreq)
     return 0;
+  if (ad_preprocess_module(m, err))
+    return -1;
 
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
   ad_map_init(&mc.active_globals);

@@ -93,6 +93,11 @@ const char *ad_engine_alias(const ad_engine *e, const char *name);
  * frontend's wrapper "my_sin" -> "sin").  0, or -1 on out of memory. */
 int ad_engine_add_alias(ad_engine *e, const char *name, const char *rule_name);
 
+/* ---- preprocess.c: before differentiation ---- */
+/* Drops optnone and promotes stack slots (SROA) in a module that requests
+ * derivatives.  0, or -1 with *err set. */
+int ad_preprocess_module(LLVMModuleRef m, tanjit_error **err);
+
 /* ---- diag.c: errors that say what, where and why ---- */
 /* Fails with TANJIT_ERR_DIFFERENTIATE: "<message> in <function> at
  * <file>:<line>" (the location from `where`'s !dbg when present; `where` may

@@ -95,6 +95,10 @@ static const program programs[] = {
      * one memset per shadow allocation) */
     {"driver_handles-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 18, 27, 0, 8, 18},
     {"driver_handles-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 18, 27, 0, 8, 18},
+    /* a helper allocating and returning the handle: 4 directions of (2
+     * alloc, 2 htod, 2 dtoh, 1 memset) */
+    {"driver_alloc_helper-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 8, 8, 0, 4, 8},
+    {"driver_alloc_helper-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 8, 8, 0, 4, 8},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
