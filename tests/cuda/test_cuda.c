@@ -24,6 +24,7 @@
 
 #include "cudasim.h"
 #include "tanjit/tanjit.h"
+#include "../common/run_cli.h"
 
 static const char *env(const char *name) {
   const char *v = getenv(name);
@@ -165,32 +166,9 @@ END_TEST
 
 static char output[1 << 20];
 
-/* Runs `tanjit ARGS...`; stdout+stderr into `output`; the exit status. */
+/* The CLI, run with `args`; its output lands in `output`. */
 static int run_cli(const char *const *args) {
-  char path[] = "/tmp/tanjit-cuda-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = getenv("TANJIT_EXE");
-    for (; args[n - 1] && n < 31; n++)
-      argv[n] = args[n - 1];
-    argv[n] = NULL;
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  int status;
-  waitpid(pid, &status, 0);
-  lseek(fd, 0, SEEK_SET);
-  ssize_t len = read(fd, output, sizeof output - 1);
-  output[len > 0 ? len : 0] = '\0';
-  close(fd);
-  unlink(path);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run_tanjit_cli(args, output, sizeof output);
 }
 
 static void emit_ir(const char *ir) {
