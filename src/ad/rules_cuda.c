@@ -249,6 +249,10 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
     unsigned op = (unsigned)d->dst;
     ad_replay_call(fc, clone, &op, &slot, 1);
+    /* a frontend may pass the out-parameter as an integer (Julia's
+     * Ptr{CUdeviceptr} in an i64 ccall signature) */
+    if (LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
+      slot = ad_address_as(fc, slot, ptr_t(fc));
     LLVMValueRef dev = LLVMBuildLoad2(fc->b, device_ptr, slot, "shadow.dev");
     if (zero_device(fc, d, call, clone, dev, n) != 0)
       return -1;

@@ -14,8 +14,9 @@
  *   <number>   a constant of type T
  *   unary:     neg cos sin exp log sqrt trunc rint digamma sq recip itof dec
  *              (sq: v*v, recip: 1/v, itof: integer -> T, dec: integer - 1)
- *   binary:    + - * / pow copysign ldexp powi lt ge
- *              (lt, ge: comparisons as 1.0 / 0.0)
+ *   binary:    + - * / pow copysign ldexp powi lt ge nz
+ *              (lt, ge: comparisons as 1.0 / 0.0; `a c nz`: a where c is
+ *              nonzero, else 0, a select, so an inf or NaN a is dropped)
  * Functions that write through pointers (sincos, frexp, modf) have custom
  * emitters at the end of this file.
  */
@@ -92,14 +93,16 @@ static const math_rule math_table[] = {
     /* d ln(1+x) = 1/(1+x) */
     {L4("log1p", "log1pf", "log1pl", NULL), 1, 0, {"1 x + recip"},
      "1/(1+x)"},
-    /* d x^y: dx -> y x^(y-1), dy -> x^y ln x */
+    /* d x^y: dx -> y x^(y-1), dy -> x^y ln x, which is 0 (not 0 * -inf) at
+     * x = 0, as in Enzyme (its test ForwardMode/pow_zero.c) */
     {L4("pow", "powf", "powl", "llvm.pow"), 2, 0,
-     {"y x y 1 - pow *", "r x log *"}, "y x^(y-1), x^y ln x"},
+     {"y x y 1 - pow *", "r x log * x nz"}, "y x^(y-1), x^y ln x"},
     /* d x^n (integer n) = n x^(n-1) */
     {L4(NULL, NULL, NULL, "llvm.powi"), 2, 2, {"y itof x y dec powi *", ""},
      "n x^(n-1)"},
-    /* d sqrt x = 1 / (2 sqrt x) */
-    {L4("sqrt", "sqrtf", "sqrtl", "llvm.sqrt"), 1, 0, {"0.5 r /"},
+    /* d sqrt x = 1 / (2 sqrt x), and 0 at x = 0 as in Enzyme, so a zero
+     * tangent stays zero instead of becoming inf * 0 = NaN */
+    {L4("sqrt", "sqrtf", "sqrtl", "llvm.sqrt"), 1, 0, {"0.5 r / x nz"},
      "1/(2 sqrt x)"},
     /* d cbrt x = cbrt(x) / (3x) */
     {L4("cbrt", "cbrtf", "cbrtl", NULL), 1, 0, {"r 3 x * /"}, "r/(3x)"},
@@ -289,6 +292,10 @@ static int eval_token(eval_ctx *e, const char *tok, size_t len) {
     v = LLVMBuildFMul(b, l, r, "");
   else if (strcmp(buf, "/") == 0)
     v = LLVMBuildFDiv(b, l, r, "");
+  else if (strcmp(buf, "nz") == 0)
+    v = LLVMBuildSelect(
+        b, LLVMBuildFCmp(b, LLVMRealUNE, r, LLVMConstNull(LLVMTypeOf(r)), ""),
+        l, LLVMConstNull(LLVMTypeOf(l)), "");
   else if (strcmp(buf, "lt") == 0 || strcmp(buf, "ge") == 0)
     v = LLVMBuildUIToFP(
         b,
@@ -411,6 +418,43 @@ static LLVMTypeRef float_type_of(const math_rule *m, LLVMValueRef call) {
   return LLVMTypeOf(call);
 }
 
+/* Functions whose result is one of their arguments (fmin, fmax), by
+ * intrinsic base name: partial 0 is an indicator, and the tangent is the
+ * chosen argument's, selected rather than weighted, so a NaN or inf tangent
+ * of the argument not chosen (sqrt'(0) behind fmax(sqrt(x), eps)) stays out,
+ * as in Enzyme. */
+static const char *const choosing_rules[] = {"llvm.minnum", "llvm.minimum",
+                                             "llvm.maxnum", "llvm.maximum"};
+
+static int rule_chooses(const math_rule *m) {
+  for (size_t i = 0; i < sizeof choosing_rules / sizeof *choosing_rules; i++)
+    if (m->names[3] && strcmp(m->names[3], choosing_rules[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* fmin/fmax: select(partial 0 != 0, dx, dy), lane by lane. */
+static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_rule *m,
+                       LLVMValueRef call, const char *name) {
+  LLVMValueRef first = eval_program(e, m->partial[0]);
+  if (!first)
+    return ad_fail(fc->mc, call,
+                   "internal: bad derivative program \"%s\" for %s",
+                   m->partial[0], name);
+  LLVMValueRef take_first =
+      LLVMBuildFCmp(fc->b, LLVMRealONE, first, LLVMConstNull(e->t), "");
+  LLVMValueRef x = LLVMGetOperand(call, 0), y = LLVMGetOperand(call, 1);
+  LLVMValueRef dx = ad_is_active(fc, x) ? ad_shadow_value(fc, x) : NULL;
+  LLVMValueRef dy = ad_is_active(fc, y) ? ad_shadow_value(fc, y) : NULL;
+  LLVMValueRef lanes[64];
+  for (unsigned lane = 0; lane < fc->width; lane++)
+    lanes[lane] = LLVMBuildSelect(
+        fc->b, take_first, dx ? ad_lane(fc, dx, lane) : LLVMConstNull(e->t),
+        dy ? ad_lane(fc, dy, lane) : LLVMConstNull(e->t), "");
+  ad_set_shadow(fc, call, ad_pack(fc, LLVMTypeOf(call), lanes));
+  return 0;
+}
+
 static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                      LLVMValueRef clone) {
   (void)rule;
@@ -438,6 +482,8 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   e.result = clone;
   for (unsigned k = 0; k < m->arity; k++)
     args[k] = ad_primal(fc, LLVMGetOperand(call, k));
+  if (rule_chooses(m))
+    return emit_choice(fc, &e, m, call, name);
   for (unsigned k = 0; k < m->arity; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))
@@ -614,10 +660,10 @@ int ad_math_table_check(char *why, size_t whysize) {
       "x",    "y",     "z",     "r",     "neg", "cos",      "sin",
       "exp",  "log",   "sqrt",  "trunc", "rint", "digamma", "sq",
       "recip", "itof", "dec",   "+",     "-",   "*",        "/",
-      "pow",  "copysign", "ldexp", "powi", "lt", "ge"};
+      "pow",  "copysign", "ldexp", "powi", "lt", "ge", "nz"};
   static const signed char effect[] = {1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                        0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1,
-                                       -1, -1};
+                                       -1, -1, -1};
   _Static_assert(sizeof known / sizeof *known == sizeof effect,
                  "token table and stack effects in lockstep");
   for (size_t i = 0; i < ad_math_table_size(); i++) {

@@ -41,8 +41,11 @@ static LLVMValueRef helper_like(ad_fn_ctx *fc, LLVMValueRef call,
   return ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
 }
 
+/* p may be an integer: a frontend's allocator returning Ptr as i64 */
 static void zero_bytes(ad_fn_ctx *fc, LLVMValueRef p, LLVMValueRef n) {
   LLVMValueRef zero = LLVMConstInt(LLVMInt8TypeInContext(fc->mc->llctx), 0, 0);
+  if (LLVMGetTypeKind(LLVMTypeOf(p)) != LLVMPointerTypeKind)
+    p = ad_address_as(fc, p, LLVMPointerTypeInContext(fc->mc->llctx, 0));
   LLVMBuildMemSet(fc->b, p, zero, n, 1);
 }
 
@@ -126,13 +129,18 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
     if (!sp)
       return 0;
     LLVMValueRef fn = helper_like(fc, call, rname);
-    LLVMTypeRef ptr = LLVMTypeOf(args[0]);
+    /* the out-parameter may be an integer (Ptr{Ptr} as i64): the slot
+     * holds a pointer either way */
+    LLVMTypeRef ptr = LLVMGetTypeKind(LLVMTypeOf(args[0])) == LLVMPointerTypeKind
+                          ? LLVMTypeOf(args[0])
+                          : LLVMPointerTypeInContext(fc->mc->llctx, 0);
     for (unsigned lane = 0; lane < fc->width; lane++) {
       LLVMValueRef a2[8];
       memcpy(a2, args, sizeof a2);
       a2[0] = ad_lane(fc, sp, lane);
       ad_call_helper(fc->b, fn, a2, nargs, "");
-      LLVMValueRef p = LLVMBuildLoad2(fc->b, ptr, a2[0], "");
+      LLVMValueRef p =
+          LLVMBuildLoad2(fc->b, ptr, ad_address_as(fc, a2[0], ptr), "");
       zero_bytes(fc, p, args[d->size_arg]);
     }
     return 0;

@@ -1,0 +1,20 @@
+#!/bin/sh
+# A negative test: `tanjit run IR` must fail (nonzero exit, not a crash by
+# signal) and its message must contain each of the given fixed strings.
+# Usage: expect_error.sh TANJIT IR TEXT...
+set -u
+tanjit=$1 ir=$2
+shift 2
+out=$("$tanjit" run "$ir" 2>&1)
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -gt 125 ]; then
+  echo "expected a clean failure, got exit status $rc: $out"
+  exit 1
+fi
+for text in "$@"; do
+  case $out in
+    *"$text"*) ;;
+    *) echo "message lacks '$text': $out"; exit 1 ;;
+  esac
+done
+echo "failed as expected: $out"
