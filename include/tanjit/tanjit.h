@@ -138,6 +138,10 @@ TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_err
  * compiling it.  Caller frees the result with tanjit_free().
  */
 TANJIT_API char *tanjit_emit_file(tanjit_session *s, const char *path, tanjit_error **err);
+/* The same for IR text or bitcode in a buffer (copied); `name` names it in
+ * messages and may be NULL. */
+TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
+                                    const char *name, tanjit_error **err);
 
 /*
  * Derivatives on request.

@@ -37,15 +37,15 @@ static const char usage[] =
     "  emit   print the IR after differentiation and optimization\n"
     "\n"
     "options:\n"
-    "  --entry NAME      entry function for run (default: main)\n"
-    "  --lib LIB         resolve externals in LIB too (repeatable; loaded\n"
+    "  --entry NAME      run: entry function (default: main)\n"
+    "  --lib LIB         run: resolve externals in LIB too (repeatable; loaded\n"
     "                    RTLD_LOCAL, searched in order after the modules)\n"
     "  -L DIR            search DIR for libraries named by a bare soname, e.g.\n"
     "                    by a renamed ccall ejlstr$fn$libcuda.so.1 (repeatable)\n"
     "  -O N              optimization level 0..3 (default 2); for a .c FILE\n"
     "                    also clang's level\n"
-    "  --lazy            bind unresolved externals to stubs that report the\n"
-    "                    call instead of failing the link\n"
+    "  --lazy            run: bind unresolved externals to stubs that report\n"
+    "                    the call instead of failing the link\n"
     "  -Xclang-arg ARG   pass ARG to clang when FILE is C (repeatable)\n"
     "  -o OUT            emit: write to OUT instead of standard output\n"
     "  -h, --help        this text\n"
@@ -68,10 +68,77 @@ static int fail_usage(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* The options, as data: which commands take each, and whether it takes a
+ * value (given as the next argument, or glued on for the short ones: -O2,
+ * -Lbuild). */
+enum { RUN = 1, EMIT = 2 };
+typedef enum option_id {
+  OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_CLANG_ARG, OPT_OUT
+} option_id;
+typedef struct option {
+  const char *name;
+  option_id id;
+  int commands;
+  int takes_value;
+  int may_glue; /* -O2, -Lbuild */
+} option;
+static const option options[] = {
+    {"--entry", OPT_ENTRY, RUN, 1, 0},
+    {"--lib", OPT_LIB, RUN, 1, 0},
+    {"-L", OPT_DIR, RUN | EMIT, 1, 1},
+    {"-O", OPT_LEVEL, RUN | EMIT, 1, 1},
+    {"--lazy", OPT_LAZY, RUN, 0, 0},
+    {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
+    {"-o", OPT_OUT, EMIT, 1, 0},
+};
+
+static const option *find_option(const char *arg, const char **glued) {
+  *glued = NULL;
+  for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
+    size_t n = strlen(options[i].name);
+    if (strcmp(arg, options[i].name) == 0)
+      return &options[i];
+    if (options[i].may_glue && strncmp(arg, options[i].name, n) == 0 && arg[n]) {
+      *glued = arg + n;
+      return &options[i];
+    }
+  }
+  return NULL;
+}
+
 static int push(const char **list, int *n, const char *value, const char *what) {
   if (*n >= MAX_LIST)
     return fail_usage("too many %s options", what);
   list[(*n)++] = value;
+  return 0;
+}
+
+static int apply_option(cli *c, const option *o, const char *value) {
+  switch (o->id) {
+  case OPT_ENTRY:
+    c->entry = value;
+    return 0;
+  case OPT_LIB:
+    return push(c->libs, &c->n_libs, value, "--lib");
+  case OPT_DIR:
+    return push(c->dirs, &c->n_dirs, value, "-L");
+  case OPT_CLANG_ARG:
+    return push(c->clang_args, &c->n_clang_args, value, "-Xclang-arg");
+  case OPT_OUT:
+    c->out = value;
+    return 0;
+  case OPT_LAZY:
+    c->lazy = 1;
+    return 0;
+  case OPT_LEVEL: {
+    char *end;
+    long level = strtol(value, &end, 10);
+    if (!*value || *end || level < 0 || level > 3)
+      return fail_usage("-O takes 0, 1, 2 or 3, not '%s'", value);
+    c->opt_level = (int)level;
+    return 0;
+  }
+  }
   return 0;
 }
 
@@ -87,64 +154,45 @@ static int parse_args(int argc, char **argv, cli *c) {
     exit(0);
   }
   c->command = argv[1];
-  if (strcmp(c->command, "run") && strcmp(c->command, "emit"))
+  int command = !strcmp(c->command, "run") ? RUN : !strcmp(c->command, "emit") ? EMIT : 0;
+  if (!command)
     return fail_usage("unknown command '%s'", c->command);
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    int rc = 0;
     if (!strcmp(a, "--")) {
+      if (command != RUN)
+        return fail_usage("%s", "program arguments (after --) are for run");
       c->program_args = argv + i + 1;
       c->n_program_args = argc - i - 1;
       break;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage, stdout);
       exit(0);
-    } else if (!strcmp(a, "--lazy")) {
-      c->lazy = 1;
-      continue;
-    } else if (!strncmp(a, "-L", 2) && a[2]) {
-      rc = push(c->dirs, &c->n_dirs, a + 2, "-L");
-    } else if (!strncmp(a, "-O", 2) && a[2]) {
-      next = a + 2;
-      i--;
-      a = "-O";
-    } else if (a[0] == '-' && !next) {
-      return fail_usage("option %s needs a value", a);
-    } else if (a[0] != '-') {
+    }
+    if (a[0] != '-' || !a[1]) {
       if (c->file)
         return fail_usage("unexpected argument '%s' (program arguments go "
                           "after --)", a);
       c->file = a;
       continue;
     }
+    const char *value;
+    const option *o = find_option(a, &value);
+    if (!o)
+      return fail_usage("unknown option %s", a);
+    if (!(o->commands & command))
+      return fail_usage(command == RUN ? "option %s is not for run"
+                                       : "option %s is not for emit",
+                        o->name);
+    if (o->takes_value && !value) {
+      if (i + 1 >= argc)
+        return fail_usage("option %s needs a value", a);
+      value = argv[++i];
+    }
+    int rc = apply_option(c, o, value);
     if (rc)
       return rc;
-    if (a[0] == '-' && strncmp(a, "-L", 2) != 0) {
-      if (!strcmp(a, "--entry"))
-        c->entry = next;
-      else if (!strcmp(a, "--lib"))
-        rc = push(c->libs, &c->n_libs, next, "--lib");
-      else if (!strcmp(a, "-Xclang-arg"))
-        rc = push(c->clang_args, &c->n_clang_args, next, "-Xclang-arg");
-      else if (!strcmp(a, "-o"))
-        c->out = next;
-      else if (!strcmp(a, "-O")) {
-        char *end;
-        long level = strtol(next, &end, 10);
-        if (*end || level < 0 || level > 3)
-          return fail_usage("-O takes 0, 1, 2 or 3, not '%s'", next);
-        c->opt_level = (int)level;
-      } else
-        return fail_usage("unknown option %s", a);
-      if (rc)
-        return rc;
-      i++;
-    } else if (!strcmp(a, "-L")) {
-      if ((rc = push(c->dirs, &c->n_dirs, next, "-L")))
-        return rc;
-      i++;
-    }
   }
   if (!c->file)
     return fail_usage("%s", "missing FILE");
@@ -212,34 +260,52 @@ static int report(tanjit_error *err) {
   return 1;
 }
 
-/* Loads the IR at ir_path, naming it after the user's FILE in messages (a
- * .c file's IR sits in a temporary file). */
-static int load(const cli *c, tanjit_session *s, const char *ir_path,
-                tanjit_error **err) {
-  if (strcmp(ir_path, c->file) == 0)
-    return tanjit_load_file(s, ir_path, err);
+/* Reads the IR at ir_path (FILE itself, or a C file's IR in a temporary
+ * file); 0, or 1 after printing why. */
+static int read_ir(const char *ir_path, char **data, size_t *len) {
   FILE *f = fopen(ir_path, "rb");
-  if (!f)
-    return tanjit_load_file(s, ir_path, err); /* reports the error */
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *data = size > 0 ? malloc((size_t)size) : NULL;
-  size_t got = data ? fread(data, 1, (size_t)size, f) : 0;
+  if (!f) {
+    fprintf(stderr, "tanjit: cannot open %s: %s\n", ir_path, strerror(errno));
+    return 1;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap)
+      break;
+    char *grown = realloc(buf, cap *= 2);
+    if (!grown)
+      free(buf);
+    buf = grown;
+  }
+  int failed = ferror(f);
+  int saved = errno;
   fclose(f);
-  int rc = data && got == (size_t)size
-               ? tanjit_load_memory(s, data, got, c->file, err)
-               : tanjit_load_file(s, ir_path, err);
-  free(data);
-  return rc;
+  if (!buf || failed) {
+    fprintf(stderr, "tanjit: cannot read %s: %s\n", ir_path,
+            buf ? strerror(saved) : "out of memory");
+    free(buf);
+    return 1;
+  }
+  *data = buf;
+  *len = n;
+  return 0;
 }
 
+/* Messages name the user's FILE, also when its IR sits in a temporary. */
 static int run(const cli *c, tanjit_session *s, const char *ir_path) {
   tanjit_error *err = NULL;
   for (int i = 0; i < c->n_libs; i++)
     if (tanjit_add_library(s, c->libs[i], &err))
       return report(err);
-  if (load(c, s, ir_path, &err))
+  char *data;
+  size_t len;
+  if (read_ir(ir_path, &data, &len))
+    return 1;
+  int rc = tanjit_load_memory(s, data, len, c->file, &err);
+  free(data);
+  if (rc)
     return report(err);
   void *entry = tanjit_lookup(s, c->entry, &err);
   if (!entry)
@@ -260,7 +326,12 @@ static int run(const cli *c, tanjit_session *s, const char *ir_path) {
 
 static int emit(const cli *c, tanjit_session *s, const char *ir_path) {
   tanjit_error *err = NULL;
-  char *text = tanjit_emit_file(s, ir_path, &err);
+  char *data;
+  size_t len;
+  if (read_ir(ir_path, &data, &len))
+    return 1;
+  char *text = tanjit_emit_memory(s, data, len, c->file, &err);
+  free(data);
   if (!text)
     return report(err);
   FILE *f = c->out ? fopen(c->out, "w") : stdout;
@@ -269,10 +340,14 @@ static int emit(const cli *c, tanjit_session *s, const char *ir_path) {
     tanjit_free(text);
     return 1;
   }
-  fputs(text, f);
+  int failed = fputs(text, f) == EOF;
+  failed |= c->out ? fclose(f) != 0 : fflush(f) != 0;
   tanjit_free(text);
-  if (c->out)
-    fclose(f);
+  if (failed) {
+    fprintf(stderr, "tanjit: cannot write %s: %s\n", c->out ? c->out : "standard output",
+            strerror(errno));
+    return 1;
+  }
   return 0;
 }
 

@@ -32,6 +32,47 @@
 
 /* Turns a pristine copy into a view of the already-compiled module. */
 static void make_external_view(LLVMModuleRef m) {
+  /* An alias cannot be available_externally: each exported one hands its
+   * uses to a declaration of its name (resolved to the compiled original)
+   * and is left private, aliasing a private placeholder, since LLVM-C
+   * cannot erase an alias; nothing uses either, and GlobalDCE drops them. */
+  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a;) {
+    LLVMValueRef next = LLVMGetNextGlobalAlias(a);
+    LLVMLinkage l = LLVMGetLinkage(a);
+    if (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) {
+      size_t len;
+      const char *name = LLVMGetValueName2(a, &len);
+      char *saved = tj_strndup(name, len);
+      LLVMTypeRef type = LLVMGlobalGetValueType(a);
+      int is_function = LLVMGetTypeKind(type) == LLVMFunctionTypeKind;
+      LLVMSetValueName2(a, "", 0);
+      LLVMSetLinkage(a, LLVMPrivateLinkage);
+      /* Uses go to the aliasee itself when it is a plain global of this
+       * module (so calls through the alias are differentiated like calls
+       * to it), else to a declaration of the alias's name. */
+      LLVMValueRef target = LLVMAliasGetAliasee(a);
+      if (!LLVMIsAFunction(target) && !LLVMIsAGlobalVariable(target))
+        target = is_function ? LLVMAddFunction(m, saved ? saved : "", type)
+                             : LLVMAddGlobal(m, type, saved ? saved : "");
+      LLVMReplaceAllUsesWith(a, target);
+      LLVMValueRef placeholder;
+      if (is_function) {
+        placeholder = LLVMAddFunction(m, "tanjit.alias_placeholder", type);
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+        LLVMPositionBuilderAtEnd(
+            b, LLVMAppendBasicBlockInContext(LLVMGetModuleContext(m), placeholder, ""));
+        LLVMBuildUnreachable(b);
+        LLVMDisposeBuilder(b);
+      } else {
+        placeholder = LLVMAddGlobal(m, type, "tanjit.alias_placeholder");
+        LLVMSetInitializer(placeholder, LLVMConstNull(type));
+      }
+      LLVMSetLinkage(placeholder, LLVMPrivateLinkage);
+      LLVMAliasSetAliasee(a, placeholder);
+      free(saved);
+    }
+    a = next;
+  }
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)

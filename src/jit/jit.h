@@ -54,6 +54,7 @@ struct tanjit_session {
    * removals take this lock (recursive: a lookup may re-enter through
    * JIT-compiled code).  Taken before `lock`, never after it. */
   pthread_mutex_t jit_lock;
+  LLVMTargetMachineRef pass_tm; /* for the IR pipeline; under jit_lock */
   pthread_mutex_t lock;      /* guards the fields below */
   jit_module *modules;
   size_t n_modules, cap_modules;
@@ -65,11 +66,12 @@ struct tanjit_session {
 /* session.c */
 int jit_session_lock(tanjit_session *s);
 void jit_session_unlock(tanjit_session *s);
-/* Records that materializing module `m` failed with `e` (the transform calls
- * this; the lookup that triggered it returns e and removes the module).
- * Takes ownership of e. */
-void jit_note_transform_failure(tanjit_session *s, LLVMModuleRef m,
-                                tanjit_error *e);
+/* Records the outcome of transforming module `m` (the transform calls this
+ * on success, e NULL, and on failure): forgets `m`'s address, which ORC may
+ * reuse, and on failure marks the module for removal by the lookup that
+ * triggered it, which returns e.  Takes ownership of e. */
+void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
+                               tanjit_error *e);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);

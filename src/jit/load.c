@@ -118,13 +118,14 @@ int jit_read_file(const char *path, char **data, size_t *len,
       free(buf);
     buf = grown;
   }
-  int read_error = ferror(f);
+  int read_error = ferror(f) ? errno : 0;
   fclose(f);
   if (!buf)
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory reading %s", path);
   if (read_error) {
     free(buf);
-    return tj_fail(err, TANJIT_ERR_IO, "cannot read %s", path);
+    return tj_fail(err, TANJIT_ERR_IO, "cannot read %s: %s", path,
+                   strerror(read_error));
   }
   *data = buf;
   *len = n;

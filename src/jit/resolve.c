@@ -21,6 +21,8 @@
  * 0 plus a warning), this one claims only what it can bind.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,37 @@ typedef struct binding {
   char why[512];
 } binding;
 
+/* dl_iterate_phdr callback: whether the object's handle is the one sought. */
+static int handle_matches(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  void **sought = ctx;
+  const char *name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+  void *h = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+  if (!h)
+    return 0;
+  int found = h == sought[0];
+  dlclose(h);
+  if (found)
+    sought[1] = h;
+  return found;
+}
+
+/*
+ * The handle an `ejlptr$fn$<handle>` name carries, if it is one of the
+ * handles of the objects loaded in this process; NULL otherwise.  dlsym on
+ * anything else would crash, and 0 would mean RTLD_DEFAULT.
+ */
+static void *open_handle_named_by(const char *text) {
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 0);
+  if (errno || end == text || *end || value == 0)
+    return NULL;
+  void *sought[2] = {(void *)(uintptr_t)value, NULL};
+  dl_iterate_phdr(handle_matches, sought);
+  return sought[1];
+}
+
 static void resolve_renamed(jit_resolver *r, const char *rest, int by_handle,
                             binding *b) {
   const char *sep = strchr(rest, '$');
@@ -230,7 +263,13 @@ static void resolve_renamed(jit_resolver *r, const char *rest, int by_handle,
   b->library = sep + 1;
   void *handle;
   if (by_handle) {
-    handle = (void *)(uintptr_t)strtoull(b->library, NULL, 0);
+    if (!(handle = open_handle_named_by(b->library))) {
+      b->unresolvable = 1;
+      snprintf(b->why, sizeof b->why,
+               "%s is not the handle of a library open in this process",
+               b->library);
+      return;
+    }
   } else {
     const char *why;
     pthread_mutex_lock(&r->lock);

@@ -116,6 +116,12 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     tanjit_options_init(&defaults);
     opts = &defaults;
   }
+  if (opts->binding != TANJIT_BIND_STRICT && opts->binding != TANJIT_BIND_LAZY) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "binding %d is neither TANJIT_BIND_STRICT nor TANJIT_BIND_LAZY",
+            (int)opts->binding);
+    return NULL;
+  }
   if (opts->opt_level < 0 || opts->opt_level > 3) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "optimization level %d is not in 0..3", opts->opt_level);
@@ -195,6 +201,8 @@ void tanjit_session_free(tanjit_session *s) {
     if (e)
       LLVMConsumeError(e); /* nothing left to report it to */
   }
+  if (s->pass_tm)
+    LLVMDisposeTargetMachine(s->pass_tm);
   ad_engine_free(s->ad);
   free_string_list(s->library_dirs);
   free_string_list(s->allowed_libraries);
@@ -336,7 +344,12 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     jit_session_unlock(s);
     pthread_mutex_unlock(&s->jit_lock);
     module_record_free(&rec);
-    return tj_fail_llvm(err, TANJIT_ERR_LINK, e, rec.name ? name : "module");
+    strbuf what;
+    sb_init(&what);
+    sb_printf(&what, "cannot add %s", name ? name : "module");
+    int rc = tj_fail_llvm(err, TANJIT_ERR_LINK, e, what.data ? what.data : "cannot add");
+    sb_free(&what);
+    return rc;
   }
   s->modules[s->n_modules++] = rec;
   jit_session_unlock(s);
@@ -344,25 +357,33 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   return 0;
 }
 
-void jit_note_transform_failure(tanjit_session *s, LLVMModuleRef m,
-                                tanjit_error *e) {
+void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
+                               tanjit_error *e) {
   jit_session_lock(s);
   for (size_t i = 0; i < s->n_modules; i++)
     if (s->modules[i].pending == m) {
-      tj_error_prefix(e, "%s", s->modules[i].name);
-      s->modules[i].failed = 1;
+      /* ORC frees the module after this; a later module may reuse the
+       * address, so the identity must not outlive the transform. */
+      s->modules[i].pending = NULL;
+      if (e) {
+        tj_error_prefix(e, "%s", s->modules[i].name);
+        s->modules[i].failed = 1;
+      }
       break;
     }
-  free(s->reported_error);
-  s->reported_error = NULL;
-  /* Keep the structured error until the lookup collects it: stash it as the
-   * reported text too, so a lookup on another thread sees something. */
-  s->reported_error = tj_strdup(tanjit_error_message(e));
+  if (e) {
+    /* Also as text, for a lookup on another thread that waited on this
+     * module and so only sees "Failed to materialize". */
+    free(s->reported_error);
+    s->reported_error = tj_strdup(tanjit_error_message(e));
+  }
   jit_session_unlock(s);
-  /* The per-thread slot lets the lookup that triggered the transform return
-   * the error with its own code. */
-  tanjit_error_free(jit_thread_transform_error);
-  jit_thread_transform_error = e;
+  if (e) {
+    /* The lookup that triggered the transform returns the error with its
+     * own code. */
+    tanjit_error_free(jit_thread_transform_error);
+    jit_thread_transform_error = e;
+  }
 }
 
 _Thread_local tanjit_error *jit_thread_transform_error;
@@ -378,6 +399,7 @@ static int module_defines(const jit_module *m, const char *symbol) {
  * compiled any more: the one defining the symbol and any whose transform
  * failed.  Under the lock. */
 static void remove_failed_modules(tanjit_session *s, const char *symbol) {
+  int removed = 0;
   for (size_t i = 0; i < s->n_modules;) {
     if (!s->modules[i].failed && !module_defines(&s->modules[i], symbol)) {
       i++;
@@ -388,7 +410,13 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
       LLVMConsumeError(e);
     module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
+    removed = 1;
   }
+  /* The removed module's names are dead in the symbol pool now. */
+  if (removed)
+    LLVMOrcSymbolStringPoolClearDeadEntries(
+        LLVMOrcExecutionSessionGetSymbolStringPool(
+            LLVMOrcLLJITGetExecutionSession(s->jit)));
 }
 
 static int any_module_defines(tanjit_session *s, const char *symbol) {

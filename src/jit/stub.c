@@ -4,10 +4,13 @@
  * symbol still runs until it really calls it.
  *
  * The stub is IR in a module of its own:
- *     define i64 @<symbol>(...) {
+ *     define { i64, double } @<symbol>(...) {
  *       call void <report>(ptr <session>, ptr <symbol>, ptr <library>, ptr <why>)
- *       ret i64 0
+ *       ret { i64, double } zeroinitializer
  *     }
+ * ({ i64, double } zeroes both the integer and the floating-point return
+ * registers of the x86-64 and AArch64 C conventions, so a caller expecting
+ * an int, a pointer or a double reads zero.)
  * with the report function, the session and the strings as absolute
  * addresses, so the stub itself needs no symbol resolution.
  */
@@ -50,9 +53,10 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
   jit_context_create(&c);
   LLVMContextRef ctx = c.ctx;
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tanjit.lazy_stub", ctx);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
-  LLVMValueRef stub = LLVMAddFunction(m, name, LLVMFunctionType(i64, NULL, 0, 1));
+  LLVMTypeRef ret_fields[] = {LLVMInt64TypeInContext(ctx), LLVMDoubleTypeInContext(ctx)};
+  LLVMTypeRef ret = LLVMStructTypeInContext(ctx, ret_fields, 2, 0);
+  LLVMValueRef stub = LLVMAddFunction(m, name, LLVMFunctionType(ret, NULL, 0, 1));
   LLVMTypeRef report_params[] = {ptr, ptr, ptr, ptr};
   LLVMTypeRef report_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx),
                                              report_params, 4, 0);
@@ -64,7 +68,7 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
   LLVMBuildCall2(b, report_type,
                  address_constant(ctx, (const void *)(uintptr_t)report_unresolved_call),
                  args, 4, "");
-  LLVMBuildRet(b, LLVMConstInt(i64, 0, 0));
+  LLVMBuildRet(b, LLVMConstNull(ret));
   LLVMDisposeBuilder(b);
 
   LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(&c);

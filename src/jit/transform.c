@@ -34,9 +34,11 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   }
   LLVMDisposeMessage(msg);
 
-  LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, err);
-  if (!tm)
+  /* Transforms run under jit_lock (lookups, tanjit_emit_file), so one
+   * target machine per session serves them all. */
+  if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
     return -1;
+  LLVMTargetMachineRef tm = s->pass_tm;
   if (!*LLVMGetDataLayoutStr(m)) {
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(m, dl);
@@ -47,7 +49,6 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, opts);
   LLVMDisposePassBuilderOptions(opts);
-  LLVMDisposeTargetMachine(tm);
   if (e)
     return tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
   return 0;
@@ -60,9 +61,11 @@ struct transform_job {
 
 static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   struct transform_job *job = ctx;
-  if (jit_transform_module(job->session, m, &job->error) == 0)
+  if (jit_transform_module(job->session, m, &job->error) == 0) {
+    jit_note_transform_result(job->session, m, NULL);
     return NULL;
-  jit_note_transform_failure(job->session, m, job->error);
+  }
+  jit_note_transform_result(job->session, m, job->error);
   return LLVMCreateStringError(tanjit_error_message(job->error));
 }
 
@@ -84,6 +87,37 @@ void jit_install_transform(tanjit_session *s) {
                                       transform_module, s);
 }
 
+char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
+                         const char *name, tanjit_error **err) {
+  if (!s || (!buf && len)) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_emit_memory: session and buffer are required");
+    return NULL;
+  }
+  if (!name)
+    name = "<memory>";
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char *text = NULL;
+  if (jit_parse_module(ctx, buf ? buf : "", len, name, &m, err) == 0) {
+    pthread_mutex_lock(&s->jit_lock);
+    int rc = jit_transform_module(s, m, err);
+    pthread_mutex_unlock(&s->jit_lock);
+    if (rc) {
+      tj_error_prefix(err ? *err : NULL, "%s", name);
+    } else {
+      char *llvm_text = LLVMPrintModuleToString(m);
+      text = tj_strdup(llvm_text); /* so tanjit_free (free) releases it */
+      LLVMDisposeMessage(llvm_text);
+      if (!text)
+        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory printing %s", name);
+    }
+    LLVMDisposeModule(m);
+  }
+  LLVMContextDispose(ctx);
+  return text;
+}
+
 char *tanjit_emit_file(tanjit_session *s, const char *path,
                        tanjit_error **err) {
   if (!s || !path) {
@@ -95,18 +129,7 @@ char *tanjit_emit_file(tanjit_session *s, const char *path,
   size_t len;
   if (jit_read_file(path, &data, &len, err))
     return NULL;
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m;
-  char *text = NULL;
-  if (jit_parse_module(ctx, data, len, path, &m, err) == 0) {
-    if (jit_transform_module(s, m, err) == 0) {
-      char *llvm_text = LLVMPrintModuleToString(m);
-      text = tj_strdup(llvm_text); /* so tanjit_free (free) releases it */
-      LLVMDisposeMessage(llvm_text);
-    }
-    LLVMDisposeModule(m);
-  }
-  LLVMContextDispose(ctx);
+  char *text = tanjit_emit_memory(s, data, len, path, err);
   free(data);
   return text;
 }

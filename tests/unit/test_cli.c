@@ -28,15 +28,15 @@ static void write_file(const char *path, const char *text) {
 }
 
 START_TEST(run_c_returns_exit_code) {
-  write_file("/tmp/tanjit-cli-exit.c",
+  write_file("exit.c",
              "#include <stdio.h>\n#include <stdlib.h>\n"
              "int main(int argc, char **argv) {\n"
              "  printf(\"args=%d %s\\n\", argc, argv[1]);\n"
              "  return atoi(argv[1]) + argc;\n}\n");
-  const char *args[] = {"run", "/tmp/tanjit-cli-exit.c", "--", "40", NULL};
+  const char *args[] = {"run", "exit.c", "--", "40", NULL};
   ck_assert_int_eq(run_cli(args), 42);
   ck_assert_ptr_nonnull(strstr(output, "args=2 40"));
-  const char *o0[] = {"run", "/tmp/tanjit-cli-exit.c", "-O0", "--", "7", NULL};
+  const char *o0[] = {"run", "exit.c", "-O0", "--", "7", NULL};
   ck_assert_int_eq(run_cli(o0), 9);
 }
 END_TEST
@@ -51,29 +51,33 @@ START_TEST(run_ll_with_renamed_ccall_by_path) {
            "  ret i32 %%r\n}\n"
            "attributes #0 = { \"enzyme_math\"=\"tjtest_triple\" }\n",
            lib, lib);
-  write_file("/tmp/tanjit-cli-renamed.ll", ir);
-  const char *args[] = {"run", "/tmp/tanjit-cli-renamed.ll", NULL};
+  write_file("renamed.ll", ir);
+  const char *args[] = {"run", "renamed.ll", NULL};
   ck_assert_int_eq(run_cli(args), 33);
 }
 END_TEST
 
 START_TEST(run_with_lib_and_entry) {
-  write_file("/tmp/tanjit-cli-entry.ll",
+  write_file("entry.ll",
              "declare i32 @tjtest_triple(i32)\n"
              "define i32 @start() {\n"
              "  %r = call i32 @tjtest_triple(i32 4)\n  ret i32 %r\n}\n");
-  const char *args[] = {"run", "/tmp/tanjit-cli-entry.ll", "--entry", "start",
+  const char *args[] = {"run", "entry.ll", "--entry", "start",
                         "--lib", getenv("TJTEST_LIB"), NULL};
   ck_assert_int_eq(run_cli(args), 12);
 }
 END_TEST
 
 START_TEST(emit_prints_optimized_ir) {
-  write_file("/tmp/tanjit-cli-emit.ll",
+  write_file("emit.ll",
              "define i32 @five() {\n  %a = add i32 2, 3\n  ret i32 %a\n}\n");
-  const char *args[] = {"emit", "/tmp/tanjit-cli-emit.ll", NULL};
+  const char *args[] = {"emit", "emit.ll", NULL};
   ck_assert_int_eq(run_cli(args), 0);
   ck_assert_ptr_nonnull(strstr(output, "ret i32 5"));
+  /* A write that fails is an error, not a silent success. */
+  const char *full[] = {"emit", "emit.ll", "-o", "/dev/full", NULL};
+  ck_assert_int_eq(run_cli(full), 1);
+  ck_assert_ptr_nonnull(strstr(output, "cannot write /dev/full"));
 }
 END_TEST
 
@@ -82,17 +86,17 @@ START_TEST(errors_are_one_clear_line) {
   ck_assert_int_eq(run_cli(missing), 1);
   ck_assert_ptr_nonnull(strstr(output, "tanjit: cannot open /nonexistent/x.ll"));
 
-  write_file("/tmp/tanjit-cli-bad.ll", "define i32 @main() {\n  ret i32 %nope\n}\n");
-  const char *bad[] = {"run", "/tmp/tanjit-cli-bad.ll", NULL};
+  write_file("bad.ll", "define i32 @main() {\n  ret i32 %nope\n}\n");
+  const char *bad[] = {"run", "bad.ll", NULL};
   ck_assert_int_eq(run_cli(bad), 1);
-  ck_assert_ptr_nonnull(strstr(output, "tanjit-cli-bad.ll:2:"));
+  ck_assert_ptr_nonnull(strstr(output, "bad.ll:2:"));
 
-  write_file("/tmp/tanjit-cli-noentry.ll", "define i32 @other() {\n  ret i32 0\n}\n");
-  const char *noentry[] = {"run", "/tmp/tanjit-cli-noentry.ll", NULL};
+  write_file("noentry.ll", "define i32 @other() {\n  ret i32 0\n}\n");
+  const char *noentry[] = {"run", "noentry.ll", NULL};
   ck_assert_int_eq(run_cli(noentry), 1);
   ck_assert_ptr_nonnull(strstr(output, "no symbol 'main'"));
 
-  const char *badlib[] = {"run", "/tmp/tanjit-cli-noentry.ll", "--lib",
+  const char *badlib[] = {"run", "noentry.ll", "--lib",
                           "libnot-there.so.9", NULL};
   ck_assert_int_eq(run_cli(badlib), 1);
   ck_assert_ptr_nonnull(strstr(output, "libnot-there.so.9"));
@@ -103,6 +107,18 @@ START_TEST(errors_are_one_clear_line) {
 
   const char *level[] = {"run", "x.ll", "-O", "9", NULL};
   ck_assert_int_eq(run_cli(level), 2);
+
+  const char *unknown_last[] = {"run", "x.ll", "--bogus", NULL};
+  ck_assert_int_eq(run_cli(unknown_last), 2);
+  ck_assert_ptr_nonnull(strstr(output, "unknown option --bogus"));
+
+  const char *not_for_emit[] = {"emit", "x.ll", "--lazy", NULL};
+  ck_assert_int_eq(run_cli(not_for_emit), 2);
+  ck_assert_ptr_nonnull(strstr(output, "--lazy is not for emit"));
+
+  const char *not_for_run[] = {"run", "x.ll", "-o", "out.ll", NULL};
+  ck_assert_int_eq(run_cli(not_for_run), 2);
+  ck_assert_ptr_nonnull(strstr(output, "-o is not for run"));
 }
 END_TEST
 
@@ -117,6 +133,11 @@ START_TEST(help_lists_every_option) {
 END_TEST
 
 int main(void) {
+  /* Scratch files live in a directory of this run's own, so concurrent
+   * builds running the suite do not trample each other. */
+  char scratch[] = "/tmp/tanjit-cli-XXXXXX";
+  if (!mkdtemp(scratch) || chdir(scratch) != 0)
+    return EXIT_FAILURE;
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
   tcase_set_timeout(tc, 120);

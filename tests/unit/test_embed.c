@@ -221,6 +221,32 @@ START_TEST(julia_plt_into_local_library_with_registered_rule) {
 }
 END_TEST
 
+/* A module with aliases (clang emits them for __attribute__((alias))):
+ * the derivative's copy of the module must not redefine them, and a call
+ * through an alias is differentiated like a call to its aliasee. */
+START_TEST(derivative_of_module_with_aliases) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "define double @sq(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n"
+          "@sq_alias = alias double (double), ptr @sq\n"
+          "@weight = global double 2.0\n"
+          "@weight_alias = alias double, ptr @weight\n"
+          "define double @uses(double %x) {\n"
+          "  %w = load double, ptr @weight_alias\n"
+          "  %r = call double @sq_alias(double %x)\n"
+          "  %m = fmul double %r, %w\n  ret double %m\n}\n",
+          "aliases.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*dsq)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "sq", act, 1, 1);
+  double (*duses)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "uses", act, 1, 1);
+  ck_assert_double_eq_tol(dsq(3.0, 1.0), 6.0, 1e-14);
+  ck_assert_double_eq_tol(duses(3.0, 1.0), 12.0, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
 static tanjit_session *threaded;
 
 static void *request_worker(void *arg) {
@@ -268,6 +294,7 @@ int main(void) {
   tcase_add_test(tc, bad_requests_are_clear_errors);
   tcase_add_test(tc, julia_plt_ccall_differentiated_through);
   tcase_add_test(tc, julia_plt_into_local_library_with_registered_rule);
+  tcase_add_test(tc, derivative_of_module_with_aliases);
   tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
   suite_add_tcase(s, tc);
   return run_suite(s);

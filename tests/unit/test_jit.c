@@ -511,6 +511,11 @@ START_TEST(bad_options) {
   ck_assert_ptr_null(tanjit_session_new(&o, &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);
+  tanjit_options_init(&o);
+  o.binding = (tanjit_binding)5;
+  ck_assert_ptr_null(tanjit_session_new(&o, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  tanjit_error_free(err);
   ck_assert_ptr_null(tanjit_lookup(NULL, "x", &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);
@@ -577,6 +582,105 @@ START_TEST(julia_plt_got_binds_from_local_library) {
 }
 END_TEST
 
+/* A failed compile must blame the module that failed, even when ORC reuses
+ * the memory of a module it compiled and freed before. */
+START_TEST(failed_compile_blames_the_right_module) {
+  tanjit_session *s = new_session();
+  for (int k = 0; k < 60; k++) {
+    char good[256], bad[512], gname[32], bname[32], gfile[32], bfile[32];
+    snprintf(gname, sizeof gname, "g%d", k);
+    snprintf(bname, sizeof bname, "b%d", k);
+    snprintf(gfile, sizeof gfile, "G%d.ll", k);
+    snprintf(bfile, sizeof bfile, "B%d.ll", k);
+    snprintf(good, sizeof good,
+             "define i32 @%s(i32 %%x) {\n  %%r = add i32 %%x, %d\n  ret i32 %%r\n}\n",
+             gname, k);
+    snprintf(bad, sizeof bad,
+             "declare double @__enzyme_autodiff(...)\n"
+             "define double @h%d(double %%x) {\n  ret double %%x\n}\n"
+             "define double @%s(double %%x) {\n"
+             "  %%r = call double (...) @__enzyme_autodiff(ptr @h%d, double %%x)\n"
+             "  ret double %%r\n}\n",
+             k, bname, k);
+    load_ok(s, good, gfile);
+    int_fn g = (int_fn)(uintptr_t)lookup_ok(s, gname);
+    ck_assert_int_eq(g(1), 1 + k);
+    load_ok(s, bad, bfile);
+    tanjit_error *err = NULL;
+    ck_assert_ptr_null(tanjit_lookup(s, bname, &err));
+    ck_assert_msg(strstr(tanjit_error_message(err), bfile),
+                  "round %d blames the wrong module: %s", k,
+                  tanjit_error_message(err));
+    tanjit_error_free(err);
+  }
+  /* Every module that compiled is still there. */
+  for (int k = 0; k < 60; k++) {
+    char gname[32];
+    snprintf(gname, sizeof gname, "g%d", k);
+    int_fn g = (int_fn)(uintptr_t)lookup_ok(s, gname);
+    ck_assert_int_eq(g(2), 2 + k);
+  }
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* ejlptr$fn$<handle>: only handles of objects loaded in this process. */
+START_TEST(handle_ccalls_are_checked) {
+  tanjit_session *s = new_session();
+  char ir[512];
+  void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  ck_assert_ptr_nonnull(libc);
+  snprintf(ir, sizeof ir,
+           "declare i64 @\"ejlptr$strlen$%p\"(ptr)\n"
+           "@s = private constant [6 x i8] c\"hello\\00\"\n"
+           "define i64 @len() {\n  %%r = call i64 @\"ejlptr$strlen$%p\"(ptr @s)\n"
+           "  ret i64 %%r\n}\n",
+           libc, libc);
+  load_ok(s, ir, "handle.ll");
+  int64_t (*len)(void) = (int64_t (*)(void))(uintptr_t)lookup_ok(s, "len");
+  ck_assert_int_eq(len(), 5);
+  dlclose(libc);
+  const char *bad_handles[] = {"0x1234", "libc.so.6", "0"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(ir, sizeof ir,
+             "declare i64 @\"ejlptr$strlen$%s\"(ptr)\n"
+             "define i64 @bad%d(ptr %%p) {\n  %%r = call i64 @\"ejlptr$strlen$%s\"(ptr %%p)\n"
+             "  ret i64 %%r\n}\n",
+             bad_handles[i], i, bad_handles[i]);
+    load_ok(s, ir, "bad-handle.ll");
+    char name[16];
+    snprintf(name, sizeof name, "bad%d", i);
+    tanjit_error *err = NULL;
+    ck_assert_ptr_null(tanjit_lookup(s, name, &err));
+    ck_assert_msg(strstr(tanjit_error_message(err), "not the handle"), "%s",
+                  tanjit_error_message(err));
+    tanjit_error_free(err);
+  }
+  tanjit_session_free(s);
+}
+END_TEST
+
+static double double_stub_user_result;
+
+START_TEST(lazy_stub_returns_zero_in_float_registers) {
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.binding = TANJIT_BIND_LAZY;
+  o.on_unresolved = record_unresolved;
+  o.on_unresolved_user = &unresolved_calls;
+  tanjit_session *s = tanjit_session_new(&o, NULL);
+  load_ok(s,
+          "declare double @missing_real(double)\n"
+          "define double @f(double %x) {\n  %y = fadd double %x, 40.0\n"
+          "  %r = call double @missing_real(double %y)\n  ret double %r\n}\n",
+          "lazy-double.ll");
+  dbl_fn f = (dbl_fn)(uintptr_t)lookup_ok(s, "f");
+  double_stub_user_result = f(2.0);
+  ck_assert_double_eq(double_stub_user_result, 0.0);
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -596,6 +700,7 @@ Suite *jit_suite(void) {
   tcase_add_test(resolve, renamed_ccall_allow_list);
   tcase_add_test(resolve, lazy_binding_stub_reports_call);
   tcase_add_test(resolve, julia_plt_got_binds_from_local_library);
+  tcase_add_test(resolve, lazy_stub_returns_zero_in_float_registers);
   tcase_add_test_raise_signal(resolve, lazy_binding_default_handler_aborts, 6);
   suite_add_tcase(s, resolve);
 
@@ -613,6 +718,8 @@ Suite *jit_suite(void) {
   tcase_add_test(errors, duplicate_definition);
   tcase_add_test(errors, transform_error_reaches_caller);
   tcase_add_test(errors, bad_options);
+  tcase_add_test(errors, failed_compile_blames_the_right_module);
+  tcase_add_test(errors, handle_ccalls_are_checked);
   suite_add_tcase(s, errors);
 
   TCase *life = tcase_create("lifetime");
