@@ -13,8 +13,14 @@
  *    demanded as well, so shadow memory never holds a primal pointer.
  *  - calls: a call with an active argument is active and demands its pointer
  *    arguments (the callee may write active data through them).
+ *  - calls to a defined function that uses an active global (itself or
+ *    through its direct callees) are active even with no active argument:
+ *    the callee's derivative reads or writes the globals' shadows.
  * A demanded mutable global becomes active module-wide (it gets shadow
- * globals).  Undemandable roots (constant pointer arguments, external
+ * globals); a demanded constant table of pointers makes the mutable globals
+ * it points to active.  engine.c runs the transform until this set stops
+ * growing before emitting for real, so every derivative sees the final
+ * set.  Undemandable roots (constant pointer arguments, external
  * globals) stay inactive;
  * storing an active value through them is an error at emission.
  *
@@ -73,8 +79,7 @@ int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef v) {
   if (!LLVMIsConstant(v) || !ad_type_is_pointerish(LLVMTypeOf(v)))
     return 0;
   LLVMValueRef root = ad_pointer_root(v);
-  return LLVMIsAGlobalVariable(root) &&
-         ad_map_get(&fc->mc->active_globals, root) != NULL;
+  return LLVMIsAGlobalVariable(root) && ad_global_is_active(fc->mc, root);
 }
 
 static void mark(activity_state *st, LLVMValueRef v) {
@@ -136,6 +141,13 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
       if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0)
         st->oom = 1;
       st->changed = 1;
+    } else if (ad_global_can_shadow(root)) {
+      /* a constant table of pointers: what it points to needs shadows */
+      int added = ad_demand_global_targets(fc->mc, root);
+      if (added < 0)
+        st->oom = 1;
+      else if (added > 0)
+        st->changed = 1;
     }
     return;
   }
@@ -205,6 +217,11 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   /* A function pointer whose shadow exists makes the call active too. */
   if (ad_is_active(fc, LLVMGetCalledValue(call)))
     any = 1;
+  /* So does a callee that reads or writes active globals. */
+  LLVMValueRef callee = ad_called_function(call);
+  if (!any && !r && callee && LLVMCountBasicBlocks(callee) > 0 &&
+      ad_function_touches_active_globals(fc->mc, callee))
+    any = 1;
   if (!any)
     return;
   LLVMTypeRef rt = LLVMTypeOf(call);
@@ -216,6 +233,85 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
       if (carries_pointer(st, a))
         demand(st, a, 0);
     }
+}
+
+/* Memo values of touches_memo. */
+#define TOUCHES_NO ((void *)1)
+#define TOUCHES_YES ((void *)2)
+
+/* Whether an instruction of `fn` names an active global (or a constant
+ * expression over one) among its operands. */
+static int uses_active_global(ad_module_ctx *mc, LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      int n = LLVMGetNumOperands(i);
+      for (int k = 0; k < n; k++) {
+        LLVMValueRef o = LLVMGetOperand(i, (unsigned)k);
+        if (!o || !LLVMIsConstant(o) || !ad_type_is_pointerish(LLVMTypeOf(o)))
+          continue;
+        LLVMValueRef root = ad_pointer_root(o);
+        if (LLVMIsAGlobalVariable(root) && ad_global_is_active(mc, root))
+          return 1;
+      }
+    }
+  return 0;
+}
+
+/*
+ * Over the functions reachable from `fn` through direct calls to defined
+ * functions without a rule (those whose derivative the engine builds): one
+ * that uses an active global.  The memo holds final answers, per set of
+ * active globals; `seen` guards this walk against call cycles.
+ */
+static int touches_walk(ad_module_ctx *mc, LLVMValueRef fn, ad_map *seen,
+                        int depth) {
+  void *memo = ad_map_get(&mc->touches_memo, fn);
+  if (memo)
+    return memo == TOUCHES_YES;
+  if (depth > 200 || ad_map_get(seen, fn))
+    return 0;
+  if (ad_map_put(seen, fn, (void *)1) != 0)
+    return 1; /* out of memory: the safe answer */
+  if (uses_active_global(mc, fn))
+    return 1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+        continue;
+      LLVMValueRef callee = ad_called_function(i);
+      if (!callee || !LLVMIsAFunction(callee) ||
+          LLVMCountBasicBlocks(callee) == 0 ||
+          ad_find_call_rule(mc->engine, i))
+        continue;
+      if (touches_walk(mc, callee, seen, depth + 1))
+        return 1;
+    }
+  return 0;
+}
+
+int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
+  if (mc->active_globals.count == 0)
+    return 0;
+  if (mc->touches_generation != mc->active_globals.count) {
+    ad_map_free(&mc->touches_memo);
+    ad_map_init(&mc->touches_memo);
+    mc->touches_generation = mc->active_globals.count;
+  }
+  void *memo = ad_map_get(&mc->touches_memo, fn);
+  if (memo)
+    return memo == TOUCHES_YES;
+  ad_map seen;
+  ad_map_init(&seen);
+  int yes = touches_walk(mc, fn, &seen, 0);
+  ad_map_free(&seen);
+  /* Only the root's answer is final: a "no" below it may stem from a
+   * cycle back into a function still being walked. */
+  ad_map_put(&mc->touches_memo, fn, yes ? TOUCHES_YES : TOUCHES_NO);
+  return yes;
 }
 
 static void visit(activity_state *st, LLVMValueRef inst) {

@@ -16,9 +16,19 @@
  * usually move, and what the engine did before layouts existed.  When every
  * part takes the same action, one action covers the whole range (so a copy
  * of plain float data stays one call); otherwise each part gets its own,
- * in a loop over the repetitions when the layout has a period.
+ * in a loop over the repetitions when the layout has a period (the last,
+ * partial repetition of a run-time length clipped to what is left).
+ *
+ * Piece by piece is not one copy: when the operands may overlap (memmove,
+ * the CUDA transfers) a piece must not overwrite source bytes a later piece
+ * still reads.  As memmove itself does, the pieces go in descending order
+ * when the destination lies above the source and ascending otherwise,
+ * decided by comparing the addresses at run time (folded when known).
+ * Comparing integers touches no memory, so device addresses stay with the
+ * CUDA API.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/engine.h"
 
@@ -72,6 +82,24 @@ LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
   return ad_address_as(fc, q, t);
 }
 
+/* What the primal call site promised about an operand's memory (its
+ * alignment, how many bytes are dereferenceable) need not hold for another
+ * address: a piece at an offset inside a shadow is less aligned and closer
+ * to the end.  Kept, they license misaligned or out-of-bounds accesses. */
+static const char *const operand_memory_facts[] = {
+    "align", "dereferenceable", "dereferenceable_or_null"};
+
+static void forget_operand_facts(LLVMValueRef call, unsigned op) {
+  LLVMAttributeIndex idx = (LLVMAttributeIndex)op + 1; /* 0: the result */
+  for (size_t i = 0;
+       i < sizeof operand_memory_facts / sizeof *operand_memory_facts; i++) {
+    const char *name = operand_memory_facts[i];
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    if (LLVMGetCallSiteEnumAttribute(call, idx, kind))
+      LLVMRemoveCallSiteEnumAttribute(call, idx, kind);
+  }
+}
+
 LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
                             const unsigned *ops, LLVMValueRef *vals,
                             unsigned n) {
@@ -84,8 +112,12 @@ LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
                             LLVMTypeOf(LLVMGetOperand(clone, ops[i])));
   LLVMValueRef c = LLVMInstructionClone(clone);
   LLVMInsertIntoBuilderWithName(fc->b, c, "");
-  for (unsigned i = 0; i < n; i++)
+  for (unsigned i = 0; i < n; i++) {
+    if (conv[i] == LLVMGetOperand(clone, ops[i]))
+      continue;
     LLVMSetOperand(c, ops[i], conv[i]);
+    forget_operand_facts(c, ops[i]);
+  }
   return c;
 }
 
@@ -136,13 +168,14 @@ static LLVMValueRef segment_bytes(ad_fn_ctx *fc, const ad_segment *s,
 }
 
 /* Every segment's action, at base offset `base` within a range of `total`
- * bytes. */
+ * bytes; in descending offset order when `backward`. */
 static int apply_segments(ad_fn_ctx *fc, const ad_copy_emitter *em,
                           LLVMValueRef clone, const ad_copy_layout *lay,
                           const copy_action *acts, const copy_lane *l,
-                          LLVMValueRef base, LLVMValueRef total) {
+                          LLVMValueRef base, LLVMValueRef total, int backward) {
   LLVMTypeRef t = LLVMTypeOf(total);
-  for (size_t i = 0; i < lay->n; i++) {
+  for (size_t k = 0; k < lay->n; k++) {
+    size_t i = backward ? lay->n - 1 - k : k;
     if (acts[i] == ACT_NONE)
       continue;
     LLVMValueRef n = segment_bytes(fc, &lay->segs[i], total);
@@ -156,15 +189,51 @@ static int apply_segments(ad_fn_ctx *fc, const ad_copy_emitter *em,
   return 0;
 }
 
-/* A layout with a period: one pass of the segments per repetition. */
+/* The bytes past the last whole repetition (a length that is not a
+ * multiple of the period): the segments of one more repetition at `base`,
+ * clipped to the `rest` bytes left. */
+static int apply_partial_period(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                                LLVMValueRef clone, const ad_copy_layout *lay,
+                                const copy_action *acts, const copy_lane *l,
+                                LLVMValueRef base, LLVMValueRef rest,
+                                int backward) {
+  if (LLVMIsAConstantInt(rest))
+    return LLVMConstIntGetZExtValue(rest) == 0
+               ? 0
+               : apply_segments(fc, em, clone, lay, acts, l, base, rest,
+                                backward);
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMBasicBlockRef tail =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.partial");
+  LLVMBasicBlockRef done =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.partial_done");
+  LLVMValueRef none =
+      LLVMBuildICmp(fc->b, LLVMIntEQ, rest, LLVMConstNull(LLVMTypeOf(rest)), "");
+  LLVMBuildCondBr(fc->b, none, done, tail);
+  LLVMPositionBuilderAtEnd(fc->b, tail);
+  if (apply_segments(fc, em, clone, lay, acts, l, base, rest, backward) != 0)
+    return -1;
+  LLVMBuildBr(fc->b, done);
+  LLVMPositionBuilderAtEnd(fc->b, done);
+  return 0;
+}
+
+/* A layout with a period: one pass of the segments per repetition, then
+ * the partial one; all of it in reverse when `backward`. */
 static int apply_periodic(ad_fn_ctx *fc, const ad_copy_emitter *em,
                           LLVMValueRef clone, const ad_copy_layout *lay,
                           const copy_action *acts, const copy_lane *l,
-                          LLVMValueRef len) {
+                          LLVMValueRef len, int backward) {
   LLVMContextRef c = fc->mc->llctx;
   LLVMTypeRef t = LLVMTypeOf(len);
+  LLVMValueRef one = LLVMConstInt(t, 1, 0);
   LLVMValueRef period = LLVMConstInt(t, lay->period, 0);
   LLVMValueRef count = LLVMBuildUDiv(fc->b, len, period, "copy.reps");
+  LLVMValueRef whole = LLVMBuildMul(fc->b, count, period, "");
+  LLVMValueRef rest = LLVMBuildSub(fc->b, len, whole, "copy.rest");
+  if (backward &&
+      apply_partial_period(fc, em, clone, lay, acts, l, whole, rest, 1) != 0)
+    return -1;
   LLVMBasicBlockRef before = LLVMGetInsertBlock(fc->b);
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fc->deriv_fn,
                                                          "copy.segments");
@@ -174,18 +243,24 @@ static int apply_periodic(ad_fn_ctx *fc, const ad_copy_emitter *em,
                                     LLVMConstNull(t), "");
   LLVMBuildCondBr(fc->b, none, done, loop);
   LLVMPositionBuilderAtEnd(fc->b, loop);
-  LLVMValueRef i = LLVMBuildPhi(fc->b, t, "copy.rep");
-  LLVMValueRef base = LLVMBuildMul(fc->b, i, period, "");
-  if (apply_segments(fc, em, clone, lay, acts, l, base, period) != 0)
+  LLVMValueRef k = LLVMBuildPhi(fc->b, t, "copy.step");
+  LLVMValueRef rep =
+      backward ? LLVMBuildSub(fc->b, LLVMBuildSub(fc->b, count, one, ""), k,
+                              "copy.rep")
+               : k;
+  LLVMValueRef base = LLVMBuildMul(fc->b, rep, period, "");
+  if (apply_segments(fc, em, clone, lay, acts, l, base, period, backward) != 0)
     return -1;
-  LLVMValueRef next = LLVMBuildAdd(fc->b, i, LLVMConstInt(t, 1, 0), "");
+  LLVMValueRef next = LLVMBuildAdd(fc->b, k, one, "");
   LLVMValueRef more = LLVMBuildICmp(fc->b, LLVMIntULT, next, count, "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(fc->b);
   LLVMBuildCondBr(fc->b, more, loop, done);
   LLVMValueRef in_vals[2] = {LLVMConstNull(t), next};
   LLVMBasicBlockRef in_blocks[2] = {before, latch};
-  LLVMAddIncoming(i, in_vals, in_blocks, 2);
+  LLVMAddIncoming(k, in_vals, in_blocks, 2);
   LLVMPositionBuilderAtEnd(fc->b, done);
+  if (!backward)
+    return apply_partial_period(fc, em, clone, lay, acts, l, whole, rest, 0);
   return 0;
 }
 
@@ -218,18 +293,80 @@ static int plan_actions(const ad_copy_layout *lay, const copy_action *table,
   return 0;
 }
 
-static int apply_plan(ad_fn_ctx *fc, const ad_copy_emitter *em,
-                      LLVMValueRef clone, const ad_copy_layout *lay,
-                      const copy_plan *p, const copy_lane *l,
-                      LLVMValueRef len) {
+static int apply_plan_in_order(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                               LLVMValueRef clone, const ad_copy_layout *lay,
+                               const copy_plan *p, const copy_lane *l,
+                               LLVMValueRef len, int backward) {
   LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(len));
   if (lay->n == 0)
     return 0;
   if (p->uniform) /* padding between segments may be treated alike */
     return apply(fc, em, clone, p->acts[0], l, zero, len);
   if (lay->period)
-    return apply_periodic(fc, em, clone, lay, p->acts, l, len);
-  return apply_segments(fc, em, clone, lay, p->acts, l, zero, len);
+    return apply_periodic(fc, em, clone, lay, p->acts, l, len, backward);
+  return apply_segments(fc, em, clone, lay, p->acts, l, zero, len, backward);
+}
+
+/* The address a plan reads from (the source's shadow, or its primal bytes
+ * for pointers without a shadow); NULL when it reads nothing. */
+static LLVMValueRef plan_source(const copy_plan *p, const ad_copy_layout *lay,
+                                const copy_lane *l) {
+  for (size_t i = 0; i < lay->n; i++) {
+    if (p->acts[i] == ACT_SHADOW)
+      return l->src_shadow;
+    if (p->acts[i] == ACT_PRIMAL_BYTES)
+      return l->src_primal;
+  }
+  return NULL;
+}
+
+/* Copies whose operands may not overlap (the C standard's memcpy); every
+ * other copy rule is treated as memmove. */
+static const char *const non_overlapping_copies[] = {
+    "memcpy", "llvm.memcpy", "llvm.memcpy.inline"};
+
+static int may_overlap(const ad_fn_ctx *fc, LLVMValueRef call) {
+  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  if (!rule || !rule->name)
+    return 1;
+  for (size_t i = 0;
+       i < sizeof non_overlapping_copies / sizeof *non_overlapping_copies; i++)
+    if (strcmp(rule->name, non_overlapping_copies[i]) == 0)
+      return 0;
+  return 1;
+}
+
+/* A plan, piece by piece in the order an overlapping copy needs: backward
+ * when the destination lies above the source. */
+static int apply_plan(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                      LLVMValueRef clone, const ad_copy_layout *lay,
+                      const copy_plan *p, const copy_lane *l, LLVMValueRef len,
+                      int overlap) {
+  LLVMValueRef from = plan_source(p, lay, l);
+  if (!overlap || p->uniform || !from)
+    return apply_plan_in_order(fc, em, clone, lay, p, l, len, 0);
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMTypeRef word = LLVMInt64TypeInContext(c);
+  LLVMValueRef above = LLVMBuildICmp(
+      fc->b, LLVMIntUGT, ad_address_as(fc, l->dst_shadow, word),
+      ad_address_as(fc, from, word), "copy.dst_above");
+  LLVMBasicBlockRef backward =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.backward");
+  LLVMBasicBlockRef forward =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.forward");
+  LLVMBasicBlockRef join =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.ordered");
+  LLVMBuildCondBr(fc->b, above, backward, forward);
+  LLVMPositionBuilderAtEnd(fc->b, backward);
+  if (apply_plan_in_order(fc, em, clone, lay, p, l, len, 1) != 0)
+    return -1;
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, forward);
+  if (apply_plan_in_order(fc, em, clone, lay, p, l, len, 0) != 0)
+    return -1;
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, join);
+  return 0;
 }
 
 /* Whether a source shadow may, at run time, be the primal itself: an
@@ -273,16 +410,17 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   }
   LLVMValueRef plen = ad_primal(fc, len);
   LLVMValueRef psrc = ad_primal(fc, src);
+  int overlap = may_overlap(fc, call);
   int rc = 0;
   for (unsigned lane = 0; lane < fc->width && rc == 0; lane++) {
     copy_lane l = {ad_lane(fc, sd, lane), ss ? ad_lane(fc, ss, lane) : NULL,
                    psrc};
     if (!ss) {
-      rc = apply_plan(fc, em, clone, &lay, &without, &l, plen);
+      rc = apply_plan(fc, em, clone, &lay, &without, &l, plen, overlap);
       continue;
     }
     if (template || !shadow_may_be_primal(l.src_shadow)) {
-      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen);
+      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen, overlap);
       continue;
     }
     /* Decided at run time, as Enzyme's runtime activity does: a source
@@ -298,11 +436,11 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
         LLVMBuildICmp(fc->b, LLVMIntEQ, l.src_shadow, psrc, "src.noshadow");
     LLVMBuildCondBr(fc->b, same, inactive, active);
     LLVMPositionBuilderAtEnd(fc->b, inactive);
-    rc = apply_plan(fc, em, clone, &lay, &without, &l, plen);
+    rc = apply_plan(fc, em, clone, &lay, &without, &l, plen, overlap);
     LLVMBuildBr(fc->b, join);
     LLVMPositionBuilderAtEnd(fc->b, active);
     if (rc == 0)
-      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen);
+      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen, overlap);
     LLVMBuildBr(fc->b, join);
     LLVMPositionBuilderAtEnd(fc->b, join);
   }

@@ -1,7 +1,9 @@
 /*
  * Entry point: one module's transform.  Finds every __enzyme_fwddiff request
  * (rejecting reverse-mode ones), rewrites each through request.c, then drops
- * the request declarations and the activity-marker loads left dead.
+ * the request declarations and the activity-marker loads left dead.  In a
+ * module with mutable globals, the globals that end up active are found
+ * first, on copies of the module (discover_active_globals).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,186 @@ static void drop_dead_markers(LLVMModuleRef m) {
   }
 }
 
+/* Rewrites every request of `m` (mc set up), inner requests first. */
+static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
+  int rc = 0;
+  size_t nall = 0, cap = 0;
+  LLVMValueRef *all = NULL, *req_fns = NULL;
+  size_t nfns = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 0;
+       f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (!starts_with(name, n, "__enzyme_fwddiff"))
+      continue;
+    LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
+    if (!g) {
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+      break;
+    }
+    req_fns = g;
+    req_fns[nfns++] = f;
+    size_t ncalls = 0;
+    LLVMValueRef *calls = calls_of(f, &ncalls);
+    if (!calls) {
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+      break;
+    }
+    if (nall + ncalls > cap) {
+      cap = (nall + ncalls) * 2;
+      g = realloc(all, cap * sizeof *g);
+      if (!g) {
+        free(calls);
+        rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+        break;
+      }
+      all = g;
+    }
+    if (ncalls)
+      memcpy(all + nall, calls, ncalls * sizeof *calls);
+    nall += ncalls;
+    free(calls);
+  }
+  /* Inner requests first: a request whose target reaches (through direct
+   * calls) a function holding another pending request waits for it, so
+   * the outer derivative differentiates the already rewritten inner one. */
+  while (rc == 0 && nall) {
+    size_t pick = 0;
+    for (size_t i = 0; i < nall; i++) {
+      int blocked = 0;
+      for (size_t j = 0; j < nall && !blocked; j++)
+        if (j != i && request_reaches(all[i], all[j]))
+          blocked = 1;
+      if (!blocked) {
+        pick = i;
+        break;
+      }
+    }
+    LLVMValueRef call = all[pick];
+    all[pick] = all[--nall];
+    rc = ad_rewrite_request(mc, call);
+  }
+  for (size_t i = 0; rc == 0 && i < nfns; i++)
+    if (!LLVMGetFirstUse(req_fns[i]))
+      LLVMDeleteFunction(req_fns[i]);
+  free(all);
+  free(req_fns);
+  if (rc == 0)
+    drop_dead_markers(m);
+  return rc;
+}
+
+/*
+ * One transform of `m` with `seed` (globals of m) active from the start;
+ * the active globals it ends with are added to `out` (may be NULL).
+ */
+static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
+                          LLVMValueRef *const *globals, size_t nglobals,
+                          ad_map *out, tanjit_error **err) {
+  ad_module_ctx mc;
+  memset(&mc, 0, sizeof mc);
+  mc.engine = e;
+  mc.mod = m;
+  mc.llctx = LLVMGetModuleContext(m);
+  mc.err = err;
+  mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
+  ad_map_init(&mc.active_globals);
+  ad_map_init(&mc.global_refs_memo);
+  ad_map_init(&mc.touches_memo);
+  int rc = 0;
+  for (size_t i = 0; i < nglobals && rc == 0; i++)
+    if (ad_map_get(seed, globals[0][i]) &&
+        ad_map_put(&mc.active_globals, globals[1][i], (void *)1) != 0)
+      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  size_t seeded = mc.active_globals.count;
+  if (rc == 0)
+    rc = rewrite_requests(&mc, m);
+  for (size_t i = 0; out && i < nglobals; i++)
+    if (ad_map_get(&mc.active_globals, globals[1][i]) &&
+        ad_map_put(out, globals[0][i], (void *)1) != 0 && rc == 0)
+      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (rc == 0 && !out && mc.active_globals.count != seeded)
+    rc = ad_fail(&mc, NULL,
+                 "internal: a global became active while derivatives were "
+                 "emitted, after discovery had finished");
+  for (size_t i = 0; i < mc.ncache; i++)
+    free(mc.cache[i].sig.activity);
+  free(mc.cache);
+  LLVMDisposeTargetData(mc.td);
+  ad_map_free(&mc.active_globals);
+  ad_map_free(&mc.global_refs_memo);
+  ad_map_free(&mc.touches_memo);
+  return rc;
+}
+
+/* Whether `m` defines a global that could become active. */
+static int has_mutable_global(LLVMModuleRef m) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (ad_global_can_shadow(g) && !LLVMIsGlobalConstant(g))
+      return 1;
+  return 0;
+}
+
+/* The first n globals of m, in order (NULL on out of memory). */
+static LLVMValueRef *globals_of(LLVMModuleRef m, size_t n) {
+  LLVMValueRef *out = malloc((n ? n : 1) * sizeof *out);
+  size_t i = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); out && g && i < n;
+       g = LLVMGetNextGlobal(g))
+    out[i++] = g;
+  return out;
+}
+
+/*
+ * The globals that end up active, found before anything is emitted into m.
+ * Which globals are active depends on every derivative the requests need
+ * (a callee may make a global active that its caller reads), and which
+ * derivatives are needed depends on the active globals (a call with no
+ * active argument needs its callee's derivative when the callee uses one).
+ * So the transform runs on copies of m, each seeded with what the previous
+ * one found, until a run finds nothing new; the real transform then starts
+ * with the final set, and derivatives cached by signature stay valid.  An
+ * error in a run that found new globals may stem from the incomplete set:
+ * the next run decides.
+ */
+static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
+                                   ad_map *found, size_t *nglobals,
+                                   tanjit_error **err) {
+  size_t n = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    n++;
+  *nglobals = n;
+  if (!has_mutable_global(m))
+    return 0;
+  for (int round = 0; round < 64; round++) {
+    LLVMModuleRef copy = LLVMCloneModule(m);
+    LLVMValueRef *pairs[2] = {globals_of(m, n), copy ? globals_of(copy, n) : NULL};
+    if (!copy || !pairs[0] || !pairs[1]) {
+      free(pairs[0]);
+      free(pairs[1]);
+      if (copy)
+        LLVMDisposeModule(copy);
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t before = found->count;
+    tanjit_error *run_err = NULL;
+    int rc = transform_with(e, copy, found, pairs, n, found, &run_err);
+    free(pairs[0]);
+    free(pairs[1]);
+    LLVMDisposeModule(copy);
+    if (found->count == before) {
+      if (rc != 0) {
+        *err = run_err;
+        return -1;
+      }
+      return 0;
+    }
+    tanjit_error_free(run_err);
+  }
+  return tj_fail(err, TANJIT_ERR_DIFFERENTIATE,
+                 "internal: global activity did not settle");
+}
+
 int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   ad_module_ctx mc;
   memset(&mc, 0, sizeof mc);
@@ -217,77 +399,21 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   if (ad_preprocess_module(m, err))
     return -1;
 
-  mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
-  ad_map_init(&mc.active_globals);
-  int rc = 0;
-  size_t nall = 0, cap = 0;
-  LLVMValueRef *all = NULL, *req_fns = NULL;
-  size_t nfns = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 0;
-       f = LLVMGetNextFunction(f)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(f, &n);
-    if (!starts_with(name, n, "__enzyme_fwddiff"))
-      continue;
-    LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
-    if (!g) {
-      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-      break;
-    }
-    req_fns = g;
-    req_fns[nfns++] = f;
-    size_t ncalls = 0;
-    LLVMValueRef *calls = calls_of(f, &ncalls);
-    if (!calls) {
-      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-      break;
-    }
-    if (nall + ncalls > cap) {
-      cap = (nall + ncalls) * 2;
-      g = realloc(all, cap * sizeof *g);
-      if (!g) {
-        free(calls);
-        rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-        break;
-      }
-      all = g;
-    }
-    if (ncalls)
-      memcpy(all + nall, calls, ncalls * sizeof *calls);
-    nall += ncalls;
-    free(calls);
+  ad_map active;
+  ad_map_init(&active);
+  size_t nglobals = 0;
+  if (discover_active_globals(e, m, &active, &nglobals, err) != 0) {
+    ad_map_free(&active);
+    return -1;
   }
-  /* Inner requests first: a request whose target reaches (through direct
-   * calls) a function holding another pending request waits for it, so
-   * the outer derivative differentiates the already rewritten inner one. */
-  while (rc == 0 && nall) {
-    size_t pick = 0;
-    for (size_t i = 0; i < nall; i++) {
-      int blocked = 0;
-      for (size_t j = 0; j < nall && !blocked; j++)
-        if (j != i && request_reaches(all[i], all[j]))
-          blocked = 1;
-      if (!blocked) {
-        pick = i;
-        break;
-      }
-    }
-    LLVMValueRef call = all[pick];
-    all[pick] = all[--nall];
-    rc = ad_rewrite_request(&mc, call);
+  LLVMValueRef *own = globals_of(m, nglobals);
+  if (!own) {
+    ad_map_free(&active);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
   }
-  for (size_t i = 0; rc == 0 && i < nfns; i++)
-    if (!LLVMGetFirstUse(req_fns[i]))
-      LLVMDeleteFunction(req_fns[i]);
-  free(all);
-  free(req_fns);
-  if (rc == 0)
-    drop_dead_markers(m);
-
-  for (size_t i = 0; i < mc.ncache; i++)
-    free(mc.cache[i].sig.activity);
-  free(mc.cache);
-  LLVMDisposeTargetData(mc.td);
-  ad_map_free(&mc.active_globals);
+  LLVMValueRef *pairs[2] = {own, own};
+  int rc = transform_with(e, m, &active, pairs, nglobals, NULL, err);
+  free(own);
+  ad_map_free(&active);
   return rc;
 }

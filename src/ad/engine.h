@@ -81,8 +81,15 @@ struct ad_module_ctx {
   ad_cache_entry *cache;
   size_t ncache, capcache;
   LLVMValueRef digamma_fn; /* generated on first use (rules_math.c) */
-  /* mutable globals that receive active data: they get shadow globals */
+  /* mutable globals that receive active data: they get shadow globals.
+   * Complete before the first derivative is emitted (engine.c discovers
+   * the set first), so a cached derivative never sees it change. */
   ad_map active_globals;
+  /* memos over active_globals, valid while its count equals *_generation:
+   * constant globals holding pointers to active globals (globals.c), and
+   * functions that reach active globals through direct calls (activity.c) */
+  ad_map global_refs_memo, touches_memo;
+  size_t global_refs_generation, touches_generation;
   tanjit_error **err;
   int failed; /* an error is already stored in *err */
 };
@@ -162,6 +169,10 @@ int ad_activity_analyze(ad_fn_ctx *fc);
 int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef primal);
 /* Strips GEPs and casts from a pointer: the allocation it points into. */
 LLVMValueRef ad_pointer_root(LLVMValueRef p);
+/* Whether defined function `fn`, or one it calls directly, uses an
+ * active global: its calls need its derivative even with no active
+ * argument. */
+int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn);
 
 /* ---- fwd.c: derivative functions, cloning, the per-body context ---- */
 struct ad_fn_ctx {
@@ -214,6 +225,17 @@ LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane);
 LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes);
 /* Replicates one primal-typed value into every lane. */
 LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v);
+/* Whether the shadow of pointer `p` may be `p` itself at run time: it
+ * mixes (PHI, select) pointers with a shadow and pointers without one,
+ * which stand for themselves.  Loads and stores through such a pointer
+ * compare shadow and primal at run time (Enzyme's runtime activity). */
+int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p);
+/* The tangent work of load or store `inst` (clone `clone`) through such a
+ * pointer, per lane: where shadow == primal a store writes the primal
+ * value again (a no-op) and a load reads zero float tangents.  Returns the
+ * load's shadow (NULL for a store). */
+LLVMValueRef ad_guarded_access(ad_fn_ctx *fc, LLVMValueRef inst,
+                               LLVMValueRef clone);
 
 /* One term of a tangent linear combination: sign * coef * tangent.
  * coef NULL means 1; tangent NULL means 0 (the term is skipped). */
@@ -356,7 +378,9 @@ LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
 LLVMValueRef ad_address_as(ad_fn_ctx *fc, LLVMValueRef addr, LLVMTypeRef to);
 /* Emits a copy of call `clone` at fc->b with operand ops[i] replaced by
  * vals[i] (converted to the operand's pointer or integer type; n <= 8):
- * same callee, attributes, calling convention and !dbg.  NULL if n > 8. */
+ * same callee, attributes, calling convention and !dbg, except the
+ * alignment and dereferenceability claims of replaced operands (a piece of
+ * a copy does not inherit them).  NULL if n > 8. */
 LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
                             const unsigned *ops, LLVMValueRef *vals,
                             unsigned n);
@@ -383,6 +407,14 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
 /* Whether a defined mutable global can be given a shadow global. */
 int ad_global_can_shadow(LLVMValueRef g);
+/* Whether global g has a shadow holding tangents: an active mutable
+ * global, or a constant one whose initializer points to active globals
+ * (its shadow is a per-lane table of their shadows). */
+int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g);
+/* Makes active every mutable global whose address constant global `g`'s
+ * initializer holds (a pointer loaded from g must have a shadow).  Returns
+ * how many became active, or -1 on out of memory. */
+int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
 
 /* ---- request.c ---- */
 /* Rewrites one __enzyme_fwddiff call.  0 or -1. */

@@ -18,6 +18,9 @@
 #include "ad/typeanalysis.h"
 #include "common/strbuf.h"
 
+/* The key leaves out the module's active globals on purpose: engine.c
+ * fixes that set before the first derivative is emitted, so within one
+ * transform a signature always means the same derivative. */
 static int sig_equal(const ad_signature *a, const ad_signature *b) {
   return a->fn == b->fn && a->nparams == b->nparams && a->width == b->width &&
          a->ret == b->ret &&

@@ -387,6 +387,12 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
   /* Integers alone carry nothing, unless one may hold a pointer into
    * active memory (activity kept it): then the callee needs its shadow. */
   LLVMValueRef int_arg = any ? active_integer_argument(fc, call) : NULL;
+  /* A defined callee that reads or writes active globals carries
+   * derivatives through them, whatever its arguments and result. */
+  int touches_globals = fn && LLVMCountBasicBlocks(fn) > 0 &&
+                        ad_function_touches_active_globals(fc->mc, fn);
+  if (touches_globals)
+    return emit_derivative_call(fc, call, fn);
   if (!any ||
       (only_integers(call) && !int_arg && !passes_shadow(fc, call)))
     return ad_clone(fc, call) ? 0 : -1;

@@ -3,6 +3,11 @@
  * active, its tangent, emitted beside it.  One switch on the opcode; an
  * opcode without a rule is an error quoting the instruction, never a
  * silent zero.  Calls go to rules_call.c, PHIs are built in fwd.c.
+ *
+ * Loads and stores through a pointer whose shadow may be the pointer
+ * itself (a PHI or select of a duplicated and a constant pointer) compare
+ * the two at run time, as Enzyme's runtime activity does, so a tangent is
+ * never written into primal memory nor read from it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +142,10 @@ static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
 static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   if (ad_shadow_or_null(fc, p)) {
-    ad_lanewise(fc, inst, c, op01, 2);
+    if (ad_shadow_may_equal_primal(fc, p))
+      ad_guarded_access(fc, inst, c);
+    else
+      ad_lanewise(fc, inst, c, op01, 2);
     return 0;
   }
   if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v))) {
@@ -271,9 +279,13 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
     if (!(c = ad_clone(fc, inst)))
       return -1;
     if (ad_is_active(fc, inst)) {
-      if (op == LLVMLoad && !ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
+      LLVMValueRef p = op == LLVMLoad ? LLVMGetOperand(inst, 0) : NULL;
+      if (p && !ad_shadow_or_null(fc, p))
         return 0;
-      ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
+      if (p && ad_shadow_may_equal_primal(fc, p))
+        ad_set_shadow(fc, inst, ad_guarded_access(fc, inst, c));
+      else
+        ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
     }
     return 0;
   case LLVMSelect:

@@ -81,6 +81,50 @@ LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v) {
   return ad_splat(fc, ad_primal(fc, v));
 }
 
+/* See ad_shadow_may_equal_primal; `seen` ends cycles through loop PHIs. */
+static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
+                          int depth) {
+  if (!v || depth > 64 || ad_map_get(seen, v))
+    return 0;
+  if (ad_map_put(seen, v, (void *)1) != 0)
+    return 1;
+  if (LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
+    return 0; /* nothing valid to store through */
+  if (LLVMIsConstant(v)) /* an inactive mutable global stands for itself */
+    return ad_constant_shadow(fc->mc, v, 0) == v;
+  /* inactive: no shadow of its own, the primal stands in (an active value
+   * defined later, across a loop's back edge, gets its shadow then) */
+  if (!ad_map_get(&fc->shadow, v) && !ad_is_active(fc, v))
+    return 1;
+  if (!LLVMIsAInstruction(v))
+    return 0; /* a duplicated argument: its own shadow memory */
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMFreeze:
+    return may_equal_walk(fc, LLVMGetOperand(v, 0), seen, depth + 1);
+  case LLVMSelect:
+    return may_equal_walk(fc, LLVMGetOperand(v, 1), seen, depth + 1) ||
+           may_equal_walk(fc, LLVMGetOperand(v, 2), seen, depth + 1);
+  case LLVMPHI:
+    for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+      if (may_equal_walk(fc, LLVMGetIncomingValue(v, k), seen, depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0; /* loads, calls, allocations: a shadow of their own */
+  }
+}
+
+int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p) {
+  ad_map seen;
+  ad_map_init(&seen);
+  int r = may_equal_walk(fc, p, &seen, 0);
+  ad_map_free(&seen);
+  return r;
+}
+
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v) {
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
     unsigned n = LLVMGetVectorSize(t);
@@ -192,6 +236,80 @@ LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
   if (LLVMGetTypeKind(LLVMTypeOf(primal)) == LLVMVoidTypeKind)
     return NULL;
   return ad_pack(fc, LLVMTypeOf(primal), lanes);
+}
+
+static int contains_float(LLVMTypeRef t, int depth) {
+  if (ad_type_is_float(t))
+    return 1;
+  if (depth > 16)
+    return 0;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMArrayTypeKind:
+    return contains_float(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (contains_float(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* The shadow of a value read from inactive memory: floats 0, pointers and
+ * integers themselves (they stand for themselves). */
+static LLVMValueRef inactive_shadow_of(ad_fn_ctx *fc, LLVMValueRef v,
+                                       int depth) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (!contains_float(t, 0))
+    return v;
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  unsigned n = k == LLVMStructTypeKind  ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : 0;
+  if (ad_type_is_float(t) || n == 0 || n > 64 || depth > 16)
+    return LLVMConstNull(t);
+  LLVMValueRef agg = v;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef e = LLVMBuildExtractValue(fc->b, v, i, "");
+    agg = LLVMBuildInsertValue(fc->b, agg, inactive_shadow_of(fc, e, depth + 1),
+                               i, "");
+  }
+  return agg;
+}
+
+LLVMValueRef ad_guarded_access(ad_fn_ctx *fc, LLVMValueRef inst,
+                               LLVMValueRef clone) {
+  int is_store = LLVMIsAStoreInst(inst) != NULL;
+  unsigned pop = is_store ? 1 : 0;
+  LLVMValueRef p = LLVMGetOperand(inst, pop);
+  LLVMValueRef sp = ad_shadow_value(fc, p), pp = ad_primal(fc, p);
+  LLVMValueRef sv = NULL, pv = NULL;
+  if (is_store) {
+    sv = ad_shadow_value(fc, LLVMGetOperand(inst, 0));
+    pv = ad_primal(fc, LLVMGetOperand(inst, 0));
+  }
+  LLVMValueRef lanes[64];
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef sl = ad_lane(fc, sp, lane);
+    LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, sl, pp, "");
+    /* where the shadow is the primal, a store writes the primal value
+     * again */
+    LLVMValueRef val =
+        is_store ? LLVMBuildSelect(fc->b, same, pv, ad_lane(fc, sv, lane), "")
+                 : NULL;
+    LLVMValueRef c = LLVMInstructionClone(clone);
+    LLVMInsertIntoBuilderWithName(fc->b, c, "");
+    LLVMSetOperand(c, pop, sl);
+    if (val)
+      LLVMSetOperand(c, 0, val);
+    strip_primal_facts(fc->mc->llctx, c);
+    if (is_store)
+      continue;
+    LLVMValueRef zero = inactive_shadow_of(fc, c, 0);
+    lanes[lane] = zero == c ? c : LLVMBuildSelect(fc->b, same, zero, c, "");
+  }
+  return is_store ? NULL : ad_pack(fc, LLVMTypeOf(inst), lanes);
 }
 
 LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
