@@ -320,28 +320,34 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
   LLVMOrcDisposeThreadSafeContext(tsc); /* the module keeps it alive */
 
+  /* jit_lock keeps lookups (and so transforms) out until the record is in
+   * place; `lock` is not held across the LLJIT call, which takes the
+   * module's context lock (a transform holds that one and then takes
+   * `lock`). */
   pthread_mutex_lock(&s->jit_lock);
   jit_session_lock(s);
-  if (s->n_modules == s->cap_modules) {
+  int full = s->n_modules == s->cap_modules;
+  if (full) {
     size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
     jit_module *p = realloc(s->modules, cap * sizeof *p);
-    if (!p) {
-      jit_session_unlock(s);
-      pthread_mutex_unlock(&s->jit_lock);
-      LLVMOrcDisposeThreadSafeModule(tsm);
-      module_record_free(&rec);
-      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s",
-                     name);
+    if (p) {
+      s->modules = p;
+      s->cap_modules = cap;
+      full = 0;
     }
-    s->modules = p;
-    s->cap_modules = cap;
+  }
+  jit_session_unlock(s);
+  if (full) {
+    pthread_mutex_unlock(&s->jit_lock);
+    LLVMOrcDisposeThreadSafeModule(tsm);
+    module_record_free(&rec);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.id = id;
   rec.tracker = LLVMOrcJITDylibCreateResourceTracker(s->main_jd);
   /* Takes tsm, even on failure. */
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
-    jit_session_unlock(s);
     pthread_mutex_unlock(&s->jit_lock);
     module_record_free(&rec);
     strbuf what;
@@ -351,6 +357,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     sb_free(&what);
     return rc;
   }
+  jit_session_lock(s);
   s->modules[s->n_modules++] = rec;
   jit_session_unlock(s);
   pthread_mutex_unlock(&s->jit_lock);
