@@ -441,9 +441,13 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_rule *m,
     return ad_fail(fc->mc, call,
                    "internal: bad derivative program \"%s\" for %s",
                    m->partial[0], name);
-  LLVMValueRef take_first =
-      LLVMBuildFCmp(fc->b, LLVMRealONE, first, LLVMConstNull(e->t), "");
   LLVMValueRef x = LLVMGetOperand(call, 0), y = LLVMGetOperand(call, 1);
+  /* C's fmin/fmax return the other argument when one is NaN: a NaN y
+   * chooses x (the comparisons alone would choose y). */
+  LLVMValueRef py = ad_primal(fc, y);
+  LLVMValueRef take_first = LLVMBuildOr(
+      fc->b, LLVMBuildFCmp(fc->b, LLVMRealONE, first, LLVMConstNull(e->t), ""),
+      LLVMBuildFCmp(fc->b, LLVMRealUNO, py, py, ""), "");
   LLVMValueRef dx = ad_is_active(fc, x) ? ad_shadow_value(fc, x) : NULL;
   LLVMValueRef dy = ad_is_active(fc, y) ? ad_shadow_value(fc, y) : NULL;
   LLVMValueRef lanes[64];
