@@ -377,6 +377,39 @@ static int shadow_may_be_primal(LLVMValueRef shadow_lane) {
   return !LLVMIsAArgument(shadow_lane) && !LLVMIsConstant(shadow_lane);
 }
 
+/* One lane of a copy's tangent work: the plan with the source's shadow, the
+ * plan without it, or (when the source's shadow may be its primal) a run-time
+ * choice between them, as Enzyme's runtime activity does. */
+static int copy_one_lane(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                         LLVMValueRef clone, const ad_copy_layout *lay,
+                         const copy_plan *with, const copy_plan *without,
+                         const copy_lane *l, LLVMValueRef plen, int overlap,
+                         int has_source_shadow, int template) {
+  if (!has_source_shadow)
+    return apply_plan(fc, em, clone, lay, without, l, plen, overlap);
+  if (template || !shadow_may_be_primal(l->src_shadow))
+    return apply_plan(fc, em, clone, lay, with, l, plen, overlap);
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMBasicBlockRef inactive =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_inactive");
+  LLVMBasicBlockRef active =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_active");
+  LLVMBasicBlockRef join =
+      LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.joined");
+  LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, l->src_shadow,
+                                    l->src_primal, "src.noshadow");
+  LLVMBuildCondBr(fc->b, same, inactive, active);
+  LLVMPositionBuilderAtEnd(fc->b, inactive);
+  int rc = apply_plan(fc, em, clone, lay, without, l, plen, overlap);
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, active);
+  if (rc == 0)
+    rc = apply_plan(fc, em, clone, lay, with, l, plen, overlap);
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, join);
+  return rc;
+}
+
 int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
                           LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
                           const ad_copy_emitter *em) {
@@ -412,37 +445,32 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   LLVMValueRef psrc = ad_primal(fc, src);
   int overlap = may_overlap(fc, call);
   int rc = 0;
+  LLVMValueRef pdst = ad_primal(fc, dst);
+  LLVMContextRef c = fc->mc->llctx;
   for (unsigned lane = 0; lane < fc->width && rc == 0; lane++) {
     copy_lane l = {ad_lane(fc, sd, lane), ss ? ad_lane(fc, ss, lane) : NULL,
                    psrc};
-    if (!ss) {
-      rc = apply_plan(fc, em, clone, &lay, &without, &l, plen, overlap);
-      continue;
+    /* A destination whose shadow is itself at run time (an inactive
+     * pointer stored into shadowed memory comes back as its own shadow) is
+     * inactive memory: writing tangents there would overwrite the user's
+     * data.  Shadow allocas are always distinct. */
+    LLVMBasicBlockRef dst_join = NULL;
+    if (shadow_may_be_primal(l.dst_shadow) && !LLVMIsAAllocaInst(l.dst_shadow) &&
+        LLVMTypeOf(l.dst_shadow) == LLVMTypeOf(pdst)) {
+      LLVMBasicBlockRef work =
+          LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.dst_active");
+      dst_join = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.dst_done");
+      LLVMValueRef same =
+          LLVMBuildICmp(fc->b, LLVMIntEQ, l.dst_shadow, pdst, "dst.noshadow");
+      LLVMBuildCondBr(fc->b, same, dst_join, work);
+      LLVMPositionBuilderAtEnd(fc->b, work);
     }
-    if (template || !shadow_may_be_primal(l.src_shadow)) {
-      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen, overlap);
-      continue;
+    rc = copy_one_lane(fc, em, clone, &lay, &with, &without, &l, plen, overlap,
+                       ss != NULL, template);
+    if (dst_join) {
+      LLVMBuildBr(fc->b, dst_join);
+      LLVMPositionBuilderAtEnd(fc->b, dst_join);
     }
-    /* Decided at run time, as Enzyme's runtime activity does: a source
-     * whose shadow is itself carries no tangent. */
-    LLVMContextRef c = fc->mc->llctx;
-    LLVMBasicBlockRef inactive =
-        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_inactive");
-    LLVMBasicBlockRef active =
-        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.src_active");
-    LLVMBasicBlockRef join =
-        LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.joined");
-    LLVMValueRef same =
-        LLVMBuildICmp(fc->b, LLVMIntEQ, l.src_shadow, psrc, "src.noshadow");
-    LLVMBuildCondBr(fc->b, same, inactive, active);
-    LLVMPositionBuilderAtEnd(fc->b, inactive);
-    rc = apply_plan(fc, em, clone, &lay, &without, &l, plen, overlap);
-    LLVMBuildBr(fc->b, join);
-    LLVMPositionBuilderAtEnd(fc->b, active);
-    if (rc == 0)
-      rc = apply_plan(fc, em, clone, &lay, &with, &l, plen, overlap);
-    LLVMBuildBr(fc->b, join);
-    LLVMPositionBuilderAtEnd(fc->b, join);
   }
   free(with.acts);
   free(without.acts);
