@@ -244,7 +244,10 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   if (!slot_shadow)
     return 0;
   LLVMValueRef n = ad_primal(fc, operand(call, d->len));
-  LLVMTypeRef device_ptr = d->api == CUDA_DRIVER ? i64_t(fc) : ptr_t(fc);
+  /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
+   * a plain pointer, zeroed with an LLVM memset */
+  int host = d->dest == DEST_HOST;
+  LLVMTypeRef device_ptr = d->api == CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
     unsigned op = (unsigned)d->dst;
@@ -254,7 +257,9 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     if (LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
       slot = ad_address_as(fc, slot, ptr_t(fc));
     LLVMValueRef dev = LLVMBuildLoad2(fc->b, device_ptr, slot, "shadow.dev");
-    if (zero_device(fc, d, call, clone, dev, n) != 0)
+    if (host)
+      LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), n, 1);
+    else if (zero_device(fc, d, call, clone, dev, n) != 0)
       return -1;
   }
   return 0;
@@ -350,6 +355,8 @@ static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_
 static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1};
 static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2};
 static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1};
+static const cuda_rule_data d_cu_alloc_host = {CUDA_ALLOC, CUDA_DRIVER, DEST_HOST, 0, -1, 1, -1, -1};
+static const cuda_rule_data d_rt_alloc_host = {CUDA_ALLOC, CUDA_RUNTIME, DEST_HOST, 0, -1, 1, -1, -1};
 static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2};
 static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1};
 static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1};
@@ -389,6 +396,9 @@ static const ad_call_rule cuda_rules[] = {
     ALLOC("cuMemAllocAsync", d_cu_alloc_async),
     ALLOC("cudaMalloc", d_rt_alloc),
     ALLOC("cudaMallocAsync", d_rt_alloc_async),
+    ALLOC("cuMemAllocHost", d_cu_alloc_host),
+    ALLOC("cuMemAllocHost_v2", d_cu_alloc_host),
+    ALLOC("cudaMallocHost", d_rt_alloc_host),
     /* deallocations */
     FREE("cuMemFree", d_cu_free),
     FREE("cuMemFree_v2", d_cu_free),
@@ -396,6 +406,7 @@ static const ad_call_rule cuda_rules[] = {
     FREE("cudaFree", d_rt_free),
     FREE("cudaFreeAsync", d_rt_free_async),
     FREE("cudaFreeHost", d_rt_free),
+    FREE("cuMemFreeHost", d_cu_free),
     /* memsets: the same bytes into the shadow */
     SET("cuMemsetD8", d_cu_set),
     SET("cuMemsetD8_v2", d_cu_set),

@@ -100,6 +100,10 @@ static const program programs[] = {
      * alloc, 2 htod, 2 dtoh, 1 memset) */
     {"driver_alloc_helper-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 8, 8, 0, 4, 8},
     {"driver_alloc_helper-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 8, 8, 0, 4, 8},
+    /* pinned host staging: 3 directions of (2 device alloc, 2 htod, 2
+     * dtoh, 1 memset of the device shadow) */
+    {"runtime_pinned-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 6, 0, 3, 6},
+    {"runtime_pinned-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 6, 0, 3, 6},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
