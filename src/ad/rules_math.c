@@ -143,7 +143,8 @@ static const math_rule math_table[] = {
     /* d Gamma(x) = Gamma(x) psi(x) */
     {L4("tgamma", "tgammaf", "tgammal", NULL), 1, 0, {"r x digamma *"},
      "Gamma(x) psi(x)"},
-    /* d ln|Gamma(x)| = psi(x) */
+    /* d ln|Gamma(x)| = psi(x) (digamma: recurrence to x >= 12, then the
+     * asymptotic series to the x^-14 term) */
     {L4("lgamma", "lgammaf", "lgammal", NULL), 1, 0, {"x digamma"}, "psi(x)"},
     /* d ldexp(x, n) = 2^n dx */
     {L4("ldexp", "ldexpf", "ldexpl", "llvm.ldexp"), 2, 2, {"1 y ldexp", ""},
@@ -338,9 +339,10 @@ static LLVMValueRef eval_program(eval_ctx *e, const char *prog) {
   return e->sp == 1 ? e->stack[0] : NULL;
 }
 
-/* psi(x): recurrence psi(x) = psi(x+1) - 1/x up to x >= 6, then the
- * asymptotic series ln x - 1/2x - 1/12x^2 + 1/120x^4 - 1/252x^6.  Built
- * once per float type as an internal function. */
+/* psi(x): recurrence psi(x) = psi(x+1) - 1/x up to x >= 12, then the
+ * asymptotic series ln x - 1/2x - sum_k B_2k / (2k x^2k) to k = 7, which is
+ * accurate to x86_fp80 precision there.  Built once per float type as an
+ * internal function. */
 static LLVMValueRef digamma_function(ad_module_ctx *mc, LLVMTypeRef t) {
   char name[64];
   char *tn = LLVMPrintTypeToString(t);
@@ -364,7 +366,7 @@ static LLVMValueRef digamma_function(ad_module_ctx *mc, LLVMTypeRef t) {
   LLVMPositionBuilderAtEnd(b, loop);
   LLVMValueRef v = LLVMBuildPhi(b, t, "v"), acc = LLVMBuildPhi(b, t, "acc");
   LLVMValueRef small = LLVMBuildAnd(
-      b, LLVMBuildFCmp(b, LLVMRealOLT, v, LLVMConstReal(t, 6.0), ""),
+      b, LLVMBuildFCmp(b, LLVMRealOLT, v, LLVMConstReal(t, 12.0), ""),
       LLVMBuildFCmp(b, LLVMRealOGT, v, LLVMConstReal(t, -1e6), ""), "");
   LLVMBuildCondBr(b, small, body, done);
   LLVMPositionBuilderAtEnd(b, body);
@@ -379,11 +381,16 @@ static LLVMValueRef digamma_function(ad_module_ctx *mc, LLVMTypeRef t) {
   LLVMPositionBuilderAtEnd(b, done);
   LLVMValueRef inv = LLVMBuildFDiv(b, LLVMConstReal(t, 1.0), v, "");
   LLVMValueRef inv2 = LLVMBuildFMul(b, inv, inv, "");
-  LLVMValueRef series = LLVMBuildFSub(
-      b, LLVMConstReal(t, 1.0 / 120),
-      LLVMBuildFMul(b, inv2, LLVMConstReal(t, 1.0 / 252), ""), "");
-  series = LLVMBuildFSub(b, LLVMConstReal(t, 1.0 / 12),
-                         LLVMBuildFMul(b, inv2, series, ""), "");
+  /* sum_k (-1)^(k+1) |B_2k| / (2k x^2k), k = 1..7, by Horner in 1/x^2;
+   * from x >= 12 the first term left out is below 3e-18 */
+  static const double bernoulli_terms[] = {1.0 / 12,  1.0 / 120,       1.0 / 252,
+                                           1.0 / 240, 1.0 / 132,       691.0 / 32760,
+                                           1.0 / 12};
+  const int nterms = (int)(sizeof bernoulli_terms / sizeof *bernoulli_terms);
+  LLVMValueRef series = LLVMConstReal(t, bernoulli_terms[nterms - 1]);
+  for (int k = nterms - 2; k >= 0; k--)
+    series = LLVMBuildFSub(b, LLVMConstReal(t, bernoulli_terms[k]),
+                           LLVMBuildFMul(b, inv2, series, ""), "");
   series = LLVMBuildFMul(b, inv2, series, "");
   unsigned id = LLVMLookupIntrinsicID("llvm.log", 8);
   LLVMValueRef logd = LLVMGetIntrinsicDeclaration(mc->mod, id, &t, 1);
