@@ -128,9 +128,19 @@ static char *type_text(LLVMTypeRef t) {
 static int fail_type(request *r, const char *what, LLVMTypeRef have,
                      LLVMTypeRef want) {
   char *a = type_text(have), *b = type_text(want);
+  /* A C function returning a large struct takes a hidden first pointer: the
+   * request must pass it (and its shadow) explicitly. */
+  unsigned sret = LLVMGetEnumAttributeKindForName("sret", 4);
+  int hidden = LLVMIsAFunction(r->fn) && LLVMCountParams(r->fn) > 0 &&
+               LLVMGetEnumAttributeAtIndex(r->fn, 1, sret);
   int rc = ad_fail(r->mc, r->call, "__enzyme_fwddiff of %s: %s has type %s, "
-                                   "expected %s",
-                   ad_value_name(r->fn), what, a ? a : "?", b ? b : "?");
+                                   "expected %s%s",
+                   ad_value_name(r->fn), what, a ? a : "?", b ? b : "?",
+                   hidden ? " (it returns a struct through a hidden first "
+                            "pointer parameter: pass the result's address "
+                            "and its shadow first, e.g. enzyme_dup, &out, "
+                            "&dout, then the arguments)"
+                          : "");
   free(a);
   free(b);
   return rc;

@@ -220,6 +220,14 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   unsigned np = LLVMCountParams(fn);
   unsigned na = LLVMGetNumArgOperands(call);
   *primal_out = *shadow_out = NULL;
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+    return ad_fail(mc, call,
+                   "no forward-mode derivative for call to variadic function "
+                   "%s with active arguments (va_arg is not differentiated; "
+                   "give it a custom rule, or mark it inactive with "
+                   "__enzyme_inactivefn or the enzyme_inactive attribute if it "
+                   "only logs)",
+                   ad_value_name(fn));
   if (na != np)
     return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
                    ad_value_name(fn), na, np);

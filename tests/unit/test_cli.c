@@ -122,6 +122,33 @@ START_TEST(errors_are_one_clear_line) {
 }
 END_TEST
 
+/* Requests users get wrong in C, with an error that says how to fix them. */
+START_TEST(request_errors_say_what_to_do) {
+  write_file("sret.c",
+             "typedef struct { double x, y, z; } vec3;\n"
+             "vec3 __enzyme_fwddiff_v3(void *, ...) __asm__(\"__enzyme_fwddiff\");\n"
+             "vec3 curve(double t) { vec3 v = {t, t * t, 3 * t}; return v; }\n"
+             "int main(void) { vec3 d = __enzyme_fwddiff_v3((void *)curve, 1.0, 1.0);\n"
+             "  return d.y != 2.0; }\n");
+  const char *sret[] = {"run", "sret.c", NULL};
+  ck_assert_int_eq(run_cli(sret), 1);
+  ck_assert_ptr_nonnull(strstr(output, "hidden first pointer"));
+
+  write_file("variadic.c",
+             "#include <stdarg.h>\n#include <stdio.h>\n"
+             "double __enzyme_fwddiff(void *, ...);\n"
+             "__attribute__((noinline)) double sum(int n, ...) {\n"
+             "  va_list ap; va_start(ap, n); double s = 0;\n"
+             "  for (int i = 0; i < n; i++) s += va_arg(ap, double);\n"
+             "  va_end(ap); return s; }\n"
+             "double f(double x) { return sum(2, x, x * x); }\n"
+             "int main(void) { return __enzyme_fwddiff((void *)f, 1.0, 1.0) != 3.0; }\n");
+  const char *variadic[] = {"run", "variadic.c", "-O0", NULL};
+  ck_assert_int_eq(run_cli(variadic), 1);
+  ck_assert_ptr_nonnull(strstr(output, "variadic function sum"));
+}
+END_TEST
+
 START_TEST(help_lists_every_option) {
   const char *args[] = {"--help", NULL};
   ck_assert_int_eq(run_cli(args), 0);
@@ -147,6 +174,7 @@ int main(void) {
   tcase_add_test(tc, emit_prints_optimized_ir);
   tcase_add_test(tc, errors_are_one_clear_line);
   tcase_add_test(tc, help_lists_every_option);
+  tcase_add_test(tc, request_errors_say_what_to_do);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
