@@ -121,6 +121,9 @@ static const math_rule math_table[] = {
      "[x>=y], [x<y]"},
     {L4(NULL, NULL, NULL, "llvm.maximum"), 2, 0, {"x y ge", "x y ge 1 - neg"},
      "[x>=y], [x<y]"},
+    /* fdim(x, y) = x - y where x > y, else +0: d = [x>y] (dx - dy) */
+    {L4("fdim", "fdimf", "fdiml", NULL), 2, 0, {"y x lt", "y x lt neg"},
+     "[x>y], -[x>y]"},
     /* d fma(a,b,c) = b da + a db + dc */
     {L4("fma", "fmaf", "fmal", "llvm.fma"), 3, 0, {"y", "x", "1"},
      "b, a, 1"},
@@ -152,6 +155,8 @@ static const math_rule math_table[] = {
     {L4("scalbn", "scalbnf", "scalbnl", NULL), 2, 2, {"1 y ldexp", ""}, "2^n"},
     /* rounding: piecewise constant, derivative 0 */
     {L4("floor", "floorf", "floorl", "llvm.floor"), 1, 0, {"0"}, "0"},
+    /* logb x: the exponent, piecewise constant */
+    {L4("logb", "logbf", "logbl", NULL), 1, 0, {"0"}, "0"},
     {L4("ceil", "ceilf", "ceill", "llvm.ceil"), 1, 0, {"0"}, "0"},
     {L4("round", "roundf", "roundl", "llvm.round"), 1, 0, {"0"}, "0"},
     {L4("trunc", "truncf", "truncl", "llvm.trunc"), 1, 0, {"0"}, "0"},
