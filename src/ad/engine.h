@@ -320,6 +320,7 @@ const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */
 const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
 const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
 const ad_call_rule *ad_vector_lookup(const char *name); /* rules_vector.c */
+const ad_call_rule *ad_complex_lookup(const char *name); /* rules_complex.c */
 const ad_call_rule *ad_cuda_lookup(const char *name);   /* rules_cuda.c */
 /* rules_math.c self-check: every entry's programs parse.  0 or -1. */
 int ad_math_table_check(char *why, size_t whysize);

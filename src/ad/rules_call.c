@@ -18,6 +18,7 @@ static const ad_call_family_lookup ad_call_families[] = {
     ad_memory_lookup,
     ad_vector_lookup,
     ad_cuda_lookup,
+    ad_complex_lookup,
 };
 
 int ad_name_matches(const char *name, const char *pattern) {
