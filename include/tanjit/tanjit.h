@@ -155,6 +155,9 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  *   - parameters, in order: a TANJIT_CONST parameter passes its value; a
  *     TANJIT_DUP or TANJIT_DUPNONEED parameter passes its value, then its
  *     shadow (width 1) or `width` shadows, one per direction (width > 1);
+ *     the types are the IR parameter types: a struct the C ABI passes by
+ *     value in memory (clang's `byval`, e.g. 24 bytes or more on x86-64)
+ *     is a pointer parameter here, and so is its shadow;
  *   - with width 1 it returns the tangent of the function's result (for a
  *     float, float vector, pointer, or aggregate-of-those result; nothing
  *     for other result types);
@@ -203,8 +206,9 @@ TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
  * every float, float-vector or pointer parameter followed by its shadow
  * (the zero tangent, or for a pointer the shadow memory, when the argument
  * is inactive), other parameters passed alone.  It returns the tangent of
- * the result (nothing for a void function); with
- * TANJIT_RULE_RETURNS_PRIMAL it returns `struct { R primal, tangent; }`
+ * the result (nothing for a void function) and runs just before the primal
+ * call, so it sees the inputs of a function that updates memory in place;
+ * with TANJIT_RULE_RETURNS_PRIMAL it returns `struct { R primal, tangent; }`
  * instead, and the primal call is not made.  Registrations apply to modules
  * compiled after the call.  In-IR registrations (Enzyme's
  * `__enzyme_register_derivative_<name>` globals, `__enzyme_inactivefn`,

@@ -521,11 +521,17 @@ static LLVMTypeRef *derivative_params(LLVMValueRef call, unsigned *count) {
  * Calls df (type ft, convention cc) next to `clone` once per lane and
  * records the call's shadow.  With `pair`, df returns {primal, tangent} and
  * replaces the primal call: the clone is erased and the call maps to the
- * primal df computed.
+ * primal df computed.  Without, df runs BEFORE the primal call, so a rule
+ * for a function that updates memory in place reads the inputs, not the
+ * results (Enzyme replaces the call; the primal call is kept here for its
+ * result).
  */
 static int call_derivative(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
                            LLVMValueRef df, LLVMTypeRef ft, int pair) {
   ad_module_ctx *mc = fc->mc;
+  LLVMValueRef after_clone = LLVMGetNextInstruction(clone);
+  if (!pair)
+    LLVMPositionBuilderBefore(fc->b, clone);
   unsigned na = LLVMGetNumArgOperands(call);
   unsigned np = LLVMCountParamTypes(ft);
   LLVMValueRef *shadows = malloc((na + 1) * sizeof *shadows);
@@ -567,6 +573,13 @@ static int call_derivative(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   }
   free(shadows);
   free(args);
+  if (!pair) {
+    /* back after the primal call, where the caller expects the builder */
+    if (after_clone)
+      LLVMPositionBuilderBefore(fc->b, after_clone);
+    else
+      LLVMPositionBuilderAtEnd(fc->b, LLVMGetInstructionParent(clone));
+  }
   if (pair) {
     /* df did the primal work: the clone goes (nothing uses it yet; later
      * instructions map the call through vmap). */

@@ -139,6 +139,87 @@ static LLVMModuleRef gather_modules(tanjit_session *s, LLVMContextRef ctx,
   return dest;
 }
 
+typedef struct reach_set {
+  strmap names; /* function name -> (void *)1 */
+  LLVMValueRef *stack;
+  size_t n, cap;
+  int failed;
+} reach_set;
+
+static void push_function(reach_set *set, LLVMValueRef f) {
+  size_t len;
+  const char *name = LLVMGetValueName2(f, &len);
+  if (!len || strmap_get(&set->names, name))
+    return;
+  if (strmap_put(&set->names, name, (void *)1) ||
+      (set->n == set->cap &&
+       !(set->stack = realloc(set->stack, (set->cap = set->cap ? 2 * set->cap : 64) *
+                                              sizeof *set->stack)))) {
+    set->failed = 1;
+    return;
+  }
+  set->stack[set->n++] = f;
+}
+
+/* Marks the functions a constant refers to (function pointers in tables). */
+static void mark_constant(reach_set *seen, LLVMValueRef c, int depth) {
+  if (!c || depth > 16)
+    return;
+  if (LLVMIsAFunction(c)) {
+    push_function(seen, c);
+    return;
+  }
+  if (LLVMIsAGlobalVariable(c)) {
+    if (!LLVMIsDeclaration(c))
+      mark_constant(seen, LLVMGetInitializer(c), depth + 1);
+    return;
+  }
+  if (LLVMIsAConstant(c) && !LLVMIsAGlobalValue(c)) {
+    int n = LLVMGetNumOperands(c);
+    for (int i = 0; i < n; i++)
+      mark_constant(seen, LLVMGetOperand(c, (unsigned)i), depth + 1);
+  }
+}
+
+/*
+ * Keeps the bodies of the functions `fn` can reach (called, or referred to
+ * through constants such as function-pointer tables) and turns every other
+ * definition into a declaration: the request then neither pays for nor
+ * trips over unrelated code of the loaded modules (their own
+ * __enzyme_fwddiff calls included).  0, or -1 on out of memory.
+ */
+static int keep_only_reachable(LLVMModuleRef m, LLVMValueRef fn) {
+  reach_set seen = {0};
+  strmap_init(&seen.names);
+  push_function(&seen, fn);
+  while (seen.n && !seen.failed) {
+    LLVMValueRef f = seen.stack[--seen.n];
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        int n = LLVMGetNumOperands(i);
+        for (int k = 0; k < n; k++)
+          mark_constant(&seen, LLVMGetOperand(i, (unsigned)k), 0);
+      }
+  }
+  int failed = seen.failed;
+  if (!failed)
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(f, &len);
+      if (LLVMIsDeclaration(f) || (len && strmap_get(&seen.names, name)))
+        continue;
+      if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage)
+        continue; /* module-private helpers: unreferenced, dropped by GlobalDCE */
+      LLVMBasicBlockRef bb;
+      while ((bb = LLVMGetFirstBasicBlock(f)))
+        LLVMDeleteBasicBlock(bb);
+      LLVMSetLinkage(f, LLVMExternalLinkage);
+    }
+  strmap_free(&seen.names);
+  free(seen.stack);
+  return failed ? -1 : 0;
+}
+
 static LLVMValueRef marker(LLVMContextRef ctx, const char *name) {
   return LLVMMetadataAsValue(ctx, LLVMMDStringInContext2(ctx, name, strlen(name)));
 }
@@ -290,8 +371,8 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   } else if (m) {
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
-             (unsigned long)s->derivatives.count + 1);
-    if (add_wrapper(m, fn, wrapper, act, width)) {
+             ++s->next_derivative_id);
+    if (keep_only_reachable(m, fn) || add_wrapper(m, fn, wrapper, act, width)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
       char name[128];

@@ -61,6 +61,7 @@ struct tanjit_session {
   unsigned long next_module_id;
   char *reported_error;      /* last text from the session's error reporter */
   strmap derivatives;        /* tanjit_fwddiff cache: key -> address (jit_lock) */
+  unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
 };
 
 /* session.c */

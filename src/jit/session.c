@@ -419,6 +419,13 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
   }
+  /* A cached derivative may have been made from the removed module's code;
+   * a module loaded later under the same names must not be shadowed by it.
+   * (The derivatives stay compiled: addresses handed out stay valid.) */
+  if (removed) {
+    strmap_free(&s->derivatives);
+    strmap_init(&s->derivatives);
+  }
   /* The removed module's names are dead in the symbol pool now. */
   if (removed)
     LLVMOrcSymbolStringPoolClearDeadEntries(

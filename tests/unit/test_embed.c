@@ -247,6 +247,82 @@ START_TEST(derivative_of_module_with_aliases) {
 }
 END_TEST
 
+/* A module that cannot be differentiated (an in-IR request through a call
+ * with no rule) must not block run-time requests for unrelated functions. */
+START_TEST(unrelated_broken_module_does_not_block_requests) {
+  tanjit_session *s = new_session();
+  load_ok(s, "define double @sqr(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n",
+          "good.ll");
+  load_ok(s,
+          "declare double @closed_fn(double)\n"
+          "declare double @__enzyme_fwddiff(...)\n"
+          "define double @k(double %x) {\n  %r = call double @closed_fn(double %x)\n"
+          "  ret double %r\n}\n"
+          "define double @dk(double %x) {\n"
+          "  %r = call double (...) @__enzyme_fwddiff(ptr @k, double %x, double 1.0)\n"
+          "  ret double %r\n}\n",
+          "broken.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*d)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "sqr", act, 1, 1);
+  ck_assert_double_eq_tol(d(3.0, 1.0), 6.0, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* After a module fails to compile and is removed, a corrected module under
+ * the same names gets fresh derivatives, not the cached ones. */
+START_TEST(reloaded_module_gets_fresh_derivatives) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "declare double @nowhere(double)\n"
+          "define double @f(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n"
+          "define double @g(double %x) {\n  %r = call double @nowhere(double %x)\n"
+          "  ret double %r\n}\n",
+          "first.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*d1)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "f", act, 1, 1);
+  ck_assert_double_eq_tol(d1(2.0, 1.0), 4.0, 1e-14);
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "g", &err)); /* fails; first.ll removed */
+  tanjit_error_free(err);
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  tanjit_error_free(err);
+  load_ok(s, "define double @f(double %x) {\n  %r = fmul double %x, 3.0\n  ret double %r\n}\n",
+          "second.ll");
+  double (*d2)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "f", act, 1, 1);
+  ck_assert_double_eq_tol(d2(2.0, 1.0), 3.0, 1e-14);
+  ck_assert_double_eq_tol(d1(2.0, 1.0), 4.0, 1e-14); /* the old one still runs */
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A tangent-only rule for a function updating memory in place sees the
+ * inputs: it runs before the primal call. */
+START_TEST(tangent_rule_runs_before_in_place_update) {
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_add_library(s, getenv("TJTEST_LIB"), &err), 0);
+  ck_assert_int_eq(tanjit_register_fwd_rule(s, "tjtest_vscale", "tjtest_vscale_fwd", 0, &err), 0);
+  load_ok(s,
+          "declare void @tjtest_vscale(ptr, double)\n"
+          "define void @v(ptr %p, double %k) {\n  call void @tjtest_vscale(ptr %p, double %k)\n"
+          "  ret void\n}\n",
+          "inplace.ll");
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP};
+  void (*dv)(double *, double *, double, double) =
+      (void (*)(double *, double *, double, double))(uintptr_t)fwddiff_ok(s, "v", act, 2, 1);
+  double x = 2.0, dx = 1.0;
+  dv(&x, &dx, 3.0, 0.5);
+  ck_assert_double_eq_tol(x, 6.0, 1e-14);
+  ck_assert_double_eq_tol(dx, 1.0 * 3.0 + 2.0 * 0.5, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
 static tanjit_session *threaded;
 
 static void *request_worker(void *arg) {
@@ -295,6 +371,9 @@ int main(void) {
   tcase_add_test(tc, julia_plt_ccall_differentiated_through);
   tcase_add_test(tc, julia_plt_into_local_library_with_registered_rule);
   tcase_add_test(tc, derivative_of_module_with_aliases);
+  tcase_add_test(tc, unrelated_broken_module_does_not_block_requests);
+  tcase_add_test(tc, reloaded_module_gets_fresh_derivatives);
+  tcase_add_test(tc, tangent_rule_runs_before_in_place_update);
   tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -10,3 +10,9 @@ double tjtest_scale_fwd(double x, double dx) {
   (void)x;
   return 2.5 * dx;
 }
+/* An in-place update and its tangent-only rule: the rule must see the
+ * inputs, so it runs before the primal call. */
+void tjtest_vscale(double *p, double k) { *p *= k; }
+void tjtest_vscale_fwd(double *p, double *dp, double k, double dk) {
+  *dp = *dp * k + *p * dk;
+}
