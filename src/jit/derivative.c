@@ -181,17 +181,52 @@ static void mark_constant(reach_set *seen, LLVMValueRef c, int depth) {
   }
 }
 
+/* Whether f's body holds a derivative request of its own. */
+static int holds_request(LLVMValueRef f) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i))
+        continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      size_t len;
+      const char *name = callee && LLVMIsAFunction(callee)
+                             ? LLVMGetValueName2(callee, &len)
+                             : NULL;
+      if (name && strncmp(name, "__enzyme_", 9) == 0)
+        return 1;
+    }
+  return 0;
+}
+
 /*
- * Keeps the bodies of the functions `fn` can reach (called, or referred to
- * through constants such as function-pointer tables) and turns every other
- * definition into a declaration: the request then neither pays for nor
- * trips over unrelated code of the loaded modules (their own
- * __enzyme_fwddiff calls included).  0, or -1 on out of memory.
+ * Turns into declarations the loaded functions that hold derivative
+ * requests of their own and that `fn` cannot reach (by calls, through
+ * constants such as function-pointer tables, or through any function whose
+ * address is taken: a pointer to it may be passed in).  The run-time
+ * request then neither redoes nor trips over the in-IR requests of
+ * unrelated code.  Other bodies stay: the engine's indirect-call dispatch
+ * looks for address-taken functions among them.  0, or -1 on out of memory.
  */
-static int keep_only_reachable(LLVMModuleRef m, LLVMValueRef fn) {
+/* Whether f's address is used other than as the callee of a call: such a
+ * function may be reached through a pointer the caller passes in. */
+static int address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if ((LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) &&
+        LLVMGetCalledValue(user) == f)
+      continue;
+    return 1;
+  }
+  return 0;
+}
+
+static int drop_unreachable_requests(LLVMModuleRef m, LLVMValueRef fn) {
   reach_set seen = {0};
   strmap_init(&seen.names);
   push_function(&seen, fn);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && address_taken(f))
+      push_function(&seen, f);
   while (seen.n && !seen.failed) {
     LLVMValueRef f = seen.stack[--seen.n];
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -208,8 +243,8 @@ static int keep_only_reachable(LLVMModuleRef m, LLVMValueRef fn) {
       const char *name = LLVMGetValueName2(f, &len);
       if (LLVMIsDeclaration(f) || (len && strmap_get(&seen.names, name)))
         continue;
-      if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage)
-        continue; /* module-private helpers: unreferenced, dropped by GlobalDCE */
+      if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage || !holds_request(f))
+        continue;
       LLVMBasicBlockRef bb;
       while ((bb = LLVMGetFirstBasicBlock(f)))
         LLVMDeleteBasicBlock(bb);
@@ -372,7 +407,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
              ++s->next_derivative_id);
-    if (keep_only_reachable(m, fn) || add_wrapper(m, fn, wrapper, act, width)) {
+    if (drop_unreachable_requests(m, fn) || add_wrapper(m, fn, wrapper, act, width)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
       char name[128];

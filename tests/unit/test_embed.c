@@ -323,6 +323,28 @@ START_TEST(tangent_rule_runs_before_in_place_update) {
 }
 END_TEST
 
+/* A function pointer the host passes in (as a constant argument) reaches a
+ * function of the module that only code outside the request refers to. */
+START_TEST(function_pointer_argument_at_run_time) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "define double @rhs(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n"
+          "define double @apply(ptr %f, double %x) {\n  %r = call double %f(double %x)\n"
+          "  ret double %r\n}\n"
+          "define double @user(double %x) {\n"
+          "  %r = call double @apply(ptr @rhs, double %x)\n  ret double %r\n}\n",
+          "fnptr.ll");
+  tanjit_activity act[] = {TANJIT_CONST, TANJIT_DUP};
+  double (*d)(void *, double, double) =
+      (double (*)(void *, double, double))(uintptr_t)fwddiff_ok(s, "apply", act, 2, 1);
+  tanjit_error *err = NULL;
+  void *rhs = tanjit_lookup(s, "rhs", &err);
+  ck_assert_ptr_nonnull(rhs);
+  ck_assert_double_eq_tol(d(rhs, 3.0, 1.0), 6.0, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
 static tanjit_session *threaded;
 
 static void *request_worker(void *arg) {
@@ -374,6 +396,7 @@ int main(void) {
   tcase_add_test(tc, unrelated_broken_module_does_not_block_requests);
   tcase_add_test(tc, reloaded_module_gets_fresh_derivatives);
   tcase_add_test(tc, tangent_rule_runs_before_in_place_update);
+  tcase_add_test(tc, function_pointer_argument_at_run_time);
   tcase_add_test(tc, eight_threads_request_overlapping_derivatives);
   suite_add_tcase(s, tc);
   return run_suite(s);
