@@ -327,18 +327,26 @@ static int eval_token(eval_ctx *e, const char *tok, size_t len) {
 #undef NEED
 }
 
+/* The next whitespace-separated token of a rule program at *p (advancing
+ * *p), or NULL at the end. */
+static const char *next_token(const char **p, size_t *len) {
+  while (**p == ' ' || **p == '\n')
+    (*p)++;
+  if (!**p)
+    return NULL;
+  const char *s = *p;
+  while (**p && **p != ' ' && **p != '\n')
+    (*p)++;
+  *len = (size_t)(*p - s);
+  return s;
+}
+
 static LLVMValueRef eval_program(eval_ctx *e, const char *prog) {
   e->sp = 0;
-  const char *p = prog;
-  while (*p) {
-    while (*p == ' ' || *p == '\n')
-      p++;
-    if (!*p)
-      break;
-    const char *s = p;
-    while (*p && *p != ' ' && *p != '\n')
-      p++;
-    if (eval_token(e, s, (size_t)(p - s)) != 0)
+  const char *p = prog, *s;
+  size_t len;
+  while ((s = next_token(&p, &len))) {
+    if (eval_token(e, s, len) != 0)
       return NULL;
   }
   return e->sp == 1 ? e->stack[0] : NULL;
@@ -689,15 +697,9 @@ int ad_math_table_check(char *why, size_t whysize) {
         continue;
       const char *p = m->partial[k];
       int depth = 0;
-      while (p && *p) {
-        while (*p == ' ' || *p == '\n')
-          p++;
-        if (!*p)
-          break;
-        const char *s = p;
-        while (*p && *p != ' ' && *p != '\n')
-          p++;
-        size_t len = (size_t)(p - s);
+      const char *s;
+      size_t len;
+      while (p && (s = next_token(&p, &len))) {
         int found = 0;
         for (size_t t = 0; t < sizeof known / sizeof *known; t++)
           if (strlen(known[t]) == len && strncmp(known[t], s, len) == 0) {
