@@ -50,7 +50,7 @@ typedef struct activity_state {
 
 /* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once;
  * a race between first readers only reads the environment twice. */
-static int activity_off(void) {
+int ad_activity_disabled(void) {
   static volatile int mode = -1;
   if (mode < 0) {
     const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
@@ -506,7 +506,7 @@ static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
 int ad_activity_analyze(ad_fn_ctx *fc) {
   activity_state st = {fc, NULL, NULL, 0, 0};
   LLVMValueRef fn = fc->primal_fn;
-  if (!activity_off()) {
+  if (!ad_activity_disabled()) {
     st.types = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
     if (!st.types)
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
@@ -534,7 +534,11 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
   } while (st.changed && !st.oom && rounds < 10000);
   if (st.types && !st.oom)
     prune_unread_integers(&st, fn);
-  ad_types_free(st.types);
+  /* kept for the copy rule's layouts (types.c), freed with the context */
+  if (!fc->types)
+    fc->types = st.types;
+  else
+    ad_types_free(st.types);
   if (st.oom)
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   if (st.conflict)

@@ -350,7 +350,10 @@ static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
     LLVMDisposeModule(copy);
     if (found->count == before) {
       if (rc != 0) {
-        *err = run_err;
+        if (err)
+          *err = run_err;
+        else
+          tanjit_error_free(run_err);
         return -1;
       }
       return 0;

@@ -80,7 +80,6 @@ struct ad_module_ctx {
   LLVMTargetDataRef td; /* the module's data layout (owned) */
   ad_cache_entry *cache;
   size_t ncache, capcache;
-  LLVMValueRef digamma_fn; /* generated on first use (rules_math.c) */
   /* mutable globals that receive active data: they get shadow globals.
    * Complete before the first derivative is emitted (engine.c discovers
    * the set first), so a cached derivative never sees it change. */
@@ -166,6 +165,9 @@ ad_arg_activity ad_type_default_activity(LLVMTypeRef t);
 /* ---- activity.c: which primal values may carry a tangent ---- */
 /* Fills fc->active for fc->sig's function (fixpoint over the body). */
 int ad_activity_analyze(ad_fn_ctx *fc);
+/* TANJIT_AD_NO_ACTIVITY is set (read once per process): assume every
+ * integer and stack slot may carry a derivative, for measuring. */
+int ad_activity_disabled(void);
 int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef primal);
 /* Strips GEPs and casts from a pointer: the allocation it points into. */
 LLVMValueRef ad_pointer_root(LLVMValueRef p);
@@ -187,7 +189,6 @@ struct ad_fn_ctx {
   /* primal block -> the derivative block holding its terminator (a rule
    * may split the block, e.g. an indirect call's dispatch) */
   ad_map exit_block;
-  LLVMValueRef entry_alloca_point; /* first instruction of the new entry */
   /* PHIs whose incoming values are filled once every block is cloned */
   struct ad_pending_phi {
     LLVMValueRef primal, clone, shadow;

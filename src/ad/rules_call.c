@@ -188,18 +188,6 @@ static int passes_shadow(ad_fn_ctx *fc, LLVMValueRef v) {
   return ad_type_can_carry(t) || integer_based(t);
 }
 
-/* TANJIT_AD_NO_ACTIVITY (activity.c reads the same switch): every integer
- * is then active, which says nothing about pointers, so calls with no body
- * taking only integers keep their old treatment (the primal call alone). */
-static int activity_analysis_off(void) {
-  static volatile int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
-    mode = v && *v && strcmp(v, "0") != 0;
-  }
-  return mode;
-}
-
 /* The first argument of `call` that is an integer whose shadow the callee
  * would need (see passes_shadow), or NULL. */
 static LLVMValueRef active_integer_argument(ad_fn_ctx *fc, LLVMValueRef call) {
@@ -410,7 +398,9 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
   if (fn) {
     char buf[256];
     const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
-    if (only_integers(call) && activity_analysis_off())
+    /* With activity analysis off every integer is "active", which says
+     * nothing about pointers: such calls keep the primal call alone. */
+    if (only_integers(call) && ad_activity_disabled())
       return ad_clone(fc, call) ? 0 : -1;
     if (only_integers(call)) {
       /* Without a body there is no telling what the callee does with an
@@ -432,5 +422,9 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
                    "body)",
                    rn ? rn : ad_value_name(fn));
   }
+  if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
+    return ad_fail(fc->mc, call,
+                   "no forward-mode derivative for inline assembly with active "
+                   "operands");
   return emit_indirect_call(fc, call);
 }

@@ -213,7 +213,7 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
   }
   cplx log_z = {NULL, NULL}, w = {NULL, NULL};
   if (d->op == CF_POW) {
-    log_z = call_partner(fc, call, "clog", z);
+    log_z = call_partner(fc, call, d->partner, z);
     w.re = ad_primal(fc, LLVMGetOperand(call, 2));
     w.im = ad_primal(fc, LLVMGetOperand(call, 3));
   }

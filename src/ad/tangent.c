@@ -126,17 +126,7 @@ int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p) {
 }
 
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v) {
-  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-    unsigned n = LLVMGetVectorSize(t);
-    LLVMValueRef e = LLVMConstReal(LLVMGetElementType(t), v);
-    LLVMValueRef elems[64];
-    if (n > 64)
-      n = 64;
-    for (unsigned i = 0; i < n; i++)
-      elems[i] = e;
-    return LLVMConstVector(elems, n);
-  }
-  return LLVMConstReal(t, v);
+  return LLVMConstReal(t, v); /* a splat for vector types, any length */
 }
 
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {

@@ -514,6 +514,10 @@ static void gep_offset(ad_types *t, LLVMValueRef gep,
   for (unsigned i = 1; i < n; i++) {
     LLVMValueRef idx = LLVMGetOperand(gep, i);
     if (i > 1 && LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+      if (!LLVMIsAConstantInt(idx)) {
+        *stride = 1; /* a vector-splat field index: any offset */
+        return;
+      }
       unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
       *c += (long long)LLVMOffsetOfElement(t->td, ty, field);
       ty = LLVMStructGetTypeAtIndex(ty, field);

@@ -21,6 +21,18 @@
 
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err) {
+  /* Transforms run under jit_lock (lookups, tanjit_emit_file), so one
+   * target machine per session serves them all. */
+  if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
+    return -1;
+  LLVMTargetMachineRef tm = s->pass_tm;
+  /* Before differentiation: the engine sizes shadow memory with the
+   * module's data layout, which must be the one code is generated for. */
+  if (!*LLVMGetDataLayoutStr(m)) {
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, dl);
+    LLVMDisposeTargetData(dl);
+  }
   if (ad_transform_module(s->ad, m, err))
     return -1;
   char *msg = NULL;
@@ -34,16 +46,6 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   }
   LLVMDisposeMessage(msg);
 
-  /* Transforms run under jit_lock (lookups, tanjit_emit_file), so one
-   * target machine per session serves them all. */
-  if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
-    return -1;
-  LLVMTargetMachineRef tm = s->pass_tm;
-  if (!*LLVMGetDataLayoutStr(m)) {
-    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(m, dl);
-    LLVMDisposeTargetData(dl);
-  }
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", s->opt_level);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
