@@ -1,15 +1,22 @@
 /*
  * The forward-mode engine, as the JIT sees it.
  *
- * Pipeline, per module (src/jit/transform.c calls ad_transform_module on
- * materialization, and the CLI's `emit` calls it directly):
- *   request.c   find __enzyme_fwddiff calls, decode callee and activities
- *   fwd.c       one derivative function per (callee, activities, width), cached
- *   clone.c     clone the primal body, emit each tangent beside its primal
- *   types.c     type analysis;  activity.c  activity analysis
- *   rules_*.c   instruction rules and call-rule tables (math, memory, CUDA)
- *   helpers.c   declare helpers under the accompanied call's convention
- *   diag.c      "no forward-mode derivative for call to X in F at file:line"
+ * Pipeline, per module (src/jit/transform.c calls ad_transform_module before
+ * codegen and for `tanjit emit`):
+ *   engine.c      find requests; settle global activity; rewrite inner first
+ *   preprocess.c  drop optnone, promote stack slots (SROA), as Enzyme does
+ *   custom.c      Enzyme's in-IR registrations and registered rules
+ *   request.c     decode one request: callee, activities, width, result
+ *   fwd.c         one derivative per (callee, activities, width, return
+ *                 mode), cached; clone the body, tangent beside each primal
+ *   tangent.c     shadows, lanes, tangent arithmetic, runtime activity
+ *   typeanalysis.c, types.c   what memory holds; copy layouts
+ *   activity.c    which values can carry a derivative
+ *   globals.c     shadows of mutable globals and constant tables
+ *   rules_*.c     instruction rules and call-rule tables (math, memory,
+ *                 vector, CUDA, complex); copy.c the one copy rule
+ *   helpers.c     declare helpers under the accompanied call's convention
+ *   diag.c        "no forward-mode derivative for call to X in F at file:line"
  *
  * This header is the engine's face to the rest of tanjit; the engine's own
  * cross-file internals live in src/ad/engine.h.

@@ -12,8 +12,6 @@
 #include "common/strbuf.h"
 
 struct ad_engine {
-  char **alias_from, **alias_to;
-  size_t nalias, capalias;
   ad_custom_registry *custom; /* tanjit_register_fwd_rule (custom.c) */
 };
 
@@ -34,47 +32,7 @@ void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
   ad_custom_registry_free(e->custom);
-  for (size_t i = 0; i < e->nalias; i++) {
-    free(e->alias_from[i]);
-    free(e->alias_to[i]);
-  }
-  free(e->alias_from);
-  free(e->alias_to);
   free(e);
-}
-
-int ad_engine_add_alias(ad_engine *e, const char *name, const char *rule_name) {
-  if (e->nalias == e->capalias) {
-    size_t ncap = e->capalias ? e->capalias * 2 : 8;
-    char **f = realloc(e->alias_from, ncap * sizeof *f);
-    if (!f)
-      return -1;
-    e->alias_from = f;
-    char **t = realloc(e->alias_to, ncap * sizeof *t);
-    if (!t)
-      return -1;
-    e->alias_to = t;
-    e->capalias = ncap;
-  }
-  char *a = tj_strdup(name), *b = tj_strdup(rule_name);
-  if (!a || !b) {
-    free(a);
-    free(b);
-    return -1;
-  }
-  e->alias_from[e->nalias] = a;
-  e->alias_to[e->nalias] = b;
-  e->nalias++;
-  return 0;
-}
-
-const char *ad_engine_alias(const ad_engine *e, const char *name) {
-  if (!e)
-    return NULL;
-  for (size_t i = 0; i < e->nalias; i++)
-    if (strcmp(e->alias_from[i], name) == 0)
-      return e->alias_to[i];
-  return NULL;
 }
 
 static int starts_with(const char *s, size_t n, const char *prefix) {

@@ -93,11 +93,6 @@ struct ad_module_ctx {
   int failed; /* an error is already stored in *err */
 };
 
-/* Custom name registry: call names mapped to rule names (engine.c). */
-const char *ad_engine_alias(const ad_engine *e, const char *name);
-/* Registers `name` so calls to it use the rule of `rule_name` (e.g. a
- * frontend's wrapper "my_sin" -> "sin").  0, or -1 on out of memory. */
-int ad_engine_add_alias(ad_engine *e, const char *name, const char *rule_name);
 
 /* ---- preprocess.c: before differentiation ---- */
 /* Drops optnone and promotes stack slots (SROA) in a module that requests
@@ -276,10 +271,10 @@ int ad_name_matches(const char *name, const char *pattern);
 /* ---- rules_call.c: call rules by name, in families ----
  *
  * A family is a `lookup(name)` over its own static const table.  The
- * dispatcher resolves a call's name (registered alias, then the callee's
- * "enzyme_math" attribute, then the `ejlstr$<name>$<lib>` rename, else the
- * plain name) and asks each family in ad_call_families order; the first hit
- * wins.  To add a family (e.g. src/ad/rules_cuda.c):
+ * dispatcher asks custom rules first (custom.c), then resolves a call's name
+ * (the callee's "enzyme_math" attribute, then the `ejlstr$<name>$<lib>`
+ * rename, else the plain name) and asks each family in ad_call_families
+ * order; the first hit wins.  To add a family (as src/ad/rules_cuda.c did):
  *   1. write `const ad_call_rule *ad_cuda_lookup(const char *name)` returning
  *      a pointer into a `static const ad_call_rule[]`;
  *   2. declare it below and add it to ad_call_families[] in rules_call.c;

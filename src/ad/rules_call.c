@@ -10,8 +10,8 @@
 
 #include "ad/engine.h"
 
-/* Families asked in order; the first rule found wins.  A new family (e.g.
- * CUDA, in rules_cuda.c) adds its lookup here. */
+/* Families asked in order, after custom rules (custom.c); the first rule
+ * found wins.  A new family adds its lookup here. */
 static const ad_call_family_lookup ad_call_families[] = {
     ad_inactive_lookup,
     ad_math_lookup,
@@ -94,9 +94,7 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
     return NULL;
   size_t n;
   const char *name = LLVMGetValueName2(fn, &n);
-  const char *alias = ad_engine_alias(e, name);
-  if (alias)
-    return alias;
+  (void)e; /* rule names come from the IR; registered rules are custom.c's */
   LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
       fn, LLVMAttributeFunctionIndex, "enzyme_math", 11);
   if (!a)
@@ -303,11 +301,16 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
   LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
   LLVMValueRef cands[64];
   unsigned nc = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f && nc < 64;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
        f = LLVMGetNextFunction(f))
     if (LLVMGlobalGetValueType(f) == ft && LLVMCountBasicBlocks(f) > 0 &&
-        address_taken(f))
+        address_taken(f)) {
+      if (nc == 64)
+        return ad_fail(mc, call,
+                       "indirect call with active arguments and more than 64 "
+                       "possible targets in this module");
       cands[nc++] = f;
+    }
   /* generated derivatives are internal and never address-taken: skipped */
   if (!nc) {
     char *t = ad_value_text(call);

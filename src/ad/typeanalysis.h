@@ -41,7 +41,7 @@ typedef struct ad_types ad_types;
 /*
  * Analyzes `fn` together with every function with a body it calls
  * (directly or not), to a fixpoint.  `e` (may be NULL) resolves call names
- * (aliases, enzyme_math, ejlstr$ renames); `td` (may be NULL: the module's
+ * (enzyme_math, ejlstr$ renames); `td` (may be NULL: the module's
  * data layout is used) sizes types.  NULL on out of memory.
  */
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
