@@ -223,6 +223,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   mc.err = err;
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
   ad_map_init(&mc.active_globals);
+  ad_map_init(&mc.global_shadows);
   ad_map_init(&mc.global_refs_memo);
   ad_map_init(&mc.touches_memo);
   int rc = 0;
@@ -246,6 +247,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   free(mc.cache);
   LLVMDisposeTargetData(mc.td);
   ad_map_free(&mc.active_globals);
+  ad_map_free(&mc.global_shadows);
   ad_map_free(&mc.global_refs_memo);
   ad_map_free(&mc.touches_memo);
   return rc;

@@ -84,6 +84,9 @@ struct ad_module_ctx {
    * Complete before the first derivative is emitted (engine.c discovers
    * the set first), so a cached derivative never sees it change. */
   ad_map active_globals;
+  /* (global, lane) -> its shadow global (globals.c); by identity, not by
+   * name, since globals may be unnamed or named like a shadow */
+  ad_map global_shadows;
   /* memos over active_globals, valid while its count equals *_generation:
    * constant globals holding pointers to active globals (globals.c), and
    * functions that reach active globals through direct calls (activity.c) */

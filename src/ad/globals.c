@@ -119,18 +119,26 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
    * globals: then lane k points to their lane-k shadows. */
   if (constant && !ad_global_is_active(mc, g))
     lane = 0;
-  strbuf sb;
-  sb_init(&sb);
-  if (lane)
-    sb_printf(&sb, "%s_shadow%u", ad_value_name(g), lane);
-  else
-    sb_printf(&sb, "%s_shadow", ad_value_name(g));
-  if (!sb.data)
-    return g;
-  LLVMValueRef s = LLVMGetNamedGlobal(mc->mod, sb.data);
+  /* The key: g's address plus the lane.  A GlobalVariable object spans
+   * more than 64 bytes, so keys of different globals never meet; keys are
+   * never dereferenced. */
+  const void *key = (const char *)g + lane;
+  LLVMValueRef s = ad_map_get(&mc->global_shadows, key);
   if (!s) {
+    strbuf sb;
+    sb_init(&sb);
+    if (lane)
+      sb_printf(&sb, "%s_shadow%u", ad_value_name(g), lane);
+    else
+      sb_printf(&sb, "%s_shadow", ad_value_name(g));
+    if (!sb.data)
+      return g;
     LLVMTypeRef t = LLVMGlobalGetValueType(g);
+    /* LLVM makes the name unique if a global already has it */
     s = LLVMAddGlobal(mc->mod, t, sb.data);
+    sb_free(&sb);
+    if (ad_map_put(&mc->global_shadows, key, s) != 0)
+      return g;
     LLVMSetLinkage(s, LLVMInternalLinkage);
     LLVMSetGlobalConstant(s, constant);
     LLVMSetAlignment(s, LLVMGetAlignment(g));
@@ -139,7 +147,6 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
     LLVMSetInitializer(s,
                        shadow_const(mc, LLVMGetInitializer(g), depth + 1, lane));
   }
-  sb_free(&sb);
   return s;
 }
 
@@ -178,20 +185,33 @@ static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
   if (LLVMIsAConstantAggregateZero(c))
     return c;
   if (LLVMIsAConstantExpr(c)) {
-    if (LLVMGetConstOpcode(c) == LLVMGetElementPtr) {
-      LLVMValueRef base = LLVMGetOperand(c, 0);
-      LLVMValueRef sb = shadow_const(mc, base, depth + 1, lane);
-      if (sb == base)
-        return c;
+    LLVMOpcode op = LLVMGetConstOpcode(c);
+    LLVMValueRef base = LLVMGetOperand(c, 0);
+    LLVMValueRef sb = shadow_const(mc, base, depth + 1, lane);
+    if (sb == base)
+      return c;
+    /* the same address arithmetic on the shadow */
+    switch (op) {
+    case LLVMGetElementPtr: {
       unsigned n = (unsigned)LLVMGetNumOperands(c) - 1;
-      LLVMValueRef idx[16];
-      if (n > 16)
+      LLVMValueRef idx[32];
+      if (n > 32)
         return c;
       for (unsigned i = 0; i < n; i++)
         idx[i] = LLVMGetOperand(c, i + 1);
-      return LLVMConstInBoundsGEP2(LLVMGetGEPSourceElementType(c), sb, idx, n);
+      return LLVMConstGEP2(LLVMGetGEPSourceElementType(c), sb, idx, n);
     }
-    return c;
+    case LLVMAddrSpaceCast:
+      return LLVMConstAddrSpaceCast(sb, t);
+    case LLVMPtrToInt:
+      return LLVMConstPtrToInt(sb, t);
+    case LLVMIntToPtr:
+      return LLVMConstIntToPtr(sb, t);
+    case LLVMBitCast:
+      return LLVMConstBitCast(sb, t);
+    default:
+      return c;
+    }
   }
   LLVMTypeKind k = LLVMGetTypeKind(t);
   if (k != LLVMArrayTypeKind && k != LLVMStructTypeKind &&
