@@ -87,10 +87,15 @@ static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(inner));
   ad_map seen;
   ad_map_init(&seen);
-  LLVMValueRef stack[256];
-  int sp = 0, found = 0;
+  size_t sp = 0, cap = 64;
+  int found = 0;
+  LLVMValueRef *stack = malloc(cap * sizeof *stack);
+  if (!stack || ad_map_put(&seen, target, (void *)1) != 0) {
+    free(stack);
+    ad_map_free(&seen);
+    return 1; /* out of memory: assume it does, which only orders requests */
+  }
   stack[sp++] = target;
-  ad_map_put(&seen, target, (void *)1);
   while (sp && !found) {
     LLVMValueRef f = stack[--sp];
     if (f == holder) {
@@ -104,12 +109,25 @@ static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
         if (!LLVMIsACallInst(i))
           continue;
         LLVMValueRef c = ad_called_function(i);
-        if (c && LLVMCountBasicBlocks(c) && !ad_map_get(&seen, c) && sp < 256) {
-          ad_map_put(&seen, c, (void *)1);
-          stack[sp++] = c;
+        if (!c || !LLVMCountBasicBlocks(c) || ad_map_get(&seen, c))
+          continue;
+        if (sp == cap) {
+          LLVMValueRef *grown = realloc(stack, 2 * cap * sizeof *stack);
+          if (!grown) {
+            found = 1; /* as above: a conservative answer */
+            break;
+          }
+          stack = grown;
+          cap *= 2;
         }
+        if (ad_map_put(&seen, c, (void *)1) != 0) {
+          found = 1;
+          break;
+        }
+        stack[sp++] = c;
       }
   }
+  free(stack);
   ad_map_free(&seen);
   return found;
 }
