@@ -223,10 +223,23 @@ static int cuda_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
                      LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef n) {
   const cuda_copy_site *site = em->data;
   switch (dest_of(site->d, clone)) {
-  case DEST_HOST:
+  case DEST_HOST: {
+    /* An async transfer's earlier shadow copies into this host region may
+     * still be in flight: drain the stream before the host writes zeros. */
+    LLVMValueRef stream = stream_of(site->d, clone);
+    if (stream) {
+      LLVMTypeRef sp = LLVMTypeOf(stream);
+      LLVMValueRef sa = stream;
+      const char *sync = site->d->api == CUDA_DRIVER ? "cuStreamSynchronize"
+                                                     : "cudaStreamSynchronize";
+      if (!call_helper(fc, site->call, sync, status_type(fc, site->call), &sp,
+                       &sa, 1))
+        return -1;
+    }
     LLVMBuildMemSet(fc->b, ad_address_as(fc, dst, ptr_t(fc)),
                     LLVMConstNull(i8_t(fc)), n, 1);
     return 0;
+  }
   case DEST_DEVICE:
     return zero_device(fc, site->d, site->call, clone, dst, n);
   default:

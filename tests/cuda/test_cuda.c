@@ -324,6 +324,30 @@ START_TEST(emit_runtime_helpers) {
 }
 END_TEST
 
+/* An async device-to-host copy from an inactive source zeroes the host
+ * shadow only after the stream has drained (earlier shadow copies into it
+ * may still be in flight on a real GPU). */
+START_TEST(async_host_zeroing_waits_for_the_stream) {
+  static const char ir[] =
+      "declare i32 @\"ejlstr$cuMemcpyDtoHAsync_v2$libcuda.so.1\"(ptr, i64, i64, ptr) #0\n"
+      "declare double @__enzyme_fwddiff(...)\n"
+      "define double @f(ptr %y, i64 %d, ptr %st, double %x) {\n"
+      "  store double %x, ptr %y\n"
+      "  %r = call i32 @\"ejlstr$cuMemcpyDtoHAsync_v2$libcuda.so.1\"(ptr %y, i64 %d, i64 8, ptr %st)\n"
+      "  %v = load double, ptr %y\n  %m = fmul double %v, %x\n  ret double %m\n}\n"
+      "define double @g(ptr %y, ptr %dy, i64 %d, ptr %st, double %x) {\n"
+      "  %r = call double (...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dup\", ptr %y,"
+      " ptr %dy, metadata !\"enzyme_const\", i64 %d, metadata !\"enzyme_const\", ptr %st,"
+      " double %x, double 1.0)\n  ret double %r\n}\n"
+      "attributes #0 = { \"enzyme_math\"=\"cuMemcpyDtoHAsync_v2\" }\n";
+  emit_ir(ir);
+  const char *sync = strstr(output, "call i32 @\"ejlstr$cuStreamSynchronize$libcuda.so.1\"(ptr %st)");
+  const char *zero = strstr(output, "call void @llvm.memset.p0.i64(ptr align 1 %\"y'\"");
+  ck_assert_msg(sync && zero && sync < zero, "expected the stream drained before the "
+                                            "host shadow is zeroed:\n%s", output);
+}
+END_TEST
+
 /* ---- reverse mode ---- */
 
 START_TEST(reverse_mode_is_refused) {
@@ -364,6 +388,7 @@ static Suite *cuda_suite(void) {
   tcase_set_timeout(e, 60);
   tcase_add_test(e, emit_driver_helpers);
   tcase_add_test(e, emit_runtime_helpers);
+  tcase_add_test(e, async_host_zeroing_waits_for_the_stream);
   tcase_add_test(e, reverse_mode_is_refused);
   suite_add_tcase(s, e);
   return s;
