@@ -446,6 +446,21 @@ static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
   }
 }
 
+/* An integer loaded only to be stored elsewhere (a vectorized or unrolled
+ * memcpy moving float bytes as i64): its shadow moves the bytes' shadow
+ * whatever they hold, as a memcpy's would, so a float/integer conflict on
+ * it does not matter. */
+static int moves_bytes_only(LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v))
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != v)
+      return 0;
+  }
+  return 1;
+}
+
 /* Active integers whose shadow nothing reads (a loop bound only compared,
  * a count only used to index) lose their activity: no shadow code. */
 static int prune_unread_integers(activity_state *st, LLVMValueRef fn) {
@@ -486,7 +501,8 @@ static int prune_unread_integers(activity_state *st, LLVMValueRef fn) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !st->conflict;
          i = LLVMGetNextInstruction(i))
       if (is_integer_valued(LLVMTypeOf(i)) && ad_is_active(fc, i) &&
-          ad_types_kind(st->types, i, -1, NULL) == AD_T_CONFLICT)
+          ad_types_kind(st->types, i, -1, NULL) == AD_T_CONFLICT &&
+          !moves_bytes_only(i))
         st->conflict = i;
   return rc;
 }

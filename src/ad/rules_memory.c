@@ -26,10 +26,15 @@ typedef enum mem_kind {
   MEM_STORE_LIKE /* masked.store: shadow op if the pointer has a shadow */
 } mem_kind;
 
+enum { LAST_ARG = 255 };
+
 typedef struct mem_rule_data {
   mem_kind kind;
   int size_arg;    /* MALLOC / MEMALIGN: the byte count */
-  unsigned ops[2]; /* LINEAR / STORE_LIKE: operands replaced by shadows */
+  unsigned ops[2]; /* LINEAR / STORE_LIKE: operands replaced by shadows;
+                      LAST_ARG: the call's last argument (masked.load's
+                      pass-through: LLVM 21 dropped the alignment operand
+                      before it) */
   unsigned nops;
   unsigned ptr_arg; /* STORE_LIKE: the pointer operand */
 } mem_rule_data;
@@ -183,10 +188,15 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
       ad_set_shadow(fc, call, s);
     return 0;
   }
-  case MEM_LINEAR:
+  case MEM_LINEAR: {
+    unsigned ops[2];
+    for (unsigned k = 0; k < d->nops; k++)
+      ops[k] = d->ops[k] == LAST_ARG ? (unsigned)LLVMGetNumArgOperands(call) - 1
+                                     : d->ops[k];
     if (ad_is_active(fc, call))
-      ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, d->ops, d->nops));
+      ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, ops, d->nops));
     return 0;
+  }
   case MEM_STORE_LIKE:
     if (ad_shadow_or_null(fc, LLVMGetOperand(call, d->ptr_arg)))
       ad_lanewise(fc, call, clone, d->ops, d->nops);
@@ -209,7 +219,7 @@ static const mem_rule_data d_free = {MEM_FREE, 0, {0}, 0, 0};
 static const mem_rule_data d_copy = {MEM_COPY, 0, {0}, 0, 0};
 static const mem_rule_data d_set = {MEM_SET, 0, {0}, 0, 0};
 static const mem_rule_data d_reduce = {MEM_LINEAR, 0, {0, 1}, 2, 0};
-static const mem_rule_data d_mload = {MEM_LINEAR, 0, {0, 3}, 2, 0};
+static const mem_rule_data d_mload = {MEM_LINEAR, 0, {0, LAST_ARG}, 2, 0};
 static const mem_rule_data d_mstore = {MEM_STORE_LIKE, 0, {0, 1}, 2, 1};
 
 /* {name, emit, data, writes_pointer_args, returns_allocation, inactive} */
@@ -249,6 +259,9 @@ static const ad_call_rule memory_rules[] = {
     OTHER("llvm.vector.reduce.fadd", d_reduce, 0),
     OTHER("llvm.masked.load", d_mload, 0),
     OTHER("llvm.masked.store", d_mstore, 1),
+    /* the same on vectors of pointers (AVX2/AVX-512 vectorizers) */
+    OTHER("llvm.masked.gather", d_mload, 0),
+    OTHER("llvm.masked.scatter", d_mstore, 1),
 };
 
 const ad_call_rule *ad_memory_lookup(const char *name) {
