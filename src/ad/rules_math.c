@@ -177,7 +177,29 @@ const char *ad_math_table_name(size_t i, unsigned which) {
 unsigned ad_math_table_arity(size_t i) { return math_table[i].arity; }
 unsigned ad_math_table_int_args(size_t i) { return math_table[i].int_args; }
 
+/*
+ * The scalar name behind a vector-ABI variant (libmvec, SVML through
+ * -fveclib): _ZGV<isa><mask><lanes><params>_<name>, e.g. _ZGVdN4v_sin.
+ * Only unmasked variants whose parameters are all vectors ('v') qualify:
+ * their derivative is the scalar rule on vector values.  NULL otherwise.
+ */
+static const char *vector_abi_scalar(const char *name) {
+  if (strncmp(name, "_ZGV", 4) != 0 || !name[4] || name[5] != 'N')
+    return NULL;
+  const char *p = name + 6;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  if (p == name + 6 || *p != 'v')
+    return NULL;
+  while (*p == 'v')
+    p++;
+  return *p == '_' && p[1] ? p + 1 : NULL;
+}
+
 static const math_rule *find_math(const char *name, unsigned *which) {
+  const char *scalar = vector_abi_scalar(name);
+  if (scalar)
+    name = scalar;
   for (size_t i = 0; i < ad_math_table_size(); i++)
     for (unsigned w = 0; w < 4; w++)
       if (math_table[i].names[w] &&
