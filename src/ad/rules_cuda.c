@@ -251,6 +251,15 @@ static LLVMValueRef operand(LLVMValueRef call, signed char k) {
   return LLVMGetOperand(call, (unsigned)k);
 }
 
+/*
+ * The shadow of an allocation is allocated only when the primal one
+ * succeeded, and zeroed only when its own allocation did.  If a shadow
+ * allocation fails (device memory for the primal but not for its shadow),
+ * the call reports that failure to the program as its status: the
+ * derivative cannot be computed, and a silent zero tangent would be wrong.
+ * (The primal allocation is then the program's to free, as after any
+ * allocation it believes failed: it leaks unless the program frees it.)
+ */
 static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
                       LLVMValueRef clone) {
   LLVMValueRef slot_shadow = ad_shadow_or_null(fc, operand(call, d->dst));
@@ -261,19 +270,60 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
    * a plain pointer, zeroed with an LLVM memset */
   int host = d->dest == DEST_HOST;
   LLVMTypeRef device_ptr = d->api == CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
+  LLVMTypeRef st = LLVMTypeOf(clone);
+  int has_status = LLVMGetTypeKind(st) == LLVMIntegerTypeKind;
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(fc->b);
+  LLVMBasicBlockRef shadow_bb = NULL, join = NULL;
+  if (has_status) {
+    shadow_bb = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.alloc");
+    join = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.allocated");
+    LLVMBuildCondBr(fc->b,
+                    LLVMBuildICmp(fc->b, LLVMIntEQ, clone, LLVMConstNull(st), ""),
+                    shadow_bb, join);
+    LLVMPositionBuilderAtEnd(fc->b, shadow_bb);
+  }
+  LLVMValueRef failure = has_status ? LLVMConstNull(st) : NULL;
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
     unsigned op = (unsigned)d->dst;
-    ad_replay_call(fc, clone, &op, &slot, 1);
+    LLVMValueRef rc = ad_replay_call(fc, clone, &op, &slot, 1);
+    if (!rc)
+      return ad_fail(fc->mc, call, "internal: cannot replay %s", ad_value_name(call));
     /* a frontend may pass the out-parameter as an integer (Julia's
      * Ptr{CUdeviceptr} in an i64 ccall signature) */
     if (LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
       slot = ad_address_as(fc, slot, ptr_t(fc));
+    LLVMBasicBlockRef zero_bb = NULL, next = NULL;
+    if (has_status) {
+      LLVMValueRef ok = LLVMBuildICmp(fc->b, LLVMIntEQ, rc, LLVMConstNull(st), "");
+      failure = LLVMBuildSelect(fc->b, ok, failure, rc, "");
+      zero_bb = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.zero");
+      next = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.zeroed");
+      LLVMBuildCondBr(fc->b, ok, zero_bb, next);
+      LLVMPositionBuilderAtEnd(fc->b, zero_bb);
+    }
     LLVMValueRef dev = LLVMBuildLoad2(fc->b, device_ptr, slot, "shadow.dev");
     if (host)
       LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), n, 1);
     else if (zero_device(fc, d, call, clone, dev, n) != 0)
       return -1;
+    if (has_status) {
+      LLVMBuildBr(fc->b, next);
+      LLVMPositionBuilderAtEnd(fc->b, next);
+    }
+  }
+  if (has_status) {
+    LLVMBasicBlockRef last = LLVMGetInsertBlock(fc->b);
+    LLVMBuildBr(fc->b, join);
+    LLVMPositionBuilderAtEnd(fc->b, join);
+    /* the program sees the primal's status, or the shadow's failure */
+    LLVMValueRef status = LLVMBuildPhi(fc->b, st, "alloc.status");
+    LLVMValueRef in_vals[2] = {clone, failure};
+    LLVMBasicBlockRef in_bbs[2] = {before, last};
+    LLVMAddIncoming(status, in_vals, in_bbs, 2);
+    if (ad_map_put(&fc->vmap, call, status) != 0)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   }
   return 0;
 }
@@ -444,6 +494,20 @@ static const ad_call_rule cuda_rules[] = {
     INACTIVE("cudaPeekAtLastError"),
     INACTIVE("cudaGetErrorName"),
     INACTIVE("cudaGetErrorString"),
+    /* devices, contexts and streams carry no data */
+    INACTIVE("cuDeviceGet"),
+    INACTIVE("cuDeviceGetCount"),
+    INACTIVE("cuCtxSetCurrent"),
+    INACTIVE("cuCtxGetCurrent"),
+    INACTIVE("cuDevicePrimaryCtxRetain"),
+    INACTIVE("cuStreamCreate"),
+    INACTIVE("cuStreamDestroy"),
+    INACTIVE("cuStreamDestroy_v2"),
+    INACTIVE("cudaSetDevice"),
+    INACTIVE("cudaGetDevice"),
+    INACTIVE("cudaStreamCreate"),
+    INACTIVE("cudaStreamCreateWithFlags"),
+    INACTIVE("cudaStreamDestroy"),
 };
 #undef COPY
 #undef ALLOC
