@@ -226,6 +226,16 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
   return rc;
 }
 
+/* A module context with nothing allocated yet: engine, module, errors. */
+static void module_ctx_begin(ad_module_ctx *mc, ad_engine *e, LLVMModuleRef m,
+                             tanjit_error **err) {
+  memset(mc, 0, sizeof *mc);
+  mc->engine = e;
+  mc->mod = m;
+  mc->llctx = LLVMGetModuleContext(m);
+  mc->err = err;
+}
+
 /*
  * One transform of `m` with `seed` (globals of m) active from the start;
  * the active globals it ends with are added to `out` (may be NULL).
@@ -234,11 +244,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
                           LLVMValueRef *const *globals, size_t nglobals,
                           ad_map *out, tanjit_error **err) {
   ad_module_ctx mc;
-  memset(&mc, 0, sizeof mc);
-  mc.engine = e;
-  mc.mod = m;
-  mc.llctx = LLVMGetModuleContext(m);
-  mc.err = err;
+  module_ctx_begin(&mc, e, m, err);
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
   ad_map_init(&mc.active_globals);
   ad_map_init(&mc.global_shadows);
@@ -343,12 +349,9 @@ static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
 }
 
 int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
+  /* enough of a context for ad_fail's what/where/why */
   ad_module_ctx mc;
-  memset(&mc, 0, sizeof mc);
-  mc.engine = e;
-  mc.mod = m;
-  mc.llctx = LLVMGetModuleContext(m);
-  mc.err = err;
+  module_ctx_begin(&mc, e, m, err);
 
   /* Enzyme's registration globals become attributes and metadata before
    * anything looks at calls (and never reach codegen). */

@@ -146,6 +146,21 @@ static int fail_type(request *r, const char *what, LLVMTypeRef have,
   return rc;
 }
 
+/* Operand i of the request as parameter p's type, or NULL after setting *rc
+ * to an error naming "<role> parameter <p+1>". */
+static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef want,
+                                   unsigned i, const char *role, unsigned p,
+                                   int *rc) {
+  LLVMValueRef operand = LLVMGetOperand(r->call, i);
+  LLVMValueRef v = coerce_arg(b, want, operand);
+  if (!v) {
+    char what[64];
+    snprintf(what, sizeof what, "%s parameter %u", role, p + 1);
+    *rc = fail_type(r, what, LLVMTypeOf(operand), want);
+  }
+  return v;
+}
+
 /* Pre-scan for the markers that apply to the whole request. */
 static int scan_global_markers(request *r) {
   for (unsigned i = r->first; i < r->nargs; i++) {
@@ -334,13 +349,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                         : m == MARK_DUP       ? AD_ARG_DUP
                         : m == MARK_DUPNONEED ? AD_ARG_DUPNONEED
                                               : ad_type_default_activity(pt[p]);
-    LLVMValueRef v = coerce_arg(b, pt[p], LLVMGetOperand(call, i));
-    if (!v) {
-      char what[64];
-      snprintf(what, sizeof what, "argument for parameter %u", p + 1);
-      rc = fail_type(&r, what, LLVMTypeOf(LLVMGetOperand(call, i)), pt[p]);
+    LLVMValueRef v = coerce_or_fail(&r, b, pt[p], i, "argument for", p, &rc);
+    if (!v)
       break;
-    }
     i++;
     args[k++] = v;
     act[p] = (unsigned char)a;
@@ -362,13 +373,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                      ad_value_name(r.fn), p + 1, w + 1, r.width);
         break;
       }
-      LLVMValueRef s = coerce_arg(b, pt[p], LLVMGetOperand(call, i));
-      if (!s) {
-        char what[64];
-        snprintf(what, sizeof what, "shadow for parameter %u", p + 1);
-        rc = fail_type(&r, what, LLVMTypeOf(LLVMGetOperand(call, i)), pt[p]);
+      LLVMValueRef s = coerce_or_fail(&r, b, pt[p], i, "shadow for", p, &rc);
+      if (!s)
         break;
-      }
       lanes[w] = s;
       i++;
     }
