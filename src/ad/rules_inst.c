@@ -9,6 +9,7 @@
  * the two at run time, as Enzyme's runtime activity does, so a tangent is
  * never written into primal memory nor read from it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +66,31 @@ static int emit_ret(ad_fn_ctx *fc, LLVMValueRef inst) {
   return 0;
 }
 
+/* The value of a floating-point constant, scalar or splat vector. */
+static int const_fp_value(LLVMValueRef v, double *out) {
+  if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    unsigned n = LLVMGetVectorSize(vt);
+    double first = 0;
+    for (unsigned i = 0; i < n; i++) {
+      double e;
+      if (!const_fp_value(LLVMGetAggregateElement(v, i), &e))
+        return 0;
+      if (i == 0)
+        first = e;
+      else if (e != first)
+        return 0;
+    }
+    *out = first;
+    return n > 0;
+  }
+  if (!v || !LLVMIsAConstantFP(v))
+    return 0;
+  LLVMBool loses = 0;
+  *out = LLVMConstRealGetDouble(v, &loses);
+  return !loses;
+}
+
 /* d(a op b) as a linear combination of da and db. */
 static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
@@ -92,11 +118,30 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     terms[0].coef = pb;
     terms[1].coef = pa;
     break;
-  case LLVMFDiv: /* d(a/b) = (da - (a/b) db) / b */
+  case LLVMFDiv: {
+    /* d(c/b) = -(c/b)^2 db / c for a constant numerator (1/r, c/r^2):
+     * the tangent reuses the primal quotient and needs no division of its
+     * own, which matters where the divider is the bottleneck.  Otherwise
+     * d(a/b) = (da - (a/b) db) / b. */
+    double k;
+    if (!da && const_fp_value(pa, &k) && k != 0 && isfinite(k) &&
+        isfinite(1 / k)) {
+      LLVMValueRef qq = LLVMBuildFMul(fc->b, c, c, "");
+      ad_copy_fmf(qq, inst);
+      LLVMValueRef coef = qq;
+      if (k != 1) {
+        coef = LLVMBuildFMul(fc->b, qq, ad_const_fp(t, 1 / k), "");
+        ad_copy_fmf(coef, inst);
+      }
+      terms[1].coef = coef;
+      terms[1].negate = 1;
+      break;
+    }
     terms[1].coef = c;
     terms[1].negate = 1;
     divisor = pb;
     break;
+  }
   case LLVMFRem: { /* d fmod(a,b) = da - trunc(a/b) db */
     LLVMValueRef q = LLVMBuildFDiv(fc->b, pa, pb, "");
     LLVMTypeRef ov[1] = {t};
