@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 
+STATS = re.compile(r"differentiate ([0-9.]+) s, optimize ([0-9.]+) s, "
+                   r"codegen ([0-9.]+) s")
 ROW = re.compile(r"(.{16})\s+([\d.]+)\s+([\d.]+)\s+[\d.]+"
                  r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
@@ -33,13 +35,18 @@ def main(argv):
         ll = os.path.join(work, "kernels.ll")
         subprocess.run([clang, "-O2", "-S", "-emit-llvm",
                         os.path.join(here, "kernels.c"), "-o", ll], check=True)
-        best, order = {}, []
+        best, order, compile_cost = {}, [], None
         for _ in range(runs):
-            out = subprocess.run([tanjit, "run", ll, "--", "--quick"],
+            out = subprocess.run([tanjit, "run", ll, "--stats", "--", "--quick"],
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 print(out.stdout + out.stderr, file=sys.stderr)
                 return 1
+            m = STATS.search(out.stderr)
+            if m:
+                cost = tuple(float(m.group(i)) for i in range(1, 4))
+                if not compile_cost or sum(cost) < sum(compile_cost):
+                    compile_cost = cost
             for line in out.stdout.splitlines()[1:]:
                 m = ROW.match(line)
                 if not m:
@@ -72,6 +79,12 @@ def main(argv):
           f"worst {worst:.2f} (target <= 2.5: {mark(worst <= 2.5)}); "
           f"width 8 <= 4x width 1: "
           f"{mark(not wide_bad)}{' (' + ', '.join(wide_bad) + ')' if wide_bad else ''}")
+    if compile_cost:
+        ad, opt, cg = compile_cost
+        print(f"compile cost of the module (fastest run): differentiate "
+              f"{ad * 1e3:.1f} ms, optimize {opt * 1e3:.1f} ms, codegen "
+              f"{cg * 1e3:.1f} ms; differentiate / (optimize + codegen) = "
+              f"{ad / (opt + cg):.3f}")
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs tanjit's benchmark: compiles kernels.c to IR (clang -O2), runs it
-# under `tanjit run` (timing table), then reports the generated derivative
+# under `tanjit run` (timing table; --stats adds what differentiating cost
+# next to optimizing and codegen), then reports the generated derivative
 # code size from `tanjit emit -O 0` (differentiated, not optimized).
 # Usage: run_bench.sh TANJIT [CLANG] [--max-width N] [--quick] [--kernel NAME]
 # --max-width N (1, 2, 4 or 8) leaves wider vector-mode requests out.
@@ -17,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 "$cc" -O2 $cflags -S -emit-llvm "$here/kernels.c" -o "$work/kernels.ll"
 echo "== timing (tanjit run, JIT at -O2) =="
 status=0
-"$tanjit" run "$work/kernels.ll" -- "$@" || status=$?
+"$tanjit" run "$work/kernels.ll" --stats -- "$@" || status=$?
 echo
 echo "== derivative code size (tanjit emit -O 0) =="
 if "$tanjit" emit -O 0 "$work/kernels.ll" > "$work/emitted.ll"; then

@@ -133,6 +133,24 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
 TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err);
 
 /*
+ * What the session's compilations cost so far, for a frontend that wants to
+ * know what differentiating on load adds to its compile latency.  Times are
+ * wall-clock seconds on the compiling threads, summed over every module
+ * that went through the transform (lookups, tanjit_fwddiff, and the emit
+ * functions, which compile nothing, so add no codegen time).
+ */
+typedef struct tanjit_stats {
+  unsigned long modules;    /* modules transformed */
+  unsigned long requests;   /* __enzyme_fwddiff calls replaced */
+  double differentiate_seconds; /* the engine: requests, derivatives */
+  double optimize_seconds;      /* the default<O{level}> pipeline */
+  double codegen_seconds;       /* optimized IR to object code */
+} tanjit_stats;
+
+/* Copies the session's totals into *out.  Safe from any thread. */
+TANJIT_API void tanjit_session_stats(tanjit_session *s, tanjit_stats *out);
+
+/*
  * The text of the IR in file `path` (as tanjit_load_file reads it) after the
  * session's transform (differentiation) and optimization pipeline, without
  * compiling it.  Caller frees the result with tanjit_free().

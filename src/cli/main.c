@@ -2,8 +2,8 @@
  * tanjit: the command-line front end, a thin user of the public API.
  *
  *   tanjit run  FILE [--entry NAME] [--lib LIB]... [-L DIR]... [-O N] [--lazy]
- *                    [-Xclang-arg ARG]... [-- ARGS...]
- *   tanjit emit FILE [-L DIR]... [-O N] [-Xclang-arg ARG]... [-o OUT]
+ *                    [--stats] [-Xclang-arg ARG]... [-- ARGS...]
+ *   tanjit emit FILE [-L DIR]... [-O N] [--stats] [-Xclang-arg ARG]... [-o OUT]
  *
  * FILE is LLVM IR (.ll text or .bc bitcode, told apart by content) or C
  * (.c), which is compiled to IR by the clang matching tanjit's LLVM.
@@ -46,6 +46,9 @@ static const char usage[] =
     "                    also clang's level\n"
     "  --lazy            run: bind unresolved externals to stubs that report\n"
     "                    the call instead of failing the link\n"
+    "  --stats           print what compiling cost to standard error at the\n"
+    "                    end: time differentiating, optimizing, generating\n"
+    "                    code, and differentiate / (optimize + codegen)\n"
     "  -Xclang-arg ARG   pass ARG to clang when FILE is C (repeatable)\n"
     "  -o OUT            emit: write to OUT instead of standard output\n"
     "  -h, --help        this text\n"
@@ -56,7 +59,7 @@ typedef struct cli {
   const char *command, *file, *entry, *out;
   const char *libs[MAX_LIST], *dirs[MAX_LIST + 1], *clang_args[MAX_LIST];
   int n_libs, n_dirs, n_clang_args;
-  int opt_level, lazy;
+  int opt_level, lazy, stats;
   char **program_args;
   int n_program_args;
 } cli;
@@ -73,7 +76,8 @@ static int fail_usage(const char *fmt, const char *arg) {
  * -Lbuild). */
 enum { RUN = 1, EMIT = 2 };
 typedef enum option_id {
-  OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_CLANG_ARG, OPT_OUT
+  OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_STATS, OPT_CLANG_ARG,
+  OPT_OUT
 } option_id;
 typedef struct option {
   const char *name;
@@ -88,6 +92,7 @@ static const option options[] = {
     {"-L", OPT_DIR, RUN | EMIT, 1, 1},
     {"-O", OPT_LEVEL, RUN | EMIT, 1, 1},
     {"--lazy", OPT_LAZY, RUN, 0, 0},
+    {"--stats", OPT_STATS, RUN | EMIT, 0, 0},
     {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
     {"-o", OPT_OUT, EMIT, 1, 0},
 };
@@ -129,6 +134,9 @@ static int apply_option(cli *c, const option *o, const char *value) {
     return 0;
   case OPT_LAZY:
     c->lazy = 1;
+    return 0;
+  case OPT_STATS:
+    c->stats = 1;
     return 0;
   case OPT_LEVEL: {
     char *end;
@@ -351,6 +359,24 @@ static int emit(const cli *c, tanjit_session *s, const char *ir_path) {
   return 0;
 }
 
+/* One line, after the program's own output: the cost of differentiating
+ * on load, next to what compiling costs anyway. */
+static void print_stats(tanjit_session *s) {
+  tanjit_stats st;
+  tanjit_session_stats(s, &st);
+  double compile = st.optimize_seconds + st.codegen_seconds;
+  fprintf(stderr,
+          "tanjit: stats: %lu module%s, %lu derivative request%s; differentiate "
+          "%.4f s, optimize %.4f s, codegen %.4f s",
+          st.modules, st.modules == 1 ? "" : "s", st.requests,
+          st.requests == 1 ? "" : "s", st.differentiate_seconds,
+          st.optimize_seconds, st.codegen_seconds);
+  if (compile > 0)
+    fprintf(stderr, "; differentiate / (optimize + codegen) = %.3f",
+            st.differentiate_seconds / compile);
+  fputc('\n', stderr);
+}
+
 int main(int argc, char **argv) {
   cli c;
   int rc = parse_args(argc, argv, &c);
@@ -373,6 +399,8 @@ int main(int argc, char **argv) {
   } else {
     const char *ir = compiled ? compiled : c.file;
     rc = strcmp(c.command, "run") == 0 ? run(&c, s, ir) : emit(&c, s, ir);
+    if (c.stats)
+      print_stats(s);
     tanjit_session_free(s);
   }
   if (compiled) {

@@ -60,6 +60,7 @@ struct tanjit_session {
   size_t n_modules, cap_modules;
   unsigned long next_module_id;
   char *reported_error;      /* last text from the session's error reporter */
+  tanjit_stats stats;        /* compile costs (under lock) */
   strmap derivatives;        /* tanjit_fwddiff cache: key -> address (jit_lock) */
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
 };

@@ -5,6 +5,11 @@
  *   LLVMVerifyModule      the engine's output must be valid IR
  *   LLVMRunPasses         default<O{level}> for the session's level
  *
+ * It also keeps the session's compile-cost totals (tanjit_session_stats):
+ * the two phases above are timed here, and codegen is the time from the end
+ * of this transform to the object layer's callback, which LLJIT runs on the
+ * same thread right after the compile layer produced the object.
+ *
  * ORC runs it when a symbol of the module is first looked up, on the looking
  * -up thread.  A failure disposes the module (ORC requires it) and records the
  * structured error for that lookup (session.c); ORC itself would only say
@@ -12,6 +17,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -19,8 +26,57 @@
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* When this thread finished transforming the module it is now compiling;
+ * 0 when none is in flight (an emit, or a failed transform). */
+static _Thread_local double codegen_started;
+
+static unsigned long count_requests(LLVMModuleRef m) {
+  static const char prefix[] = "__enzyme_fwddiff";
+  unsigned long n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len < sizeof prefix - 1 || strncmp(name, prefix, sizeof prefix - 1))
+      continue;
+    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
+        n++;
+    }
+  }
+  return n;
+}
+
+static void add_stats(tanjit_session *s, const tanjit_stats *d) {
+  jit_session_lock(s);
+  s->stats.modules += d->modules;
+  s->stats.requests += d->requests;
+  s->stats.differentiate_seconds += d->differentiate_seconds;
+  s->stats.optimize_seconds += d->optimize_seconds;
+  s->stats.codegen_seconds += d->codegen_seconds;
+  jit_session_unlock(s);
+}
+
+void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
+  if (!out)
+    return;
+  memset(out, 0, sizeof *out);
+  if (!s)
+    return;
+  jit_session_lock(s);
+  *out = s->stats;
+  jit_session_unlock(s);
+}
+
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err) {
+  codegen_started = 0;
   /* Transforms run under jit_lock (lookups, tanjit_emit_file), so one
    * target machine per session serves them all. */
   if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
@@ -33,8 +89,11 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
     LLVMSetModuleDataLayout(m, dl);
     LLVMDisposeTargetData(dl);
   }
+  unsigned long requests = count_requests(m);
+  double t0 = seconds_now();
   if (ad_transform_module(s->ad, m, err))
     return -1;
+  double t1 = seconds_now();
   char *msg = NULL;
   if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
     tj_fail(err, TANJIT_ERR_INTERNAL,
@@ -53,6 +112,13 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   LLVMDisposePassBuilderOptions(opts);
   if (e)
     return tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
+  double t2 = seconds_now();
+  tanjit_stats cost = {.modules = 1,
+                       .requests = requests,
+                       .differentiate_seconds = t1 - t0,
+                       .optimize_seconds = t2 - t1};
+  add_stats(s, &cost);
+  codegen_started = t2;
   return 0;
 }
 
@@ -84,9 +150,22 @@ static LLVMErrorRef transform_module(void *ctx, LLVMOrcThreadSafeModuleRef *tsm,
   return e;
 }
 
+/* Passes the object through; only reads the clock. */
+static LLVMErrorRef note_object(void *ctx, LLVMMemoryBufferRef *obj) {
+  (void)obj;
+  if (codegen_started > 0) {
+    tanjit_stats cost = {.codegen_seconds = seconds_now() - codegen_started};
+    add_stats(ctx, &cost);
+    codegen_started = 0;
+  }
+  return NULL;
+}
+
 void jit_install_transform(tanjit_session *s) {
   LLVMOrcIRTransformLayerSetTransform(LLVMOrcLLJITGetIRTransformLayer(s->jit),
                                       transform_module, s);
+  LLVMOrcObjectTransformLayerSetTransform(
+      LLVMOrcLLJITGetObjTransformLayer(s->jit), note_object, s);
 }
 
 char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
@@ -104,6 +183,7 @@ char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
   if (jit_parse_module(ctx, buf ? buf : "", len, name, &m, err) == 0) {
     pthread_mutex_lock(&s->jit_lock);
     int rc = jit_transform_module(s, m, err);
+    codegen_started = 0; /* nothing is compiled */
     pthread_mutex_unlock(&s->jit_lock);
     if (rc) {
       tj_error_prefix(err ? *err : NULL, "%s", name);

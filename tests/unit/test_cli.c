@@ -149,11 +149,31 @@ START_TEST(request_errors_say_what_to_do) {
 }
 END_TEST
 
+START_TEST(stats_line_counts_requests) {
+  write_file("stats.ll",
+             "declare double @__enzyme_fwddiff(ptr, ...)\n"
+             "define double @cube(double %x) {\n  %a = fmul double %x, %x\n"
+             "  %b = fmul double %a, %x\n  ret double %b\n}\n"
+             "define i32 @main() {\n"
+             "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @cube, "
+             "double 2.0, double 1.0)\n"
+             "  %i = fptosi double %d to i32\n  ret i32 %i\n}\n");
+  const char *args[] = {"run", "stats.ll", "--stats", NULL};
+  ck_assert_int_eq(run_cli(args), 12); /* 3 x^2 at 2 */
+  ck_assert_msg(strstr(output, "tanjit: stats: 1 module, 1 derivative request;"),
+                "%s", output);
+  ck_assert_ptr_nonnull(strstr(output, "differentiate / (optimize + codegen) = "));
+  const char *plain[] = {"run", "stats.ll", NULL};
+  ck_assert_int_eq(run_cli(plain), 12);
+  ck_assert_ptr_null(strstr(output, "stats:"));
+}
+END_TEST
+
 START_TEST(help_lists_every_option) {
   const char *args[] = {"--help", NULL};
   ck_assert_int_eq(run_cli(args), 0);
   const char *options[] = {"run", "emit", "--entry", "--lib", "-L", "-O",
-                           "--lazy", "-o", "-Xclang-arg"};
+                           "--lazy", "--stats", "-o", "-Xclang-arg"};
   for (size_t i = 0; i < sizeof options / sizeof *options; i++)
     ck_assert_msg(strstr(output, options[i]), "--help lacks %s", options[i]);
 }
@@ -173,6 +193,7 @@ int main(void) {
   tcase_add_test(tc, run_with_lib_and_entry);
   tcase_add_test(tc, emit_prints_optimized_ir);
   tcase_add_test(tc, errors_are_one_clear_line);
+  tcase_add_test(tc, stats_line_counts_requests);
   tcase_add_test(tc, help_lists_every_option);
   tcase_add_test(tc, request_errors_say_what_to_do);
   suite_add_tcase(s, tc);

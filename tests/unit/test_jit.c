@@ -681,6 +681,59 @@ START_TEST(lazy_stub_returns_zero_in_float_registers) {
 }
 END_TEST
 
+/* The compile-cost totals count what was transformed and where the time
+ * went: two requests in one module, compiled once; an emit adds a module and
+ * its requests but no codegen. */
+static const char stats_ir[] =
+    "@enzyme_dup = external global i32\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @sq(double %x) {\n  %r = fmul double %x, %x\n"
+    "  ret double %r\n}\n"
+    "define double @dsq(double %x) {\n"
+    "  %t = call double (ptr, ...) @__enzyme_fwddiff(ptr @sq, double %x, "
+    "double 1.0)\n"
+    "  %u = call double (ptr, ...) @__enzyme_fwddiff(ptr @sq, double %t, "
+    "double 2.0)\n"
+    "  ret double %u\n}\n";
+
+START_TEST(stats_count_modules_requests_and_phases) {
+  tanjit_stats st;
+  tanjit_session_stats(NULL, &st);
+  ck_assert_uint_eq(st.modules, 0);
+  tanjit_session *s = new_session();
+  tanjit_session_stats(s, &st);
+  ck_assert_uint_eq(st.modules, 0);
+  ck_assert_uint_eq(st.requests, 0);
+  ck_assert(st.codegen_seconds == 0);
+
+  load_ok(s, stats_ir, "stats.ll");
+  dbl_fn dsq = (dbl_fn)(uintptr_t)lookup_ok(s, "dsq");
+  /* t = 2*3*1 = 6, u = 2*6*2 = 24 */
+  ck_assert_double_eq(dsq(3.0), 24.0);
+  tanjit_session_stats(s, &st);
+  ck_assert_uint_eq(st.modules, 1);
+  ck_assert_uint_eq(st.requests, 2);
+  ck_assert(st.differentiate_seconds > 0);
+  ck_assert(st.optimize_seconds > 0);
+  ck_assert(st.codegen_seconds > 0);
+
+  double codegen = st.codegen_seconds;
+  tanjit_error *err = NULL;
+  char *text = tanjit_emit_memory(s, stats_ir, strlen(stats_ir), "again.ll", &err);
+  ck_assert_msg(text, "emit: %s", tanjit_error_message(err));
+  tanjit_free(text);
+  tanjit_session_stats(s, &st);
+  ck_assert_uint_eq(st.modules, 2);
+  ck_assert_uint_eq(st.requests, 4);
+  ck_assert(st.codegen_seconds == codegen);
+  assert_still_usable(s);
+  tanjit_session_stats(s, &st);
+  ck_assert_uint_eq(st.modules, 3);
+  ck_assert(st.codegen_seconds > codegen);
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -689,6 +742,7 @@ Suite *jit_suite(void) {
   tcase_add_test(load, load_bitcode_and_module);
   tcase_add_test(load, load_file_text);
   tcase_add_test(load, cross_module_call);
+  tcase_add_test(load, stats_count_modules_requests_and_phases);
   suite_add_tcase(s, load);
 
   TCase *resolve = tcase_create("resolve");
