@@ -18,9 +18,14 @@
  *   csqrt' = 1 / (2 r)   clog' = 1 / z
  *   cpow(z, w) = r:  dr = r (dw log z + w dz / z)
  *   cabs: (re dre + im dim) / |z|   carg: (re dim - im dre) / |z|^2
- * (float complex travels as <2 x float>, long double complex in memory:
- * those have no rule yet and are reported.)
+ * Their float (cexpf ...) and long double (cexpl ...) forms use the same
+ * rules.  A complex argument travels as two scalars (double on x86-64), or
+ * as one <2 x T>, [2 x T] or {T, T} value (float complex on x86-64, AArch64
+ * homogeneous aggregates); the partner functions are declared the same way.
+ * A complex passed in memory (long double complex on x86-64, byval) has no
+ * rule and is reported.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ad/engine.h"
@@ -138,19 +143,82 @@ typedef enum cfn {
 
 typedef struct cfn_data {
   cfn op;
+  const char *base;    /* the double form's name: "csin" */
   const char *partner; /* the function giving the derivative, or NULL */
 } cfn_data;
 
-/* Calls the <complex.h> function `name` on z, declared like `call`'s callee
- * (same convention; a 2-argument {double, double} signature). */
-static cplx call_partner(ad_fn_ctx *fc, LLVMValueRef call, const char *name, cplx z) {
-  LLVMTypeRef d = LLVMDoubleTypeInContext(fc->mc->llctx);
-  LLVMTypeRef params[2] = {d, d}, fields[2] = {d, d};
-  LLVMTypeRef ft = LLVMFunctionType(LLVMStructTypeInContext(fc->mc->llctx, fields, 2, 0),
-                                    params, 2, 0);
-  LLVMValueRef f = ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
+/* How the call carries its complex operands: each either as two scalar
+ * arguments of `real`, or packed in one two-element argument. */
+typedef struct cfn_form {
+  int split;
+  LLVMTypeRef real;
+  LLVMTypeRef params[2]; /* the parameters of one complex operand */
+  unsigned nparams;
+} cfn_form;
+
+static LLVMTypeRef pair_element(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMVectorTypeKind:
+    return LLVMGetVectorSize(t) == 2 ? LLVMGetElementType(t) : NULL;
+  case LLVMArrayTypeKind:
+    return LLVMGetArrayLength2(t) == 2 ? LLVMGetElementType(t) : NULL;
+  case LLVMStructTypeKind:
+    if (LLVMCountStructElementTypes(t) == 2 &&
+        LLVMStructGetTypeAtIndex(t, 0) == LLVMStructGetTypeAtIndex(t, 1))
+      return LLVMStructGetTypeAtIndex(t, 0);
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+static int cfn_form_of(LLVMValueRef call, unsigned ncomplex, cfn_form *f) {
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  LLVMTypeRef t0 = LLVMTypeOf(LLVMGetOperand(call, 0));
+  if (nargs == 2 * ncomplex && ad_type_is_float_scalar(t0)) {
+    for (unsigned k = 1; k < nargs; k++)
+      if (LLVMTypeOf(LLVMGetOperand(call, k)) != t0)
+        return -1;
+    *f = (cfn_form){1, t0, {t0, t0}, 2};
+    return 0;
+  }
+  LLVMTypeRef e = pair_element(t0);
+  if (nargs == ncomplex && e && ad_type_is_float_scalar(e)) {
+    for (unsigned k = 1; k < nargs; k++)
+      if (LLVMTypeOf(LLVMGetOperand(call, k)) != t0)
+        return -1;
+    *f = (cfn_form){0, e, {t0, NULL}, 1};
+    return 0;
+  }
+  return -1;
+}
+
+/* Complex operand k of the call, from its primal or (lane of) shadow
+ * values: `v` holds one value per argument. */
+static cplx cfn_operand(LLVMBuilderRef b, const cfn_form *f, LLVMValueRef *v,
+                        unsigned k) {
+  if (f->split) {
+    cplx r = {v[2 * k], v[2 * k + 1]};
+    return r;
+  }
+  return c_parts(b, v[k]);
+}
+
+/* Calls the <complex.h> function `name` on z, declared like `call`'s callee:
+ * same convention and complex form. */
+static cplx call_partner(ad_fn_ctx *fc, LLVMValueRef call, const cfn_form *f,
+                         const char *name, cplx z) {
+  LLVMTypeRef ft = LLVMFunctionType(LLVMTypeOf(call), (LLVMTypeRef *)f->params,
+                                    f->nparams, 0);
+  LLVMValueRef fn = ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
+  if (!fn) {
+    cplx none = {NULL, NULL};
+    return none;
+  }
   LLVMValueRef args[2] = {z.re, z.im};
-  return c_parts(fc->b, ad_call_helper(fc->b, f, args, 2, ""));
+  if (!f->split)
+    args[0] = make_complex(fc->b, f->params[0], z.re, z.im);
+  return c_parts(fc->b, ad_call_helper(fc->b, fn, args, f->nparams, ""));
 }
 
 static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
@@ -159,20 +227,28 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
     return 0;
   const cfn_data *d = rule->data;
   LLVMBuilderRef b = fc->b;
-  unsigned want = d->op == CF_POW ? 4 : 2;
-  LLVMTypeRef dbl = LLVMDoubleTypeInContext(fc->mc->llctx);
-  if (LLVMGetNumArgOperands(call) != want ||
-      LLVMTypeOf(LLVMGetOperand(call, 0)) != dbl)
+  unsigned ncomplex = d->op == CF_POW ? 2 : 1;
+  cfn_form form;
+  if (LLVMGetNumArgOperands(call) < 1 || cfn_form_of(call, ncomplex, &form))
     return ad_fail(fc->mc, call,
-                   "no forward-mode rule for %s with this signature (only the "
-                   "double-precision form, complex passed as two doubles)",
+                   "no forward-mode rule for %s with this signature (a complex "
+                   "argument must be two floating-point values or one pair; "
+                   "one passed in memory is not supported)",
                    rule->name);
-  cplx z = {ad_primal(fc, LLVMGetOperand(call, 0)), ad_primal(fc, LLVMGetOperand(call, 1))};
-  LLVMValueRef sh[4];
-  for (unsigned k = 0; k < want; k++)
+  /* cexpf's partner is ccosf: the partner's base name, this one's suffix. */
+  char partner[32] = "";
+  if (d->partner)
+    snprintf(partner, sizeof partner, "%s%s", d->partner,
+             rule->name + strlen(d->base));
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  LLVMValueRef pv[4], sh[4];
+  for (unsigned k = 0; k < nargs; k++) {
+    pv[k] = ad_primal(fc, LLVMGetOperand(call, k));
     sh[k] = ad_shadow_value(fc, LLVMGetOperand(call, k));
-  LLVMTypeRef rt = LLVMTypeOf(call);
-  LLVMValueRef one = LLVMConstReal(dbl, 1.0), zero = LLVMConstReal(dbl, 0.0);
+  }
+  cplx z = cfn_operand(b, &form, pv, 0);
+  LLVMTypeRef rt = LLVMTypeOf(call), real = form.real;
+  LLVMValueRef one = LLVMConstReal(real, 1.0), zero = LLVMConstReal(real, 0.0);
   /* the factor f'(z), computed once for every lane */
   cplx fprime = {NULL, NULL};
   cplx r = {NULL, NULL};
@@ -183,7 +259,9 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
     fprime = r;
     break;
   case CF_SIN: case CF_COS: case CF_SINH: case CF_COSH:
-    fprime = call_partner(fc, call, d->partner, z);
+    fprime = call_partner(fc, call, &form, partner, z);
+    if (!fprime.re)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
     if (d->op == CF_COS) {
       fprime.re = LLVMBuildFNeg(b, fprime.re, "");
       fprime.im = LLVMBuildFNeg(b, fprime.im, "");
@@ -197,8 +275,8 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
     break;
   }
   case CF_SQRT: {
-    cplx two_r = {LLVMBuildFMul(b, r.re, LLVMConstReal(dbl, 2.0), ""),
-                  LLVMBuildFMul(b, r.im, LLVMConstReal(dbl, 2.0), "")};
+    cplx two_r = {LLVMBuildFMul(b, r.re, LLVMConstReal(real, 2.0), ""),
+                  LLVMBuildFMul(b, r.im, LLVMConstReal(real, 2.0), "")};
     cplx unit = {one, zero};
     fprime = c_div(b, unit, two_r);
     break;
@@ -213,13 +291,17 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
   }
   cplx log_z = {NULL, NULL}, w = {NULL, NULL};
   if (d->op == CF_POW) {
-    log_z = call_partner(fc, call, d->partner, z);
-    w.re = ad_primal(fc, LLVMGetOperand(call, 2));
-    w.im = ad_primal(fc, LLVMGetOperand(call, 3));
+    log_z = call_partner(fc, call, &form, partner, z);
+    if (!log_z.re)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    w = cfn_operand(b, &form, pv, 1);
   }
   LLVMValueRef lanes[64];
   for (unsigned lane = 0; lane < fc->width; lane++) {
-    cplx dz = {ad_lane(fc, sh[0], lane), ad_lane(fc, sh[1], lane)};
+    LLVMValueRef lane_sh[4];
+    for (unsigned k = 0; k < nargs; k++)
+      lane_sh[k] = ad_lane(fc, sh[k], lane);
+    cplx dz = cfn_operand(b, &form, lane_sh, 0);
     switch (d->op) {
     case CF_ABS: {
       LLVMValueRef dot = LLVMBuildFAdd(b, LLVMBuildFMul(b, z.re, dz.re, ""),
@@ -236,7 +318,7 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
       continue;
     }
     case CF_POW: {
-      cplx dw = {ad_lane(fc, sh[2], lane), ad_lane(fc, sh[3], lane)};
+      cplx dw = cfn_operand(b, &form, lane_sh, 1);
       cplx a = c_mul(b, dw, log_z), q = c_mul(b, w, c_div(b, dz, z));
       cplx sum = {LLVMBuildFAdd(b, a.re, q.re, ""), LLVMBuildFAdd(b, a.im, q.im, "")};
       cplx t = c_mul(b, r, sum);
@@ -253,12 +335,18 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
   return 0;
 }
 
-static const cfn_data cf_exp = {CF_EXP, NULL}, cf_sin = {CF_SIN, "ccos"},
-                      cf_cos = {CF_COS, "csin"}, cf_sinh = {CF_SINH, "ccosh"},
-                      cf_cosh = {CF_COSH, "csinh"}, cf_tan = {CF_TAN, NULL},
-                      cf_tanh = {CF_TANH, NULL}, cf_sqrt = {CF_SQRT, NULL},
-                      cf_log = {CF_LOG, NULL}, cf_pow = {CF_POW, "clog"},
-                      cf_abs = {CF_ABS, NULL}, cf_arg = {CF_ARG, NULL};
+static const cfn_data cf_exp = {CF_EXP, "cexp", NULL},
+                      cf_sin = {CF_SIN, "csin", "ccos"},
+                      cf_cos = {CF_COS, "ccos", "csin"},
+                      cf_sinh = {CF_SINH, "csinh", "ccosh"},
+                      cf_cosh = {CF_COSH, "ccosh", "csinh"},
+                      cf_tan = {CF_TAN, "ctan", NULL},
+                      cf_tanh = {CF_TANH, "ctanh", NULL},
+                      cf_sqrt = {CF_SQRT, "csqrt", NULL},
+                      cf_log = {CF_LOG, "clog", NULL},
+                      cf_pow = {CF_POW, "cpow", "clog"},
+                      cf_abs = {CF_ABS, "cabs", NULL},
+                      cf_arg = {CF_ARG, "carg", NULL};
 
 static const complex_rule_data mul_d = {0, "__muldc3"}, mul_s = {0, "__mulsc3"},
                                 mul_x = {0, "__mulxc3"}, div_d = {1, "__muldc3"},
@@ -270,10 +358,11 @@ static const ad_call_rule complex_rules[] = {
     COMPLEX("__mulxc3", mul_x), COMPLEX("__divdc3", div_d),
     COMPLEX("__divsc3", div_s), COMPLEX("__divxc3", div_x),
 #define CFN(n, data) {n, emit_complex_fn, &data, 0, 0, 0}
-    CFN("cexp", cf_exp),   CFN("csin", cf_sin),   CFN("ccos", cf_cos),
-    CFN("csinh", cf_sinh), CFN("ccosh", cf_cosh), CFN("ctan", cf_tan),
-    CFN("ctanh", cf_tanh), CFN("csqrt", cf_sqrt), CFN("clog", cf_log),
-    CFN("cpow", cf_pow),   CFN("cabs", cf_abs),   CFN("carg", cf_arg),
+#define CFN3(n, data) CFN(n, data), CFN(n "f", data), CFN(n "l", data)
+    CFN3("cexp", cf_exp),   CFN3("csin", cf_sin),   CFN3("ccos", cf_cos),
+    CFN3("csinh", cf_sinh), CFN3("ccosh", cf_cosh), CFN3("ctan", cf_tan),
+    CFN3("ctanh", cf_tanh), CFN3("csqrt", cf_sqrt), CFN3("clog", cf_log),
+    CFN3("cpow", cf_pow),   CFN3("cabs", cf_abs),   CFN3("carg", cf_arg),
 };
 
 const ad_call_rule *ad_complex_lookup(const char *name) {
