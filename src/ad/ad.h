@@ -54,9 +54,13 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
 int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
                                  tanjit_error **err);
 
+/* Whether a function of this name is a forward-mode request: its name
+ * contains __enzyme_fwddiff, as Enzyme decides (C++ mangles templates). */
+int ad_is_request_name(const char *name, size_t n);
+
 /*
  * Replaces every derivative request in `m` (calls to functions whose name
- * starts with __enzyme_fwddiff) by a call to a generated forward-mode
+ * contains __enzyme_fwddiff) by a call to a generated forward-mode
  * derivative; generated functions get internal linkage.  Reverse-mode
  * requests (__enzyme_autodiff*) fail with TANJIT_ERR_UNSUPPORTED.
  * Returns 0, or -1 with *err set (code TANJIT_ERR_DIFFERENTIATE for a

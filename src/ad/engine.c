@@ -35,9 +35,20 @@ void ad_engine_free(ad_engine *e) {
   free(e);
 }
 
-static int starts_with(const char *s, size_t n, const char *prefix) {
-  size_t p = strlen(prefix);
-  return n >= p && memcmp(s, prefix, p) == 0;
+/* Enzyme recognises an entry point anywhere in the name, so that C++
+ * declarations work: `template <typename T, typename... A> T
+ * __enzyme_fwddiff(void *, A...)` is called as _Z16__enzyme_fwddiffIdJ...,
+ * and C's asm("__enzyme_fwddiff") variants as __enzyme_fwddiff itself. */
+static int name_contains(const char *s, size_t n, const char *word) {
+  size_t w = strlen(word);
+  for (size_t i = 0; i + w <= n; i++)
+    if (memcmp(s + i, word, w) == 0)
+      return 1;
+  return 0;
+}
+
+int ad_is_request_name(const char *name, size_t n) {
+  return name_contains(name, n, "__enzyme_fwddiff");
 }
 
 /* Enzyme's reverse-mode entry points (whole, split and batched forms). */
@@ -45,7 +56,7 @@ static int is_reverse_mode_request(const char *name, size_t n) {
   static const char *const reverse[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
                                         "__enzyme_reverse", "__enzyme_virtualreverse"};
   for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
-    if (starts_with(name, n, reverse[i]))
+    if (name_contains(name, n, reverse[i]))
       return 1;
   return 0;
 }
@@ -167,7 +178,7 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
        f = LLVMGetNextFunction(f)) {
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    if (!starts_with(name, n, "__enzyme_fwddiff"))
+    if (!ad_is_request_name(name, n))
       continue;
     LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
     if (!g) {
@@ -375,7 +386,7 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
                           "included, is supported in reverse mode",
                           name);
     }
-    if (starts_with(name, n, "__enzyme_fwddiff"))
+    if (ad_is_request_name(name, n))
       nreq++;
   }
   if (!nreq)

@@ -267,6 +267,28 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
 }
 
 /*
+ * ORC promises, when a module is added, every definition the module has.  A
+ * linkonce definition (a C++ template instantiation or inline function, an
+ * inline variable) whose only user was a request is dead once the request
+ * became a call to its derivative, the optimizer deletes it, and ORC then
+ * fails the whole module with "Missing definitions".  Weak linkage keeps
+ * the one-definition-wins meaning across modules and is never deleted.
+ */
+static void keep_linkonce_definitions(LLVMModuleRef m) {
+  for (int pass = 0; pass < 2; pass++)
+    for (LLVMValueRef g = pass ? LLVMGetFirstGlobal(m) : LLVMGetFirstFunction(m); g;
+         g = pass ? LLVMGetNextGlobal(g) : LLVMGetNextFunction(g)) {
+      if (LLVMIsDeclaration(g))
+        continue;
+      LLVMLinkage l = LLVMGetLinkage(g);
+      if (l == LLVMLinkOnceAnyLinkage)
+        LLVMSetLinkage(g, LLVMWeakAnyLinkage);
+      else if (l == LLVMLinkOnceODRLinkage)
+        LLVMSetLinkage(g, LLVMWeakODRLinkage);
+    }
+}
+
+/*
  * Gives mutable module-private globals hidden external names unique to the
  * session, so a derivative made later from the module's pristine copy
  * (derivative.c) shares the module's state instead of a copy of it.
@@ -302,6 +324,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   jit_session_lock(s);
   unsigned long id = ++s->next_module_id;
   jit_session_unlock(s);
+  keep_linkonce_definitions(m);
   if (promote_private_state(m, id)) {
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);

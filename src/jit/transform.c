@@ -37,12 +37,11 @@ static double seconds_now(void) {
 static _Thread_local double codegen_started;
 
 static unsigned long count_requests(LLVMModuleRef m) {
-  static const char prefix[] = "__enzyme_fwddiff";
   unsigned long n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (len < sizeof prefix - 1 || strncmp(name, prefix, sizeof prefix - 1))
+    if (!ad_is_request_name(name, len))
       continue;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
