@@ -94,19 +94,8 @@ static void mark(activity_state *st, LLVMValueRef v) {
 }
 
 LLVMValueRef ad_pointer_root(LLVMValueRef p) {
-  for (int depth = 0; depth < 256 && p; depth++) {
-    if (LLVMIsAGetElementPtrInst(p) || LLVMIsABitCastInst(p) ||
-        LLVMIsAAddrSpaceCastInst(p) || LLVMIsAFreezeInst(p))
-      p = LLVMGetOperand(p, 0);
-    else if (LLVMIsAConstantExpr(p) &&
-             (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
-              LLVMGetConstOpcode(p) == LLVMBitCast ||
-              LLVMGetConstOpcode(p) == LLVMAddrSpaceCast))
-      p = LLVMGetOperand(p, 0);
-    else
-      break;
-  }
-  return p;
+  return ad_strip_casts(p, AD_STRIP_GEPS | AD_STRIP_FREEZE |
+                               AD_STRIP_INSTRUCTIONS);
 }
 
 static void demand(activity_state *st, LLVMValueRef p, int depth);
@@ -165,16 +154,6 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
   case LLVMPtrToInt:
     demand(st, LLVMGetOperand(p, 0), depth + 1);
     break;
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMOr:
-  case LLVMAnd:
-  case LLVMXor:
-    /* integer arithmetic on a pointer: the operand that carries it */
-    for (unsigned k = 0; k < 2; k++)
-      if (carries_pointer(st, LLVMGetOperand(p, k)))
-        demand(st, LLVMGetOperand(p, k), depth + 1);
-    break;
   case LLVMPHI:
     demand_operands(st, p, 0, LLVMCountIncoming(p), depth);
     break;
@@ -195,6 +174,11 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
     break;
   }
   default:
+    if (ad_opcode_class(LLVMGetInstructionOpcode(p)) == AD_OP_INT_OFFSET)
+      /* integer arithmetic on a pointer: the operand that carries it */
+      for (unsigned k = 0; k < 2; k++)
+        if (carries_pointer(st, LLVMGetOperand(p, k)))
+          demand(st, LLVMGetOperand(p, k), depth + 1);
     break;
   }
 }
@@ -296,11 +280,7 @@ static int touches_walk(ad_module_ctx *mc, LLVMValueRef fn, ad_map *seen,
 int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
   if (mc->active_globals.count == 0)
     return 0;
-  if (mc->touches_generation != mc->active_globals.count) {
-    ad_map_free(&mc->touches_memo);
-    ad_map_init(&mc->touches_memo);
-    mc->touches_generation = mc->active_globals.count;
-  }
+  ad_refresh_globals_memo(mc, &mc->touches_memo, &mc->touches_generation);
   void *memo = ad_map_get(&mc->touches_memo, fn);
   if (memo)
     return memo == TOUCHES_YES;
@@ -318,18 +298,10 @@ static void visit(activity_state *st, LLVMValueRef inst) {
   ad_fn_ctx *fc = st->fc;
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   unsigned nops = (unsigned)LLVMGetNumOperands(inst);
+  if (ad_opclass_has_no_tangent(ad_opcode_class(op)))
+    return;
   switch (op) {
-  case LLVMICmp:
-  case LLVMFCmp:
-  case LLVMFPToSI:
-  case LLVMFPToUI:
-  case LLVMSIToFP:
-  case LLVMUIToFP:
   case LLVMRet:
-  case LLVMBr:
-  case LLVMSwitch:
-  case LLVMUnreachable:
-  case LLVMFence:
   case LLVMAlloca:
   case LLVMAtomicCmpXchg:
     break;
@@ -404,46 +376,35 @@ static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
                             LLVMValueRef v, LLVMValueRef user) {
   if (!LLVMIsAInstruction(user))
     return 1;
-  switch (LLVMGetInstructionOpcode(user)) {
-  case LLVMICmp:
-  case LLVMBr:
-  case LLVMSwitch:
-  case LLVMSIToFP:
-  case LLVMUIToFP:
+  LLVMOpcode op = LLVMGetInstructionOpcode(user);
+  ad_opclass cls = ad_opcode_class(op);
+  if (ad_opclass_has_no_tangent(cls))
     return 0; /* the primal alone decides these */
+  switch (op) {
   case LLVMGetElementPtr:
     return LLVMGetOperand(user, 0) == v; /* indices are primal */
   case LLVMStore:
     return LLVMGetOperand(user, 0) == v;
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMMul:
-  case LLVMUDiv:
-  case LLVMSDiv:
-  case LLVMURem:
-  case LLVMSRem:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-  case LLVMAnd:
-  case LLVMOr:
-  case LLVMXor:
+  case LLVMSelect:
+    if (LLVMGetOperand(user, 0) == v)
+      return 0; /* the condition */
+    break;
   case LLVMTrunc:
   case LLVMZExt:
   case LLVMSExt:
   case LLVMFreeze:
   case LLVMPHI:
-  case LLVMSelect:
-    if (LLVMGetInstructionOpcode(user) == LLVMSelect &&
-        LLVMGetOperand(user, 0) == v)
-      return 0; /* the condition */
-    if (!ad_is_active(fc, user))
-      return 0;
-    return !is_integer_valued(LLVMTypeOf(user)) ||
-           ad_map_get(needed, user) != NULL;
+    break;
   default:
-    return 1; /* calls, returns, casts to pointers or floats, aggregates */
+    if (!ad_opclass_is_int_arith(cls))
+      return 1; /* calls, returns, casts to pointers or floats, aggregates */
+    break;
   }
+  /* v flows into user's value: read when that value's shadow is */
+  if (!ad_is_active(fc, user))
+    return 0;
+  return !is_integer_valued(LLVMTypeOf(user)) ||
+         ad_map_get(needed, user) != NULL;
 }
 
 /* An integer loaded only to be stored elsewhere (a vectorized or unrolled

@@ -4,7 +4,9 @@
  * Pipeline, per module (src/jit/transform.c calls ad_transform_module before
  * codegen and for `tanjit emit`):
  *   engine.c      find requests; settle global activity; rewrite inner first
- *   preprocess.c  drop optnone, promote stack slots (SROA), as Enzyme does
+ *   preprocess.c  drop optnone, promote stack slots (SROA), as Enzyme does;
+ *                 signbits.c: sign-bit masks on float bits become fabs/fneg
+ *   ir.c          how IR is read everywhere: opcode classes, casts
  *   custom.c      Enzyme's in-IR registrations and registered rules
  *   request.c     decode one request: callee, activities, width, result
  *   fwd.c         one derivative per (callee, activities, width, return
@@ -27,6 +29,12 @@
 #include <llvm-c/Core.h>
 
 #include "common/error.h"
+
+/* The most directions one derivative computes (its width, Enzyme's
+ * enzyme_width).  request.c rejects wider requests and every derivative's
+ * width comes from one, so per-lane arrays (LLVMValueRef
+ * lanes[AD_MAX_WIDTH]) always fit. */
+#define AD_MAX_WIDTH 64
 
 typedef struct ad_engine ad_engine;
 

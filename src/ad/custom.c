@@ -23,12 +23,13 @@
  *  3. tanjit_register_fwd_rule(s, "function", "derivative", flags): for a
  *     symbol with no IR.  It matches a call whose callee is named `function`,
  *     carries "enzyme_math"="function", or is the rename
- *     `ejlstr$function$lib`.  The derivative is declared in the module being
- *     transformed (external, under the replaced call's calling convention;
- *     `ejlstr$derivative$lib` next to an `ejlstr$function$lib` call, so it
- *     comes from the same RTLD_LOCAL library) and resolves at link like any
- *     external.  The latest registration of a name wins; registrations are
- *     guarded by a mutex, so they may race with transforms on other threads.
+ *     `ejlstr$function$lib` (or `ejlptr$function$handle`).  The derivative
+ *     is declared in the module being transformed (external, under the
+ *     replaced call's calling convention; `ejlstr$derivative$lib` next to an
+ *     `ejlstr$function$lib` call, so it comes from the same RTLD_LOCAL
+ *     library) and resolves at link like any external.  The latest
+ *     registration of a name wins; registrations are guarded by a mutex, so
+ *     they may race with transforms on other threads.
  *
  * The derivative's signature, for a call `R f(A1 a1, ..., An an)`:
  *
@@ -181,11 +182,9 @@ static const ad_call_rule *registered_rule(ad_custom_registry *r,
 static const char derivative_md[] = "enzyme_derivative";
 static const char inactive_attr[] = "enzyme_inactive";
 
-static LLVMValueRef strip_constant_casts(LLVMValueRef v) {
-  while (v && LLVMIsAConstantExpr(v) && LLVMGetNumOperands(v) > 0)
-    v = LLVMGetOperand(v, 0);
-  return v;
-}
+/* What a registration's entries are read through: casts, and the zero
+ * offsets of typed-pointer IR (a string as a GEP of its array). */
+enum { ENTRY_CASTS = AD_STRIP_INT_CASTS | AD_STRIP_GEPS };
 
 /* Whether a constant is an array, struct or vector of constants (Enzyme's
  * ConstantAggregate).  Zero initializers and data arrays are not. */
@@ -197,9 +196,9 @@ static int is_aggregate(LLVMValueRef c) {
 /* The function an entry of a registration names: casts stripped, and a
  * nested aggregate stands for its first element (as in Enzyme). */
 static LLVMValueRef entry_function(LLVMValueRef v) {
-  v = strip_constant_casts(v);
+  v = ad_strip_casts(v, ENTRY_CASTS);
   if (is_aggregate(v) && LLVMGetNumOperands(v) > 0)
-    v = strip_constant_casts(LLVMGetOperand(v, 0));
+    v = ad_strip_casts(LLVMGetOperand(v, 0), ENTRY_CASTS);
   return v && LLVMIsAFunction(v) ? v : NULL;
 }
 
@@ -227,7 +226,7 @@ static int bad_registration(tanjit_error **err, LLVMValueRef g,
 
 /* The C string a constant global `"name"` holds, copied into buf. */
 static int cstring_of(LLVMValueRef v, char *buf, size_t bufsize) {
-  v = strip_constant_casts(v);
+  v = ad_strip_casts(v, ENTRY_CASTS);
   if (!v || !LLVMIsAGlobalVariable(v) || !LLVMIsGlobalConstant(v))
     return -1;
   LLVMValueRef init = LLVMGetInitializer(v);
@@ -328,7 +327,7 @@ static void drop_from_used_lists(LLVMModuleRef m, LLVMValueRef g) {
       continue;
     for (unsigned k = 0; k < n; k++) {
       LLVMValueRef e = LLVMGetOperand(init, k);
-      if (strip_constant_casts(e) != g)
+      if (ad_strip_casts(e, ENTRY_CASTS) != g)
         keep[kept++] = e;
     }
     if (kept < n) {
@@ -536,7 +535,7 @@ static int call_derivative(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   unsigned np = LLVMCountParamTypes(ft);
   LLVMValueRef *shadows = malloc((na + 1) * sizeof *shadows);
   LLVMValueRef *args = malloc((np + 1) * sizeof *args);
-  LLVMValueRef tangents[64];
+  LLVMValueRef tangents[AD_MAX_WIDTH];
   if (!shadows || !args) {
     free(shadows);
     free(args);
@@ -550,7 +549,7 @@ static int call_derivative(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   int has_result = LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
   LLVMValueRef primal = NULL;
   LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
-  for (unsigned lane = 0; lane < fc->width && lane < 64; lane++) {
+  for (unsigned lane = 0; lane < fc->width && lane < AD_MAX_WIDTH; lane++) {
     unsigned k = 0;
     for (unsigned i = 0; i < na; i++) {
       args[k++] = ad_primal(fc, LLVMGetOperand(call, i));
@@ -597,9 +596,9 @@ static int emit_registered(ad_fn_ctx *fc, const ad_call_rule *rule,
   const custom_rule *cr = rule->data;
   if (!any_active(fc, call))
     return 0;
-  if (fc->width > 64)
-    return ad_fail(fc->mc, call, "custom rule for %s: width %u exceeds 64",
-                   cr->function, fc->width);
+  if (fc->width > AD_MAX_WIDTH)
+    return ad_fail(fc->mc, call, "custom rule for %s: width %u exceeds %d",
+                   cr->function, fc->width, AD_MAX_WIDTH);
   unsigned np;
   LLVMTypeRef *pt = derivative_params(call, &np);
   if (!pt)
@@ -616,9 +615,9 @@ static int emit_registered(ad_fn_ctx *fc, const ad_call_rule *rule,
   free(pt);
   LLVMModuleRef m = fc->mc->mod;
   LLVMValueRef df;
-  if (strncmp(cr->derivative, "ejlstr$", 7) == 0 ||
-      strncmp(cr->derivative, "ejlptr$", 7) == 0) {
-    /* already a rename: declared as given */
+  if (ad_parse_rename(cr->derivative, NULL) != 0) {
+    /* already a rename (even a malformed one, which the JIT then reports):
+     * declared as given */
     df = LLVMGetNamedFunction(m, cr->derivative);
     if (!df && !LLVMGetNamedGlobal(m, cr->derivative)) {
       df = LLVMAddFunction(m, cr->derivative, ft);
@@ -654,9 +653,9 @@ static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
                    fn ? ad_value_name(fn) : "?");
   if (!any_active(fc, call))
     return 0;
-  if (fc->width > 64)
-    return ad_fail(fc->mc, call, "custom derivative of %s: width %u exceeds 64",
-                   ad_value_name(fn), fc->width);
+  if (fc->width > AD_MAX_WIDTH)
+    return ad_fail(fc->mc, call, "custom derivative of %s: width %u exceeds %d",
+                   ad_value_name(fn), fc->width, AD_MAX_WIDTH);
   LLVMTypeRef ft = LLVMGlobalGetValueType(df);
   unsigned np;
   LLVMTypeRef *want = derivative_params(call, &np);

@@ -88,6 +88,45 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
 
 /* Whether the target of request `outer` reaches, through direct calls, the
  * function that holds request `inner`. */
+int ad_function_address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
+      continue;
+    return 1;
+  }
+  return 0;
+}
+
+int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
+  return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
+         LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
+}
+
+/* Pushes `f` on the walk's stack unless seen; -1 on out of memory. */
+static int walk_push(ad_map *seen, LLVMValueRef **stack, size_t *sp,
+                     size_t *cap, LLVMValueRef f) {
+  if (ad_map_get(seen, f))
+    return 0;
+  if (*sp == *cap) {
+    LLVMValueRef *grown = realloc(*stack, 2 * *cap * sizeof **stack);
+    if (!grown)
+      return -1;
+    *stack = grown;
+    *cap *= 2;
+  }
+  if (ad_map_put(seen, f, (void *)1) != 0)
+    return -1;
+  (*stack)[(*sp)++] = f;
+  return 0;
+}
+
+/*
+ * Whether the function `outer` differentiates can reach the function that
+ * holds request `inner`: through direct calls, and through indirect calls
+ * to any function that may be their target (emit_indirect_call in
+ * rules_call.c differentiates every one of those).
+ */
 static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
   LLVMValueRef target = LLVMGetNumArgOperands(outer) ? LLVMGetOperand(outer, 0) : NULL;
   if (target && !LLVMIsAFunction(target) && LLVMGetNumArgOperands(outer) > 1)
@@ -107,35 +146,31 @@ static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
     return 1; /* out of memory: assume it does, which only orders requests */
   }
   stack[sp++] = target;
+  LLVMModuleRef m = LLVMGetGlobalParent(target);
   while (sp && !found) {
     LLVMValueRef f = stack[--sp];
     if (f == holder) {
       found = 1;
       break;
     }
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !found;
          bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !found;
            i = LLVMGetNextInstruction(i)) {
-        if (!LLVMIsACallInst(i))
+        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
           continue;
         LLVMValueRef c = ad_called_function(i);
-        if (!c || !LLVMCountBasicBlocks(c) || ad_map_get(&seen, c))
-          continue;
-        if (sp == cap) {
-          LLVMValueRef *grown = realloc(stack, 2 * cap * sizeof *stack);
-          if (!grown) {
+        if (c) {
+          if (LLVMCountBasicBlocks(c) &&
+              walk_push(&seen, &stack, &sp, &cap, c) != 0)
             found = 1; /* as above: a conservative answer */
-            break;
-          }
-          stack = grown;
-          cap *= 2;
+          continue;
         }
-        if (ad_map_put(&seen, c, (void *)1) != 0) {
-          found = 1;
-          break;
-        }
-        stack[sp++] = c;
+        for (LLVMValueRef g = LLVMGetFirstFunction(m); g && !found;
+             g = LLVMGetNextFunction(g))
+          if (ad_may_be_indirect_target(i, g) &&
+              walk_push(&seen, &stack, &sp, &cap, g) != 0)
+            found = 1;
       }
   }
   free(stack);
@@ -208,8 +243,9 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     nall += ncalls;
     free(calls);
   }
-  /* Inner requests first: a request whose target reaches (through direct
-   * calls) a function holding another pending request waits for it, so
+  /* Inner requests first: a request whose target reaches (through calls,
+   * direct or indirect) a function holding another pending request waits
+   * for it, so
    * the outer derivative differentiates the already rewritten inner one. */
   while (rc == 0 && nall) {
     size_t pick = 0;

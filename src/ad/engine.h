@@ -97,10 +97,46 @@ struct ad_module_ctx {
 };
 
 
+/* ---- ir.c: how the engine reads IR, the same way everywhere ---- */
+/* Opcode classes that activity analysis, type analysis and the instruction
+ * rules must agree on (one list, so they cannot drift apart).  Opcodes
+ * outside these classes are handled one by one. */
+typedef enum ad_opclass {
+  AD_OP_OTHER = 0,
+  AD_OP_CONTROL,      /* br, switch, unreachable, fence */
+  AD_OP_COMPARE,      /* icmp, fcmp */
+  AD_OP_FLOAT_TO_INT, /* fptosi, fptoui */
+  AD_OP_INT_TO_FLOAT, /* sitofp, uitofp */
+  AD_OP_INT_OFFSET,   /* add, sub, and, or, xor: may move an address that
+                         an integer holds (p + k, p & mask) */
+  AD_OP_INT_NUMBER    /* mul, udiv, sdiv, urem, srem, shl, lshr, ashr: a
+                         plain number, operands and result */
+} ad_opclass;
+ad_opclass ad_opcode_class(LLVMOpcode op);
+/* Integer arithmetic (AD_OP_INT_OFFSET or AD_OP_INT_NUMBER). */
+int ad_opclass_is_int_arith(ad_opclass c);
+/* Never carries a tangent: control flow, comparisons, and conversions
+ * between floats and integers (their derivative is zero, exactly).
+ * Activity never marks these; the rules only clone them. */
+int ad_opclass_has_no_tangent(ad_opclass c);
+
+/* What ad_strip_casts looks through besides bitcast and addrspacecast. */
+enum {
+  AD_STRIP_INT_CASTS = 1 << 0,   /* ptrtoint, inttoptr */
+  AD_STRIP_GEPS = 1 << 1,        /* getelementptr: into the same object */
+  AD_STRIP_FREEZE = 1 << 2,      /* freeze (instructions only) */
+  AD_STRIP_INSTRUCTIONS = 1 << 3 /* instructions too, not only constant
+                                    expressions */
+};
+/* `v` with the casts selected by `what` (AD_STRIP_*) peeled off. */
+LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what);
+
 /* ---- preprocess.c: before differentiation ---- */
 /* Drops optnone and promotes stack slots (SROA) in a module that requests
  * derivatives.  0, or -1 with *err set. */
 int ad_preprocess_module(LLVMModuleRef m, tanjit_error **err);
+/* signbits.c: fabs, fneg, copysign written as masks on a float's bits. */
+void ad_rewrite_sign_bit_operations(LLVMModuleRef m);
 
 /* ---- diag.c: errors that say what, where and why ---- */
 /* Fails with TANJIT_ERR_DIFFERENTIATE: "<message> in <function> at
@@ -275,9 +311,10 @@ int ad_name_matches(const char *name, const char *pattern);
  *
  * A family is a `lookup(name)` over its own static const table.  The
  * dispatcher asks custom rules first (custom.c), then resolves a call's name
- * (the callee's "enzyme_math" attribute, then the `ejlstr$<name>$<lib>`
- * rename, else the plain name) and asks each family in ad_call_families
- * order; the first hit wins.  To add a family (as src/ad/rules_cuda.c did):
+ * (the callee's "enzyme_math" attribute, then the <name> of a renamed ccall
+ * `ejlstr$<name>$<lib>` / `ejlptr$<name>$<handle>`, else the plain name)
+ * and asks each family in ad_call_families order; the first hit wins.  To
+ * add a family (as src/ad/rules_cuda.c did):
  *   1. write `const ad_call_rule *ad_cuda_lookup(const char *name)` returning
  *      a pointer into a `static const ad_call_rule[]`;
  *   2. declare it below and add it to ad_call_families[] in rules_call.c;
@@ -293,6 +330,9 @@ int ad_name_matches(const char *name, const char *pattern);
  *      pointer arguments active when any argument is active;
  *      `returns_allocation` makes the result an allocation root (active
  *      when it receives active data).
+ *   5. types: a family whose calls take pointers, sizes or out-parameters
+ *      keeps its table as ad_typed_rule entries (below) and exports a typed
+ *      lookup that call_types_of in typeanalysis.c asks.
  */
 typedef struct ad_call_rule ad_call_rule;
 struct ad_call_rule {
@@ -307,6 +347,40 @@ struct ad_call_rule {
 };
 typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
 
+/*
+ * A rule with what type analysis (typeanalysis.c) learns from its calls'
+ * arguments, kept in the same table entry so that a call the rules handle
+ * is never one type analysis knows nothing about.  One letter per argument
+ * (arguments past the string's end are not classified):
+ *   p  a pointer (for an integer: a device pointer, CUdeviceptr)
+ *   i  an integer (sizes, flags, directions, byte values)
+ *   d s n  a transfer's destination and source (pointers) and byte count
+ *      (an integer): the layouts of the two sides are exchanged
+ *   P  an out-parameter that receives a pointer (8 bytes at offset 0)
+ *   I  an out-parameter that receives an int (4 bytes)
+ *   F  an out-parameter that receives a float of the call's result type
+ *   -  not classified (a stream, a context)
+ * A rule with `returns_allocation` makes its result a fresh object.
+ */
+typedef struct ad_typed_rule {
+  ad_call_rule rule;
+  const char *arg_types; /* NULL: nothing known */
+} ad_typed_rule;
+
+/* A renamed ccall, as the JIT binds it (src/jit/resolve.c):
+ * `ejlstr$<fn>$<lib>` (fn from library lib, opened RTLD_LOCAL) or
+ * `ejlptr$<fn>$<handle>` (from a library already open).  lib runs to the end
+ * of the name, so a path holding '$' still works. */
+typedef struct ad_rename {
+  const char *prefix; /* "ejlstr$" or "ejlptr$" (static) */
+  const char *fn;     /* fn_len bytes, not NUL-terminated */
+  size_t fn_len;
+  const char *lib;    /* NUL-terminated: the rest of the name */
+} ad_rename;
+/* 1: `name` is a rename, parts in *out (may be NULL); 0: it is not; -1: it
+ * has a rename's prefix but not its shape (an empty fn or lib: the JIT
+ * cannot bind it either). */
+int ad_parse_rename(const char *name, ad_rename *out);
 /* The rule name of a call (see above); writes into buf. */
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call,
                               char *buf, size_t bufsize);
@@ -314,13 +388,20 @@ const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
 int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
 /* The function a call calls after stripping casts, or NULL if indirect. */
 LLVMValueRef ad_called_function(LLVMValueRef call);
+/* engine.c: whether f's address is taken (a use other than as a callee),
+ * and whether f may be the target of the indirect call: same type, a body,
+ * address taken.  The requests' order and the indirect-call rule agree. */
+int ad_function_address_taken(LLVMValueRef f);
+int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f);
 
 const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */
 const ad_call_rule *ad_memory_lookup(const char *name); /* rules_memory.c */
+const ad_typed_rule *ad_memory_typed_lookup(const char *name);
 const ad_call_rule *ad_inactive_lookup(const char *name); /* rules_call.c */
 const ad_call_rule *ad_vector_lookup(const char *name); /* rules_vector.c */
 const ad_call_rule *ad_complex_lookup(const char *name); /* rules_complex.c */
 const ad_call_rule *ad_cuda_lookup(const char *name);   /* rules_cuda.c */
+const ad_typed_rule *ad_cuda_typed_lookup(const char *name);
 /* rules_math.c self-check: every entry's programs parse.  0 or -1. */
 int ad_math_table_check(char *why, size_t whysize);
 /* For tests: the math table as (name, arity, float-arg mask) rows. */
@@ -388,7 +469,8 @@ LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
 /* ---- helpers.c ---- */
 /* Declares (or finds) `helper_name` with `fn_type` for use next to
  * `accompanied_call`: same calling convention; if the accompanied callee is
- * `ejlstr$<f>$<lib>`, the helper is `ejlstr$<helper_name>$<lib>` carrying
+ * a rename `ejlstr$<f>$<lib>` (or `ejlptr$<f>$<handle>`), the helper is
+ * `ejlstr$<helper_name>$<lib>` (`ejlptr$...`) carrying
  * "enzyme_math"="<helper_name>", so it resolves from the same library. */
 LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
                                      LLVMValueRef accompanied_call,
@@ -405,6 +487,11 @@ LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
  * constants map floats to 0 and keep integers and mutable globals. */
 LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
+/* Empties `memo` (one of ad_module_ctx's memos over active_globals, with
+ * its `generation`) if active globals were added since it was filled: its
+ * answers depend on that set, which only grows. */
+void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
+                             size_t *generation);
 /* Whether a defined mutable global can be given a shadow global. */
 int ad_global_can_shadow(LLVMValueRef g);
 /* Whether global g has a shadow holding tangents: an active mutable

@@ -58,16 +58,22 @@ static int constant_refers_active(ad_module_ctx *mc, LLVMValueRef c,
   return 0;
 }
 
+void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
+                             size_t *generation) {
+  if (*generation == mc->active_globals.count)
+    return;
+  ad_map_free(memo);
+  ad_map_init(memo);
+  *generation = mc->active_globals.count;
+}
+
 int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g) {
   if (!ad_global_can_shadow(g))
     return 0;
   if (!LLVMIsGlobalConstant(g))
     return ad_map_get(&mc->active_globals, g) != NULL;
-  if (mc->global_refs_generation != mc->active_globals.count) {
-    ad_map_free(&mc->global_refs_memo);
-    ad_map_init(&mc->global_refs_memo);
-    mc->global_refs_generation = mc->active_globals.count;
-  }
+  ad_refresh_globals_memo(mc, &mc->global_refs_memo,
+                          &mc->global_refs_generation);
   void *memo = ad_map_get(&mc->global_refs_memo, g);
   if (memo)
     return memo == REFS_YES;

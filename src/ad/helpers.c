@@ -2,8 +2,9 @@
  * Helpers declared next to a call (the memset that zeroes a shadow malloc,
  * the free of a shadow, a CUDA shadow transfer).  A helper must resolve the
  * way its accompanied call resolves: under the same calling convention, and
- * for a Julia-style rename `ejlstr$<f>$<lib>` from the same RTLD_LOCAL
- * library, hence `ejlstr$<helper>$<lib>` with "enzyme_math"="<helper>".
+ * for a renamed ccall (`ejlstr$<f>$<lib>`, `ejlptr$<f>$<handle>`: see
+ * ad_parse_rename) from the same library, hence `ejlstr$<helper>$<lib>`
+ * (or `ejlptr$<helper>$<handle>`) with "enzyme_math"="<helper>".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +20,14 @@ LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
       accompanied_call ? LLVMGetCalledValue(accompanied_call) : NULL;
   unsigned cc = accompanied_call ? LLVMGetInstructionCallConv(accompanied_call)
                                  : LLVMCCallConv;
-  const char *lib = NULL;
   char *full = NULL;
-  if (callee && LLVMIsAFunction(callee)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(callee, &n);
-    if (n > 7 && strncmp(name, "ejlstr$", 7) == 0) {
-      const char *second = strchr(name + 7, '$');
-      if (second)
-        lib = second + 1; /* the library runs to the end, '$' included */
-    }
-  }
-  if (lib) {
+  ad_rename rn;
+  size_t len;
+  if (callee && LLVMIsAFunction(callee) &&
+      ad_parse_rename(LLVMGetValueName2(callee, &len), &rn) == 1) {
     strbuf sb;
     sb_init(&sb);
-    sb_printf(&sb, "ejlstr$%s$%s", helper_name, lib);
+    sb_printf(&sb, "%s%s$%s", rn.prefix, helper_name, rn.lib);
     full = sb_take(&sb);
     if (!full)
       return NULL;

@@ -1,6 +1,7 @@
 /*
  * Preprocessing before differentiation, as Enzyme does on the functions it
- * differentiates: promote stack slots to SSA values (SROA).
+ * differentiates: promote stack slots to SSA values (SROA); then sign-bit
+ * masks on a float's bits become the float operations they are (signbits.c).
  *
  * Why: clang -O0 keeps every local, pointers included, in a stack slot.  A
  * constant pointer (an enzyme_const argument, a table) stored in a slot that
@@ -30,5 +31,8 @@ int ad_preprocess_module(LLVMModuleRef m, tanjit_error **err) {
   if (e)
     return tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e,
                         "preparing the module for differentiation");
+  /* After SROA, which turns unions and memcpy through stack slots into the
+   * bitcasts the rewrite looks for. */
+  ad_rewrite_sign_bit_operations(m);
   return 0;
 }

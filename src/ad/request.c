@@ -67,23 +67,6 @@ static marker marker_of(LLVMValueRef v) {
   return MARK_NONE;
 }
 
-static LLVMValueRef strip_casts(LLVMValueRef v) {
-  for (int i = 0; i < 8 && v; i++) {
-    if (LLVMIsAConstantExpr(v) &&
-        (LLVMGetConstOpcode(v) == LLVMBitCast ||
-         LLVMGetConstOpcode(v) == LLVMAddrSpaceCast ||
-         LLVMGetConstOpcode(v) == LLVMPtrToInt ||
-         LLVMGetConstOpcode(v) == LLVMIntToPtr))
-      v = LLVMGetOperand(v, 0);
-    else if (LLVMIsABitCastInst(v) || LLVMIsAAddrSpaceCastInst(v) ||
-             LLVMIsAPtrToIntInst(v) || LLVMIsAIntToPtrInst(v))
-      v = LLVMGetOperand(v, 0);
-    else
-      break;
-  }
-  return v;
-}
-
 /* Converts an argument as passed (variadic promotion: float -> double,
  * char/short -> int) to the parameter type.  NULL if impossible. */
 static LLVMValueRef coerce_arg(LLVMBuilderRef b, LLVMTypeRef want,
@@ -179,9 +162,10 @@ static int scan_global_markers(request *r) {
         return ad_fail(r->mc, r->call,
                        "enzyme_width must be followed by a constant integer");
       unsigned long long n = LLVMConstIntGetZExtValue(w);
-      if (n < 1 || n > 64)
+      if (n < 1 || n > AD_MAX_WIDTH)
         return ad_fail(r->mc, r->call,
-                       "enzyme_width %llu is out of range (1..64)", n);
+                       "enzyme_width %llu is out of range (1..%d)", n,
+                       AD_MAX_WIDTH);
       r->width = (unsigned)n;
     }
   }
@@ -269,7 +253,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   }
   if (r.nargs <= fi)
     return ad_fail(mc, call, "__enzyme_fwddiff called without a function");
-  r.fn = strip_casts(LLVMGetOperand(call, fi));
+  r.fn = ad_strip_casts(LLVMGetOperand(call, fi),
+                        AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
   r.first = fi + 1;
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
@@ -357,7 +342,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     act[p] = (unsigned char)a;
     if (a == AD_ARG_CONST)
       continue;
-    LLVMValueRef lanes[64];
+    LLVMValueRef lanes[AD_MAX_WIDTH];
     for (unsigned w = 0; w < r.width; w++) {
       if (i < r.nargs && marker_of(LLVMGetOperand(call, i)) != MARK_NONE) {
         rc = ad_fail(mc, call,

@@ -77,14 +77,28 @@ const ad_call_rule *ad_inactive_lookup(const char *name) {
 }
 
 LLVMValueRef ad_called_function(LLVMValueRef call) {
-  LLVMValueRef v = LLVMGetCalledValue(call);
-  for (int i = 0; i < 8 && v && LLVMIsAConstantExpr(v); i++) {
-    LLVMOpcode op = LLVMGetConstOpcode(v);
-    if (op != LLVMBitCast && op != LLVMAddrSpaceCast)
-      break;
-    v = LLVMGetOperand(v, 0);
-  }
+  LLVMValueRef v = ad_strip_casts(LLVMGetCalledValue(call), 0);
   return v && LLVMIsAFunction(v) ? v : NULL;
+}
+
+int ad_parse_rename(const char *name, ad_rename *out) {
+  static const char *const prefixes[] = {"ejlstr$", "ejlptr$"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+    size_t n = strlen(prefixes[i]);
+    if (strncmp(name, prefixes[i], n) != 0)
+      continue;
+    const char *fn = name + n, *sep = strchr(fn, '$');
+    if (!sep || sep == fn || !sep[1])
+      return -1;
+    if (out) {
+      out->prefix = prefixes[i];
+      out->fn = fn;
+      out->fn_len = (size_t)(sep - fn);
+      out->lib = sep + 1;
+    }
+    return 1;
+  }
+  return 0;
 }
 
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
@@ -109,14 +123,11 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
       return buf;
     }
   }
-  if (n > 7 && strncmp(name, "ejlstr$", 7) == 0) {
-    const char *end = strchr(name + 7, '$');
-    size_t len = end ? (size_t)(end - (name + 7)) : n - 7;
-    if (len < bufsize) {
-      memcpy(buf, name + 7, len);
-      buf[len] = 0;
-      return buf;
-    }
+  ad_rename rn;
+  if (ad_parse_rename(name, &rn) == 1 && rn.fn_len < bufsize) {
+    memcpy(buf, rn.fn, rn.fn_len);
+    buf[rn.fn_len] = 0;
+    return buf;
   }
   return name;
 }
@@ -278,17 +289,6 @@ static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
   return 0;
 }
 
-/* Whether `f` has its address taken (a use other than being called). */
-static int address_taken(LLVMValueRef f) {
-  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
-      continue;
-    return 1;
-  }
-  return 0;
-}
-
 /*
  * An indirect call with active arguments.  The target is known only at run
  * time, so the derivative dispatches on it: every function of this module
@@ -298,13 +298,11 @@ static int address_taken(LLVMValueRef f) {
  */
 static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
   ad_module_ctx *mc = fc->mc;
-  LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
   LLVMValueRef cands[64];
   unsigned nc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
        f = LLVMGetNextFunction(f))
-    if (LLVMGlobalGetValueType(f) == ft && LLVMCountBasicBlocks(f) > 0 &&
-        address_taken(f)) {
+    if (ad_may_be_indirect_target(call, f)) {
       if (nc == 64)
         return ad_fail(mc, call,
                        "indirect call with active arguments and more than 64 "

@@ -81,7 +81,7 @@ static int emit_complex(ad_fn_ctx *fc, const ad_call_rule *rule,
   LLVMValueRef shadows[4];
   for (unsigned k = 0; k < 4; k++)
     shadows[k] = ad_shadow_value(fc, LLVMGetOperand(call, k));
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     for (unsigned k = 0; k < 4; k++)
       s[k] = ad_lane(fc, shadows[k], lane);
@@ -296,7 +296,7 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
     w = cfn_operand(b, &form, pv, 1);
   }
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef lane_sh[4];
     for (unsigned k = 0; k < nargs; k++)

@@ -26,10 +26,12 @@
  *   memsets     the same bytes into the shadow (as for host memset).
  *
  * A CUdeviceptr is an integer: its shadow is a "shadow integer" (engine.h);
- * type analysis (typeanalysis.c) knows these calls' integer pointers, so
- * activity demands them as it demands pointer arguments.  Helpers (memsets, synchronization) are declared with
- * ad_get_or_insert_helper next to the call, so they follow its convention
- * and rename; none carries `nocapture` (an integer cannot be captured).
+ * the argument types in the table below tell type analysis
+ * (typeanalysis.c) these calls' integer pointers, so activity demands them
+ * as it demands pointer arguments.  Helpers (memsets, synchronization) are
+ * declared with ad_get_or_insert_helper next to the call, so they follow
+ * its convention and rename; none carries `nocapture` (an integer cannot be
+ * captured).
  */
 #include <string.h>
 
@@ -428,60 +430,61 @@ static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NON
 static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1};
 static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1};
 
-/* {name, emit, data, writes_pointer_args, returns_allocation, inactive} */
-#define COPY(n, d) {n, emit_cuda, &d, 1, 0, 0}
-#define ALLOC(n, d) {n, emit_cuda, &d, 1, 0, 0}
-#define FREE(n, d) {n, emit_cuda, &d, 0, 0, 0}
-#define SET(n, d) {n, emit_cuda, &d, 0, 0, 0}
-#define INACTIVE(n) {n, emit_none, NULL, 0, 0, 1}
-static const ad_call_rule cuda_rules[] = {
+/* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
+ *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */
+#define COPY(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
+#define ALLOC(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
+#define FREE(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
+#define SET(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
+#define INACTIVE(n) {{n, emit_none, NULL, 0, 0, 1}, NULL}
+static const ad_typed_rule cuda_rules[] = {
     /* driver API transfers: the old 32-bit names, _v2, async */
-    COPY("cuMemcpyHtoD", d_htod),
-    COPY("cuMemcpyHtoD_v2", d_htod),
-    COPY("cuMemcpyHtoDAsync", d_htod_async),
-    COPY("cuMemcpyHtoDAsync_v2", d_htod_async),
-    COPY("cuMemcpyDtoH", d_dtoh),
-    COPY("cuMemcpyDtoH_v2", d_dtoh),
-    COPY("cuMemcpyDtoHAsync", d_dtoh_async),
-    COPY("cuMemcpyDtoHAsync_v2", d_dtoh_async),
-    COPY("cuMemcpyDtoD", d_dtod),
-    COPY("cuMemcpyDtoD_v2", d_dtod),
-    COPY("cuMemcpyDtoDAsync", d_dtod_async),
-    COPY("cuMemcpyDtoDAsync_v2", d_dtod_async),
-    COPY("cuMemcpy", d_unified),
-    COPY("cuMemcpyAsync", d_unified_async),
+    COPY("cuMemcpyHtoD", d_htod, "dsn"),
+    COPY("cuMemcpyHtoD_v2", d_htod, "dsn"),
+    COPY("cuMemcpyHtoDAsync", d_htod_async, "dsn-"),
+    COPY("cuMemcpyHtoDAsync_v2", d_htod_async, "dsn-"),
+    COPY("cuMemcpyDtoH", d_dtoh, "dsn"),
+    COPY("cuMemcpyDtoH_v2", d_dtoh, "dsn"),
+    COPY("cuMemcpyDtoHAsync", d_dtoh_async, "dsn-"),
+    COPY("cuMemcpyDtoHAsync_v2", d_dtoh_async, "dsn-"),
+    COPY("cuMemcpyDtoD", d_dtod, "dsn"),
+    COPY("cuMemcpyDtoD_v2", d_dtod, "dsn"),
+    COPY("cuMemcpyDtoDAsync", d_dtod_async, "dsn-"),
+    COPY("cuMemcpyDtoDAsync_v2", d_dtod_async, "dsn-"),
+    COPY("cuMemcpy", d_unified, "dsn"),
+    COPY("cuMemcpyAsync", d_unified_async, "dsn-"),
     /* runtime API transfers: kind and stream replayed unchanged */
-    COPY("cudaMemcpy", d_rt_copy),
-    COPY("cudaMemcpyAsync", d_rt_copy_async),
+    COPY("cudaMemcpy", d_rt_copy, "dsni"),
+    COPY("cudaMemcpyAsync", d_rt_copy_async, "dsni-"),
     /* allocations */
-    ALLOC("cuMemAlloc", d_cu_alloc),
-    ALLOC("cuMemAlloc_v2", d_cu_alloc),
-    ALLOC("cuMemAllocAsync", d_cu_alloc_async),
-    ALLOC("cudaMalloc", d_rt_alloc),
-    ALLOC("cudaMallocAsync", d_rt_alloc_async),
-    ALLOC("cuMemAllocHost", d_cu_alloc_host),
-    ALLOC("cuMemAllocHost_v2", d_cu_alloc_host),
-    ALLOC("cudaMallocHost", d_rt_alloc_host),
+    ALLOC("cuMemAlloc", d_cu_alloc, "Pi"),
+    ALLOC("cuMemAlloc_v2", d_cu_alloc, "Pi"),
+    ALLOC("cuMemAllocAsync", d_cu_alloc_async, "Pi-"),
+    ALLOC("cudaMalloc", d_rt_alloc, "Pi"),
+    ALLOC("cudaMallocAsync", d_rt_alloc_async, "Pi-"),
+    ALLOC("cuMemAllocHost", d_cu_alloc_host, "Pi"),
+    ALLOC("cuMemAllocHost_v2", d_cu_alloc_host, "Pi"),
+    ALLOC("cudaMallocHost", d_rt_alloc_host, "Pi"),
     /* deallocations */
-    FREE("cuMemFree", d_cu_free),
-    FREE("cuMemFree_v2", d_cu_free),
-    FREE("cuMemFreeAsync", d_cu_free_async),
-    FREE("cudaFree", d_rt_free),
-    FREE("cudaFreeAsync", d_rt_free_async),
-    FREE("cudaFreeHost", d_rt_free),
-    FREE("cuMemFreeHost", d_cu_free),
+    FREE("cuMemFree", d_cu_free, "p"),
+    FREE("cuMemFree_v2", d_cu_free, "p"),
+    FREE("cuMemFreeAsync", d_cu_free_async, "p-"),
+    FREE("cudaFree", d_rt_free, "p"),
+    FREE("cudaFreeAsync", d_rt_free_async, "p-"),
+    FREE("cudaFreeHost", d_rt_free, "p"),
+    FREE("cuMemFreeHost", d_cu_free, "p"),
     /* memsets: the same bytes into the shadow */
-    SET("cuMemsetD8", d_cu_set),
-    SET("cuMemsetD8_v2", d_cu_set),
-    SET("cuMemsetD8Async", d_cu_set),
-    SET("cuMemsetD16", d_cu_set),
-    SET("cuMemsetD16_v2", d_cu_set),
-    SET("cuMemsetD16Async", d_cu_set),
-    SET("cuMemsetD32", d_cu_set),
-    SET("cuMemsetD32_v2", d_cu_set),
-    SET("cuMemsetD32Async", d_cu_set),
-    SET("cudaMemset", d_rt_set),
-    SET("cudaMemsetAsync", d_rt_set),
+    SET("cuMemsetD8", d_cu_set, "pii"),
+    SET("cuMemsetD8_v2", d_cu_set, "pii"),
+    SET("cuMemsetD8Async", d_cu_set, "pii-"),
+    SET("cuMemsetD16", d_cu_set, "pii"),
+    SET("cuMemsetD16_v2", d_cu_set, "pii"),
+    SET("cuMemsetD16Async", d_cu_set, "pii-"),
+    SET("cuMemsetD32", d_cu_set, "pii"),
+    SET("cuMemsetD32_v2", d_cu_set, "pii"),
+    SET("cuMemsetD32Async", d_cu_set, "pii-"),
+    SET("cudaMemset", d_rt_set, "pii"),
+    SET("cudaMemsetAsync", d_rt_set, "pii-"),
     /* no derivative effect */
     INACTIVE("cuInit"),
     INACTIVE("cuStreamSynchronize"),
@@ -515,9 +518,14 @@ static const ad_call_rule cuda_rules[] = {
 #undef SET
 #undef INACTIVE
 
-const ad_call_rule *ad_cuda_lookup(const char *name) {
+const ad_typed_rule *ad_cuda_typed_lookup(const char *name) {
   for (size_t i = 0; i < sizeof cuda_rules / sizeof *cuda_rules; i++)
-    if (strcmp(name, cuda_rules[i].name) == 0)
+    if (strcmp(name, cuda_rules[i].rule.name) == 0)
       return &cuda_rules[i];
   return NULL;
+}
+
+const ad_call_rule *ad_cuda_lookup(const char *name) {
+  const ad_typed_rule *r = ad_cuda_typed_lookup(name);
+  return r ? &r->rule : NULL;
 }

@@ -159,7 +159,7 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
 }
 
 static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   LLVMTypeRef at = LLVMGetAllocatedType(inst);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(fc->mc->llctx);
   unsigned long long size = LLVMABISizeOfType(fc->mc->td, at);
@@ -257,24 +257,25 @@ static int unsupported(ad_fn_ctx *fc, LLVMValueRef inst) {
 
 int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  ad_opclass cls = ad_opcode_class(op);
   LLVMValueRef c;
+  if (ad_opclass_has_no_tangent(cls))
+    return ad_clone(fc, inst) ? 0 : -1;
+  if (ad_opclass_is_int_arith(cls) || op == LLVMInsertValue ||
+      op == LLVMInsertElement || op == LLVMShuffleVector) {
+    /* integer ops only carry a shadow integer (a pointer in disguise);
+     * aggregate and vector element moves are linear */
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    if (ad_is_active(fc, inst))
+      ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op01, 2));
+    return 0;
+  }
   switch (op) {
   case LLVMRet:
     return emit_ret(fc, inst);
   case LLVMCall:
     return ad_emit_call(fc, inst);
-  case LLVMBr:
-  case LLVMSwitch:
-  case LLVMUnreachable:
-  case LLVMFence:
-  case LLVMICmp:
-  case LLVMFCmp:
-  /* conversions between floats and integers: zero derivative (exact) */
-  case LLVMFPToSI:
-  case LLVMFPToUI:
-  case LLVMSIToFP:
-  case LLVMUIToFP:
-    return ad_clone(fc, inst) ? 0 : -1;
   case LLVMFAdd:
   case LLVMFSub:
   case LLVMFMul:
@@ -284,29 +285,6 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
     if (!(c = ad_clone(fc, inst)))
       return -1;
     return ad_is_active(fc, inst) ? emit_float_arith(fc, inst, c) : 0;
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMMul:
-  case LLVMUDiv:
-  case LLVMSDiv:
-  case LLVMURem:
-  case LLVMSRem:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-  case LLVMAnd:
-  case LLVMOr:
-  case LLVMXor:
-  case LLVMInsertValue:
-  case LLVMInsertElement:
-  case LLVMShuffleVector:
-    /* integer ops only carry a shadow integer (a pointer in disguise);
-     * aggregate and vector element moves are linear */
-    if (!(c = ad_clone(fc, inst)))
-      return -1;
-    if (ad_is_active(fc, inst))
-      ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op01, 2));
-    return 0;
   case LLVMTrunc:
   case LLVMZExt:
   case LLVMSExt:

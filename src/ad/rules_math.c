@@ -492,7 +492,7 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_rule *m,
       LLVMBuildFCmp(fc->b, LLVMRealUNO, py, py, ""), "");
   LLVMValueRef dx = ad_is_active(fc, x) ? ad_shadow_value(fc, x) : NULL;
   LLVMValueRef dy = ad_is_active(fc, y) ? ad_shadow_value(fc, y) : NULL;
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++)
     lanes[lane] = LLVMBuildSelect(
         fc->b, take_first, dx ? ad_lane(fc, dx, lane) : LLVMConstNull(e->t),
@@ -575,7 +575,7 @@ static LLVMValueRef scaled(ad_fn_ctx *fc, LLVMValueRef x, LLVMValueRef coef) {
  * llvm.modf return their pair instead of writing through pointers). */
 static void set_pair_shadow(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef da,
                             LLVMValueRef db) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef agg = LLVMGetPoison(LLVMTypeOf(call));
     agg = LLVMBuildInsertValue(fc->b, agg, ad_lane(fc, da, lane), 0, "");
@@ -665,7 +665,7 @@ static int emit_frexp(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
   }
   if (!ad_is_active(fc, call))
     return 0;
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef agg = LLVMGetPoison(LLVMTypeOf(call));
     agg = LLVMBuildInsertValue(fc->b, agg, ad_lane(fc, dm, lane), 0, "");

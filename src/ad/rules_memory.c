@@ -90,7 +90,7 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
   const char *rname = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
   LLVMValueRef args[8];
   unsigned nargs;
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   if (remapped_args(fc, call, args, &nargs) != 0)
     return ad_fail(fc->mc, call, "too many arguments for %s", rname);
   switch (d->kind) {
@@ -222,51 +222,57 @@ static const mem_rule_data d_reduce = {MEM_LINEAR, 0, {0, 1}, 2, 0};
 static const mem_rule_data d_mload = {MEM_LINEAR, 0, {0, LAST_ARG}, 2, 0};
 static const mem_rule_data d_mstore = {MEM_STORE_LIKE, 0, {0, 1}, 2, 1};
 
-/* {name, emit, data, writes_pointer_args, returns_allocation, inactive} */
-#define ALLOC(n, d) {n, emit_memory, &d, 0, 1, 0}
-#define OTHER(n, d, w) {n, emit_memory, &d, w, 0, 0}
-static const ad_call_rule memory_rules[] = {
-    ALLOC("malloc", d_malloc0),
-    ALLOC("calloc", d_calloc),
-    ALLOC("realloc", d_realloc),
-    ALLOC("aligned_alloc", d_malloc1),
-    ALLOC("memalign", d_malloc1),
-    ALLOC("_Znwm", d_malloc0),
-    ALLOC("_Znam", d_malloc0),
-    ALLOC("_ZnwmSt11align_val_t", d_malloc0),
-    ALLOC("_ZnamSt11align_val_t", d_malloc0),
-    ALLOC("_ZnwmRKSt9nothrow_t", d_malloc0),
-    ALLOC("_ZnamRKSt9nothrow_t", d_malloc0),
-    OTHER("posix_memalign", d_memalign, 0),
-    OTHER("free", d_free, 0),
-    OTHER("_ZdlPv", d_free, 0),
-    OTHER("_ZdaPv", d_free, 0),
-    OTHER("_ZdlPvm", d_free, 0),
-    OTHER("_ZdaPvm", d_free, 0),
-    OTHER("_ZdlPvSt11align_val_t", d_free, 0),
-    OTHER("_ZdaPvSt11align_val_t", d_free, 0),
-    OTHER("_ZdlPvmSt11align_val_t", d_free, 0),
-    OTHER("_ZdaPvmSt11align_val_t", d_free, 0),
-    OTHER("memcpy", d_copy, 1),
-    OTHER("memmove", d_copy, 1),
-    OTHER("llvm.memcpy", d_copy, 1),
-    OTHER("llvm.memcpy.inline", d_copy, 1),
-    OTHER("llvm.memmove", d_copy, 1),
-    OTHER("memset", d_set, 0),
-    OTHER("llvm.memset", d_set, 0),
-    OTHER("llvm.memset.inline", d_set, 0),
+/* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
+ *  argument types (ad_typed_rule)} */
+#define ALLOC(n, d, types) {{n, emit_memory, &d, 0, 1, 0}, types}
+#define OTHER(n, d, w, types) {{n, emit_memory, &d, w, 0, 0}, types}
+static const ad_typed_rule memory_rules[] = {
+    ALLOC("malloc", d_malloc0, "i"),
+    ALLOC("calloc", d_calloc, "ii"),
+    ALLOC("realloc", d_realloc, "pi"),
+    ALLOC("aligned_alloc", d_malloc1, "ii"),
+    ALLOC("memalign", d_malloc1, "ii"),
+    ALLOC("_Znwm", d_malloc0, "i"),
+    ALLOC("_Znam", d_malloc0, "i"),
+    ALLOC("_ZnwmSt11align_val_t", d_malloc0, "ii"),
+    ALLOC("_ZnamSt11align_val_t", d_malloc0, "ii"),
+    ALLOC("_ZnwmRKSt9nothrow_t", d_malloc0, "i-"),
+    ALLOC("_ZnamRKSt9nothrow_t", d_malloc0, "i-"),
+    OTHER("posix_memalign", d_memalign, 0, "Pii"),
+    OTHER("free", d_free, 0, "p"),
+    OTHER("_ZdlPv", d_free, 0, "p"),
+    OTHER("_ZdaPv", d_free, 0, "p"),
+    OTHER("_ZdlPvm", d_free, 0, "pi"),
+    OTHER("_ZdaPvm", d_free, 0, "pi"),
+    OTHER("_ZdlPvSt11align_val_t", d_free, 0, "pi"),
+    OTHER("_ZdaPvSt11align_val_t", d_free, 0, "pi"),
+    OTHER("_ZdlPvmSt11align_val_t", d_free, 0, "pii"),
+    OTHER("_ZdaPvmSt11align_val_t", d_free, 0, "pii"),
+    OTHER("memcpy", d_copy, 1, "dsn"),
+    OTHER("memmove", d_copy, 1, "dsn"),
+    OTHER("llvm.memcpy", d_copy, 1, "dsni"),
+    OTHER("llvm.memcpy.inline", d_copy, 1, "dsni"),
+    OTHER("llvm.memmove", d_copy, 1, "dsni"),
+    OTHER("memset", d_set, 0, "pii"),
+    OTHER("llvm.memset", d_set, 0, "piii"),
+    OTHER("llvm.memset.inline", d_set, 0, "piii"),
     /* vectorizer output: an ordered sum is linear in start and vector */
-    OTHER("llvm.vector.reduce.fadd", d_reduce, 0),
-    OTHER("llvm.masked.load", d_mload, 0),
-    OTHER("llvm.masked.store", d_mstore, 1),
+    OTHER("llvm.vector.reduce.fadd", d_reduce, 0, NULL),
+    OTHER("llvm.masked.load", d_mload, 0, NULL),
+    OTHER("llvm.masked.store", d_mstore, 1, NULL),
     /* the same on vectors of pointers (AVX2/AVX-512 vectorizers) */
-    OTHER("llvm.masked.gather", d_mload, 0),
-    OTHER("llvm.masked.scatter", d_mstore, 1),
+    OTHER("llvm.masked.gather", d_mload, 0, NULL),
+    OTHER("llvm.masked.scatter", d_mstore, 1, NULL),
 };
 
-const ad_call_rule *ad_memory_lookup(const char *name) {
+const ad_typed_rule *ad_memory_typed_lookup(const char *name) {
   for (size_t i = 0; i < sizeof memory_rules / sizeof *memory_rules; i++)
-    if (ad_name_matches(name, memory_rules[i].name))
+    if (ad_name_matches(name, memory_rules[i].rule.name))
       return &memory_rules[i];
   return NULL;
+}
+
+const ad_call_rule *ad_memory_lookup(const char *name) {
+  const ad_typed_rule *r = ad_memory_typed_lookup(name);
+  return r ? &r->rule : NULL;
 }

@@ -28,7 +28,7 @@ static int emit_reduce(ad_fn_ctx *fc, const ad_call_rule *rule,
   LLVMTypeRef i32 = LLVMInt32TypeInContext(fc->mc->llctx);
   LLVMValueRef pv = ad_primal(fc, v);
   LLVMValueRef dv = ad_shadow_value(fc, v);
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef dvl = ad_lane(fc, dv, lane);
     LLVMValueRef acc, dacc;

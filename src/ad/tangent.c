@@ -14,7 +14,7 @@ LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v) {
 
 /* The per-lane shadows of a constant, packed. */
 static LLVMValueRef constant_shadow(ad_fn_ctx *fc, LLVMValueRef v) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++)
     lanes[lane] = ad_constant_shadow(fc->mc, v, lane);
   return ad_pack(fc, LLVMTypeOf(v), lanes);
@@ -57,10 +57,10 @@ LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes) {
 }
 
 LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   if (fc->width == 1)
     return v;
-  for (unsigned i = 0; i < fc->width && i < 64; i++)
+  for (unsigned i = 0; i < fc->width && i < AD_MAX_WIDTH; i++)
     lanes[i] = v;
   return ad_pack(fc, LLVMTypeOf(v), lanes);
 }
@@ -144,7 +144,7 @@ static int term_is_zero(const ad_term *term) {
 LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
                         unsigned nterms, LLVMValueRef divisor,
                         LLVMValueRef fmf_src) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   int any = 0;
   for (unsigned k = 0; k < nterms; k++)
     if (!term_is_zero(&terms[k]))
@@ -197,7 +197,7 @@ static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
 
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
                          const unsigned *ops, unsigned nops) {
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   LLVMValueRef shadows[8];
   size_t n;
   const char *name = LLVMGetValueName2(primal, &n);
@@ -279,7 +279,7 @@ LLVMValueRef ad_guarded_access(ad_fn_ctx *fc, LLVMValueRef inst,
     sv = ad_shadow_value(fc, LLVMGetOperand(inst, 0));
     pv = ad_primal(fc, LLVMGetOperand(inst, 0));
   }
-  LLVMValueRef lanes[64];
+  LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef sl = ad_lane(fc, sp, lane);
     LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, sl, pp, "");

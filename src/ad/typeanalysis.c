@@ -14,12 +14,12 @@
  *
  * Facts come from LLVM types (loads, stores, globals' value types), from
  * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
- * shifts, int<->float conversions), from known call signatures (allocation,
- * the memcpy family, the CUDA driver and runtime transfer and allocation
- * APIs) and flow both ways through loads/stores, PHIs, selects, copies
- * (memcpy, cuMemcpy*, cudaMemcpy*: the two sides' layouts are exchanged)
- * and calls to functions with bodies (parameters and arguments, returns and
- * results), until nothing changes.
+ * shifts, int<->float conversions), from the argument types the rule tables
+ * give known calls (allocation, the memcpy family, the CUDA driver and
+ * runtime transfer and allocation APIs) and flow both ways through
+ * loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*, cudaMemcpy*: the
+ * two sides' layouts are exchanged) and calls to functions with bodies
+ * (parameters and arguments, returns and results), until nothing changes.
  *
  * It is context-insensitive (one fact per callee, joined over call sites)
  * and follows one level of pointers (a pointer loaded from memory starts a
@@ -671,69 +671,51 @@ static void access(ad_types *t, LLVMValueRef p, LLVMValueRef v,
 /* ---- calls ---- */
 
 /*
- * Known signatures: one letter per argument.
- *   p  the argument is a pointer (for an integer: a device pointer)
- *   i  an integer (sizes, flags, directions, byte values)
- *   P  an out-parameter that receives a pointer (8 bytes at offset 0)
- *   I  an out-parameter that receives an int (4 bytes)
- *   F  an out-parameter that receives a float of the call's result type
- *   -  not classified (a stream, a context)
- * copy_dst/copy_src/copy_len: the operands of a transfer, or -1.
+ * What a call's arguments are comes from the rule tables (ad_typed_rule in
+ * engine.h: the memory and CUDA families), so a call the rules handle is
+ * never one this analysis knows nothing about.  Below, in the same letters,
+ * calls whose rules carry no argument types (libm's out-parameters, whose
+ * rules are rules_math.c's) or that have no rule.
  */
-typedef struct call_sig {
-  const char *name;
-  const char *args;
-  signed char copy_dst, copy_src, copy_len;
-  unsigned char allocates; /* the result is a fresh object */
-} call_sig;
-
-#define COPY(n, a) {n, a, 0, 1, 2, 0}
-#define PLAIN(n, a) {n, a, -1, -1, -1, 0}
-#define ALLOC(n, a) {n, a, -1, -1, -1, 1}
-static const call_sig call_sigs[] = {
-    /* the memcpy family (C and LLVM) */
-    COPY("llvm.memcpy", "ppii"), COPY("llvm.memcpy.inline", "ppii"),
-    COPY("llvm.memmove", "ppii"), COPY("memcpy", "ppi"), COPY("memmove", "ppi"),
-    PLAIN("llvm.memset", "piii"), PLAIN("memset", "pii"),
-    /* host allocation */
-    ALLOC("malloc", "i"), ALLOC("calloc", "ii"), ALLOC("realloc", "pi"),
-    ALLOC("aligned_alloc", "ii"), ALLOC("_Znwm", "i"), ALLOC("_Znam", "i"),
-    PLAIN("posix_memalign", "Pii"), PLAIN("free", "p"),
-    /* CUDA driver API: CUdeviceptr is an integer that is a pointer */
-    PLAIN("cuMemAlloc_v2", "Pi"), PLAIN("cuMemAlloc", "Pi"),
-    PLAIN("cuMemAllocManaged", "Pii"), PLAIN("cuMemAllocHost_v2", "Pi"),
-    PLAIN("cuMemAllocHost", "Pi"), PLAIN("cuMemAllocAsync", "Pi-"),
-    PLAIN("cuMemFree_v2", "p"), PLAIN("cuMemFree", "p"),
-    PLAIN("cuMemFreeAsync", "p-"), PLAIN("cuMemFreeHost", "p"),
-    COPY("cuMemcpyHtoD_v2", "ppi"), COPY("cuMemcpyHtoD", "ppi"),
-    COPY("cuMemcpyDtoH_v2", "ppi"), COPY("cuMemcpyDtoH", "ppi"),
-    COPY("cuMemcpyDtoD_v2", "ppi"), COPY("cuMemcpyDtoD", "ppi"),
-    COPY("cuMemcpyHtoDAsync_v2", "ppi-"), COPY("cuMemcpyHtoDAsync", "ppi-"),
-    COPY("cuMemcpyDtoHAsync_v2", "ppi-"), COPY("cuMemcpyDtoHAsync", "ppi-"),
-    COPY("cuMemcpyDtoDAsync_v2", "ppi-"), COPY("cuMemcpyDtoDAsync", "ppi-"),
-    COPY("cuMemcpy", "ppi"), COPY("cuMemcpyAsync", "ppi-"),
-    PLAIN("cuMemsetD8_v2", "pii"), PLAIN("cuMemsetD8", "pii"),
-    PLAIN("cuMemsetD16_v2", "pii"), PLAIN("cuMemsetD32_v2", "pii"),
-    PLAIN("cuMemsetD8Async", "pii-"),
-    /* CUDA runtime API */
-    PLAIN("cudaMalloc", "Pi"), PLAIN("cudaMallocManaged", "Pii"),
-    PLAIN("cudaMallocHost", "Pi"), PLAIN("cudaMallocAsync", "Pi-"),
-    PLAIN("cudaFree", "p"), PLAIN("cudaFreeAsync", "p-"),
-    PLAIN("cudaFreeHost", "p"),
-    COPY("cudaMemcpy", "ppii"), COPY("cudaMemcpyAsync", "ppii-"),
-    PLAIN("cudaMemset", "pii"), PLAIN("cudaMemsetAsync", "pii-"),
+static const struct {
+  const char *name, *args;
+} untabled_calls[] = {
+    /* CUDA managed memory: no rule yet */
+    {"cuMemAllocManaged", "Pii"}, {"cudaMallocManaged", "Pii"},
     /* libm with out-parameters */
-    PLAIN("frexp", "-I"), PLAIN("frexpf", "-I"), PLAIN("frexpl", "-I"),
-    PLAIN("modf", "-F"), PLAIN("modff", "-F"), PLAIN("modfl", "-F"),
-    PLAIN("sincos", "-FF"), PLAIN("sincosf", "-FF"), PLAIN("sincosl", "-FF"),
-    PLAIN("lgamma_r", "-I"), PLAIN("remquo", "--I"),
+    {"frexp", "-I"}, {"frexpf", "-I"}, {"frexpl", "-I"},
+    {"modf", "-F"}, {"modff", "-F"}, {"modfl", "-F"},
+    {"sincos", "-FF"}, {"sincosf", "-FF"}, {"sincosl", "-FF"},
+    {"lgamma_r", "-I"}, {"remquo", "--I"},
 };
 
-static const call_sig *find_sig(const char *name) {
-  for (size_t i = 0; i < sizeof call_sigs / sizeof *call_sigs; i++)
-    if (ad_name_matches(name, call_sigs[i].name))
-      return &call_sigs[i];
-  return NULL;
+typedef struct call_types {
+  const char *args; /* NULL: nothing known */
+  int allocates;    /* the result is a fresh object */
+} call_types;
+
+static call_types call_types_of(const char *name) {
+  call_types ct = {NULL, 0};
+  const ad_typed_rule *r = ad_memory_typed_lookup(name);
+  if (!r)
+    r = ad_cuda_typed_lookup(name);
+  if (r) {
+    ct.args = r->arg_types;
+    ct.allocates = r->rule.returns_allocation;
+    return ct;
+  }
+  for (size_t i = 0; i < sizeof untabled_calls / sizeof *untabled_calls; i++)
+    if (ad_name_matches(name, untabled_calls[i].name)) {
+      ct.args = untabled_calls[i].args;
+      break;
+    }
+  return ct;
+}
+
+/* The argument a letter of `args` marks, or -1 (also past nargs). */
+static int arg_marked(const char *args, char letter, unsigned nargs) {
+  const char *at = strchr(args, letter);
+  return at && (unsigned)(at - args) < nargs ? (int)(at - args) : -1;
 }
 
 static void add_function(ad_types *t, LLVMValueRef fn) {
@@ -762,17 +744,24 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
   LLVMValueRef fn = ad_called_function(call);
   char buf[256];
   const char *name = ad_call_rule_name(t->e, call, buf, sizeof buf);
-  const call_sig *sig = name ? find_sig(name) : NULL;
+  call_types ct = {NULL, 0};
+  if (name)
+    ct = call_types_of(name);
+  const char *sig = ct.args;
+  size_t nsig = sig ? strlen(sig) : 0;
   for (unsigned k = 0; k < nargs; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
-    char letter = sig && k < strlen(sig->args) ? sig->args[k] : 0;
+    char letter = k < nsig ? sig[k] : 0;
     int obj;
     long long off;
     switch (letter) {
     case 'p':
+    case 'd':
+    case 's':
       note(t, a, fact(AD_T_POINTER, 0));
       break;
     case 'i':
+    case 'n':
       note(t, a, fact(AD_T_INTEGER, 0));
       break;
     case 'P':
@@ -801,10 +790,13 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
       break;
     }
   }
-  if (sig && sig->copy_dst >= 0 && (unsigned)sig->copy_len < nargs) {
-    LLVMValueRef d = LLVMGetOperand(call, (unsigned)sig->copy_dst);
-    LLVMValueRef s = LLVMGetOperand(call, (unsigned)sig->copy_src);
-    LLVMValueRef n = LLVMGetOperand(call, (unsigned)sig->copy_len);
+  int kd = sig ? arg_marked(sig, 'd', nargs) : -1;
+  int ks = sig ? arg_marked(sig, 's', nargs) : -1;
+  int kn = sig ? arg_marked(sig, 'n', nargs) : -1;
+  if (kd >= 0 && ks >= 0 && kn >= 0) {
+    LLVMValueRef d = LLVMGetOperand(call, (unsigned)kd);
+    LLVMValueRef s = LLVMGetOperand(call, (unsigned)ks);
+    LLVMValueRef n = LLVMGetOperand(call, (unsigned)kn);
     int od, os;
     long long fd, fs;
     if (!addr(t, d, &od, &fd, 0))
@@ -814,7 +806,7 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
     long long len = LLVMIsAConstantInt(n) ? LLVMConstIntGetSExtValue(n) : -1;
     exchange(t, os, fs, od, fd, len);
   }
-  if (sig && sig->allocates) {
+  if (ct.allocates) {
     root(t, call);
   } else if (fn && LLVMCountBasicBlocks(fn) > 0 &&
              LLVMCountParams(fn) == nargs && !LLVMIsFunctionVarArg(
@@ -890,6 +882,26 @@ static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   int obj;
   long long off;
+  switch (ad_opcode_class(op)) {
+  case AD_OP_INT_OFFSET:
+    if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMIntegerTypeKind)
+      visit_int_arith(t, inst, op);
+    return;
+  case AD_OP_INT_NUMBER:
+    note(t, inst, fact(AD_T_INTEGER, 0));
+    note(t, LLVMGetOperand(inst, 0), fact(AD_T_INTEGER, 0));
+    note(t, LLVMGetOperand(inst, 1), fact(AD_T_INTEGER, 0));
+    return;
+  case AD_OP_COMPARE:
+  case AD_OP_FLOAT_TO_INT:
+    note(t, inst, fact(AD_T_INTEGER, 0));
+    return;
+  case AD_OP_INT_TO_FLOAT:
+    note(t, LLVMGetOperand(inst, 0), fact(AD_T_INTEGER, 0));
+    return;
+  default:
+    break;
+  }
   switch (op) {
   case LLVMAlloca:
     root(t, inst);
@@ -946,39 +958,12 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     else if (vget(t, inst) == NULL || vget(t, inst)->obj < 0)
       root(t, inst);
     break;
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMOr:
-  case LLVMAnd:
-  case LLVMXor:
-    if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMIntegerTypeKind)
-      visit_int_arith(t, inst, op);
-    break;
-  case LLVMMul:
-  case LLVMUDiv:
-  case LLVMSDiv:
-  case LLVMURem:
-  case LLVMSRem:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-    note(t, inst, fact(AD_T_INTEGER, 0));
-    note(t, LLVMGetOperand(inst, 0), fact(AD_T_INTEGER, 0));
-    note(t, LLVMGetOperand(inst, 1), fact(AD_T_INTEGER, 0));
-    break;
-  case LLVMICmp:
-  case LLVMFPToSI:
-  case LLVMFPToUI:
   case LLVMTrunc:
     note(t, inst, fact(AD_T_INTEGER, 0));
     break;
   case LLVMZExt:
   case LLVMSExt:
     note(t, inst, fact(AD_T_INTEGER, 0));
-    note(t, LLVMGetOperand(inst, 0), fact(AD_T_INTEGER, 0));
-    break;
-  case LLVMSIToFP:
-  case LLVMUIToFP:
     note(t, LLVMGetOperand(inst, 0), fact(AD_T_INTEGER, 0));
     break;
   case LLVMSelect:

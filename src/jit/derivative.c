@@ -355,10 +355,10 @@ static int check_request(tanjit_session *s, const char *function,
   if (!s || !function || (nargs && !act))
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_fwddiff: session, function and activities are required");
-  if (width == 0 || width > 64)
+  if (width == 0 || width > AD_MAX_WIDTH)
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                   "tanjit_fwddiff of %s: width %u is not in 1..64", function,
-                   width);
+                   "tanjit_fwddiff of %s: width %u is not in 1..%d", function,
+                   width, AD_MAX_WIDTH);
   for (size_t i = 0; i < nargs; i++)
     if (act[i] != TANJIT_CONST && act[i] != TANJIT_DUP && act[i] != TANJIT_DUPNONEED)
       return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,

@@ -123,6 +123,62 @@ START_TEST(device_handle_renamed) {
 }
 END_TEST
 
+/* The handle form of a renamed ccall, `ejlptr$<fn>$<handle>`, names fn as
+ * `ejlstr$` does; a name the JIT cannot bind (no library after fn) is no
+ * rename, so nothing is known about its call. */
+START_TEST(device_handle_renamed_by_handle) {
+  const char *ir =
+      "declare i32 @\"ejlptr$cuMemAlloc_v2$0x1000\"(ptr, i64)\n"
+      "declare i32 @\"ejlstr$cuMemAlloc_v2\"(ptr, i64)\n"
+      "define i64 @f(ptr %unused) {\n"
+      "  %slot = alloca i64\n"
+      "  %r = call i32 @\"ejlptr$cuMemAlloc_v2$0x1000\"(ptr %slot, i64 8)\n"
+      "  %h = load i64, ptr %slot\n"
+      "  %slot2 = alloca i64\n"
+      "  %r2 = call i32 @\"ejlstr$cuMemAlloc_v2\"(ptr %slot2, i64 8)\n"
+      "  %h2 = load i64, ptr %slot2\n"
+      "  %s = add i64 %h, %h2\n"
+      "  ret i64 %s\n"
+      "}\n";
+  parsed p = analyze(ir, "f");
+  ck_kind(&p, "h", -1, "pointer");
+  ck_kind(&p, "slot2", 0, "unknown");
+  release(&p);
+}
+END_TEST
+
+/* Argument types come from the rule tables: calls the memory and CUDA
+ * rules handle (memalign, aligned operator new, the 16- and 32-bit device
+ * memsets) have integer sizes and pointer destinations, as malloc and
+ * cuMemsetD8 do. */
+START_TEST(rule_table_argument_types) {
+  const char *ir =
+      "declare ptr @memalign(i64, i64)\n"
+      "declare ptr @_ZnwmSt11align_val_t(i64, i64)\n"
+      "declare i32 @cuMemsetD16_v2(i64, i16, i64)\n"
+      "declare i32 @cuMemsetD32Async(i64, i32, i64, ptr)\n"
+      "define void @f(i64 %al, i64 %n, i64 %m, i64 %h, i64 %k, i64 %g, "
+      "i64 %j, ptr %st) {\n"
+      "  %p = call ptr @memalign(i64 %al, i64 %n)\n"
+      "  store double 1.0, ptr %p\n"
+      "  %q = call ptr @_ZnwmSt11align_val_t(i64 %m, i64 64)\n"
+      "  %r1 = call i32 @cuMemsetD16_v2(i64 %h, i16 0, i64 %k)\n"
+      "  %r2 = call i32 @cuMemsetD32Async(i64 %g, i32 0, i64 %j, ptr %st)\n"
+      "  ret void\n"
+      "}\n";
+  parsed p = analyze(ir, "f");
+  ck_kind(&p, "al", -1, "integer");
+  ck_kind(&p, "n", -1, "integer");
+  ck_kind(&p, "p", 0, "float64");
+  ck_kind(&p, "m", -1, "integer");
+  ck_kind(&p, "h", -1, "pointer");
+  ck_kind(&p, "k", -1, "integer");
+  ck_kind(&p, "g", -1, "pointer");
+  ck_kind(&p, "j", -1, "integer");
+  release(&p);
+}
+END_TEST
+
 /* ---- a struct { double, ptr, i32 } copied with memcpy ---- */
 
 static const char *struct_ir =
@@ -365,27 +421,28 @@ static tanjit_error *transform(const char *ir, char **emitted) {
   return err;
 }
 
-/* Float bits manipulated as an integer (|x| by masking the sign): the
- * derivative is undefined, and the error names the value and function. */
+/* Float bits manipulated as an integer (the low mantissa bits cleared): the
+ * derivative is undefined, and the error names the value and function.  (A
+ * sign-bit mask is fabs, and signbits.c makes it one.) */
 START_TEST(conflict_is_an_error) {
   const char *ir = REQ_DECLS
-      "define double @fabs_bits(double %x) {\n"
+      "define double @chop_bits(double %x) {\n"
       "  %m = alloca double\n"
       "  store double %x, ptr %m\n"
       "  %bits = load i64, ptr %m\n"
-      "  %abs = and i64 %bits, 9223372036854775807\n"
+      "  %abs = and i64 %bits, -4294967296\n"
       "  %r = bitcast i64 %abs to double\n"
       "  ret double %r\n"
       "}\n"
       "define double @req(double %x) {\n"
-      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @fabs_bits, double "
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @chop_bits, double "
       "%x, double 1.0)\n"
       "  ret double %d\n"
       "}\n";
   tanjit_error *err = transform(ir, NULL);
   ck_assert_msg(err != NULL, "a conflicting integer was differentiated");
   const char *m = tanjit_error_message(err);
-  ck_assert_msg(strstr(m, "%abs") && strstr(m, "fabs_bits") &&
+  ck_assert_msg(strstr(m, "%abs") && strstr(m, "chop_bits") &&
                     strstr(m, "float or an integer"),
                 "message: %s", m);
   tanjit_error_free(err);
@@ -532,6 +589,8 @@ int main(void) {
   TCase *tc = tcase_create("analysis");
   tcase_add_test(tc, device_handle_from_cumemalloc);
   tcase_add_test(tc, device_handle_renamed);
+  tcase_add_test(tc, device_handle_renamed_by_handle);
+  tcase_add_test(tc, rule_table_argument_types);
   tcase_add_test(tc, struct_copied_with_memcpy);
   tcase_add_test(tc, struct_array_runtime_length);
   tcase_add_test(tc, copy_from_constant_global);

@@ -1,0 +1,90 @@
+/*
+ * How the engine reads IR, in one place: which opcodes form a class that
+ * the analyses and the rules must treat alike, and which casts a value is
+ * looked at through.  Activity analysis (activity.c), type analysis
+ * (typeanalysis.c) and the instruction rules (rules_inst.c) each once kept
+ * their own lists; when one list gained an opcode the others did not, an
+ * instruction could be active with no rule for its tangent, or carry a
+ * tangent that type analysis had ruled out.
+ */
+#include "ad/engine.h"
+
+ad_opclass ad_opcode_class(LLVMOpcode op) {
+  switch (op) {
+  case LLVMBr:
+  case LLVMSwitch:
+  case LLVMUnreachable:
+  case LLVMFence:
+    return AD_OP_CONTROL;
+  case LLVMICmp:
+  case LLVMFCmp:
+    return AD_OP_COMPARE;
+  case LLVMFPToSI:
+  case LLVMFPToUI:
+    return AD_OP_FLOAT_TO_INT;
+  case LLVMSIToFP:
+  case LLVMUIToFP:
+    return AD_OP_INT_TO_FLOAT;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+    return AD_OP_INT_OFFSET;
+  case LLVMMul:
+  case LLVMUDiv:
+  case LLVMSDiv:
+  case LLVMURem:
+  case LLVMSRem:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+    return AD_OP_INT_NUMBER;
+  default:
+    return AD_OP_OTHER;
+  }
+}
+
+int ad_opclass_is_int_arith(ad_opclass c) {
+  return c == AD_OP_INT_OFFSET || c == AD_OP_INT_NUMBER;
+}
+
+int ad_opclass_has_no_tangent(ad_opclass c) {
+  return c == AD_OP_CONTROL || c == AD_OP_COMPARE ||
+         c == AD_OP_FLOAT_TO_INT || c == AD_OP_INT_TO_FLOAT;
+}
+
+/* Whether `op` is a cast that ad_strip_casts looks through under `what`. */
+static int strippable(LLVMOpcode op, unsigned what) {
+  switch (op) {
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+    return 1;
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+    return (what & AD_STRIP_INT_CASTS) != 0;
+  case LLVMGetElementPtr:
+    return (what & AD_STRIP_GEPS) != 0;
+  case LLVMFreeze:
+    return (what & AD_STRIP_FREEZE) != 0;
+  default:
+    return 0;
+  }
+}
+
+LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what) {
+  /* bounded: unreachable code may define an instruction by itself */
+  for (int depth = 0; depth < 256 && v; depth++) {
+    LLVMOpcode op;
+    if (LLVMIsAConstantExpr(v))
+      op = LLVMGetConstOpcode(v);
+    else if ((what & AD_STRIP_INSTRUCTIONS) && LLVMIsAInstruction(v))
+      op = LLVMGetInstructionOpcode(v);
+    else
+      break;
+    if (!strippable(op, what))
+      break;
+    v = LLVMGetOperand(v, 0);
+  }
+  return v;
+}
