@@ -294,6 +294,44 @@ int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
   return yes;
 }
 
+/* An integer loaded only to be stored elsewhere (a vectorized or unrolled
+ * memcpy moving float bytes as i64): its shadow moves the bytes' shadow
+ * whatever they hold, as a memcpy's would, so a float/integer conflict on
+ * it does not matter. */
+static int moves_bytes_only(LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v))
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != v)
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether every store of load `v` writes into memory with a shadow. */
+static int stores_into_shadowed_memory(ad_fn_ctx *fc, LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+    if (!ad_is_active(fc, LLVMGetOperand(LLVMGetUser(u), 1)))
+      return 0;
+  return 1;
+}
+
+/*
+ * A load that only moves bytes from shadowed memory to shadowed memory (a
+ * hand-written copy loop of unsigned char or uint32_t, vectorized or not)
+ * moves their shadow too, as memcpy's rule does, whatever type analysis
+ * says the bytes are: a narrow integer may be a float's bytes, and where
+ * it is integer data the shadow bytes mirror the primal ones anyway.
+ */
+static void mark_whatever_type(activity_state *st, LLVMValueRef v) {
+  if (ad_is_active(st->fc, v))
+    return;
+  if (ad_map_put(&st->fc->active, v, (void *)1) != 0)
+    st->oom = 1;
+  st->changed = 1;
+}
+
 static void visit(activity_state *st, LLVMValueRef inst) {
   ad_fn_ctx *fc = st->fc;
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
@@ -323,6 +361,13 @@ static void visit(activity_state *st, LLVMValueRef inst) {
     visit_call(st, inst);
     break;
   case LLVMLoad:
+    if (!ad_is_active(fc, LLVMGetOperand(inst, 0)))
+      break;
+    if (moves_bytes_only(inst) && stores_into_shadowed_memory(fc, inst))
+      mark_whatever_type(st, inst);
+    else
+      mark(st, inst);
+    break;
   case LLVMGetElementPtr:
   case LLVMExtractElement:
   case LLVMExtractValue:
@@ -405,21 +450,6 @@ static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
     return 0;
   return !is_integer_valued(LLVMTypeOf(user)) ||
          ad_map_get(needed, user) != NULL;
-}
-
-/* An integer loaded only to be stored elsewhere (a vectorized or unrolled
- * memcpy moving float bytes as i64): its shadow moves the bytes' shadow
- * whatever they hold, as a memcpy's would, so a float/integer conflict on
- * it does not matter. */
-static int moves_bytes_only(LLVMValueRef v) {
-  if (!LLVMIsALoadInst(v))
-    return 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != v)
-      return 0;
-  }
-  return 1;
 }
 
 /* Active integers whose shadow nothing reads (a loop bound only compared,
