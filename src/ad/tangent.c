@@ -112,8 +112,23 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
       if (may_equal_walk(fc, LLVMGetIncomingValue(v, k), seen, depth + 1))
         return 1;
     return 0;
+  case LLVMExtractValue:
+  case LLVMExtractElement:
+    return may_equal_walk(fc, LLVMGetOperand(v, 0), seen, depth + 1);
+  case LLVMLoad:
+  case LLVMIntToPtr:
+    /* Read from memory: an inactive pointer stored into shadowed memory (an
+     * enzyme_const array kept next to active ones, a constant table) stands
+     * for itself in the shadow memory too. */
+    return 1;
+  case LLVMCall: {
+    /* A fresh allocation has a shadow of its own; a derivative may return
+     * an inactive pointer as its own shadow. */
+    const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, v);
+    return !(r && r->returns_allocation);
+  }
   default:
-    return 0; /* loads, calls, allocations: a shadow of their own */
+    return 0; /* allocas, arguments' offsets: a shadow of their own */
   }
 }
 
