@@ -63,6 +63,7 @@ static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
   if (mc->failed)
     return -1;
   mc->failed = 1;
+  mc->failed_code = code;
   strbuf sb;
   sb_init(&sb);
   sb_vprintf(&sb, fmt, ap);

@@ -94,6 +94,7 @@ struct ad_module_ctx {
   size_t global_refs_generation, touches_generation;
   tanjit_error **err;
   int failed; /* an error is already stored in *err */
+  tanjit_error_code failed_code; /* its code, also when err is NULL */
 };
 
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ad/engine.h"
+#include "common/strbuf.h"
 
 /* Families asked in order, after custom rules (custom.c); the first rule
  * found wins.  A new family adds its lookup here. */
@@ -290,11 +291,42 @@ static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
 }
 
 /*
+ * A candidate target whose derivative cannot be made (a function of the
+ * same type that calls something without a rule, and that the program may
+ * never pass here): forgets the derivatives begun since `mark` (its own
+ * and its callees', some half built), which nothing else refers to yet,
+ * and the error, so that only a call through that target traps.  The
+ * error's text is returned (caller frees; NULL if none was kept).
+ */
+static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
+  for (size_t i = mark; i < mc->ncache; i++) {
+    LLVMValueRef d = mc->cache[i].derivative;
+    LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
+  }
+  for (size_t i = mark; i < mc->ncache; i++) {
+    LLVMDeleteFunction(mc->cache[i].derivative);
+    free(mc->cache[i].sig.activity);
+  }
+  mc->ncache = mark;
+  mc->failed = 0;
+  char *why = NULL;
+  if (mc->err && *mc->err) {
+    const char *m = tanjit_error_message(*mc->err);
+    why = m ? tj_strdup(m) : NULL;
+    tanjit_error_free(*mc->err);
+    *mc->err = NULL;
+  }
+  return why;
+}
+
+/*
  * An indirect call with active arguments.  The target is known only at run
  * time, so the derivative dispatches on it: every function of this module
  * with the call's type whose address is taken is a candidate; the call
  * compares the pointer with each and calls that candidate's derivative.
- * A pointer matching none (a function from outside the module) traps.
+ * A pointer matching none (a function from outside the module), or a
+ * candidate that cannot be differentiated, traps; if no candidate can be,
+ * the call is an error that gives the first one's reason.
  */
 static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
   ad_module_ctx *mc = fc->mc;
@@ -326,6 +358,8 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
       LLVMAppendBasicBlockInContext(mc->llctx, fc->deriv_fn, "indirect.unknown");
   LLVMValueRef prim[64], shad[64];
   LLVMBasicBlockRef from[64];
+  unsigned nok = 0;
+  char *first_why = NULL;
   int rc = 0;
   for (unsigned i = 0; i < nc && rc == 0; i++) {
     LLVMBasicBlockRef hit =
@@ -337,25 +371,52 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMValueRef eq = LLVMBuildICmp(fc->b, LLVMIntEQ, target, cands[i], "");
     LLVMBuildCondBr(fc->b, eq, hit, next);
     LLVMPositionBuilderAtEnd(fc->b, hit);
-    rc = derivative_call(fc, call, cands[i], &prim[i], &shad[i]);
-    from[i] = LLVMGetInsertBlock(fc->b);
-    LLVMBuildBr(fc->b, merge);
+    size_t mark = mc->ncache;
+    rc = derivative_call(fc, call, cands[i], &prim[nok], &shad[nok]);
+    if (rc && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
+      char *why = forget_failed_candidate(mc, mark);
+      if (!first_why)
+        first_why = why;
+      else
+        free(why);
+      ad_call_intrinsic(fc, "llvm.trap", NULL, 0, NULL, 0);
+      LLVMBuildUnreachable(fc->b);
+      rc = 0;
+    } else if (rc == 0) {
+      from[nok++] = LLVMGetInsertBlock(fc->b);
+      LLVMBuildBr(fc->b, merge);
+    }
     LLVMPositionBuilderAtEnd(fc->b, next);
   }
-  if (rc)
+  if (rc) {
+    free(first_why);
     return rc;
+  }
+  if (!nok) {
+    char *t = ad_value_text(call);
+    rc = ad_fail(mc, call,
+                 "indirect call with active arguments, and none of its "
+                 "possible targets (functions of this module of its type "
+                 "whose address is taken) can be differentiated: %s; the "
+                 "first: %s",
+                 t ? t : "", first_why ? first_why : "(no reason kept)");
+    free(t);
+    free(first_why);
+    return rc;
+  }
+  free(first_why);
   LLVMPositionBuilderAtEnd(fc->b, trapbb);
   ad_call_intrinsic(fc, "llvm.trap", NULL, 0, NULL, 0);
   LLVMBuildUnreachable(fc->b);
   LLVMPositionBuilderAtEnd(fc->b, merge);
   if (prim[0]) {
     LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(prim[0]), "");
-    LLVMAddIncoming(phi, prim, from, nc);
+    LLVMAddIncoming(phi, prim, from, nok);
     ad_map_put(&fc->vmap, call, phi);
   }
   if (shad[0]) {
     LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(shad[0]), "");
-    LLVMAddIncoming(phi, shad, from, nc);
+    LLVMAddIncoming(phi, shad, from, nok);
     ad_set_shadow(fc, call, phi);
   }
   return 0;

@@ -916,6 +916,35 @@ START_TEST(test_error_unknown_instruction) {
 }
 END_TEST
 
+/* An indirect call none of whose possible targets can be differentiated:
+ * one error naming the call and the first target's reason. */
+START_TEST(test_error_indirect_no_target_differentiable) {
+  static const char ir[] = REQ_DECLS
+      "declare double @opaque(double)\n"
+      "define double @g(double %x) {\n"
+      "  %r = call double @opaque(double %x)\n"
+      "  ret double %r\n"
+      "}\n"
+      "@table = global ptr @g\n"
+      "define double @f(ptr %fp, double %x) {\n"
+      "  %r = call double %fp(double %x)\n"
+      "  ret double %r\n"
+      "}\n"
+      "define double @df(double %x) {\n"
+      "  %fp = load ptr, ptr @table\n"
+      "  %c = load i32, ptr @enzyme_const\n"
+      "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %c, ptr %fp, "
+      "double %x, double 1.0)\n"
+      "  ret double %r\n"
+      "}\n";
+  const char *parts[] = {"indirect call with active arguments",
+                         "none of its possible targets",
+                         "the first: no forward-mode derivative for call to opaque",
+                         NULL};
+  expect_error(ir, TANJIT_ERR_DIFFERENTIATE, parts);
+}
+END_TEST
+
 START_TEST(test_error_mutable_global) {
   static const char ir[] = REQ_DECLS
       "@g = external global double\n"
@@ -997,6 +1026,7 @@ static Suite *engine_suite(void) {
   tcase_add_test(t, test_error_malformed);
   tcase_add_test(t, test_error_unknown_instruction);
   tcase_add_test(t, test_error_mutable_global);
+  tcase_add_test(t, test_error_indirect_no_target_differentiable);
   tcase_add_test(t, test_error_through_session);
   suite_add_tcase(s, t);
   return s;
