@@ -67,6 +67,24 @@ static marker marker_of(LLVMValueRef v) {
   return MARK_NONE;
 }
 
+/* The name of a marker as written: the global's or the metadata string. */
+static const char *marker_text(LLVMValueRef v, char *buf, size_t size) {
+  const char *s = NULL;
+  size_t n = 0;
+  if (LLVMIsAMDString(v)) {
+    unsigned len = 0;
+    s = LLVMGetMDString(v, &len);
+    n = len;
+  } else {
+    if (LLVMIsALoadInst(v))
+      v = LLVMGetOperand(v, 0);
+    if (LLVMIsAGlobalVariable(v))
+      s = LLVMGetValueName2(v, &n);
+  }
+  snprintf(buf, size, "%.*s", s ? (int)(n < 60 ? n : 60) : 1, s ? s : "?");
+  return buf;
+}
+
 /* Converts an argument as passed (variadic promotion: float -> double,
  * char/short -> int) to the parameter type.  NULL if impossible. */
 static LLVMValueRef coerce_arg(LLVMBuilderRef b, LLVMTypeRef want,
@@ -161,10 +179,10 @@ static int scan_global_markers(request *r) {
       if (!LLVMIsAConstantInt(w))
         return ad_fail(r->mc, r->call,
                        "enzyme_width must be followed by a constant integer");
-      unsigned long long n = LLVMConstIntGetZExtValue(w);
+      long long n = LLVMConstIntGetSExtValue(w);
       if (n < 1 || n > AD_MAX_WIDTH)
         return ad_fail(r->mc, r->call,
-                       "enzyme_width %llu is out of range (1..%d)", n,
+                       "enzyme_width %lld is out of range (1..%d)", n,
                        AD_MAX_WIDTH);
       r->width = (unsigned)n;
     }
@@ -181,7 +199,23 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
   unsigned long long hs = LLVMABISizeOfType(r->mc->td, have);
   unsigned long long ws = LLVMABISizeOfType(r->mc->td, want);
   if (LLVMStoreSizeOfType(r->mc->td, have) > ws || hs < LLVMStoreSizeOfType(r->mc->td, want)) {
-    fail_type(r, "the result", have, want);
+    char *a = type_text(have), *c = type_text(want);
+    char why[96];
+    if (r->primal_return && r->width > 1)
+      snprintf(why, sizeof why, "the primal and %u tangents", r->width);
+    else if (r->primal_return)
+      snprintf(why, sizeof why, "{primal, tangent}, after enzyme_primal_return");
+    else if (r->width > 1)
+      snprintf(why, sizeof why, "one tangent per direction of enzyme_width %u",
+               r->width);
+    else
+      snprintf(why, sizeof why, "the tangent of its result");
+    ad_fail(r->mc, r->call,
+            "__enzyme_fwddiff of %s returns %s (%s), but the call is declared "
+            "to return %s: declare the request with a result of that type",
+            ad_value_name(r->fn), a ? a : "?", why, c ? c : "?");
+    free(a);
+    free(c);
     return NULL;
   }
   /* Through memory: an alloca in the entry block holding either type. */
@@ -305,9 +339,13 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
         continue;
       }
       if (mi == MARK_UNKNOWN) {
-        rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unsupported marker "
-                               "at argument %u",
-                     ad_value_name(r.fn), i);
+        char name[64];
+        rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
+                               "argument %u (tanjit knows enzyme_dup, "
+                               "enzyme_const, enzyme_dupnoneed, enzyme_width "
+                               "and enzyme_primal_return)",
+                     ad_value_name(r.fn),
+                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
         break;
       }
       if (mi != MARK_NONE) {

@@ -880,6 +880,13 @@ START_TEST(test_error_malformed) {
        "enzyme_width 0"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, i32 %dup, double %x, double 1.0)",
        "is a marker"},
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 -1, double %x, double 1.0)",
+       "enzyme_width -1 is out of range"},
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dupp\", double %x, double 1.0)",
+       "unknown marker enzyme_dupp at argument 1"},
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 2, double %x, double 1.0, double 2.0, double %x, double 0.0, double 0.0)",
+       "returns [2 x double] (one tangent per direction of enzyme_width 2), "
+       "but the call is declared to return double"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char ir[4096];
