@@ -68,6 +68,11 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("llvm.debugtrap"),
     INACTIVE("llvm.sideeffect"),
     INACTIVE("llvm.is.fpclass"),
+    /* Julia's GC bookkeeping: roots and safepoints move no values */
+    INACTIVE("llvm.julia.gc_preserve_begin"),
+    INACTIVE("llvm.julia.gc_preserve_end"),
+    INACTIVE("julia.safepoint"),
+    INACTIVE("julia.get_pgcstack"),
 };
 
 const ad_call_rule *ad_inactive_lookup(const char *name) {

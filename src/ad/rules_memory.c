@@ -238,6 +238,10 @@ static const ad_typed_rule memory_rules[] = {
     ALLOC("_ZnamSt11align_val_t", d_malloc0, "ii"),
     ALLOC("_ZnwmRKSt9nothrow_t", d_malloc0, "i-"),
     ALLOC("_ZnamRKSt9nothrow_t", d_malloc0, "i-"),
+    /* Julia, before GC lowering: a garbage-collected object (ptls, size,
+     * type); its shadow is another one, zeroed, which the collector owns
+     * as it owns the primal (never freed explicitly) */
+    ALLOC("julia.gc_alloc_obj", d_malloc1, "-i-"),
     OTHER("posix_memalign", d_memalign, 0, "Pii"),
     OTHER("free", d_free, 0, "p"),
     OTHER("_ZdlPv", d_free, 0, "p"),
