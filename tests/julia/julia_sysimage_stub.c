@@ -7,10 +7,10 @@
  *
  * It also stands in for Julia's runtime in tests/julia/gc_objects.ll: the
  * GC entry points of unlowered IR (julia.get_pgcstack, julia.gc_alloc_obj),
- * under those names, with malloc as the collector.
+ * under those names, with a static arena as the collector.
  */
 #include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 double julia_log_123(double x);
 
@@ -24,8 +24,17 @@ void *julia_gc_alloc_obj(void *ptls, size_t size, void *type)
 
 void *julia_get_pgcstack(void) { return fake_pgcstack; }
 
-/* Never freed: a test's handful of objects, as a collector would own them. */
+/* A bump allocator over a static arena stands in for the collector: the
+ * objects are never freed explicitly, as under a GC, and nothing leaks. */
+static _Alignas(16) unsigned char arena[1 << 16];
+static size_t arena_used;
+
 void *julia_gc_alloc_obj(void *ptls, size_t size, void *type) {
   (void)ptls, (void)type;
-  return malloc(size ? size : 1);
+  size = (size + 15) & ~(size_t)15;
+  if (size > sizeof arena - arena_used)
+    return NULL;
+  void *p = arena + arena_used;
+  arena_used += size;
+  return p;
 }
