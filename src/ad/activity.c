@@ -168,9 +168,17 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
      * integer holding one): its derivative returns the shadow. */
     const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, p);
     LLVMValueRef callee = ad_called_function(p);
-    if ((r && r->returns_allocation) ||
-        (!r && callee && LLVMCountBasicBlocks(callee) > 0))
+    if (r && r->returns_allocation) {
       mark(st, p);
+    } else if (!r && callee && LLVMCountBasicBlocks(callee) > 0) {
+      mark(st, p);
+      /* The pointer it returns may be one it was given or one it read
+       * through one (an accessor, operator[]): their shadows come first. */
+      unsigned n = LLVMGetNumArgOperands(p);
+      for (unsigned k = 0; k < n; k++)
+        if (carries_pointer(st, LLVMGetOperand(p, k)))
+          demand(st, LLVMGetOperand(p, k), depth + 1);
+    }
     break;
   }
   default:
