@@ -372,9 +372,12 @@ static int apply_plan(ad_fn_ctx *fc, const ad_copy_emitter *em,
 /* Whether a source shadow may, at run time, be the primal itself: an
  * inactive pointer stands for itself (engine.h), and one stored in memory
  * that has a shadow (a local slot at -O0) comes back as its own "shadow".
- * Arguments' shadows are distinct by the request's contract. */
-static int shadow_may_be_primal(LLVMValueRef shadow_lane) {
-  return !LLVMIsAArgument(shadow_lane) && !LLVMIsConstant(shadow_lane);
+ * Arguments' shadows are distinct by the request's contract, unless the
+ * caller passed one it could not vouch for (AD_ARG_DUP_RUNTIME). */
+static int shadow_may_be_primal(ad_fn_ctx *fc, LLVMValueRef shadow_lane) {
+  if (LLVMIsAArgument(shadow_lane))
+    return ad_shadow_param_may_be_primal(fc, shadow_lane);
+  return !LLVMIsConstant(shadow_lane);
 }
 
 /* One lane of a copy's tangent work: the plan with the source's shadow, the
@@ -387,7 +390,7 @@ static int copy_one_lane(ad_fn_ctx *fc, const ad_copy_emitter *em,
                          int has_source_shadow, int template) {
   if (!has_source_shadow)
     return apply_plan(fc, em, clone, lay, without, l, plen, overlap);
-  if (template || !shadow_may_be_primal(l->src_shadow))
+  if (template || !shadow_may_be_primal(fc, l->src_shadow))
     return apply_plan(fc, em, clone, lay, with, l, plen, overlap);
   LLVMContextRef c = fc->mc->llctx;
   LLVMBasicBlockRef inactive =
@@ -455,7 +458,8 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
      * inactive memory: writing tangents there would overwrite the user's
      * data.  Shadow allocas are always distinct. */
     LLVMBasicBlockRef dst_join = NULL;
-    if (shadow_may_be_primal(l.dst_shadow) && !LLVMIsAAllocaInst(l.dst_shadow) &&
+    if (shadow_may_be_primal(fc, l.dst_shadow) &&
+        !LLVMIsAAllocaInst(l.dst_shadow) &&
         LLVMTypeOf(l.dst_shadow) == LLVMTypeOf(pdst)) {
       LLVMBasicBlockRef work =
           LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "copy.dst_active");

@@ -49,7 +49,12 @@ void *ad_map_get(const ad_map *m, const void *key);
 typedef enum ad_arg_activity {
   AD_ARG_CONST = 0,
   AD_ARG_DUP = 1,
-  AD_ARG_DUPNONEED = 2
+  AD_ARG_DUPNONEED = 2,
+  /* duplicated by a caller whose shadow of this pointer may be the pointer
+   * itself at run time (an enzyme_const pointer kept in shadowed memory):
+   * accesses through it are checked as within the caller (run-time
+   * activity) */
+  AD_ARG_DUP_RUNTIME = 3
 } ad_arg_activity;
 
 typedef enum ad_ret_mode {
@@ -266,6 +271,9 @@ LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v);
  * which stand for themselves.  Loads and stores through such a pointer
  * compare shadow and primal at run time (Enzyme's runtime activity). */
 int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p);
+/* Whether `shadow` is the derivative's shadow parameter of a pointer its
+ * caller passed AD_ARG_DUP_RUNTIME.  (tangent.c) */
+int ad_shadow_param_may_be_primal(ad_fn_ctx *fc, LLVMValueRef shadow);
 /* The tangent work of load or store `inst` (clone `clone`) through such a
  * pointer, per lane: where shadow == primal a store writes the primal
  * value again (a no-op) and a load reads zero float tangents.  Returns the
@@ -359,6 +367,7 @@ typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
  *      (an integer): the layouts of the two sides are exchanged
  *   P  an out-parameter that receives a pointer (8 bytes at offset 0)
  *   I  an out-parameter that receives an int (4 bytes)
+ *   Z  an out-parameter that receives a size_t (pointer-sized integer)
  *   F  an out-parameter that receives a float of the call's result type
  *   -  not classified (a stream, a context)
  * A rule with `returns_allocation` makes its result a fresh object.

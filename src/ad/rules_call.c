@@ -242,9 +242,18 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
     free(args);
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   }
-  for (unsigned i = 0; i < np; i++)
-    act[i] = passes_shadow(fc, LLVMGetOperand(call, i)) ? AD_ARG_DUP
-                                                         : AD_ARG_CONST;
+  /* A pointer whose shadow may be itself here keeps its run-time checks in
+   * the callee: a derivative of its own for that case. */
+  for (unsigned i = 0; i < np; i++) {
+    LLVMValueRef a = LLVMGetOperand(call, i);
+    if (!passes_shadow(fc, a))
+      act[i] = AD_ARG_CONST;
+    else if (ad_type_is_pointerish(LLVMTypeOf(a)) &&
+             ad_shadow_may_equal_primal(fc, a))
+      act[i] = AD_ARG_DUP_RUNTIME;
+    else
+      act[i] = AD_ARG_DUP;
+  }
   LLVMTypeRef rt = LLVMTypeOf(call);
   ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)

@@ -96,8 +96,13 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
    * defined later, across a loop's back edge, gets its shadow then) */
   if (!ad_map_get(&fc->shadow, v) && !ad_is_active(fc, v))
     return 1;
+  if (LLVMIsAArgument(v)) /* duplicated: its own shadow, unless the caller
+                            * could not promise that */
+    for (unsigned i = 0; i < fc->sig->nparams; i++)
+      if (LLVMGetParam(fc->primal_fn, i) == v)
+        return fc->sig->activity[i] == AD_ARG_DUP_RUNTIME;
   if (!LLVMIsAInstruction(v))
-    return 0; /* a duplicated argument: its own shadow memory */
+    return 0;
   switch (LLVMGetInstructionOpcode(v)) {
   case LLVMGetElementPtr:
   case LLVMBitCast:
@@ -130,6 +135,14 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
   default:
     return 0; /* allocas, arguments' offsets: a shadow of their own */
   }
+}
+
+int ad_shadow_param_may_be_primal(ad_fn_ctx *fc, LLVMValueRef shadow) {
+  for (unsigned i = 0; i < fc->sig->nparams; i++)
+    if (fc->sig->activity[i] == AD_ARG_DUP_RUNTIME &&
+        ad_shadow_or_null(fc, LLVMGetParam(fc->primal_fn, i)) == shadow)
+      return 1;
+  return 0;
 }
 
 int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p) {
