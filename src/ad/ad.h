@@ -62,9 +62,9 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
 int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
                                  tanjit_error **err);
 
-/* Whether a function of this name is a forward-mode request: its name
+/* Whether calls to `f` are forward-mode requests: a declaration whose name
  * contains __enzyme_fwddiff, as Enzyme decides (C++ mangles templates). */
-int ad_is_request_name(const char *name, size_t n);
+int ad_is_request_function(LLVMValueRef f);
 
 /*
  * Replaces every derivative request in `m` (calls to functions whose name

@@ -47,8 +47,11 @@ static int name_contains(const char *s, size_t n, const char *word) {
   return 0;
 }
 
-int ad_is_request_name(const char *name, size_t n) {
-  return name_contains(name, n, "__enzyme_fwddiff");
+int ad_is_request_function(LLVMValueRef f) {
+  size_t n;
+  const char *name = LLVMGetValueName2(f, &n);
+  /* only a declaration: a function of the program may have such a name */
+  return LLVMIsDeclaration(f) && name_contains(name, n, "__enzyme_fwddiff");
 }
 
 /* Enzyme's reverse-mode entry points (whole, split and batched forms). */
@@ -86,14 +89,16 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   return out;
 }
 
-/* Whether the target of request `outer` reaches, through direct calls, the
- * function that holds request `inner`. */
 int ad_function_address_taken(LLVMValueRef f) {
   for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
-    if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
-      continue;
-    return 1;
+    if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
+      return 1;
+    /* called, and perhaps passed as an argument of that call too: f(f) */
+    unsigned n = LLVMGetNumArgOperands(user);
+    for (unsigned k = 0; k < n; k++)
+      if (LLVMGetOperand(user, k) == f)
+        return 1;
   }
   return 0;
 }
@@ -101,6 +106,51 @@ int ad_function_address_taken(LLVMValueRef f) {
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
+}
+
+/*
+ * What each request's target reaches through calls, direct or indirect (an
+ * indirect call reaches every function that may be its target, as
+ * emit_indirect_call in rules_call.c differentiates every one of those),
+ * computed once per target: requests are ordered by it, inner first.
+ * Rewriting a request only removes a use of its target, so a set computed
+ * earlier stays an over-approximation, which only orders requests.
+ */
+typedef struct reach_memo {
+  ad_map sets;          /* target function -> ad_map * of reachable ones */
+  LLVMValueRef *taken;  /* functions with a body whose address is taken */
+  size_t ntaken;
+  int oom;
+} reach_memo;
+
+static void reach_memo_init(reach_memo *r, LLVMModuleRef m) {
+  memset(r, 0, sizeof *r);
+  ad_map_init(&r->sets);
+  size_t cap = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMCountBasicBlocks(f) || !ad_function_address_taken(f))
+      continue;
+    if (r->ntaken == cap) {
+      cap = cap ? 2 * cap : 16;
+      LLVMValueRef *g = realloc(r->taken, cap * sizeof *g);
+      if (!g) {
+        r->oom = 1;
+        return;
+      }
+      r->taken = g;
+    }
+    r->taken[r->ntaken++] = f;
+  }
+}
+
+static void reach_memo_free(reach_memo *r) {
+  for (size_t i = 0; i < r->sets.cap; i++)
+    if (r->sets.keys[i] && r->sets.vals[i]) {
+      ad_map_free(r->sets.vals[i]);
+      free(r->sets.vals[i]);
+    }
+  ad_map_free(&r->sets);
+  free(r->taken);
 }
 
 /* Pushes `f` on the walk's stack unless seen; -1 on out of memory. */
@@ -121,13 +171,54 @@ static int walk_push(ad_map *seen, LLVMValueRef **stack, size_t *sp,
   return 0;
 }
 
-/*
- * Whether the function `outer` differentiates can reach the function that
- * holds request `inner`: through direct calls, and through indirect calls
- * to any function that may be their target (emit_indirect_call in
- * rules_call.c differentiates every one of those).
- */
-static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
+/* The set of functions `target` reaches (itself included), or NULL on out
+ * of memory. */
+static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
+  ad_map *seen = ad_map_get(&r->sets, target);
+  if (seen)
+    return seen;
+  size_t sp = 0, cap = 64;
+  LLVMValueRef *stack = malloc(cap * sizeof *stack);
+  seen = malloc(sizeof *seen);
+  if (seen)
+    ad_map_init(seen);
+  int failed = !stack || !seen || r->oom ||
+               walk_push(seen, &stack, &sp, &cap, target) != 0;
+  while (sp && !failed) {
+    LLVMValueRef f = stack[--sp];
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !failed;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !failed;
+           i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+          continue;
+        LLVMValueRef c = ad_called_function(i);
+        if (c) {
+          failed = LLVMCountBasicBlocks(c) &&
+                   walk_push(seen, &stack, &sp, &cap, c) != 0;
+          continue;
+        }
+        LLVMTypeRef ft = LLVMGetCalledFunctionType(i);
+        for (size_t k = 0; k < r->ntaken && !failed; k++)
+          failed = LLVMGlobalGetValueType(r->taken[k]) == ft &&
+                   walk_push(seen, &stack, &sp, &cap, r->taken[k]) != 0;
+      }
+  }
+  free(stack);
+  if (failed || ad_map_put(&r->sets, target, seen) != 0) {
+    if (seen) {
+      ad_map_free(seen);
+      free(seen);
+    }
+    return NULL;
+  }
+  return seen;
+}
+
+/* Whether the target of request `outer` reaches the function that holds
+ * request `inner`. */
+static int request_reaches(reach_memo *r, LLVMValueRef outer,
+                           LLVMValueRef inner) {
   LLVMValueRef target = LLVMGetNumArgOperands(outer) ? LLVMGetOperand(outer, 0) : NULL;
   if (target && !LLVMIsAFunction(target) && LLVMGetNumArgOperands(outer) > 1)
     target = LLVMGetOperand(outer, 1); /* after an sret pointer */
@@ -135,47 +226,9 @@ static int request_reaches(LLVMValueRef outer, LLVMValueRef inner) {
     return 0;
   LLVMValueRef holder =
       LLVMGetBasicBlockParent(LLVMGetInstructionParent(inner));
-  ad_map seen;
-  ad_map_init(&seen);
-  size_t sp = 0, cap = 64;
-  int found = 0;
-  LLVMValueRef *stack = malloc(cap * sizeof *stack);
-  if (!stack || ad_map_put(&seen, target, (void *)1) != 0) {
-    free(stack);
-    ad_map_free(&seen);
-    return 1; /* out of memory: assume it does, which only orders requests */
-  }
-  stack[sp++] = target;
-  LLVMModuleRef m = LLVMGetGlobalParent(target);
-  while (sp && !found) {
-    LLVMValueRef f = stack[--sp];
-    if (f == holder) {
-      found = 1;
-      break;
-    }
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !found;
-         bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !found;
-           i = LLVMGetNextInstruction(i)) {
-        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
-          continue;
-        LLVMValueRef c = ad_called_function(i);
-        if (c) {
-          if (LLVMCountBasicBlocks(c) &&
-              walk_push(&seen, &stack, &sp, &cap, c) != 0)
-            found = 1; /* as above: a conservative answer */
-          continue;
-        }
-        for (LLVMValueRef g = LLVMGetFirstFunction(m); g && !found;
-             g = LLVMGetNextFunction(g))
-          if (ad_may_be_indirect_target(i, g) &&
-              walk_push(&seen, &stack, &sp, &cap, g) != 0)
-            found = 1;
-      }
-  }
-  free(stack);
-  ad_map_free(&seen);
-  return found;
+  ad_map *reached = reach_set(r, target);
+  /* out of memory: assume it does, which only orders requests */
+  return !reached || ad_map_get(reached, holder) != NULL;
 }
 
 static const char *const marker_globals[] = {
@@ -211,9 +264,7 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
   size_t nfns = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 0;
        f = LLVMGetNextFunction(f)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(f, &n);
-    if (!ad_is_request_name(name, n))
+    if (!ad_is_request_function(f))
       continue;
     LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
     if (!g) {
@@ -245,14 +296,16 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
   }
   /* Inner requests first: a request whose target reaches (through calls,
    * direct or indirect) a function holding another pending request waits
-   * for it, so
-   * the outer derivative differentiates the already rewritten inner one. */
+   * for it, so the outer derivative differentiates the already rewritten
+   * inner one. */
+  reach_memo reach;
+  reach_memo_init(&reach, m);
   while (rc == 0 && nall) {
     size_t pick = 0;
     for (size_t i = 0; i < nall; i++) {
       int blocked = 0;
       for (size_t j = 0; j < nall && !blocked; j++)
-        if (j != i && request_reaches(all[i], all[j]))
+        if (j != i && request_reaches(&reach, all[i], all[j]))
           blocked = 1;
       if (!blocked) {
         pick = i;
@@ -263,6 +316,7 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     all[pick] = all[--nall];
     rc = ad_rewrite_request(mc, call);
   }
+  reach_memo_free(&reach);
   for (size_t i = 0; rc == 0 && i < nfns; i++)
     if (!LLVMGetFirstUse(req_fns[i]))
       LLVMDeleteFunction(req_fns[i]);
@@ -410,7 +464,8 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    if (is_reverse_mode_request(name, n) && LLVMGetFirstUse(f)) {
+    if (LLVMIsDeclaration(f) && is_reverse_mode_request(name, n) &&
+        LLVMGetFirstUse(f)) {
       LLVMValueRef where = NULL;
       for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
         if (LLVMIsAInstruction(LLVMGetUser(u)))
@@ -422,7 +477,7 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
                           "included, is supported in reverse mode",
                           name);
     }
-    if (ad_is_request_name(name, n))
+    if (ad_is_request_function(f))
       nreq++;
   }
   if (!nreq)

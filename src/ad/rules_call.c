@@ -323,6 +323,7 @@ static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   }
   mc->ncache = mark;
   mc->failed = 0;
+  mc->failed_code = TANJIT_OK;
   char *why = NULL;
   if (mc->err && *mc->err) {
     const char *m = tanjit_error_message(*mc->err);
@@ -387,7 +388,7 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMPositionBuilderAtEnd(fc->b, hit);
     size_t mark = mc->ncache;
     rc = derivative_call(fc, call, cands[i], &prim[nok], &shad[nok]);
-    if (rc && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
+    if (rc && mc->failed && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
       if (!first_why)
         first_why = why;

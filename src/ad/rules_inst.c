@@ -119,20 +119,25 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     terms[1].coef = pa;
     break;
   case LLVMFDiv: {
-    /* d(c/b) = -(c/b)^2 db / c for a constant numerator (1/r, c/r^2):
-     * the tangent reuses the primal quotient and needs no division of its
-     * own, which matters where the divider is the bottleneck.  Otherwise
+    /* d(k/b) = -(k/b) ((k/b) (1/k)) db for a constant numerator (1/r,
+     * k/r^2): the tangent reuses the primal quotient and needs no division
+     * of its own, which matters where the divider is the bottleneck.  1/k
+     * folds in the operand's own type; (k/b)(1/k) is about 1/b, so nothing
+     * overflows that -k/b^2 would not.  Otherwise
      * d(a/b) = (da - (a/b) db) / b. */
     double k;
-    if (!da && const_fp_value(pa, &k) && k != 0 && isfinite(k) &&
-        isfinite(1 / k)) {
-      LLVMValueRef qq = LLVMBuildFMul(fc->b, c, c, "");
-      ad_copy_fmf(qq, inst);
-      LLVMValueRef coef = qq;
-      if (k != 1) {
-        coef = LLVMBuildFMul(fc->b, qq, ad_const_fp(t, 1 / k), "");
-        ad_copy_fmf(coef, inst);
-      }
+    LLVMValueRef inv_k = NULL;
+    if (!da && const_fp_value(pa, &k) && k != 0 && isfinite(k)) {
+      inv_k = LLVMBuildFDiv(fc->b, ad_const_fp(t, 1.0), pa, "");
+      double r;
+      if (!const_fp_value(inv_k, &r) || !isfinite(r) || r == 0)
+        inv_k = NULL;
+    }
+    if (inv_k) {
+      LLVMValueRef about_inv_b = LLVMBuildFMul(fc->b, c, inv_k, "");
+      ad_copy_fmf(about_inv_b, inst);
+      LLVMValueRef coef = LLVMBuildFMul(fc->b, c, about_inv_b, "");
+      ad_copy_fmf(coef, inst);
       terms[1].coef = coef;
       terms[1].negate = 1;
       break;

@@ -57,6 +57,8 @@ static int is_sign_mask(LLVMValueRef c, int inverted) {
   if (!LLVMIsAConstantInt(c))
     return 0;
   unsigned bits = LLVMGetIntTypeWidth(t);
+  if (bits != 16 && bits != 32 && bits != 64)
+    return 0; /* no float of that width; wider ones do not fit the shifts */
   unsigned long long sign = 1ULL << (bits - 1);
   unsigned long long all = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
   unsigned long long want = inverted ? all & ~sign : sign;
@@ -171,6 +173,8 @@ void ad_rewrite_sign_bit_operations(LLVMModuleRef m) {
         if (op != LLVMAnd && op != LLVMXor && op != LLVMOr)
           continue;
         LLVMPositionBuilderBefore(b, i);
+        /* errors about the new instructions keep the source line */
+        LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(i));
         LLVMValueRef f = as_float_operation(b, m, i);
         if (!f)
           continue;

@@ -120,7 +120,14 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
   case LLVMExtractValue:
   case LLVMExtractElement:
     return may_equal_walk(fc, LLVMGetOperand(v, 0), seen, depth + 1);
+  case LLVMInsertValue:
+  case LLVMInsertElement:
+  case LLVMShuffleVector:
+    /* the aggregate or vector, and what was put in it */
+    return may_equal_walk(fc, LLVMGetOperand(v, 0), seen, depth + 1) ||
+           may_equal_walk(fc, LLVMGetOperand(v, 1), seen, depth + 1);
   case LLVMLoad:
+  case LLVMAtomicRMW:
   case LLVMIntToPtr:
     /* Read from memory: an inactive pointer stored into shadowed memory (an
      * enzyme_const array kept next to active ones, a constant table) stands
@@ -133,7 +140,7 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
     return !(r && r->returns_allocation);
   }
   default:
-    return 0; /* allocas, arguments' offsets: a shadow of their own */
+    return 0; /* allocas: a shadow of their own */
   }
 }
 

@@ -39,9 +39,7 @@ static _Thread_local double codegen_started;
 static unsigned long count_requests(LLVMModuleRef m) {
   unsigned long n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    if (!ad_is_request_name(name, len))
+    if (!ad_is_request_function(f))
       continue;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);

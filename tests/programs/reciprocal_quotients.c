@@ -16,6 +16,10 @@ double neg_three_over(double x) { return -3.0 / x; }
 double tenth_over_square(double x) { return 0.1 / (x * x); }
 float recipf(float x) { return 1.0f / x; }
 double inverse_cube(double r2) { return 1.0 / (r2 * sqrt(r2)); }
+/* where (k/b)^2 alone would underflow or overflow but -k/b^2 does not */
+float tiny_over(float x) { return 1e-20f / x; }
+float huge_over(float x) { return 1e20f / x; }
+double huge_over_d(double x) { return 1e100 / x; }
 
 /* sum_i 2 / (x_i + i) over an enzyme_dup array. */
 #define N 37
@@ -48,6 +52,17 @@ int main(void) {
   long double r2 = 1.7L;
   check_tangent("r^-3", __enzyme_fwddiff((void *)inverse_cube, 1.7, 1.0),
                 -1.5L / (r2 * r2 * sqrtl(r2)));
+
+  /* scaled, so that an underflow to 0 is not within the tolerance */
+  check_tangent_float("1e-20/x at 1000, times 1e26",
+                      1e26f * __enzyme_fwddiff_f((void *)tiny_over, 1000.0f, 1.0f),
+                      -1.0L);
+  check_tangent_float("1e20/x at 1e-5",
+                      __enzyme_fwddiff_f((void *)huge_over, 1e-5f, 1.0f),
+                      -1e20L / ((long double)1e-5f * 1e-5f));
+  check_tangent("1e100/x at 1e-60",
+                __enzyme_fwddiff((void *)huge_over_d, 1e-60, 1.0),
+                -1e100L / (1e-60L * 1e-60L));
 
   double x[N], dx[N], out = 0, dout = 0;
   long double want = 0;
