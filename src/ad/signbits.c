@@ -13,13 +13,15 @@
  *   xor (bitcast f), S              ->  bitcast (fneg f)
  *   or  (bitcast f), S              ->  bitcast (fneg (llvm.fabs f))
  *   or  P, (and (bitcast g), S)     ->  bitcast (llvm.copysign p, g)
- *        where P is and (bitcast f), ~S, bitcast (llvm.fabs f) or a
- *        constant with the sign bit clear, p its float
+ *        where P is and (bitcast f), ~S, bitcast (llvm.fabs f), a constant
+ *        with the sign bit clear, or (in an `or disjoint`) bitcast f; p its
+ *        float
  *
  * S is the sign bit of the float type whose width the integer has (half,
  * float, double; vectors of them with splat masks).  Only integers that are
- * a float's bits by a bitcast are rewritten: a mask on integer data stays
- * an integer operation.
+ * a float's bits by a bitcast are rewritten (and, next to a float magnitude
+ * in copysign, a sign loaded from memory as an integer): a mask on integer
+ * data stays an integer operation.
  */
 #include <string.h>
 
@@ -73,6 +75,24 @@ static LLVMValueRef float_behind(LLVMValueRef v) {
   LLVMValueRef f = LLVMGetOperand(v, 0);
   LLVMTypeRef want = float_for_bits(LLVMTypeOf(v));
   return want && LLVMTypeOf(f) == want ? f : NULL;
+}
+
+/* A plain load of a float-width integer, read again as that float right
+ * after it (same address and alignment); the integer becomes a bitcast of
+ * it.  NULL if v is no such load.  Moves the builder. */
+static LLVMValueRef reload_as_float(LLVMBuilderRef b, LLVMValueRef v) {
+  LLVMTypeRef ft = float_for_bits(LLVMTypeOf(v));
+  if (!ft || !LLVMIsALoadInst(v) || LLVMGetVolatile(v) ||
+      LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic)
+    return NULL;
+  LLVMValueRef at = LLVMGetNextInstruction(v);
+  LLVMPositionBuilderBefore(b, at);
+  LLVMValueRef f = LLVMBuildLoad2(b, ft, LLVMGetOperand(v, 0), "");
+  LLVMSetAlignment(f, LLVMGetAlignment(v));
+  LLVMValueRef bits = LLVMBuildBitCast(b, f, LLVMTypeOf(v), "");
+  LLVMReplaceAllUsesWith(v, bits);
+  LLVMInstructionEraseFromParent(v);
+  return f;
 }
 
 /* The operand of binary `i` that is a sign mask, as its index, or -1. */
@@ -147,11 +167,24 @@ static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
           LLVMGetInstructionOpcode(sign) != LLVMAnd)
         continue;
       int j = mask_operand(sign, 0);
-      LLVMValueRef g = j < 0 ? NULL : float_behind(LLVMGetOperand(sign, (unsigned)!j));
-      if (!g)
+      if (j < 0)
         continue;
-      LLVMValueRef p = nonnegative_float(b, m, LLVMGetOperand(i, (unsigned)!k));
+      LLVMValueRef source = LLVMGetOperand(sign, (unsigned)!j);
+      LLVMValueRef magnitude = LLVMGetOperand(i, (unsigned)!k);
+      LLVMValueRef p = nonnegative_float(b, m, magnitude);
+      /* `or disjoint` with a sign that may be set: the magnitude's sign bit
+       * is clear, or the result is poison (clang -ffast-math knows x*x is
+       * not negative and drops its fabs) */
+      if (!p && LLVMGetIsDisjoint(i))
+        p = float_behind(magnitude);
       if (!p)
+        continue;
+      /* Next to a float magnitude, a sign loaded as an integer (clang -O1
+       * loads a double's bits straight from memory) is a float's too. */
+      LLVMValueRef g = float_behind(source);
+      if (!g && (g = reload_as_float(b, source)))
+        LLVMPositionBuilderBefore(b, i);
+      if (!g)
         continue;
       LLVMValueRef args[2] = {p, g};
       return intrinsic(b, m, "llvm.copysign", args, 2);
@@ -160,6 +193,34 @@ static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
   default:
     return NULL;
   }
+}
+
+/* Stores of `bits` (a bitcast of float f) store f instead: clang stores
+ * the result of a bit trick as an integer into what the source declares a
+ * float, and the integer view would look like an integer use of float
+ * bytes to type analysis. */
+static void store_as_float(LLVMBuilderRef b, LLVMValueRef bits, LLVMValueRef f,
+                           LLVMValueRef *next) {
+  unsigned tbaa = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(f)),
+                                           "tbaa", 4);
+  LLVMUseRef u = LLVMGetFirstUse(bits);
+  while (u) {
+    LLVMValueRef st = LLVMGetUser(u);
+    u = LLVMGetNextUse(u);
+    if (!LLVMIsAStoreInst(st) || LLVMGetOperand(st, 0) != bits ||
+        LLVMGetOrdering(st) != LLVMAtomicOrderingNotAtomic)
+      continue;
+    LLVMPositionBuilderBefore(b, st);
+    LLVMValueRef now = LLVMBuildStore(b, f, LLVMGetOperand(st, 1));
+    LLVMSetAlignment(now, LLVMGetAlignment(st));
+    LLVMSetVolatile(now, LLVMGetVolatile(st));
+    LLVMSetMetadata(now, tbaa, LLVMGetMetadata(st, tbaa));
+    if (st == *next) /* the caller's walk goes on after it */
+      *next = LLVMGetNextInstruction(st);
+    LLVMInstructionEraseFromParent(st);
+  }
+  if (!LLVMGetFirstUse(bits))
+    LLVMInstructionEraseFromParent(bits);
 }
 
 void ad_rewrite_sign_bit_operations(LLVMModuleRef m) {
@@ -179,8 +240,16 @@ void ad_rewrite_sign_bit_operations(LLVMModuleRef m) {
         if (!f)
           continue;
         LLVMValueRef bits = LLVMBuildBitCast(b, f, LLVMTypeOf(i), "");
+        LLVMValueRef ops[2] = {LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)};
         LLVMReplaceAllUsesWith(i, bits);
         LLVMInstructionEraseFromParent(i);
+        store_as_float(b, bits, f, &next);
+        /* the masks copysign was made of: dead now, and an integer view of
+         * float bits that type analysis would report */
+        for (int k = 0; k < 2; k++)
+          if (LLVMIsAInstruction(ops[k]) && !LLVMGetFirstUse(ops[k]) &&
+              LLVMGetInstructionOpcode(ops[k]) == LLVMAnd && ops[k] != next)
+            LLVMInstructionEraseFromParent(ops[k]);
       }
   LLVMDisposeBuilder(b);
 }

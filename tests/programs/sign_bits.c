@@ -53,6 +53,22 @@ double f_minus_abs(double x) { return minus_abs_bits(x) * x; }
 double f_copysign(double x) { return copysign_bits(x * x, -2.0) + copysign_bits(3.0, x) * x; }
 float f_absf(float x) { return absf_bits(x) * x; }
 
+static float copysignf_bits(float mag, float sgn) {
+  uint32_t m, s;
+  memcpy(&m, &mag, 4);
+  memcpy(&s, &sgn, 4);
+  m = (m & 0x7fffffffu) | (s & 0x80000000u);
+  memcpy(&mag, &m, 4);
+  return mag;
+}
+/* out_i = copysign(a_i^2, s_i), signs from an enzyme_const array: clang
+ * loads them as integers and stores the result as one (vectorized at -O2) */
+#define NS 13
+void signed_squares(float *out, const float *a, const float *sgn) {
+  for (int i = 0; i < NS; i++)
+    out[i] = copysignf_bits(a[i] * a[i], sgn[i]);
+}
+
 /* An integer hash masked with the same constant: integer data, whose mask
  * must not turn it into a float. */
 double f_hashed(double x) {
@@ -79,5 +95,16 @@ int main(void) {
     check_tangent("integer mask", __enzyme_fwddiff((void *)f_hashed, xs[i], 1.0),
                   2 * x);
   }
+  float out[NS], dout[NS], a[NS], da[NS], sg[NS];
+  for (int i = 0; i < NS; i++) {
+    a[i] = 0.2f + 0.1f * i;
+    da[i] = 1.0f - 0.05f * i;
+    sg[i] = (i % 3) ? -1.5f : 2.0f;
+  }
+  __enzyme_fwddiff((void *)signed_squares, enzyme_dup, out, dout, enzyme_dup, a,
+                   da, enzyme_const, sg);
+  for (int i = 0; i < NS; i++)
+    check_tangent_float("copysign from memory", dout[i],
+                        (sg[i] < 0 ? -2.0L : 2.0L) * a[i] * da[i]);
   return tc_finish("sign_bits");
 }
