@@ -5,11 +5,14 @@
  * range is cudaErrorInvalidMemcpyDirection; a kind that contradicts the
  * addresses (a device address where it names host memory, or the reverse)
  * is cudaErrorInvalidValue; cudaMemcpyDefault takes the direction from the
- * addresses. The copy itself is the driver's unified cuMemcpy, which
- * validates the ranges and counts the transfer.
+ * addresses. Managed memory is both, so it matches any kind. The copy
+ * itself is the driver's unified cuMemcpy, which validates the ranges and
+ * counts the transfer.
  *
  * As in NVIDIA's runtime: cudaMalloc of 0 bytes gives NULL and succeeds,
- * cudaFree(NULL) and cudaFreeHost(NULL) do nothing. */
+ * cudaFree(NULL) and cudaFreeHost(NULL) do nothing; cudaMallocManaged of 0
+ * bytes is cudaErrorInvalidValue. cudaMallocPitch is the driver's
+ * cuMemAllocPitch (a zero width or height is cudaErrorInvalidValue). */
 #include "cudart.h"
 
 #include <stdbool.h>
@@ -33,7 +36,7 @@ static const struct kind_rule kind_rules[] = {
 
 static bool operand_matches(const void *ptr, enum operand expected)
 {
-    if (expected == OPERAND_ANY)
+    if (expected == OPERAND_ANY || cusim_bridge_is_managed_range((unsigned long long)(uintptr_t)ptr, 1))
         return true;
     bool device = cusim_bridge_is_device_range((unsigned long long)(uintptr_t)ptr, 1) != 0;
     return device == (expected == OPERAND_DEVICE);
@@ -87,6 +90,35 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
     }
     CUdeviceptr address = 0;
     CUresult r = cuMemAllocAsync(&address, size, hStream);
+    if (r == CUDA_SUCCESS)
+        *devPtr = (void *)(uintptr_t)address;
+    return cudart_driver(r);
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    cudaError_t err = cudart_ensure_init();
+    if (err != cudaSuccess)
+        return err;
+    if (!devPtr)
+        return cudart_fail(cudaErrorInvalidValue);
+    CUdeviceptr address = 0;
+    CUresult r = cuMemAllocManaged(&address, size, flags);
+    if (r == CUDA_SUCCESS)
+        *devPtr = (void *)(uintptr_t)address;
+    return cudart_driver(r);
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    cudaError_t err = cudart_ensure_init();
+    if (err != cudaSuccess)
+        return err;
+    if (!devPtr)
+        return cudart_fail(cudaErrorInvalidValue);
+    CUdeviceptr address = 0;
+    /* the widest element: the runtime has no element size to pass */
+    CUresult r = cuMemAllocPitch_v2(&address, pitch, width, height, 16);
     if (r == CUDA_SUCCESS)
         *devPtr = (void *)(uintptr_t)address;
     return cudart_driver(r);

@@ -45,12 +45,19 @@ size_t cusim_arena_capacity(void);
 size_t cusim_arena_used(void);
 /* True when [addr, addr+bytes) touches the reservation at all. */
 bool cusim_arena_overlaps(uintptr_t addr, size_t bytes);
-CUresult cusim_arena_alloc(size_t bytes, CUdeviceptr *out);
+/* Starts on a multiple of alignment (a power of two; at least 256 is used). */
+CUresult cusim_arena_alloc(size_t bytes, size_t alignment, CUdeviceptr *out);
+/* Managed memory: whole pages, read/write to the host at the address handed
+ * out until freed. */
+CUresult cusim_arena_alloc_managed(size_t bytes, CUdeviceptr *out);
 /* Frees the allocation that starts exactly at addr; *bytes gets its size. */
 CUresult cusim_arena_free(CUdeviceptr addr, size_t *bytes);
 /* Checks that [addr, addr+bytes) lies inside one live allocation and returns
  * where those bytes live in the read/write mapping. */
 CUresult cusim_arena_view(CUdeviceptr addr, size_t bytes, unsigned char **view);
+/* True when [addr, addr+bytes) lies inside one live managed allocation:
+ * memory the host may also use directly. */
+bool cusim_arena_is_managed(uintptr_t addr, size_t bytes);
 
 /* handles.c: sets of live opaque handles. Handle values come from one
  * counter and are never reused, so a stale handle is always detected. */

@@ -15,6 +15,10 @@ void cusim_bridge_count_error(void);
  * live or not), 0 when it is wholly host memory. Takes the lock. */
 int cusim_bridge_is_device_range(unsigned long long addr, unsigned long long bytes);
 
+/* 1 when [addr, addr+bytes) lies inside one live managed allocation (memory
+ * both sides may name), else 0. Takes the lock. */
+int cusim_bridge_is_managed_range(unsigned long long addr, unsigned long long bytes);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

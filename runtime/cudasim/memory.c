@@ -1,12 +1,18 @@
-/* memory.c: allocation and release of device memory (from the arena) and of
- * page-locked host memory (ordinary heap pages here, tracked so a bad or
- * second cuMemFreeHost is an error rather than heap corruption). The async
- * variants validate their stream and then act at once. */
+/* memory.c: allocation and release of device memory (from the arena:
+ * plain, managed and pitched) and of page-locked host memory (ordinary heap
+ * pages here, tracked so a bad or second cuMemFreeHost is an error rather
+ * than heap corruption). The async variants validate their stream and then
+ * act at once. Managed and pitched memory is freed with cuMemFree like any
+ * device allocation. */
 #include "cusim.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #define HOST_BLOCK_ALIGNMENT ((size_t)4096)
+/* Rows of pitched allocations start on this boundary, as on devices whose
+ * texture alignment is 512 bytes; the allocation itself starts on one. */
+#define PITCH_ALIGNMENT ((size_t)512)
 
 static struct cusim_handle_set host_blocks;
 
@@ -50,6 +56,13 @@ CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
     CUSIM_LOCKED(mem_get_info_32_locked(free, total));
 }
 
+static void count_allocation(size_t bytes)
+{
+    cusim_counters.allocs++;
+    cusim_counters.live_allocations++;
+    cusim_counters.live_bytes += bytes;
+}
+
 static CUresult mem_alloc_locked(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
     CUresult r = cusim_require_init();
@@ -59,11 +72,9 @@ static CUresult mem_alloc_locked(CUdeviceptr *dptr, size_t bytes, CUstream strea
         return r;
     if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
-    if ((r = cusim_arena_alloc(bytes, dptr)) != CUDA_SUCCESS)
+    if ((r = cusim_arena_alloc(bytes, 0, dptr)) != CUDA_SUCCESS)
         return r;
-    cusim_counters.allocs++;
-    cusim_counters.live_allocations++;
-    cusim_counters.live_bytes += bytes;
+    count_allocation(bytes);
     return CUDA_SUCCESS;
 }
 
@@ -80,6 +91,71 @@ CUresult cuMemAlloc(CUdeviceptr *dptr, unsigned int bytesize)
 CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     CUSIM_LOCKED(mem_alloc_locked(dptr, bytesize, hStream));
+}
+
+static CUresult mem_alloc_managed_locked(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+    CUresult r = cusim_require_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    /* exactly one attachment; CU_MEM_ATTACH_SINGLE is for streams only */
+    if (!dptr || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((r = cusim_arena_alloc_managed(bytes, dptr)) != CUDA_SUCCESS)
+        return r;
+    count_allocation(bytes);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    CUSIM_LOCKED(mem_alloc_managed_locked(dptr, bytesize, flags));
+}
+
+/* The pitch limit says how wide the pitch may be for the caller's pPitch
+ * type (the old entry point writes an unsigned int). */
+static CUresult mem_alloc_pitch_locked(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+                                       unsigned int element_bytes, size_t pitch_limit)
+{
+    CUresult r = cusim_require_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dptr || !pitch || width == 0 || height == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (width > pitch_limit - (PITCH_ALIGNMENT - 1))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t row = (width + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT;
+    if (height > SIZE_MAX / row)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if ((r = cusim_arena_alloc(row * height, PITCH_ALIGNMENT, dptr)) != CUDA_SUCCESS)
+        return r;
+    count_allocation(row * height);
+    *pitch = row;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                            unsigned int ElementSizeBytes)
+{
+    CUSIM_LOCKED(mem_alloc_pitch_locked(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, SIZE_MAX));
+}
+
+static CUresult mem_alloc_pitch_32_locked(CUdeviceptr *dptr, unsigned int *pitch, unsigned int width,
+                                          unsigned int height, unsigned int element_bytes)
+{
+    size_t wide = 0;
+    CUresult r = mem_alloc_pitch_locked(dptr, pitch ? &wide : NULL, width, height, element_bytes, UINT_MAX);
+    if (r == CUDA_SUCCESS)
+        *pitch = (unsigned int)wide;
+    return r;
+}
+
+CUresult cuMemAllocPitch(CUdeviceptr *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height,
+                         unsigned int ElementSizeBytes)
+{
+    CUSIM_LOCKED(mem_alloc_pitch_32_locked(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 }
 
 static CUresult mem_free_locked(CUdeviceptr dptr, CUstream stream)

@@ -81,6 +81,14 @@ int cusim_bridge_is_device_range(unsigned long long addr, unsigned long long byt
     return device;
 }
 
+int cusim_bridge_is_managed_range(unsigned long long addr, unsigned long long bytes)
+{
+    cusim_lock();
+    int managed = cusim_arena_is_managed((uintptr_t)addr, (size_t)bytes);
+    cusim_unlock();
+    return managed;
+}
+
 __attribute__((destructor)) static void cusim_unload(void)
 {
     cusim_lock();

@@ -5,7 +5,8 @@
  * Validation, each failure CUDA_ERROR_INVALID_VALUE: a device operand must
  * lie wholly inside one live allocation (so unknown, freed and overrunning
  * addresses are caught); a host operand must be non-NULL and must not touch
- * the device range (the simulator would fault reading it, as the host does).
+ * the device range (the simulator would fault reading it, as the host does)
+ * unless it lies wholly inside managed memory, which the host may use.
  * cuMemcpy/cuMemcpyAsync use unified addressing: an operand inside the
  * device range is a device address, any other is a host pointer.
  * A zero-length copy succeeds without looking at its addresses. */
@@ -37,7 +38,7 @@ static enum side settle_side(uintptr_t addr, enum side side)
 
 static CUresult locate(uintptr_t addr, enum side side, size_t bytes, unsigned char **where)
 {
-    if (side == SIDE_DEVICE)
+    if (side == SIDE_DEVICE || cusim_arena_is_managed(addr, bytes))
         return cusim_arena_view((CUdeviceptr)addr, bytes, where);
     if (addr == 0 || addr + bytes < addr || cusim_arena_overlaps(addr, bytes))
         return CUDA_ERROR_INVALID_VALUE;

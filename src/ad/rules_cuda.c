@@ -20,7 +20,15 @@
  *               receives the shadow device pointer, then zeroed with the
  *               memset whose size type matches the allocation's (the plain
  *               cuMemAlloc takes `unsigned int`: cuMemsetD8; size_t:
- *               cuMemsetD8_v2; async: on its stream).
+ *               cuMemsetD8_v2; async: on its stream).  Managed memory is
+ *               device memory to the memset too; its shadow is managed
+ *               memory as well, so the program's own loads and stores
+ *               through it have host-addressable shadows.  A pitched
+ *               allocation (cuMemAllocPitch[_v2], cudaMallocPitch) writes
+ *               its pitch into a slot of the shadow's own, so the
+ *               program's pitch is written by its own call only (the
+ *               slot's shadow, if any, gets a copy, as integers' shadows
+ *               do); pitch * height bytes are zeroed.
  *   frees       the shadow too, when it differs from the primal (a checked
  *               free: a device free of an address twice is an error).
  *   memsets     the same bytes into the shadow (as for host memset).
@@ -53,8 +61,10 @@ typedef struct cuda_rule_data {
   cuda_api api;
   cuda_dest dest;
   /* operand indices; -1: none.  ALLOC: dst is the out-parameter, len the
-   * size; FREE and SET: dst is the address. */
-  signed char dst, src, len, kind, stream;
+   * size (with a pitch: the height, so the size is pitch * len), pitch the
+   * out-parameter receiving a pitched allocation's row pitch; FREE and SET:
+   * dst is the address. */
+  signed char dst, src, len, kind, stream, pitch;
 } cuda_rule_data;
 
 /* cudaMemcpyKind values (cuda_runtime_api.h). */
@@ -268,6 +278,28 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   if (!slot_shadow)
     return 0;
   LLVMValueRef n = ad_primal(fc, operand(call, d->len));
+  LLVMValueRef pitch_slot = NULL, pitch_shadow = NULL;
+  if (d->pitch >= 0) {
+    pitch_shadow = ad_shadow_or_null(fc, operand(call, d->pitch));
+    LLVMTypeRef height_t = LLVMTypeOf(n);
+    if (LLVMGetTypeKind(height_t) != LLVMIntegerTypeKind)
+      return ad_fail(fc->mc, call,
+                     "%s: the height of a pitched allocation must be an "
+                     "integer",
+                     ad_value_name(call));
+    /* The pitch has the height's width (size_t, or unsigned int for the
+     * old cuMemAllocPitch); in the entry block, so a loop does not grow
+     * the stack. */
+    LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first)
+      LLVMPositionBuilderBefore(eb, first);
+    else
+      LLVMPositionBuilderAtEnd(eb, entry);
+    pitch_slot = LLVMBuildAlloca(eb, height_t, "shadow.pitch");
+    LLVMDisposeBuilder(eb);
+  }
   /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
    * a plain pointer, zeroed with an LLVM memset */
   int host = d->dest == DEST_HOST;
@@ -288,8 +320,10 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   LLVMValueRef failure = has_status ? LLVMConstNull(st) : NULL;
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
-    unsigned op = (unsigned)d->dst;
-    LLVMValueRef rc = ad_replay_call(fc, clone, &op, &slot, 1);
+    unsigned ops[2] = {(unsigned)d->dst, (unsigned)d->pitch};
+    LLVMValueRef vals[2] = {slot, pitch_slot};
+    LLVMValueRef rc =
+        ad_replay_call(fc, clone, ops, vals, pitch_slot ? 2 : 1);
     if (!rc)
       return ad_fail(fc->mc, call, "internal: cannot replay %s", ad_value_name(call));
     /* a frontend may pass the out-parameter as an integer (Julia's
@@ -306,9 +340,23 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
       LLVMPositionBuilderAtEnd(fc->b, zero_bb);
     }
     LLVMValueRef dev = LLVMBuildLoad2(fc->b, device_ptr, slot, "shadow.dev");
+    LLVMValueRef bytes = n;
+    if (pitch_slot) {
+      LLVMValueRef pitch =
+          LLVMBuildLoad2(fc->b, LLVMTypeOf(n), pitch_slot, "shadow.pitch");
+      bytes = LLVMBuildMul(fc->b, pitch, n, "shadow.bytes");
+      /* Where the program's pitch slot has a shadow, it mirrors the
+       * integer the call wrote, as shadows of integer stores do: a pitch
+       * read back through it (type analysis unsure what the slot holds)
+       * still offsets rows correctly. */
+      if (pitch_shadow)
+        LLVMBuildStore(fc->b, pitch,
+                       ad_address_as(fc, ad_lane(fc, pitch_shadow, lane),
+                                     ptr_t(fc)));
+    }
     if (host)
-      LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), n, 1);
-    else if (zero_device(fc, d, call, clone, dev, n) != 0)
+      LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), bytes, 1);
+    else if (zero_device(fc, d, call, clone, dev, bytes) != 0)
       return -1;
     if (has_status) {
       LLVMBuildBr(fc->b, next);
@@ -373,7 +421,7 @@ static int emit_cuda(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   const cuda_rule_data *d = rule->data;
   unsigned nargs = LLVMGetNumArgOperands(call);
   signed char need = d->dst;
-  const signed char more[] = {d->src, d->len, d->kind, d->stream};
+  const signed char more[] = {d->src, d->len, d->kind, d->stream, d->pitch};
   for (size_t i = 0; i < sizeof more; i++)
     if (more[i] > need)
       need = more[i];
@@ -406,29 +454,31 @@ static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
-/* {op, api, dest, dst, src, len, kind, stream} */
-static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1};
-static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3};
-static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1};
-static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3};
-static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1};
-static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3};
-static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1};
-static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3};
-static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1};
-static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4};
-static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1};
-static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2};
-static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1};
-static const cuda_rule_data d_cu_alloc_host = {CUDA_ALLOC, CUDA_DRIVER, DEST_HOST, 0, -1, 1, -1, -1};
-static const cuda_rule_data d_rt_alloc_host = {CUDA_ALLOC, CUDA_RUNTIME, DEST_HOST, 0, -1, 1, -1, -1};
-static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2};
-static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1};
-static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1};
-static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1};
-static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1};
-static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1};
-static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1};
+/* {op, api, dest, dst, src, len, kind, stream, pitch} */
+static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1, -1};
+static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4, -1};
+static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
+static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_cu_alloc_pitch = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
+static const cuda_rule_data d_rt_alloc_pitch = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
+static const cuda_rule_data d_cu_alloc_host = {CUDA_ALLOC, CUDA_DRIVER, DEST_HOST, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_rt_alloc_host = {CUDA_ALLOC, CUDA_RUNTIME, DEST_HOST, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
+static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1, -1};
+static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1, -1};
+static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1, -1};
+static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1, -1};
+static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1, -1};
+static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1, -1};
 
 /* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
  *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */
@@ -462,6 +512,14 @@ static const ad_typed_rule cuda_rules[] = {
     ALLOC("cuMemAllocAsync", d_cu_alloc_async, "Pi-"),
     ALLOC("cudaMalloc", d_rt_alloc, "Pi"),
     ALLOC("cudaMallocAsync", d_rt_alloc_async, "Pi-"),
+    /* managed memory: device memory the host may also address; the flags
+     * are replayed unchanged */
+    ALLOC("cuMemAllocManaged", d_cu_alloc, "Pii"),
+    ALLOC("cudaMallocManaged", d_rt_alloc, "Pii"),
+    /* pitched: (ptr, pitch out, width, height[, element size]) */
+    ALLOC("cuMemAllocPitch", d_cu_alloc_pitch, "PIiii"),
+    ALLOC("cuMemAllocPitch_v2", d_cu_alloc_pitch, "PZiii"),
+    ALLOC("cudaMallocPitch", d_rt_alloc_pitch, "PZii"),
     ALLOC("cuMemAllocHost", d_cu_alloc_host, "Pi"),
     ALLOC("cuMemAllocHost_v2", d_cu_alloc_host, "Pi"),
     ALLOC("cudaMallocHost", d_rt_alloc_host, "Pi"),

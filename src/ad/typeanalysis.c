@@ -680,8 +680,6 @@ static void access(ad_types *t, LLVMValueRef p, LLVMValueRef v,
 static const struct {
   const char *name, *args;
 } untabled_calls[] = {
-    /* CUDA managed memory: no rule yet */
-    {"cuMemAllocManaged", "Pii"}, {"cudaMallocManaged", "Pii"},
     /* libm with out-parameters */
     {"frexp", "-I"}, {"frexpf", "-I"}, {"frexpl", "-I"},
     {"modf", "-F"}, {"modff", "-F"}, {"modfl", "-F"},
@@ -766,6 +764,7 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
       break;
     case 'P':
     case 'I':
+    case 'Z':
     case 'F':
       if (!addr(t, a, &obj, &off, 0))
         obj = root(t, a), off = 0;
@@ -773,6 +772,8 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
         mem_note(t, obj, off, LLVMPointerSize(t->td), fact(AD_T_POINTER, 0));
       else if (letter == 'I')
         mem_note(t, obj, off, 4, fact(AD_T_INTEGER, 0));
+      else if (letter == 'Z')
+        mem_note(t, obj, off, LLVMPointerSize(t->td), fact(AD_T_INTEGER, 0));
       else if (ad_type_is_float(LLVMTypeOf(call))) {
         int budget = 4;
         record_type(t, obj, off, LLVMTypeOf(call), fact(AD_T_UNKNOWN, 0), 0,

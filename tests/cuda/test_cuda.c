@@ -104,6 +104,19 @@ static const program programs[] = {
      * dtoh, 1 memset of the device shadow) */
     {"runtime_pinned-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 6, 0, 3, 6},
     {"runtime_pinned-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 6, 0, 3, 6},
+    /* managed memory: 3 directions of (2 alloc, 2 htod, 2 dtoh, 1 memset)
+     * and one width-2 call (3 alloc, 3 htod, 3 dtoh, 2 memsets); before
+     * each, 32 allocations dirtied by a memset and freed */
+    {"driver_managed-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 9, 9, 0, 133, 137},
+    {"driver_managed-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 9, 9, 0, 133, 137},
+    /* pitched, _v2 and old: 8 directional calls of (2 alloc, 4 htod, 2
+     * dtoh, 1 memset), each after 32 dirtied allocations */
+    {"driver_pitch-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 32, 16, 0, 264, 272},
+    {"driver_pitch-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 32, 16, 0, 264, 272},
+    /* runtime managed + pitched: 3 directions of (4 alloc, 2 htod, 2 dtod,
+     * 6 dtoh, 2 memsets), each after 32 dirtied allocations */
+    {"runtime_managed_pitch-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 18, 6, 102, 108},
+    {"runtime_managed_pitch-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 18, 6, 102, 108},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
@@ -324,6 +337,66 @@ START_TEST(emit_runtime_helpers) {
 }
 END_TEST
 
+/* Managed and pitched allocations through renamed ccalls: managed memory
+ * is zeroed as device memory; a pitched shadow gets a pitch slot of its
+ * own, of the height's type (the old cuMemAllocPitch: unsigned int, so its
+ * memset is the 32-bit cuMemsetD8), and pitch * height bytes zeroed. */
+START_TEST(emit_managed_and_pitched_helpers) {
+  char ir[8192];
+  snprintf(ir, sizeof ir,
+           "%s"
+           "declare i32 @\"ejlstr$cuMemAllocManaged" LIB "\"(ptr, i64, i32)\n"
+           "declare i32 @\"ejlstr$cuMemAllocPitch" LIB "\"(ptr, ptr, i32, i32, i32)\n"
+           "declare i32 @\"ejlstr$cuMemAllocPitch_v2" LIB "\"(ptr, ptr, i64, i64, i32)\n"
+           "declare i32 @\"ejlstr$cudaMallocManaged" RT "\"(ptr, i64, i32)\n"
+           "declare i32 @\"ejlstr$cudaMallocPitch" RT "\"(ptr, ptr, i64, i64)\n"
+           "declare i32 @\"ejlstr$cuMemcpyHtoD_v2" LIB "\"(i64, ptr, i64)\n"
+           "declare i32 @\"ejlstr$cudaMemcpy" RT "\"(ptr, ptr, i64, i32)\n"
+           "define double @f(ptr %%x, ptr %%y) {\n"
+           "  %%s1 = alloca i64\n  %%s2 = alloca i64\n  %%s3 = alloca i64\n"
+           "  %%s4 = alloca ptr\n  %%s5 = alloca ptr\n"
+           "  %%p2 = alloca i32\n  %%p3 = alloca i64\n  %%p5 = alloca i64\n"
+           "  call i32 @\"ejlstr$cuMemAllocManaged" LIB "\"(ptr %%s1, i64 16, i32 1)\n"
+           "  call i32 @\"ejlstr$cuMemAllocPitch" LIB "\"(ptr %%s2, ptr %%p2, i32 16, i32 2, i32 8)\n"
+           "  call i32 @\"ejlstr$cuMemAllocPitch_v2" LIB "\"(ptr %%s3, ptr %%p3, i64 16, i64 2, i32 8)\n"
+           "  call i32 @\"ejlstr$cudaMallocManaged" RT "\"(ptr %%s4, i64 16, i32 1)\n"
+           "  call i32 @\"ejlstr$cudaMallocPitch" RT "\"(ptr %%s5, ptr %%p5, i64 16, i64 2)\n"
+           "  %%a = load i64, ptr %%s1\n  %%b = load i64, ptr %%s2\n  %%c = load i64, ptr %%s3\n"
+           "  %%d = load ptr, ptr %%s4\n  %%e = load ptr, ptr %%s5\n"
+           "  call i32 @\"ejlstr$cuMemcpyHtoD_v2" LIB "\"(i64 %%a, ptr %%x, i64 16)\n"
+           "  call i32 @\"ejlstr$cuMemcpyHtoD_v2" LIB "\"(i64 %%b, ptr %%x, i64 16)\n"
+           "  call i32 @\"ejlstr$cuMemcpyHtoD_v2" LIB "\"(i64 %%c, ptr %%x, i64 16)\n"
+           "  call i32 @\"ejlstr$cudaMemcpy" RT "\"(ptr %%d, ptr %%x, i64 16, i32 1)\n"
+           "  call i32 @\"ejlstr$cudaMemcpy" RT "\"(ptr %%e, ptr %%x, i64 16, i32 1)\n"
+           "  %%v = load double, ptr %%y\n  ret double %%v\n}\n"
+           "define double @g(ptr %%x, ptr %%dx, ptr %%y) {\n"
+           "  %%m = load i32, ptr @enzyme_dup\n  %%k = load i32, ptr @enzyme_const\n"
+           "  %%r = call double (...) @__enzyme_fwddiff(ptr @f, i32 %%m, ptr %%x, ptr %%dx,"
+           " i32 %%k, ptr %%y)\n"
+           "  ret double %%r\n}\n",
+           emit_prelude);
+  emit_ir(ir);
+  assert_emitted("declare i32 @\"ejlstr$cuMemsetD8" LIB "\"(i64, i8, i32)");
+  assert_emitted("declare i32 @\"ejlstr$cuMemsetD8_v2" LIB "\"(i64, i8, i64)");
+  assert_emitted("declare i32 @\"ejlstr$cudaMemset" RT "\"(ptr, i32, i64)");
+  /* the shadow pitches: slots of their own, never the program's (which
+   * only the primal f and its clone in the derivative pass), read back as
+   * the height's type */
+  ck_assert_int_eq(count_emitted("'ipa\", ptr %shadow.pitch"), 3);
+  ck_assert_int_eq(count_emitted("ptr %p2, i32 16, i32 2, i32 8)"), 2);
+  ck_assert_int_eq(count_emitted("ptr %p3, i64 16, i64 2, i32 8)"), 2);
+  ck_assert_int_eq(count_emitted("ptr %p5, i64 16, i64 2)"), 2);
+  ck_assert_int_eq(count_emitted("mul i32 %shadow.pitch"), 1);
+  ck_assert_int_eq(count_emitted("mul i64 %shadow.pitch"), 2);
+  /* and the program's pitch slots' shadows mirror the pitch */
+  ck_assert_int_eq(count_emitted("store i32 %shadow.pitch"), 1);
+  ck_assert_int_eq(count_emitted("store i64 %shadow.pitch"), 2);
+  /* managed memory: the same call, flags unchanged, zeroed on the device */
+  ck_assert_int_eq(count_emitted("(ptr %\"s1'ipa\", i64 16, i32 1)"), 1);
+  ck_assert_int_eq(count_emitted("(ptr %\"s4'ipa\", i64 16, i32 1)"), 1);
+}
+END_TEST
+
 /* An async device-to-host copy from an inactive source zeroes the host
  * shadow only after the stream has drained (earlier shadow copies into it
  * may still be in flight on a real GPU). */
@@ -388,6 +461,7 @@ static Suite *cuda_suite(void) {
   tcase_set_timeout(e, 60);
   tcase_add_test(e, emit_driver_helpers);
   tcase_add_test(e, emit_runtime_helpers);
+  tcase_add_test(e, emit_managed_and_pitched_helpers);
   tcase_add_test(e, async_host_zeroing_waits_for_the_stream);
   tcase_add_test(e, reverse_mode_is_refused);
   suite_add_tcase(s, e);

@@ -23,6 +23,8 @@ static const char *const gpu_programs[][2] = {
     {"julia_async_v1.ll", NULL},
     {"julia_cuda_roundtrip.ll", NULL},
     {"driver_handles-O2.ll", "libcuda.so.1"},
+    {"driver_managed-O2.ll", "libcuda.so.1"},
+    {"runtime_managed_pitch-O2.ll", "libcudart.so.12"},
 };
 
 static int gpu_present(void) {

@@ -31,5 +31,6 @@ TCase *tcase_driver_state(void);
 TCase *tcase_driver_errors(void);
 TCase *tcase_runtime(void);
 TCase *tcase_fault(void);
+TCase *tcase_alloc_kinds(void);
 
 #endif /* TEST_CUDASIM_H */

@@ -26,6 +26,7 @@ static const char *const driver_symbols[] = {
     "cuDevicePrimaryCtxRelease_v2", "cuStreamCreate", "cuStreamDestroy", "cuStreamDestroy_v2",
     "cuStreamSynchronize", "cuMemAlloc", "cuMemAlloc_v2", "cuMemAllocAsync", "cuMemFree",
     "cuMemFree_v2", "cuMemFreeAsync", "cuMemAllocHost", "cuMemAllocHost_v2", "cuMemFreeHost",
+    "cuMemAllocManaged", "cuMemAllocPitch", "cuMemAllocPitch_v2",
     "cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyDtoH", "cuMemcpyDtoH_v2", "cuMemcpyDtoD",
     "cuMemcpyDtoD_v2", "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync",
     "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", "cuMemcpy", "cuMemcpyAsync",
@@ -35,7 +36,7 @@ static const char *const driver_symbols[] = {
 };
 
 static const char *const runtime_symbols[] = {
-    "cudaMalloc", "cudaMallocAsync", "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaMallocHost",
+    "cudaMalloc", "cudaMallocAsync", "cudaMallocManaged", "cudaMallocPitch", "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaMallocHost",
     "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync", "cudaStreamCreate",
     "cudaStreamDestroy", "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaGetLastError",
     "cudaGetErrorString", "cudaSetDevice", "cudaGetDeviceCount",

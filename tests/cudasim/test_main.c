@@ -65,6 +65,7 @@ int main(void)
     suite_add_tcase(suite, tcase_driver_errors());
     suite_add_tcase(suite, tcase_runtime());
     suite_add_tcase(suite, tcase_fault());
+    suite_add_tcase(suite, tcase_alloc_kinds());
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

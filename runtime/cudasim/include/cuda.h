@@ -28,6 +28,7 @@
 #define cuMemAlloc                  cuMemAlloc_v2
 #define cuMemFree                   cuMemFree_v2
 #define cuMemAllocHost              cuMemAllocHost_v2
+#define cuMemAllocPitch             cuMemAllocPitch_v2
 #define cuMemcpyHtoD                cuMemcpyHtoD_v2
 #define cuMemcpyDtoH                cuMemcpyDtoH_v2
 #define cuMemcpyDtoD                cuMemcpyDtoD_v2
@@ -78,6 +79,12 @@ typedef enum CUctx_flags_enum {
     CU_CTX_LMEM_RESIZE_TO_MAX = 0x10,
     CU_CTX_FLAGS_MASK = 0x1f
 } CUctx_flags;
+
+typedef enum CUmemAttach_flags_enum {
+    CU_MEM_ATTACH_GLOBAL = 0x1,
+    CU_MEM_ATTACH_HOST = 0x2,
+    CU_MEM_ATTACH_SINGLE = 0x4
+} CUmemAttach_flags;
 
 /* NVIDIA's numeric values; only the codes the simulator can return and a few
  * neighbours a caller may test for. */
@@ -143,6 +150,13 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize);
 CUresult CUDAAPI cuMemFreeHost(void *p);
+/* Managed memory: also host-addressable at the returned address. Flags:
+ * CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST. */
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+/* Height rows of WidthInBytes, each starting *pPitch bytes after the last;
+ * ElementSizeBytes is 4, 8 or 16. */
+CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                                    unsigned int ElementSizeBytes);
 
 /* Transfers. cuMemcpy and cuMemcpyAsync use unified addressing: either side
  * may be a host pointer or a device address. */
@@ -174,6 +188,8 @@ CUresult CUDAAPI cuMemGetInfo(unsigned int *free, unsigned int *total);
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, unsigned int bytesize);
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
 CUresult CUDAAPI cuMemAllocHost(void **pp, unsigned int bytesize);
+CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr *dptr, unsigned int *pPitch, unsigned int WidthInBytes,
+                                 unsigned int Height, unsigned int ElementSizeBytes);
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, unsigned int ByteCount);
 CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, unsigned int ByteCount);
 CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, unsigned int ByteCount);

@@ -64,6 +64,11 @@ typedef struct CUstream_st *cudaStream_t;
 #define cudaStreamDefault     0x00
 #define cudaStreamNonBlocking 0x01
 
+/* cudaMallocManaged flags */
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost   0x02
+#define cudaMemAttachSingle 0x04
+
 /* Errors. */
 cudaError_t CUDARTAPI cudaGetLastError(void);
 cudaError_t CUDARTAPI cudaPeekAtLastError(void);
@@ -85,6 +90,8 @@ cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream);
 /* Memory. */
 cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size);
 cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
+cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size, unsigned int flags);
+cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
 cudaError_t CUDARTAPI cudaFree(void *devPtr);
 cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream);
 cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size);
