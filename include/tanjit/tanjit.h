@@ -140,7 +140,7 @@ TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_err
  * functions, which compile nothing, so add no codegen time).
  */
 typedef struct tanjit_stats {
-  unsigned long modules;    /* modules transformed */
+  unsigned long modules;    /* modules transformed (lazy-binding stubs too) */
   unsigned long requests;   /* __enzyme_fwddiff calls replaced */
   double differentiate_seconds; /* the engine: requests, derivatives */
   double optimize_seconds;      /* the default<O{level}> pipeline */
