@@ -22,122 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/BitReader.h>
-#include <llvm-c/Comdat.h>
-#include <llvm-c/Linker.h>
-
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "jit/jit.h"
-
-/* Turns a pristine copy into a view of the already-compiled module. */
-static void make_external_view(LLVMModuleRef m) {
-  /* An alias cannot be available_externally: each exported one hands its
-   * uses to a declaration of its name (resolved to the compiled original)
-   * and is left private, aliasing a private placeholder, since LLVM-C
-   * cannot erase an alias; nothing uses either, and GlobalDCE drops them. */
-  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a;) {
-    LLVMValueRef next = LLVMGetNextGlobalAlias(a);
-    LLVMLinkage l = LLVMGetLinkage(a);
-    if (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) {
-      size_t len;
-      const char *name = LLVMGetValueName2(a, &len);
-      char *saved = tj_strndup(name, len);
-      LLVMTypeRef type = LLVMGlobalGetValueType(a);
-      int is_function = LLVMGetTypeKind(type) == LLVMFunctionTypeKind;
-      LLVMSetValueName2(a, "", 0);
-      LLVMSetLinkage(a, LLVMPrivateLinkage);
-      /* Uses go to the aliasee itself when it is a plain global of this
-       * module (so calls through the alias are differentiated like calls
-       * to it), else to a declaration of the alias's name. */
-      LLVMValueRef target = LLVMAliasGetAliasee(a);
-      if (!LLVMIsAFunction(target) && !LLVMIsAGlobalVariable(target))
-        target = is_function ? LLVMAddFunction(m, saved ? saved : "", type)
-                             : LLVMAddGlobal(m, type, saved ? saved : "");
-      LLVMReplaceAllUsesWith(a, target);
-      LLVMValueRef placeholder;
-      if (is_function) {
-        placeholder = LLVMAddFunction(m, "tanjit.alias_placeholder", type);
-        LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
-        LLVMPositionBuilderAtEnd(
-            b, LLVMAppendBasicBlockInContext(LLVMGetModuleContext(m), placeholder, ""));
-        LLVMBuildUnreachable(b);
-        LLVMDisposeBuilder(b);
-      } else {
-        placeholder = LLVMAddGlobal(m, type, "tanjit.alias_placeholder");
-        LLVMSetInitializer(placeholder, LLVMConstNull(type));
-      }
-      LLVMSetLinkage(placeholder, LLVMPrivateLinkage);
-      LLVMAliasSetAliasee(a, placeholder);
-      free(saved);
-    }
-    a = next;
-  }
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    LLVMLinkage l = LLVMGetLinkage(f);
-    if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
-      continue;
-    LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
-    LLVMSetComdat(f, NULL);
-    LLVMSetVisibility(f, LLVMDefaultVisibility);
-  }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
-    LLVMLinkage l = LLVMGetLinkage(g);
-    if (LLVMIsDeclaration(g) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
-      continue;
-    LLVMSetInitializer(g, NULL);
-    LLVMSetLinkage(g, LLVMExternalLinkage);
-    LLVMSetComdat(g, NULL);
-  }
-}
-
-/* Parses and links every pristine copy into one module in ctx. */
-static LLVMModuleRef gather_modules(tanjit_session *s, LLVMContextRef ctx,
-                                    tanjit_error **err) {
-  LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
-  jit_session_lock(s);
-  size_t n = s->n_modules;
-  LLVMMemoryBufferRef *copies = calloc(n ? n : 1, sizeof *copies);
-  for (size_t i = 0; copies && i < n; i++)
-    if (!s->modules[i].generated)
-      copies[i] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        LLVMGetBufferStart(s->modules[i].pristine),
-        LLVMGetBufferSize(s->modules[i].pristine), s->modules[i].name);
-  jit_session_unlock(s);
-  if (!copies) {
-    LLVMDisposeModule(dest);
-    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory gathering modules");
-    return NULL;
-  }
-  int failed = 0;
-  for (size_t i = 0; i < n; i++) {
-    LLVMModuleRef m = NULL;
-    if (!copies[i])
-      continue;
-    if (!failed && LLVMParseBitcodeInContext2(ctx, copies[i], &m) == 0) {
-      if (!*LLVMGetDataLayoutStr(dest)) {
-        LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(m));
-        LLVMSetTarget(dest, LLVMGetTarget(m));
-      }
-      if (LLVMLinkModules2(dest, m)) /* destroys m */
-        failed = tj_fail(err, TANJIT_ERR_INTERNAL,
-                         "cannot link the loaded modules for a derivative");
-    } else if (!failed) {
-      failed = tj_fail(err, TANJIT_ERR_INTERNAL,
-                       "cannot re-read a loaded module's IR");
-    }
-    LLVMDisposeMemoryBuffer(copies[i]);
-  }
-  free(copies);
-  if (failed) {
-    LLVMDisposeModule(dest);
-    return NULL;
-  }
-  /* After linking: the linker would drop available_externally bodies that
-   * nothing references yet. */
-  make_external_view(dest);
-  return dest;
-}
 
 typedef struct reach_set {
   strmap names; /* function name -> (void *)1 */
@@ -393,7 +280,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   jit_context c;
   jit_context_create(&c);
   jit_silence_diagnostics(c.ctx);
-  LLVMModuleRef m = gather_modules(s, c.ctx, err);
+  LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, err);
   LLVMValueRef fn = m ? LLVMGetNamedFunction(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
     tj_fail(err, TANJIT_ERR_SYMBOL,

@@ -8,6 +8,8 @@
  *   resolve.c    the definition generator: registered libraries, renamed
  *                ccalls (ejlstr$fn$lib, ejlptr$fn$addr), lazy stubs
  *   stub.c       lazy-binding stubs: IR that reports an unresolved call
+ *   views.c      loaded modules' pristine copies as views of compiled code
+ *   derivative.c tanjit_fwddiff: run-time requests over those views
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -98,6 +100,18 @@ void jit_install_transform(tanjit_session *s);
 /* Differentiate, verify, optimize `m` in place. */
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err);
+
+/* views.c */
+/* Every loaded module's pristine copy but `exclude`'s (and tanjit_fwddiff's
+ * own), linked into one module in ctx as a view of the compiled code.
+ * Caller owns the result; NULL on failure with *err set. */
+LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
+                               LLVMModuleRef exclude, tanjit_error **err);
+/* When m (being transformed, holding requests) declares functions that
+ * other loaded modules define, links their views into m, so its requests
+ * differentiate through code compiled in other modules.  0 or -1. */
+int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
+                                tanjit_error **err);
 
 /* markers.c */
 /* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,

@@ -88,6 +88,10 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   }
   unsigned long requests = count_requests(m);
   double t0 = seconds_now();
+  /* A request may differentiate through functions other modules define,
+   * as a run-time request (tanjit_fwddiff) can. */
+  if (requests && jit_link_views_for_requests(s, m, err))
+    return -1;
   if (ad_transform_module(s->ad, m, err))
     return -1;
   double t1 = seconds_now();

@@ -117,6 +117,11 @@ static const program programs[] = {
      * 6 dtoh, 2 memsets), each after 32 dirtied allocations */
     {"runtime_managed_pitch-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 18, 6, 102, 108},
     {"runtime_managed_pitch-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 6, 18, 6, 102, 108},
+    /* Enzyme's cudamemcpy.cpp: 2 directions of (2 alloc, 2 htod, 2 dtoh,
+     * 1 memset zeroing the shadow allocation); it reads the simulator's
+     * counters itself, so it is not in test_cuda_gpu's list */
+    {"runtime_cudamemcpy-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 4, 4, 0, 2, 4},
+    {"runtime_cudamemcpy-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 4, 4, 0, 2, 4},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 

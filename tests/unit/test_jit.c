@@ -43,6 +43,7 @@ static void *lookup_ok(tanjit_session *s, const char *sym) {
 
 typedef int (*int_fn)(int);
 typedef double (*dbl_fn)(double);
+typedef int (*int_fn_void)(void);
 
 static const char square_ir[] =
     "define i32 @square(i32 %x) {\n"
@@ -734,6 +735,46 @@ START_TEST(stats_count_modules_requests_and_phases) {
 }
 END_TEST
 
+/* An in-IR request differentiates through a function another loaded module
+ * defines (a frontend compiles each method into its own module): the
+ * transform sees that module's code as a view, and the state it touches is
+ * the compiled module's own. */
+START_TEST(request_through_another_module) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "@calls = global i32 0\n"
+          "define double @square(double %x) {\n"
+          "  %n = load i32, ptr @calls\n"
+          "  %n1 = add i32 %n, 1\n"
+          "  store i32 %n1, ptr @calls\n"
+          "  %r = fmul double %x, %x\n"
+          "  ret double %r\n}\n"
+          "define i32 @square_calls() {\n"
+          "  %n = load i32, ptr @calls\n  ret i32 %n\n}\n",
+          "callee.ll");
+  load_ok(s,
+          "declare double @square(double)\n"
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @wrap(double %x) {\n"
+          "  %s = call double @square(double %x)\n"
+          "  %r = fadd double %s, %x\n  ret double %r\n}\n"
+          "define double @dwrap(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @wrap, double %x, "
+          "double 1.0)\n  ret double %d\n}\n"
+          "define double @dsquare(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @square, double "
+          "%x, double 1.0)\n  ret double %d\n}\n",
+          "caller.ll");
+  dbl_fn dwrap = (dbl_fn)(uintptr_t)lookup_ok(s, "dwrap");
+  dbl_fn dsquare = (dbl_fn)(uintptr_t)lookup_ok(s, "dsquare");
+  int_fn_void calls = (int_fn_void)(uintptr_t)lookup_ok(s, "square_calls");
+  ck_assert_double_eq(dwrap(3.0), 7.0);    /* 2x + 1 */
+  ck_assert_double_eq(dsquare(-1.5), -3.0); /* 2x */
+  ck_assert_int_eq(calls(), 2); /* the derivatives ran square's own counter */
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -743,6 +784,7 @@ Suite *jit_suite(void) {
   tcase_add_test(load, load_file_text);
   tcase_add_test(load, cross_module_call);
   tcase_add_test(load, stats_count_modules_requests_and_phases);
+  tcase_add_test(load, request_through_another_module);
   suite_add_tcase(s, load);
 
   TCase *resolve = tcase_create("resolve");

@@ -1,0 +1,174 @@
+/*
+ * Views of the loaded modules: their pristine copies (bitcode as loaded,
+ * before any transform) turned into code that refers to the compiled
+ * originals: functions available_externally, globals external declarations.
+ * The engine can differentiate through a view's bodies while calls and
+ * state stay those of the modules already compiled.
+ *
+ *   jit_gather_views            every loaded module's view, linked into one
+ *                               module (tanjit_fwddiff's starting point)
+ *   jit_link_views_for_requests a module with requests that calls into
+ *                               other loaded modules gets their bodies too
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
+
+#include "common/strbuf.h"
+#include "jit/jit.h"
+
+/* Turns a pristine copy into a view of the already-compiled module. */
+static void make_external_view(LLVMModuleRef m) {
+  /* An alias cannot be available_externally: each exported one hands its
+   * uses to a declaration of its name (resolved to the compiled original)
+   * and is left private, aliasing a private placeholder, since LLVM-C
+   * cannot erase an alias; nothing uses either, and GlobalDCE drops them. */
+  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a;) {
+    LLVMValueRef next = LLVMGetNextGlobalAlias(a);
+    LLVMLinkage l = LLVMGetLinkage(a);
+    if (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) {
+      size_t len;
+      const char *name = LLVMGetValueName2(a, &len);
+      char *saved = tj_strndup(name, len);
+      LLVMTypeRef type = LLVMGlobalGetValueType(a);
+      int is_function = LLVMGetTypeKind(type) == LLVMFunctionTypeKind;
+      LLVMSetValueName2(a, "", 0);
+      LLVMSetLinkage(a, LLVMPrivateLinkage);
+      /* Uses go to the aliasee itself when it is a plain global of this
+       * module (so calls through the alias are differentiated like calls
+       * to it), else to a declaration of the alias's name. */
+      LLVMValueRef target = LLVMAliasGetAliasee(a);
+      if (!LLVMIsAFunction(target) && !LLVMIsAGlobalVariable(target))
+        target = is_function ? LLVMAddFunction(m, saved ? saved : "", type)
+                             : LLVMAddGlobal(m, type, saved ? saved : "");
+      LLVMReplaceAllUsesWith(a, target);
+      LLVMValueRef placeholder;
+      if (is_function) {
+        placeholder = LLVMAddFunction(m, "tanjit.alias_placeholder", type);
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+        LLVMPositionBuilderAtEnd(
+            b, LLVMAppendBasicBlockInContext(LLVMGetModuleContext(m), placeholder, ""));
+        LLVMBuildUnreachable(b);
+        LLVMDisposeBuilder(b);
+      } else {
+        placeholder = LLVMAddGlobal(m, type, "tanjit.alias_placeholder");
+        LLVMSetInitializer(placeholder, LLVMConstNull(type));
+      }
+      LLVMSetLinkage(placeholder, LLVMPrivateLinkage);
+      LLVMAliasSetAliasee(a, placeholder);
+      free(saved);
+    }
+    a = next;
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+      continue;
+    LLVMSetLinkage(f, LLVMAvailableExternallyLinkage);
+    LLVMSetComdat(f, NULL);
+    LLVMSetVisibility(f, LLVMDefaultVisibility);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (LLVMIsDeclaration(g) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+      continue;
+    LLVMSetInitializer(g, NULL);
+    LLVMSetLinkage(g, LLVMExternalLinkage);
+    LLVMSetComdat(g, NULL);
+  }
+}
+
+LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
+                              LLVMModuleRef exclude, tanjit_error **err) {
+  LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
+  jit_session_lock(s);
+  size_t n = s->n_modules;
+  LLVMMemoryBufferRef *copies = calloc(n ? n : 1, sizeof *copies);
+  for (size_t i = 0; copies && i < n; i++)
+    if (!s->modules[i].generated &&
+        !(exclude && s->modules[i].pending == exclude))
+      copies[i] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        LLVMGetBufferStart(s->modules[i].pristine),
+        LLVMGetBufferSize(s->modules[i].pristine), s->modules[i].name);
+  jit_session_unlock(s);
+  if (!copies) {
+    LLVMDisposeModule(dest);
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory gathering modules");
+    return NULL;
+  }
+  int failed = 0;
+  for (size_t i = 0; i < n; i++) {
+    LLVMModuleRef m = NULL;
+    if (!copies[i])
+      continue;
+    if (!failed && LLVMParseBitcodeInContext2(ctx, copies[i], &m) == 0) {
+      if (!*LLVMGetDataLayoutStr(dest)) {
+        LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(m));
+        LLVMSetTarget(dest, LLVMGetTarget(m));
+      }
+      if (LLVMLinkModules2(dest, m)) /* destroys m */
+        failed = tj_fail(err, TANJIT_ERR_INTERNAL,
+                         "cannot link the loaded modules for a derivative");
+    } else if (!failed) {
+      failed = tj_fail(err, TANJIT_ERR_INTERNAL,
+                       "cannot re-read a loaded module's IR");
+    }
+    LLVMDisposeMemoryBuffer(copies[i]);
+  }
+  free(copies);
+  if (failed) {
+    LLVMDisposeModule(dest);
+    return NULL;
+  }
+  /* After linking: the linker would drop available_externally bodies that
+   * nothing references yet. */
+  make_external_view(dest);
+  return dest;
+}
+
+/* Whether m declares a function that another loaded module defines.  A
+ * tanjit_fwddiff module is made of the views already (and has dropped the
+ * bodies it must not see): never. */
+static int calls_into_other_modules(tanjit_session *s, LLVMModuleRef m) {
+  int found = 0;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (s->modules[i].pending == m && s->modules[i].generated)
+      found = -1;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !found;
+       f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f))
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    for (size_t i = 0; i < s->n_modules && !found; i++) {
+      const jit_module *rec = &s->modules[i];
+      if (rec->generated || rec->pending == m)
+        continue;
+      for (size_t k = 0; k < rec->n_defined && !found; k++)
+        found = strlen(rec->defined[k]) == len &&
+                memcmp(rec->defined[k], name, len) == 0;
+    }
+  }
+  jit_session_unlock(s);
+  return found > 0;
+}
+
+int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
+                                tanjit_error **err) {
+  if (!calls_into_other_modules(s, m))
+    return 0;
+  LLVMModuleRef views = jit_gather_views(s, LLVMGetModuleContext(m), m, err);
+  if (!views)
+    return -1;
+  /* The linker takes a view's available_externally bodies only where m
+   * refers to them, and what those refer to in turn. */
+  if (LLVMLinkModules2(m, views)) /* destroys views */
+    return tj_fail(err, TANJIT_ERR_INTERNAL,
+                   "cannot link the other loaded modules' code for this "
+                   "module's derivative requests");
+  return 0;
+}
