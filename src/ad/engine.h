@@ -297,6 +297,18 @@ LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
  * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
                          const unsigned *ops, unsigned nops);
+/* The shadow (lane) of pointer p to access `accessed` through: when it may
+ * be p itself at run time (ad_shadow_may_equal_primal: inactive memory), a
+ * zeroed scratch slot instead, so that reads give zero tangents and writes
+ * land nowhere.  p may be a vector of pointers (gather, scatter). */
+LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
+                                     LLVMValueRef shadow_lane,
+                                     LLVMTypeRef accessed);
+/* ad_lanewise, with operand `pointer_op` guarded as above. */
+LLVMValueRef ad_lanewise_guarded(ad_fn_ctx *fc, LLVMValueRef primal,
+                                 LLVMValueRef clone, const unsigned *ops,
+                                 unsigned nops, unsigned pointer_op,
+                                 LLVMTypeRef accessed);
 /* Emits intrinsic `base` (e.g. "llvm.cos") overloaded on the types given. */
 LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
                                LLVMTypeRef *overload, unsigned noverload,

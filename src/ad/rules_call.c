@@ -218,6 +218,29 @@ static LLVMValueRef active_integer_argument(ad_fn_ctx *fc, LLVMValueRef call) {
 /* Emits a call to the derivative of `fn` for the activities the arguments
  * of `call` have here; returns its primal result (or NULL for void) and its
  * shadow (NULL when the result is inactive).  0 or -1. */
+/* A pointer, or an aggregate or vector holding one (Julia passes an array
+ * descriptor {ptr, len} by value). */
+static int holds_pointer(LLVMTypeRef t, int depth) {
+  if (ad_type_is_pointerish(t))
+    return 1;
+  if (depth > 8)
+    return 0;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind:
+    return holds_pointer(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++)
+      if (holds_pointer(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  }
+  default:
+    return 0;
+  }
+}
+
 static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
                            LLVMValueRef *primal_out, LLVMValueRef *shadow_out) {
   ad_module_ctx *mc = fc->mc;
@@ -248,7 +271,7 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
     LLVMValueRef a = LLVMGetOperand(call, i);
     if (!passes_shadow(fc, a))
       act[i] = AD_ARG_CONST;
-    else if (ad_type_is_pointerish(LLVMTypeOf(a)) &&
+    else if (holds_pointer(LLVMTypeOf(a), 0) &&
              ad_shadow_may_equal_primal(fc, a))
       act[i] = AD_ARG_DUP_RUNTIME;
     else

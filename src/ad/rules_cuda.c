@@ -318,8 +318,24 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     LLVMPositionBuilderAtEnd(fc->b, shadow_bb);
   }
   LLVMValueRef failure = has_status ? LLVMConstNull(st) : NULL;
+  /* An out-slot whose shadow may be the slot itself (inactive memory) gets
+   * no shadow allocation there: it would overwrite the primal's address,
+   * and nothing would free it. */
+  int guard = ad_shadow_may_equal_primal(fc, operand(call, d->dst));
+  LLVMValueRef primal_slot = ad_primal(fc, operand(call, d->dst));
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
+    LLVMBasicBlockRef guard_from = NULL, lane_done = NULL;
+    LLVMValueRef failure_before = failure;
+    if (guard) {
+      LLVMBasicBlockRef alloc_bb =
+          LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.slot_active");
+      lane_done = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.slot_done");
+      LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, slot, primal_slot, "");
+      guard_from = LLVMGetInsertBlock(fc->b);
+      LLVMBuildCondBr(fc->b, same, lane_done, alloc_bb);
+      LLVMPositionBuilderAtEnd(fc->b, alloc_bb);
+    }
     unsigned ops[2] = {(unsigned)d->dst, (unsigned)d->pitch};
     LLVMValueRef vals[2] = {slot, pitch_slot};
     LLVMValueRef rc =
@@ -361,6 +377,18 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     if (has_status) {
       LLVMBuildBr(fc->b, next);
       LLVMPositionBuilderAtEnd(fc->b, next);
+    }
+    if (guard) {
+      LLVMBasicBlockRef body_end = LLVMGetInsertBlock(fc->b);
+      LLVMBuildBr(fc->b, lane_done);
+      LLVMPositionBuilderAtEnd(fc->b, lane_done);
+      if (has_status) {
+        LLVMValueRef merged = LLVMBuildPhi(fc->b, st, "");
+        LLVMValueRef vals[2] = {failure_before, failure};
+        LLVMBasicBlockRef from[2] = {guard_from, body_end};
+        LLVMAddIncoming(merged, vals, from, 2);
+        failure = merged;
+      }
     }
   }
   if (has_status) {

@@ -260,7 +260,8 @@ static int emit_atomicrmw(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     /* integer min/max/and/or on shadow memory: apply to the shadow too */
     break;
   }
-  LLVMValueRef s = ad_lanewise(fc, inst, c, op01, 2);
+  /* the scratch slot absorbs the update where the memory is inactive */
+  LLVMValueRef s = ad_lanewise_guarded(fc, inst, c, op01, 2, 0, LLVMTypeOf(v));
   if (ad_is_active(fc, inst))
     ad_set_shadow(fc, inst, s);
   return 0;

@@ -560,8 +560,13 @@ static int store_shadow_lanes(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef p,
                    "%s writes an active result through a pointer with no shadow",
                    ad_value_name(ad_called_function(call)));
   }
-  for (unsigned lane = 0; lane < fc->width; lane++)
-    LLVMBuildStore(fc->b, ad_lane(fc, shadow_val, lane), ad_lane(fc, sp, lane));
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef v = ad_lane(fc, shadow_val, lane);
+    /* an out-parameter in inactive memory keeps the primal's result */
+    LLVMBuildStore(fc->b, v,
+                   ad_guard_shadow_pointer(fc, p, ad_lane(fc, sp, lane),
+                                           LLVMTypeOf(v)));
+  }
   return 0;
 }
 
@@ -628,10 +633,13 @@ static int emit_modf(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
   }
   if (ad_is_active(fc, call))
     ad_set_shadow(fc, call, ad_shadow_value(fc, x));
-  LLVMValueRef sp = ad_shadow_or_null(fc, LLVMGetOperand(call, 1));
+  LLVMValueRef ip = LLVMGetOperand(call, 1);
+  LLVMValueRef sp = ad_shadow_or_null(fc, ip);
   if (sp)
     for (unsigned lane = 0; lane < fc->width; lane++)
-      LLVMBuildStore(fc->b, LLVMConstNull(LLVMTypeOf(x)), ad_lane(fc, sp, lane));
+      LLVMBuildStore(fc->b, LLVMConstNull(LLVMTypeOf(x)),
+                     ad_guard_shadow_pointer(fc, ip, ad_lane(fc, sp, lane),
+                                             LLVMTypeOf(x)));
   return 0;
 }
 

@@ -73,6 +73,14 @@ static int memset_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
   return 0;
 }
 
+/* What one access through `ptr` touches, for a vector `data`: all of it,
+ * or one element per pointer of a gather/scatter. */
+static LLVMTypeRef accessed_type(LLVMValueRef ptr, LLVMTypeRef data) {
+  return LLVMGetTypeKind(LLVMTypeOf(ptr)) == LLVMVectorTypeKind
+             ? LLVMGetElementType(data)
+             : data;
+}
+
 static int remapped_args(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef *args,
                          unsigned *n) {
   *n = LLVMGetNumArgOperands(call);
@@ -81,6 +89,43 @@ static int remapped_args(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef *args,
   for (unsigned k = 0; k < *n; k++)
     args[k] = ad_primal(fc, LLVMGetOperand(call, k));
   return 0;
+}
+
+/*
+ * realloc's shadow when the old block's shadow may be the block itself
+ * (inactive memory): growing it would free the primal's block a second
+ * time, so that case starts a fresh, zeroed shadow (nothing of the old
+ * contents had a tangent); otherwise the old shadow grows.  args hold the
+ * primal call's arguments (args[0] the old block).
+ */
+static LLVMValueRef realloc_shadow_or_fresh(ad_fn_ctx *fc, LLVMValueRef fn,
+                                            LLVMValueRef *args, unsigned nargs,
+                                            LLVMValueRef old_shadow,
+                                            LLVMValueRef n) {
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMBasicBlockRef fresh = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "realloc.fresh");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "realloc.grow");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "realloc.shadow");
+  LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, old_shadow, args[0], "");
+  LLVMBuildCondBr(fc->b, same, fresh, grow);
+  LLVMValueRef a2[8];
+  memcpy(a2, args, nargs * sizeof *a2);
+  LLVMPositionBuilderAtEnd(fc->b, fresh);
+  a2[0] = LLVMConstNull(LLVMTypeOf(args[0]));
+  LLVMValueRef s_fresh = ad_call_helper(fc->b, fn, a2, nargs, "shadow");
+  zero_bytes(fc, s_fresh, n);
+  LLVMBasicBlockRef fresh_end = LLVMGetInsertBlock(fc->b);
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, grow);
+  a2[0] = old_shadow;
+  LLVMValueRef s_grow = ad_call_helper(fc->b, fn, a2, nargs, "shadow");
+  LLVMBuildBr(fc->b, join);
+  LLVMPositionBuilderAtEnd(fc->b, join);
+  LLVMValueRef s = LLVMBuildPhi(fc->b, LLVMTypeOf(s_grow), "shadow");
+  LLVMValueRef vals[2] = {s_fresh, s_grow};
+  LLVMBasicBlockRef from[2] = {fresh_end, grow};
+  LLVMAddIncoming(s, vals, from, 2);
+  return s;
 }
 
 static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
@@ -107,7 +152,11 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
       old = ad_shadow_or_null(fc, LLVMGetOperand(call, 0));
     for (unsigned lane = 0; lane < fc->width; lane++) {
       LLVMValueRef s;
-      if (d->kind == MEM_REALLOC && old) {
+      if (d->kind == MEM_REALLOC && old &&
+          ad_shadow_may_equal_primal(fc, LLVMGetOperand(call, 0))) {
+        s = realloc_shadow_or_fresh(fc, fn, args, nargs, ad_lane(fc, old, lane),
+                                    args[d->size_arg]);
+      } else if (d->kind == MEM_REALLOC && old) {
         LLVMValueRef a2[8];
         memcpy(a2, args, sizeof a2);
         a2[0] = ad_lane(fc, old, lane);
@@ -139,14 +188,36 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
     LLVMTypeRef ptr = LLVMGetTypeKind(LLVMTypeOf(args[0])) == LLVMPointerTypeKind
                           ? LLVMTypeOf(args[0])
                           : LLVMPointerTypeInContext(fc->mc->llctx, 0);
+    /* A slot whose shadow may be the slot itself (inactive memory) gets no
+     * shadow block: it would overwrite the primal's, which then leaks. */
+    int guard = ad_shadow_may_equal_primal(fc, LLVMGetOperand(call, 0));
+    LLVMContextRef c = fc->mc->llctx;
     for (unsigned lane = 0; lane < fc->width; lane++) {
       LLVMValueRef a2[8];
       memcpy(a2, args, sizeof a2);
       a2[0] = ad_lane(fc, sp, lane);
-      ad_call_helper(fc->b, fn, a2, nargs, "");
+      LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "memalign.shadow_done");
+      if (guard) {
+        LLVMBasicBlockRef work = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "memalign.shadow");
+        LLVMBuildCondBr(fc->b, LLVMBuildICmp(fc->b, LLVMIntEQ, a2[0], args[0], ""),
+                        done, work);
+        LLVMPositionBuilderAtEnd(fc->b, work);
+      }
+      LLVMValueRef rc = ad_call_helper(fc->b, fn, a2, nargs, "");
+      /* zeroed only if it was allocated (status 0) */
+      LLVMBasicBlockRef zero = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "memalign.shadow_zero");
+      if (LLVMGetTypeKind(LLVMTypeOf(rc)) == LLVMIntegerTypeKind)
+        LLVMBuildCondBr(fc->b, LLVMBuildICmp(fc->b, LLVMIntEQ, rc,
+                                             LLVMConstNull(LLVMTypeOf(rc)), ""),
+                        zero, done);
+      else
+        LLVMBuildBr(fc->b, zero);
+      LLVMPositionBuilderAtEnd(fc->b, zero);
       LLVMValueRef p =
           LLVMBuildLoad2(fc->b, ptr, ad_address_as(fc, a2[0], ptr), "");
       zero_bytes(fc, p, args[d->size_arg]);
+      LLVMBuildBr(fc->b, done);
+      LLVMPositionBuilderAtEnd(fc->b, done);
     }
     return 0;
   }
@@ -193,13 +264,23 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
     for (unsigned k = 0; k < d->nops; k++)
       ops[k] = d->ops[k] == LAST_ARG ? (unsigned)LLVMGetNumArgOperands(call) - 1
                                      : d->ops[k];
-    if (ad_is_active(fc, call))
-      ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, ops, d->nops));
+    if (!ad_is_active(fc, call))
+      return 0;
+    /* masked.load / gather read through their pointer operand 0 */
+    LLVMValueRef ptr = LLVMGetOperand(call, 0);
+    ad_set_shadow(fc, call,
+                  ad_type_is_pointerish(LLVMTypeOf(ptr))
+                      ? ad_lanewise_guarded(fc, call, clone, ops, d->nops, 0,
+                                            accessed_type(ptr, LLVMTypeOf(call)))
+                      : ad_lanewise(fc, call, clone, ops, d->nops));
     return 0;
   }
   case MEM_STORE_LIKE:
     if (ad_shadow_or_null(fc, LLVMGetOperand(call, d->ptr_arg)))
-      ad_lanewise(fc, call, clone, d->ops, d->nops);
+      ad_lanewise_guarded(
+          fc, call, clone, d->ops, d->nops, d->ptr_arg,
+          accessed_type(LLVMGetOperand(call, d->ptr_arg),
+                        LLVMTypeOf(LLVMGetOperand(call, d->ops[0]))));
     else if (ad_is_active(fc, LLVMGetOperand(call, d->ops[0])))
       return ad_fail(fc->mc, call,
                      "%s stores an active value through a pointer with no "

@@ -230,8 +230,49 @@ static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
   }
 }
 
-LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
-                         const unsigned *ops, unsigned nops) {
+LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
+                                     LLVMValueRef shadow_lane,
+                                     LLVMTypeRef accessed) {
+  if (!ad_shadow_may_equal_primal(fc, p))
+    return shadow_lane;
+  LLVMTypeRef pt = LLVMTypeOf(shadow_lane);
+  int vector = LLVMGetTypeKind(pt) == LLVMVectorTypeKind;
+  LLVMTypeRef scalar_pt = vector ? LLVMGetElementType(pt) : pt;
+  /* the scratch slot lives in the entry block, zeroed before each use */
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first)
+    LLVMPositionBuilderBefore(eb, first);
+  else
+    LLVMPositionBuilderAtEnd(eb, entry);
+  LLVMValueRef slot = LLVMBuildAlloca(eb, accessed, "inactive.scratch");
+  LLVMSetAlignment(slot, LLVMPreferredAlignmentOfType(fc->mc->td, accessed));
+  LLVMDisposeBuilder(eb);
+  LLVMBuildStore(fc->b, LLVMConstNull(accessed), slot);
+  LLVMValueRef scratch = slot;
+  if (LLVMTypeOf(slot) != scalar_pt)
+    scratch = LLVMBuildAddrSpaceCast(fc->b, slot, scalar_pt, "");
+  if (vector) { /* one scratch element for every lane of a gather/scatter */
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(fc->mc->llctx);
+    unsigned n = LLVMGetVectorSize(pt);
+    LLVMValueRef one = LLVMBuildInsertElement(
+        fc->b, LLVMGetPoison(pt), scratch, LLVMConstInt(i32, 0, 0), "");
+    scratch = LLVMBuildShuffleVector(
+        fc->b, one, LLVMGetPoison(pt),
+        LLVMConstNull(LLVMVectorType(i32, n)), "");
+  }
+  LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, shadow_lane,
+                                    ad_primal(fc, p), "noshadow");
+  return LLVMBuildSelect(fc->b, same, scratch, shadow_lane, "");
+}
+
+/* ad_lanewise, with the operand numbered `guarded` (~0u: none) a pointer
+ * whose shadow goes through ad_guard_shadow_pointer for `accessed`. */
+static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
+                             LLVMValueRef clone, const unsigned *ops,
+                             unsigned nops, unsigned guarded,
+                             LLVMTypeRef accessed) {
   LLVMValueRef lanes[AD_MAX_WIDTH];
   LLVMValueRef shadows[8];
   size_t n;
@@ -247,8 +288,12 @@ LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
     shadows[k] = ad_shadow_value(fc, LLVMGetOperand(primal, ops[k]));
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef vals[8];
-    for (unsigned k = 0; k < nops && k < 8; k++)
+    for (unsigned k = 0; k < nops && k < 8; k++) {
       vals[k] = ad_lane(fc, shadows[k], lane);
+      if (ops[k] == guarded)
+        vals[k] = ad_guard_shadow_pointer(fc, LLVMGetOperand(primal, ops[k]),
+                                          vals[k], accessed);
+    }
     LLVMValueRef c = LLVMInstructionClone(clone);
     LLVMInsertIntoBuilderWithName(fc->b, c, has_name ? buf : "");
     for (unsigned k = 0; k < nops && k < 8; k++)
@@ -261,6 +306,18 @@ LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
   if (LLVMGetTypeKind(LLVMTypeOf(primal)) == LLVMVoidTypeKind)
     return NULL;
   return ad_pack(fc, LLVMTypeOf(primal), lanes);
+}
+
+LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
+                         const unsigned *ops, unsigned nops) {
+  return lanewise(fc, primal, clone, ops, nops, ~0u, NULL);
+}
+
+LLVMValueRef ad_lanewise_guarded(ad_fn_ctx *fc, LLVMValueRef primal,
+                                 LLVMValueRef clone, const unsigned *ops,
+                                 unsigned nops, unsigned pointer_op,
+                                 LLVMTypeRef accessed) {
+  return lanewise(fc, primal, clone, ops, nops, pointer_op, accessed);
 }
 
 static int contains_float(LLVMTypeRef t, int depth) {

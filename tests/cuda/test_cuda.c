@@ -122,6 +122,11 @@ static const program programs[] = {
      * counters itself, so it is not in test_cuda_gpu's list */
     {"runtime_cudamemcpy-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 4, 4, 0, 2, 4},
     {"runtime_cudamemcpy-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 4, 4, 0, 2, 4},
+    /* an out-slot picked at run time: own slot (2 alloc, 2 htod, 2 dtoh, 1
+     * memset), then an enzyme_const one (no shadow allocation, no shadow
+     * transfers: 1 alloc, 1 htod, 1 dtoh) */
+    {"driver_const_slot-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
+    {"driver_const_slot-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
