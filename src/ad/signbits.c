@@ -11,6 +11,9 @@
  *
  *   and (bitcast f), ~S             ->  bitcast (llvm.fabs f)
  *   xor (bitcast f), S              ->  bitcast (fneg f)
+ *   xor (bitcast f), (and (bitcast g), S)
+ *                                   ->  bitcast (select (copysign(1, g) < 0),
+ *                                                       (fneg f), f)
  *   or  (bitcast f), S              ->  bitcast (fneg (llvm.fabs f))
  *   or  P, (and (bitcast g), S)     ->  bitcast (llvm.copysign p, g)
  *        where P is and (bitcast f), ~S, bitcast (llvm.fabs f), a constant
@@ -138,6 +141,35 @@ static LLVMValueRef nonnegative_float(LLVMBuilderRef b, LLVMModuleRef m,
   return g ? intrinsic(b, m, "llvm.fabs", &g, 1) : NULL;
 }
 
+/* xor (bitcast f), (and (bitcast g), S): flipsign(f, g), f negated where g
+ * is negative (Julia's Base.flipsign), as select(copysign(1, g) < 0, -f, f),
+ * which reads g's sign bit whatever g is (NaN, -0). */
+static LLVMValueRef flipsign(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef i) {
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef sign = LLVMGetOperand(i, (unsigned)k);
+    LLVMValueRef f = float_behind(LLVMGetOperand(i, (unsigned)!k));
+    if (!f || !LLVMIsAInstruction(sign) ||
+        LLVMGetInstructionOpcode(sign) != LLVMAnd)
+      continue;
+    int j = mask_operand(sign, 0);
+    if (j < 0)
+      continue;
+    LLVMValueRef source = LLVMGetOperand(sign, (unsigned)!j);
+    LLVMValueRef g = float_behind(source);
+    if (!g && (g = reload_as_float(b, source)))
+      LLVMPositionBuilderBefore(b, i);
+    if (!g)
+      continue;
+    LLVMTypeRef t = LLVMTypeOf(f);
+    LLVMValueRef args[2] = {LLVMConstReal(t, 1.0), g};
+    LLVMValueRef unit = intrinsic(b, m, "llvm.copysign", args, 2);
+    LLVMValueRef negative =
+        LLVMBuildFCmp(b, LLVMRealOLT, unit, LLVMConstReal(t, 0.0), "");
+    return LLVMBuildSelect(b, negative, LLVMBuildFNeg(b, f, ""), f, "");
+  }
+  return NULL;
+}
+
 /* The float value `i` computes, built before i, or NULL if it is no sign
  * operation on a float's bits. */
 static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
@@ -152,8 +184,11 @@ static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
     return f ? intrinsic(b, m, "llvm.fabs", &f, 1) : NULL;
   case LLVMXor:
     k = mask_operand(i, 0);
-    f = k < 0 ? NULL : float_behind(LLVMGetOperand(i, (unsigned)!k));
-    return f ? LLVMBuildFNeg(b, f, "") : NULL;
+    if (k >= 0) {
+      f = float_behind(LLVMGetOperand(i, (unsigned)!k));
+      return f ? LLVMBuildFNeg(b, f, "") : NULL;
+    }
+    return flipsign(b, m, i);
   case LLVMOr:
     k = mask_operand(i, 0);
     if (k >= 0) {

@@ -49,6 +49,17 @@ static float absf_bits(float x) {
 
 double f_abs(double x) { return abs_union(x) * sin(x); }
 double f_neg(double x) { return neg_bits(x * x) * 3.0; }
+
+/* Julia's flipsign(x, y): x with its sign flipped where y is negative */
+static double flipsign_bits(double x, double y) {
+  uint64_t u, v;
+  memcpy(&u, &x, 8);
+  memcpy(&v, &y, 8);
+  u ^= v & SIGN64;
+  memcpy(&x, &u, 8);
+  return x;
+}
+double f_flip(double x) { return flipsign_bits(x * x, x - 1.0) + x; }
 double f_minus_abs(double x) { return minus_abs_bits(x) * x; }
 double f_copysign(double x) { return copysign_bits(x * x, -2.0) + copysign_bits(3.0, x) * x; }
 float f_absf(float x) { return absf_bits(x) * x; }
@@ -89,6 +100,8 @@ int main(void) {
                   -2 * fabsl(x));
     check_tangent("copysign", __enzyme_fwddiff((void *)f_copysign, xs[i], 1.0),
                   -2 * x + 3 * s);
+    check_tangent("flipsign", __enzyme_fwddiff((void *)f_flip, xs[i], 1.0),
+                  (x - 1 < 0 ? -2 * x : 2 * x) + 1);
     check_tangent_float("|x| x float",
                         __enzyme_fwddiff_f((void *)f_absf, (float)xs[i], 1.0f),
                         2 * fabsl((float)xs[i]));
