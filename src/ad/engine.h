@@ -297,18 +297,29 @@ LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
  * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
                          const unsigned *ops, unsigned nops);
-/* The shadow (lane) of pointer p to access `accessed` through: when it may
+/* The shadow (lane) of pointer p to write `accessed` through: when it may
  * be p itself at run time (ad_shadow_may_equal_primal: inactive memory), a
- * zeroed scratch slot instead, so that reads give zero tangents and writes
- * land nowhere.  p may be a vector of pointers (gather, scatter). */
+ * zeroed scratch slot instead, so that writes land nowhere (and an update
+ * reads zeros).  p may be a vector of pointers (scatter).  *same_out (may
+ * be NULL) gets the run-time condition, or NULL when there is none. */
 LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
                                      LLVMValueRef shadow_lane,
-                                     LLVMTypeRef accessed);
-/* ad_lanewise, with operand `pointer_op` guarded as above. */
+                                     LLVMTypeRef accessed,
+                                     LLVMValueRef *same_out);
+/* How a rule's guarded pointer operand is accessed. */
+typedef enum ad_access {
+  AD_ACCESS_READ,  /* masked.load, gather: through the shadow, then the
+                      inactive shadow of what was read where it is p */
+  AD_ACCESS_WRITE, /* masked.store, scatter: into the scratch slot there */
+  AD_ACCESS_UPDATE /* atomicrmw: written to the scratch slot; the result
+                      is the primal's inactive shadow there */
+} ad_access;
+/* ad_lanewise, with operand `pointer_op` a pointer that may be its own
+ * shadow, accessed as `mode` says. */
 LLVMValueRef ad_lanewise_guarded(ad_fn_ctx *fc, LLVMValueRef primal,
                                  LLVMValueRef clone, const unsigned *ops,
                                  unsigned nops, unsigned pointer_op,
-                                 LLVMTypeRef accessed);
+                                 LLVMTypeRef accessed, ad_access mode);
 /* Emits intrinsic `base` (e.g. "llvm.cos") overloaded on the types given. */
 LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
                                LLVMTypeRef *overload, unsigned noverload,

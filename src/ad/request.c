@@ -191,6 +191,142 @@ static int scan_global_markers(request *r) {
 }
 
 /* Stores `v` into memory of the request's type, or returns it coerced. */
+/* The scalars of value v (members of structs, elements of arrays and
+ * vectors), in order; -1 past `cap`. */
+static int flatten_value(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef *out,
+                         unsigned *n, unsigned cap) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  unsigned count;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind:
+  case LLVMArrayTypeKind:
+    count = LLVMGetTypeKind(t) == LLVMStructTypeKind
+                ? LLVMCountStructElementTypes(t)
+                : (unsigned)LLVMGetArrayLength2(t);
+    for (unsigned i = 0; i < count; i++)
+      if (flatten_value(b, LLVMBuildExtractValue(b, v, i, ""), out, n, cap))
+        return -1;
+    return 0;
+  case LLVMVectorTypeKind: {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(t));
+    count = LLVMGetVectorSize(t);
+    for (unsigned i = 0; i < count; i++)
+      if (flatten_value(b, LLVMBuildExtractElement(b, v, LLVMConstInt(i32, i, 0), ""),
+                        out, n, cap))
+        return -1;
+    return 0;
+  }
+  default:
+    if (*n == cap)
+      return -1;
+    out[(*n)++] = v;
+    return 0;
+  }
+}
+
+/* The scalar members of type t with their byte offsets in t's layout. */
+static int flatten_layout(LLVMTargetDataRef td, LLVMTypeRef t,
+                          unsigned long long at, LLVMTypeRef *types,
+                          unsigned long long *offsets, unsigned *n,
+                          unsigned cap) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: {
+    unsigned count = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < count; i++)
+      if (flatten_layout(td, LLVMStructGetTypeAtIndex(t, i),
+                         at + LLVMOffsetOfElement(td, t, i), types, offsets, n,
+                         cap))
+        return -1;
+    return 0;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    LLVMTypeRef el = LLVMGetElementType(t);
+    unsigned long long count = LLVMGetTypeKind(t) == LLVMArrayTypeKind
+                                   ? LLVMGetArrayLength2(t)
+                                   : LLVMGetVectorSize(t);
+    /* vector elements are packed at their store size, array ones at
+     * their allocation size */
+    unsigned long long stride = LLVMGetTypeKind(t) == LLVMArrayTypeKind
+                                    ? LLVMABISizeOfType(td, el)
+                                    : LLVMStoreSizeOfType(td, el);
+    for (unsigned long long i = 0; i < count; i++)
+      if (flatten_layout(td, el, at + i * stride, types, offsets, n, cap))
+        return -1;
+    return 0;
+  }
+  default:
+    if (*n == cap)
+      return -1;
+    types[*n] = t;
+    offsets[(*n)++] = at;
+    return 0;
+  }
+}
+
+/*
+ * Stores v at p laid out as type `layout`, scalar by scalar.  The
+ * derivative's result carries each lane (or the primal and the tangent) in
+ * the callee's ABI type, which may have tail padding where the C result
+ * packs its members: a struct of three floats is returned as
+ * { <2 x float>, float }, 16 bytes, but two of them fill 24.  -1 (nothing
+ * stored) when the scalars do not correspond one to one.
+ */
+enum { MAX_RESULT_SCALARS = 1024 };
+static int store_as_layout(request *r, LLVMBuilderRef b, LLVMValueRef v,
+                           LLVMTypeRef layout, LLVMValueRef p) {
+  LLVMValueRef *vals = malloc(MAX_RESULT_SCALARS * sizeof *vals);
+  LLVMTypeRef *types = malloc(MAX_RESULT_SCALARS * sizeof *types);
+  unsigned long long *offs = malloc(MAX_RESULT_SCALARS * sizeof *offs);
+  unsigned nv = 0, nt = 0;
+  int rc = -1;
+  if (vals && types && offs &&
+      flatten_layout(r->mc->td, layout, 0, types, offs, &nt,
+                     MAX_RESULT_SCALARS) == 0) {
+    /* the extracts are only built once the shapes are known to match */
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(b);
+    LLVMValueRef last = LLVMGetLastInstruction(bb);
+    if (flatten_value(b, v, vals, &nv, MAX_RESULT_SCALARS) == 0 && nv == nt) {
+      rc = 0;
+      for (unsigned i = 0; i < nv && rc == 0; i++)
+        if (LLVMTypeOf(vals[i]) != types[i])
+          rc = -1;
+    }
+    if (rc == 0) {
+      LLVMTypeRef i8 = LLVMInt8TypeInContext(r->mc->llctx);
+      LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+      for (unsigned i = 0; i < nv; i++) {
+        LLVMValueRef off = LLVMConstInt(i64, offs[i], 0);
+        LLVMValueRef at = LLVMBuildGEP2(b, i8, p, &off, 1, "");
+        LLVMBuildStore(b, vals[i], at);
+      }
+    } else {
+      /* drop the extracts built for nothing, users first */
+      LLVMValueRef i = LLVMGetLastInstruction(bb);
+      while (i && i != last) {
+        LLVMValueRef prev = LLVMGetPreviousInstruction(i);
+        if (!LLVMGetFirstUse(i))
+          LLVMInstructionEraseFromParent(i);
+        i = prev;
+      }
+    }
+  }
+  free(vals);
+  free(types);
+  free(offs);
+  return rc;
+}
+
+/* An alloca of t in the entry block of the request's function. */
+static LLVMValueRef entry_alloca(request *r, LLVMTypeRef t, const char *name) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMPositionBuilderBefore(eb, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)));
+  LLVMValueRef slot = LLVMBuildAlloca(eb, t, name);
+  LLVMDisposeBuilder(eb);
+  return slot;
+}
+
 static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
                                   LLVMTypeRef want) {
   LLVMTypeRef have = LLVMTypeOf(v);
@@ -198,6 +334,11 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
     return v;
   unsigned long long hs = LLVMABISizeOfType(r->mc->td, have);
   unsigned long long ws = LLVMABISizeOfType(r->mc->td, want);
+  {
+    LLVMValueRef slot = entry_alloca(r, want, "fwddiff.result");
+    if (store_as_layout(r, b, v, want, slot) == 0)
+      return LLVMBuildLoad2(b, want, slot, "");
+  }
   if (LLVMStoreSizeOfType(r->mc->td, have) > ws || hs < LLVMStoreSizeOfType(r->mc->td, want)) {
     char *a = type_text(have), *c = type_text(want);
     char why[96];
@@ -219,14 +360,7 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
     return NULL;
   }
   /* Through memory: an alloca in the entry block holding either type. */
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
-  LLVMBuilderRef eb = LLVMCreateBuilderInContext(r->mc->llctx);
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-  LLVMValueRef first = LLVMGetFirstInstruction(entry);
-  LLVMPositionBuilderBefore(eb, first);
-  LLVMTypeRef slot_t = hs >= ws ? have : want;
-  LLVMValueRef slot = LLVMBuildAlloca(eb, slot_t, "fwddiff.result");
-  LLVMDisposeBuilder(eb);
+  LLVMValueRef slot = entry_alloca(r, hs >= ws ? have : want, "fwddiff.result");
   LLVMBuildStore(b, v, slot);
   return LLVMBuildLoad2(b, want, slot, "");
 }
@@ -459,7 +593,13 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   ad_copy_abi_attrs(&sig, res);
   LLVMTypeRef want = LLVMTypeOf(call);
   if (r.sret && sig.ret != AD_RET_VOID) {
-    LLVMBuildStore(b, res, r.sret);
+    /* into the caller's C result, member by member where its layout is
+     * known (the sret attribute's type) */
+    LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(
+        call, 1, LLVMGetEnumAttributeKindForName("sret", 4));
+    LLVMTypeRef layout = a ? LLVMGetTypeAttributeValue(a) : NULL;
+    if (!layout || store_as_layout(&r, b, res, layout, r.sret) != 0)
+      LLVMBuildStore(b, res, r.sret);
   } else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
     if (sig.ret == AD_RET_VOID) {
       LLVMReplaceAllUsesWith(call, LLVMGetPoison(want));

@@ -261,7 +261,8 @@ static int emit_atomicrmw(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     break;
   }
   /* the scratch slot absorbs the update where the memory is inactive */
-  LLVMValueRef s = ad_lanewise_guarded(fc, inst, c, op01, 2, 0, LLVMTypeOf(v));
+  LLVMValueRef s = ad_lanewise_guarded(fc, inst, c, op01, 2, 0, LLVMTypeOf(v),
+                                       AD_ACCESS_UPDATE);
   if (ad_is_active(fc, inst))
     ad_set_shadow(fc, inst, s);
   return 0;

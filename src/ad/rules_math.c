@@ -565,7 +565,7 @@ static int store_shadow_lanes(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef p,
     /* an out-parameter in inactive memory keeps the primal's result */
     LLVMBuildStore(fc->b, v,
                    ad_guard_shadow_pointer(fc, p, ad_lane(fc, sp, lane),
-                                           LLVMTypeOf(v)));
+                                           LLVMTypeOf(v), NULL));
   }
   return 0;
 }
@@ -639,7 +639,7 @@ static int emit_modf(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
     for (unsigned lane = 0; lane < fc->width; lane++)
       LLVMBuildStore(fc->b, LLVMConstNull(LLVMTypeOf(x)),
                      ad_guard_shadow_pointer(fc, ip, ad_lane(fc, sp, lane),
-                                             LLVMTypeOf(x)));
+                                             LLVMTypeOf(x), NULL));
   return 0;
 }
 

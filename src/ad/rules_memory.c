@@ -271,7 +271,8 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
     ad_set_shadow(fc, call,
                   ad_type_is_pointerish(LLVMTypeOf(ptr))
                       ? ad_lanewise_guarded(fc, call, clone, ops, d->nops, 0,
-                                            accessed_type(ptr, LLVMTypeOf(call)))
+                                            accessed_type(ptr, LLVMTypeOf(call)),
+                                            AD_ACCESS_READ)
                       : ad_lanewise(fc, call, clone, ops, d->nops));
     return 0;
   }
@@ -280,7 +281,8 @@ static int emit_memory(ad_fn_ctx *fc, const ad_call_rule *rule,
       ad_lanewise_guarded(
           fc, call, clone, d->ops, d->nops, d->ptr_arg,
           accessed_type(LLVMGetOperand(call, d->ptr_arg),
-                        LLVMTypeOf(LLVMGetOperand(call, d->ops[0]))));
+                        LLVMTypeOf(LLVMGetOperand(call, d->ops[0]))),
+          AD_ACCESS_WRITE);
     else if (ad_is_active(fc, LLVMGetOperand(call, d->ops[0])))
       return ad_fail(fc->mc, call,
                      "%s stores an active value through a pointer with no "

@@ -232,7 +232,10 @@ static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
 
 LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
                                      LLVMValueRef shadow_lane,
-                                     LLVMTypeRef accessed) {
+                                     LLVMTypeRef accessed,
+                                     LLVMValueRef *same_out) {
+  if (same_out)
+    *same_out = NULL;
   if (!ad_shadow_may_equal_primal(fc, p))
     return shadow_lane;
   LLVMTypeRef pt = LLVMTypeOf(shadow_lane);
@@ -264,15 +267,19 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
   }
   LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, shadow_lane,
                                     ad_primal(fc, p), "noshadow");
+  if (same_out)
+    *same_out = same;
   return LLVMBuildSelect(fc->b, same, scratch, shadow_lane, "");
 }
 
+static LLVMValueRef inactive_shadow_of(ad_fn_ctx *fc, LLVMValueRef v, int depth);
+
 /* ad_lanewise, with the operand numbered `guarded` (~0u: none) a pointer
- * whose shadow goes through ad_guard_shadow_pointer for `accessed`. */
+ * whose shadow may be the pointer itself, accessed as `mode` says. */
 static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
                              LLVMValueRef clone, const unsigned *ops,
                              unsigned nops, unsigned guarded,
-                             LLVMTypeRef accessed) {
+                             LLVMTypeRef accessed, ad_access mode) {
   LLVMValueRef lanes[AD_MAX_WIDTH];
   LLVMValueRef shadows[8];
   size_t n;
@@ -287,12 +294,20 @@ static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
   for (unsigned k = 0; k < nops && k < 8; k++)
     shadows[k] = ad_shadow_value(fc, LLVMGetOperand(primal, ops[k]));
   for (unsigned lane = 0; lane < fc->width; lane++) {
-    LLVMValueRef vals[8];
+    LLVMValueRef vals[8], same = NULL;
     for (unsigned k = 0; k < nops && k < 8; k++) {
       vals[k] = ad_lane(fc, shadows[k], lane);
-      if (ops[k] == guarded)
-        vals[k] = ad_guard_shadow_pointer(fc, LLVMGetOperand(primal, ops[k]),
-                                          vals[k], accessed);
+      if (ops[k] != guarded)
+        continue;
+      LLVMValueRef p = LLVMGetOperand(primal, ops[k]);
+      if (mode == AD_ACCESS_READ) {
+        /* read through the shadow (the primal memory where they are equal)
+         * and take what inactive memory's shadow holds there */
+        if (ad_shadow_may_equal_primal(fc, p))
+          same = LLVMBuildICmp(fc->b, LLVMIntEQ, vals[k], ad_primal(fc, p), "");
+      } else {
+        vals[k] = ad_guard_shadow_pointer(fc, p, vals[k], accessed, &same);
+      }
     }
     LLVMValueRef c = LLVMInstructionClone(clone);
     LLVMInsertIntoBuilderWithName(fc->b, c, has_name ? buf : "");
@@ -302,6 +317,14 @@ static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
         LLVMIsAAtomicRMWInst(c))
       strip_primal_facts(fc->mc->llctx, c);
     lanes[lane] = c;
+    if (same && LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMVoidTypeKind) {
+      /* floats read there have no tangent; pointers and integers stand
+       * for themselves: as read (a read), or as the primal's old value
+       * (an update, whose shadow went to the scratch slot) */
+      LLVMValueRef inactive =
+          inactive_shadow_of(fc, mode == AD_ACCESS_READ ? c : clone, 0);
+      lanes[lane] = LLVMBuildSelect(fc->b, same, inactive, c, "");
+    }
   }
   if (LLVMGetTypeKind(LLVMTypeOf(primal)) == LLVMVoidTypeKind)
     return NULL;
@@ -310,14 +333,14 @@ static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
 
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
                          const unsigned *ops, unsigned nops) {
-  return lanewise(fc, primal, clone, ops, nops, ~0u, NULL);
+  return lanewise(fc, primal, clone, ops, nops, ~0u, NULL, AD_ACCESS_READ);
 }
 
 LLVMValueRef ad_lanewise_guarded(ad_fn_ctx *fc, LLVMValueRef primal,
                                  LLVMValueRef clone, const unsigned *ops,
                                  unsigned nops, unsigned pointer_op,
-                                 LLVMTypeRef accessed) {
-  return lanewise(fc, primal, clone, ops, nops, pointer_op, accessed);
+                                 LLVMTypeRef accessed, ad_access mode) {
+  return lanewise(fc, primal, clone, ops, nops, pointer_op, accessed, mode);
 }
 
 static int contains_float(LLVMTypeRef t, int depth) {

@@ -12,7 +12,8 @@
 #ifndef TANJIT_TESTS_ENZYME_H
 #define TANJIT_TESTS_ENZYME_H
 
-extern int enzyme_dup, enzyme_const, enzyme_dupnoneed, enzyme_width;
+extern int enzyme_dup, enzyme_const, enzyme_dupnoneed, enzyme_width,
+    enzyme_primal_return;
 double __enzyme_fwddiff(void *, ...);
 
 #endif
