@@ -98,8 +98,8 @@ static const math_rule math_table[] = {
     {L4("pow", "powf", "powl", "llvm.pow"), 2, 0,
      {"y x y 1 - pow *", "r x log * x nz"}, "y x^(y-1), x^y ln x"},
     /* d x^n (integer n) = n x^(n-1) */
-    {L4(NULL, NULL, NULL, "llvm.powi"), 2, 2, {"y itof x y dec powi *", ""},
-     "n x^(n-1)"},
+    {L4(NULL, NULL, NULL, "llvm.powi"), 2, 2,
+     {"y itof x y dec powi * y itof nz", ""}, "n x^(n-1), and 0 for n = 0"},
     /* d sqrt x = 1 / (2 sqrt x), and 0 at x = 0 as in Enzyme, so a zero
      * tangent stays zero instead of becoming inf * 0 = NaN */
     {L4("sqrt", "sqrtf", "sqrtl", "llvm.sqrt"), 1, 0, {"0.5 r / x nz"},
@@ -258,11 +258,13 @@ static int eval_token(eval_ctx *e, const char *tok, size_t len) {
     return 0;
   }
   char *end;
-  double d = strtod(buf, &end);
+  (void)strtod(buf, &end);
   if (end != buf && *end == 0) {
     if (e->sp >= 16)
       return -1;
-    st[e->sp++] = ad_const_fp(e->t, d);
+    /* from the decimal text in T's own precision (ln 10 to long double's
+     * or fp128's digits, not double's) */
+    st[e->sp++] = LLVMConstRealOfStringAndSize(e->t, buf, (unsigned)len);
     return 0;
   }
   static const struct {
@@ -418,14 +420,18 @@ static LLVMValueRef digamma_function(ad_module_ctx *mc, LLVMTypeRef t) {
   LLVMValueRef inv2 = LLVMBuildFMul(b, inv, inv, "");
   /* sum_k (-1)^(k+1) |B_2k| / (2k x^2k), k = 1..7, by Horner in 1/x^2;
    * from x >= 12 the first term left out is below 3e-18 */
-  static const double bernoulli_terms[] = {1.0 / 12,  1.0 / 120,       1.0 / 252,
-                                           1.0 / 240, 1.0 / 132,       691.0 / 32760,
-                                           1.0 / 12};
+  /* as fractions, folded in T's precision */
+  static const double bernoulli_terms[][2] = {{1, 12},  {1, 120}, {1, 252},
+                                              {1, 240}, {1, 132}, {691, 32760},
+                                              {1, 12}};
   const int nterms = (int)(sizeof bernoulli_terms / sizeof *bernoulli_terms);
-  LLVMValueRef series = LLVMConstReal(t, bernoulli_terms[nterms - 1]);
+#define TERM(k)                                                                \
+  LLVMBuildFDiv(b, LLVMConstReal(t, bernoulli_terms[k][0]),                    \
+                LLVMConstReal(t, bernoulli_terms[k][1]), "")
+  LLVMValueRef series = TERM(nterms - 1);
   for (int k = nterms - 2; k >= 0; k--)
-    series = LLVMBuildFSub(b, LLVMConstReal(t, bernoulli_terms[k]),
-                           LLVMBuildFMul(b, inv2, series, ""), "");
+    series = LLVMBuildFSub(b, TERM(k), LLVMBuildFMul(b, inv2, series, ""), "");
+#undef TERM
   series = LLVMBuildFMul(b, inv2, series, "");
   unsigned id = LLVMLookupIntrinsicID("llvm.log", 8);
   LLVMValueRef logd = LLVMGetIntrinsicDeclaration(mc->mod, id, &t, 1);
