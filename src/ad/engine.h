@@ -306,6 +306,11 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
                                      LLVMValueRef shadow_lane,
                                      LLVMTypeRef accessed,
                                      LLVMValueRef *same_out);
+/* The shadow (lane) of a by-value argument's pointer p of type t: where it
+ * may be p itself, a copy of *p as inactive memory's shadow holds it
+ * (floats 0, pointers and integers themselves). */
+LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
+                                   LLVMValueRef shadow_lane, LLVMTypeRef t);
 /* How a rule's guarded pointer operand is accessed. */
 typedef enum ad_access {
   AD_ACCESS_READ,  /* masked.load, gather: through the shadow, then the

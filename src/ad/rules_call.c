@@ -291,11 +291,28 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
     return -1;
   }
   unsigned k = 0;
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   for (unsigned i = 0; i < np; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
     args[k++] = ad_primal(fc, a);
-    if (act[i] != AD_ARG_CONST)
-      args[k++] = ad_shadow_value(fc, a);
+    if (act[i] == AD_ARG_CONST)
+      continue;
+    LLVMValueRef sh = ad_shadow_value(fc, a);
+    LLVMAttributeRef bv =
+        act[i] == AD_ARG_DUP_RUNTIME ? LLVMGetEnumAttributeAtIndex(fn, i + 1, byval)
+                                     : NULL;
+    if (bv) {
+      /* A by-value copy of inactive memory: the callee gets a copy of the
+       * shadow, at another address than the primal's copy, so it cannot
+       * tell; where the shadow is the primal, it copies inactive memory's
+       * shadow instead (floats 0, pointers themselves). */
+      LLVMValueRef lanes[AD_MAX_WIDTH];
+      for (unsigned lane = 0; lane < fc->width; lane++)
+        lanes[lane] = ad_guard_byval_shadow(fc, a, ad_lane(fc, sh, lane),
+                                            LLVMGetTypeAttributeValue(bv));
+      sh = ad_pack(fc, LLVMTypeOf(a), lanes);
+    }
+    args[k++] = sh;
   }
   size_t n;
   const char *name = LLVMGetValueName2(call, &n);

@@ -16,9 +16,9 @@
  *                                                       (fneg f), f)
  *   or  (bitcast f), S              ->  bitcast (fneg (llvm.fabs f))
  *   or  P, (and (bitcast g), S)     ->  bitcast (llvm.copysign p, g)
- *        where P is and (bitcast f), ~S, bitcast (llvm.fabs f), a constant
- *        with the sign bit clear, or (in an `or disjoint`) bitcast f; p its
- *        float
+ *        where P is and (bitcast f), ~S, bitcast (llvm.fabs f) or a
+ *        constant with the sign bit clear, p its float; in an `or disjoint`
+ *        with P any bitcast f, the flipsign below (exact there)
  *
  * S is the sign bit of the float type whose width the integer has (half,
  * float, double; vectors of them with splat masks).  Only integers that are
@@ -141,6 +141,17 @@ static LLVMValueRef nonnegative_float(LLVMBuilderRef b, LLVMModuleRef m,
   return g ? intrinsic(b, m, "llvm.fabs", &g, 1) : NULL;
 }
 
+/* f, negated where g's sign bit is set (whatever g is: NaN, -0). */
+static LLVMValueRef flipped(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef f,
+                            LLVMValueRef g) {
+  LLVMTypeRef t = LLVMTypeOf(f);
+  LLVMValueRef args[2] = {LLVMConstReal(t, 1.0), g};
+  LLVMValueRef unit = intrinsic(b, m, "llvm.copysign", args, 2);
+  LLVMValueRef negative =
+      LLVMBuildFCmp(b, LLVMRealOLT, unit, LLVMConstReal(t, 0.0), "");
+  return LLVMBuildSelect(b, negative, LLVMBuildFNeg(b, f, ""), f, "");
+}
+
 /* xor (bitcast f), (and (bitcast g), S): flipsign(f, g), f negated where g
  * is negative (Julia's Base.flipsign), as select(copysign(1, g) < 0, -f, f),
  * which reads g's sign bit whatever g is (NaN, -0). */
@@ -160,12 +171,7 @@ static LLVMValueRef flipsign(LLVMBuilderRef b, LLVMModuleRef m, LLVMValueRef i) 
       LLVMPositionBuilderBefore(b, i);
     if (!g)
       continue;
-    LLVMTypeRef t = LLVMTypeOf(f);
-    LLVMValueRef args[2] = {LLVMConstReal(t, 1.0), g};
-    LLVMValueRef unit = intrinsic(b, m, "llvm.copysign", args, 2);
-    LLVMValueRef negative =
-        LLVMBuildFCmp(b, LLVMRealOLT, unit, LLVMConstReal(t, 0.0), "");
-    return LLVMBuildSelect(b, negative, LLVMBuildFNeg(b, f, ""), f, "");
+    return flipped(b, m, f, g);
   }
   return NULL;
 }
@@ -207,11 +213,14 @@ static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
       LLVMValueRef source = LLVMGetOperand(sign, (unsigned)!j);
       LLVMValueRef magnitude = LLVMGetOperand(i, (unsigned)!k);
       LLVMValueRef p = nonnegative_float(b, m, magnitude);
-      /* `or disjoint` with a sign that may be set: the magnitude's sign bit
-       * is clear, or the result is poison (clang -ffast-math knows x*x is
-       * not negative and drops its fabs) */
-      if (!p && LLVMGetIsDisjoint(i))
-        p = float_behind(magnitude);
+      /* `or disjoint` with a sign that may be set (clang -ffast-math knows
+       * x*x is not negative and drops its fabs): where the sign is set the
+       * magnitude's is clear, or the result is poison, so the result is
+       * the magnitude negated there and itself elsewhere: a flipsign,
+       * exact also where the magnitude is negative and the sign is not */
+      int flip = 0;
+      if (!p && LLVMGetIsDisjoint(i) && (p = float_behind(magnitude)))
+        flip = 1;
       if (!p)
         continue;
       /* Next to a float magnitude, a sign loaded as an integer (clang -O1
@@ -221,6 +230,8 @@ static LLVMValueRef as_float_operation(LLVMBuilderRef b, LLVMModuleRef m,
         LLVMPositionBuilderBefore(b, i);
       if (!g)
         continue;
+      if (flip)
+        return flipped(b, m, p, g);
       LLVMValueRef args[2] = {p, g};
       return intrinsic(b, m, "llvm.copysign", args, 2);
     }

@@ -274,6 +274,29 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
 
 static LLVMValueRef inactive_shadow_of(ad_fn_ctx *fc, LLVMValueRef v, int depth);
 
+LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
+                                   LLVMValueRef shadow_lane, LLVMTypeRef t) {
+  if (!ad_shadow_may_equal_primal(fc, p))
+    return shadow_lane;
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first)
+    LLVMPositionBuilderBefore(eb, first);
+  else
+    LLVMPositionBuilderAtEnd(eb, entry);
+  LLVMValueRef slot = LLVMBuildAlloca(eb, t, "inactive.byval");
+  LLVMDisposeBuilder(eb);
+  LLVMValueRef primal = ad_primal(fc, p);
+  LLVMValueRef v = LLVMBuildLoad2(fc->b, t, primal, "");
+  LLVMBuildStore(fc->b, inactive_shadow_of(fc, v, 0), slot);
+  LLVMValueRef at = slot;
+  if (LLVMTypeOf(slot) != LLVMTypeOf(shadow_lane))
+    at = LLVMBuildAddrSpaceCast(fc->b, slot, LLVMTypeOf(shadow_lane), "");
+  LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, shadow_lane, primal, "");
+  return LLVMBuildSelect(fc->b, same, at, shadow_lane, "");
+}
+
 /* ad_lanewise, with the operand numbered `guarded` (~0u: none) a pointer
  * whose shadow may be the pointer itself, accessed as `mode` says. */
 static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,

@@ -280,7 +280,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   jit_context c;
   jit_context_create(&c);
   jit_silence_diagnostics(c.ctx);
-  LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, err);
+  LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
   LLVMValueRef fn = m ? LLVMGetNamedFunction(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
     tj_fail(err, TANJIT_ERR_SYMBOL,

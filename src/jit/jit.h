@@ -103,15 +103,23 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
 
 /* views.c */
 /* Every loaded module's pristine copy but `exclude`'s (and tanjit_fwddiff's
- * own), linked into one module in ctx as a view of the compiled code.
+ * own), linked into one module in ctx as a view of the compiled code;
+ * modules whose flags conflict are left out.  With `taken` non-NULL, the
+ * names of the functions whose address the modules take are put there.
  * Caller owns the result; NULL on failure with *err set. */
 LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
-                               LLVMModuleRef exclude, tanjit_error **err);
+                               LLVMModuleRef exclude, strmap *taken,
+                               tanjit_error **err);
 /* When m (being transformed, holding requests) declares functions that
- * other loaded modules define, links their views into m, so its requests
- * differentiate through code compiled in other modules.  0 or -1. */
+ * other loaded modules define, or calls through function pointers that may
+ * lead there, links their views into m, so its requests differentiate
+ * through code compiled in other modules.  The names m had are put in
+ * `own`.  1 when views were linked, 0 when none were needed, -1 on error. */
 int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
-                                tanjit_error **err);
+                                strmap *own, tanjit_error **err);
+/* After differentiation: the views' functions become declarations again
+ * (calls go to the compiled originals); `own` as filled above. */
+void jit_unlink_views(LLVMModuleRef m, const strmap *own);
 
 /* markers.c */
 /* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,

@@ -289,27 +289,45 @@ static void keep_linkonce_definitions(LLVMModuleRef m) {
 }
 
 /*
- * Gives mutable module-private globals hidden external names unique to the
- * session, so a derivative made later from the module's pristine copy
- * (derivative.c) shares the module's state instead of a copy of it.
+ * Gives mutable module-private globals and module-private functions hidden
+ * external names unique to the session, so a derivative made later from the
+ * module's pristine copy (views.c) shares the module's state and functions
+ * instead of copies of them.
  */
+static int promote_one(LLVMValueRef g, unsigned long id) {
+  size_t len;
+  const char *name = LLVMGetValueName2(g, &len);
+  strbuf unique;
+  sb_init(&unique);
+  sb_printf(&unique, "%s.tanjit.m%lu", len ? name : "anon", id);
+  if (unique.failed)
+    return -1;
+  LLVMSetValueName2(g, unique.data, unique.len);
+  sb_free(&unique);
+  LLVMSetLinkage(g, LLVMExternalLinkage);
+  LLVMSetVisibility(g, LLVMHiddenVisibility);
+  return 0;
+}
+
 static int promote_private_state(LLVMModuleRef m, unsigned long id) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     LLVMLinkage l = LLVMGetLinkage(g);
     if (LLVMIsDeclaration(g) || LLVMIsGlobalConstant(g) ||
         (l != LLVMInternalLinkage && l != LLVMPrivateLinkage))
       continue;
-    size_t len;
-    const char *name = LLVMGetValueName2(g, &len);
-    strbuf unique;
-    sb_init(&unique);
-    sb_printf(&unique, "%s.tanjit.m%lu", len ? name : "anon", id);
-    if (unique.failed)
+    if (promote_one(g, id))
       return -1;
-    LLVMSetValueName2(g, unique.data, unique.len);
-    sb_free(&unique);
-    LLVMSetLinkage(g, LLVMExternalLinkage);
-    LLVMSetVisibility(g, LLVMHiddenVisibility);
+  }
+  /* Module-private functions too: a view of this module (views.c) then
+   * calls and compares the compiled function itself, not a copy of it (a
+   * callback installed by one module and tested by another). */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (LLVMIsDeclaration(f) ||
+        (l != LLVMInternalLinkage && l != LLVMPrivateLinkage))
+      continue;
+    if (promote_one(f, id))
+      return -1;
   }
   return 0;
 }

@@ -90,9 +90,14 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   double t0 = seconds_now();
   /* A request may differentiate through functions other modules define,
    * as a run-time request (tanjit_fwddiff) can. */
-  if (requests && jit_link_views_for_requests(s, m, err))
-    return -1;
-  if (ad_transform_module(s->ad, m, err))
+  strmap own;
+  strmap_init(&own);
+  int views = requests ? jit_link_views_for_requests(s, m, &own, err) : 0;
+  int rc = views < 0 ? -1 : ad_transform_module(s->ad, m, err);
+  if (views > 0 && rc == 0)
+    jit_unlink_views(m, &own);
+  strmap_free(&own);
+  if (rc)
     return -1;
   double t1 = seconds_now();
   char *msg = NULL;

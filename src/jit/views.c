@@ -81,8 +81,55 @@ static void make_external_view(LLVMModuleRef m) {
   }
 }
 
+/* Whether linking b into a would fail on their module flags: a key in
+ * both, with different values, where either says Error (or both
+ * Override).  Such a module is left out of the views (ORC itself links
+ * modules apart, so it compiled before). */
+static int flags_conflict(LLVMModuleRef a, LLVMModuleRef b) {
+  size_t na = 0, nb = 0;
+  LLVMModuleFlagEntry *fa = LLVMCopyModuleFlagsMetadata(a, &na);
+  LLVMModuleFlagEntry *fb = LLVMCopyModuleFlagsMetadata(b, &nb);
+  int conflict = 0;
+  for (size_t i = 0; i < na && !conflict; i++) {
+    size_t la, lb;
+    const char *ka = LLVMModuleFlagEntriesGetKey(fa, (unsigned)i, &la);
+    for (size_t j = 0; j < nb && !conflict; j++) {
+      const char *kb = LLVMModuleFlagEntriesGetKey(fb, (unsigned)j, &lb);
+      if (la != lb || memcmp(ka, kb, la) != 0 ||
+          LLVMModuleFlagEntriesGetMetadata(fa, (unsigned)i) ==
+              LLVMModuleFlagEntriesGetMetadata(fb, (unsigned)j))
+        continue;
+      LLVMModuleFlagBehavior ba =
+          LLVMModuleFlagEntriesGetFlagBehavior(fa, (unsigned)i);
+      LLVMModuleFlagBehavior bb =
+          LLVMModuleFlagEntriesGetFlagBehavior(fb, (unsigned)j);
+      conflict = ba == LLVMModuleFlagBehaviorError ||
+                 bb == LLVMModuleFlagBehaviorError ||
+                 (ba == LLVMModuleFlagBehaviorOverride &&
+                  bb == LLVMModuleFlagBehaviorOverride);
+    }
+  }
+  if (fa)
+    LLVMDisposeModuleFlagsMetadata(fa);
+  if (fb)
+    LLVMDisposeModuleFlagsMetadata(fb);
+  return conflict;
+}
+
+/* Whether f's address is used other than as the callee of a call. */
+static int address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!(LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) ||
+        LLVMGetCalledValue(user) != f)
+      return 1;
+  }
+  return 0;
+}
+
 LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
-                              LLVMModuleRef exclude, tanjit_error **err) {
+                              LLVMModuleRef exclude, strmap *taken,
+                              tanjit_error **err) {
   LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
   jit_session_lock(s);
   size_t n = s->n_modules;
@@ -105,6 +152,11 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
     if (!copies[i])
       continue;
     if (!failed && LLVMParseBitcodeInContext2(ctx, copies[i], &m) == 0) {
+      if ((exclude && flags_conflict(exclude, m)) || flags_conflict(dest, m)) {
+        LLVMDisposeModule(m);
+        LLVMDisposeMemoryBuffer(copies[i]);
+        continue;
+      }
       if (!*LLVMGetDataLayoutStr(dest)) {
         LLVMSetDataLayout(dest, LLVMGetDataLayoutStr(m));
         LLVMSetTarget(dest, LLVMGetTarget(m));
@@ -119,6 +171,23 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
     LLVMDisposeMemoryBuffer(copies[i]);
   }
   free(copies);
+  if (failed) {
+    LLVMDisposeModule(dest);
+    return NULL;
+  }
+  /* Functions whose address the modules take (in code, vtables, tables):
+   * the possible targets of an indirect call, found before the views drop
+   * the globals' initializers. */
+  for (LLVMValueRef f = LLVMGetFirstFunction(dest); taken && f && !failed;
+       f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len && !LLVMIsDeclaration(f) && address_taken(f) &&
+        LLVMGetLinkage(f) != LLVMInternalLinkage &&
+        LLVMGetLinkage(f) != LLVMPrivateLinkage &&
+        strmap_put(taken, name, (void *)1))
+      failed = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  }
   if (failed) {
     LLVMDisposeModule(dest);
     return NULL;
@@ -157,18 +226,108 @@ static int calls_into_other_modules(tanjit_session *s, LLVMModuleRef m) {
   return found > 0;
 }
 
+/* Whether m calls through a function pointer (a virtual call, a callback). */
+static int has_indirect_call(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!LLVMIsAFunction(callee) && !LLVMIsAInlineAsm(callee) &&
+            !LLVMIsAConstantExpr(callee))
+          return 1;
+      }
+  return 0;
+}
+
+/* Whether other modules are loaded that views could come from. */
+static int other_modules(tanjit_session *s, LLVMModuleRef m) {
+  int any = 0;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules && !any; i++)
+    any = !s->modules[i].generated && s->modules[i].pending != m;
+  jit_session_unlock(s);
+  return any;
+}
+
+static const char anchor_name[] = "tanjit.view_indirect_targets";
+
 int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
-                                tanjit_error **err) {
-  if (!calls_into_other_modules(s, m))
+                                strmap *own, tanjit_error **err) {
+  int indirect = has_indirect_call(m) && other_modules(s, m);
+  if (!indirect && !calls_into_other_modules(s, m))
     return 0;
-  LLVMModuleRef views = jit_gather_views(s, LLVMGetModuleContext(m), m, err);
-  if (!views)
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len && strmap_put(own, name, (void *)1))
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  }
+  strmap taken;
+  strmap_init(&taken);
+  LLVMModuleRef views = jit_gather_views(s, LLVMGetModuleContext(m), m,
+                                         indirect ? &taken : NULL, err);
+  if (!views) {
+    strmap_free(&taken);
     return -1;
+  }
+  /* The other modules' address-taken functions are the possible targets of
+   * m's indirect calls (emit_indirect_call dispatches on them): referred to
+   * from an anchor, so the linker brings their bodies and the engine sees
+   * their addresses taken. */
+  size_t n = 0;
+  LLVMValueRef *targets = malloc((taken.count ? taken.count : 1) * sizeof *targets);
+  for (size_t i = 0; targets && i < taken.cap; i++) {
+    if (!taken.keys[i])
+      continue;
+    LLVMValueRef vf = LLVMGetNamedFunction(views, taken.keys[i]);
+    if (!vf || LLVMIsDeclaration(vf))
+      continue;
+    LLVMValueRef f = LLVMGetNamedFunction(m, taken.keys[i]);
+    if (!f)
+      f = LLVMAddFunction(m, taken.keys[i], LLVMGlobalGetValueType(vf));
+    if (LLVMIsDeclaration(f))
+      targets[n++] = f;
+  }
+  strmap_free(&taken);
+  if (n) {
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0);
+    LLVMTypeRef at = LLVMArrayType2(ptr, n);
+    LLVMValueRef anchor = LLVMAddGlobal(m, at, anchor_name);
+    LLVMSetInitializer(anchor, LLVMConstArray2(ptr, targets, n));
+    LLVMSetLinkage(anchor, LLVMPrivateLinkage);
+    LLVMSetGlobalConstant(anchor, 1);
+  }
+  free(targets);
   /* The linker takes a view's available_externally bodies only where m
    * refers to them, and what those refer to in turn. */
   if (LLVMLinkModules2(m, views)) /* destroys views */
     return tj_fail(err, TANJIT_ERR_INTERNAL,
                    "cannot link the other loaded modules' code for this "
                    "module's derivative requests");
-  return 0;
+  return 1;
+}
+
+void jit_unlink_views(LLVMModuleRef m, const strmap *own) {
+  LLVMValueRef anchor = LLVMGetNamedGlobal(m, anchor_name);
+  if (anchor)
+    LLVMDeleteGlobal(anchor);
+  /* The views' bodies served differentiation; calls to them go to the
+   * compiled originals, and no copy of their code is optimized, inlined
+   * or compiled here (an inlined copy would also bring copies of their
+   * constants, whose addresses differ from the originals'). */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage ||
+        (len && strmap_get(own, name)))
+      continue;
+    LLVMBasicBlockRef bb;
+    while ((bb = LLVMGetFirstBasicBlock(f)))
+      LLVMDeleteBasicBlock(bb);
+    LLVMSetLinkage(f, LLVMExternalLinkage);
+  }
 }

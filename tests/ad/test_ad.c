@@ -814,6 +814,35 @@ static void expect_error(const char *ir, tanjit_error_code code,
   tanjit_error_free(err);
 }
 
+/* `or disjoint` of a float's bits with another float's sign bit, the
+ * magnitude not known to be non-negative (clang -ffast-math drops a fabs it
+ * knows is redundant): where the sign is set the magnitude's is clear, or
+ * the result is poison, so the value is a flipsign, also where the
+ * magnitude is negative and the sign is not. */
+START_TEST(test_signbits_or_disjoint) {
+  static const char ir[] = REQ_DECLS
+      "define double @f(double %x, double %y) {\n"
+      "  %xb = bitcast double %x to i64\n"
+      "  %yb = bitcast double %y to i64\n"
+      "  %s = and i64 %yb, -9223372036854775808\n"
+      "  %o = or disjoint i64 %xb, %s\n"
+      "  %r = bitcast i64 %o to double\n"
+      "  ret double %r\n}\n"
+      "define double @df(double %x, double %y) {\n"
+      "  %c = load i32, ptr @enzyme_const\n"
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "
+      "double 1.0, i32 %c, double %y)\n  ret double %d\n}\n";
+  typedef double (*fn2)(double, double);
+  for (int opt = 0; opt <= 2; opt += 2) {
+    fn2 f = (fn2)(uintptr_t)jit_symbol(ir, "f", opt);
+    fn2 df = (fn2)(uintptr_t)jit_symbol(ir, "df", opt);
+    ck_assert_double_eq(f(-2.0, 3.0), -2.0); /* the primal unchanged */
+    ck_assert_double_eq(df(-2.0, 3.0), 1.0);
+    ck_assert_double_eq(df(2.0, -3.0), -1.0);
+  }
+}
+END_TEST
+
 START_TEST(test_error_no_rule) {
   static const char ir[] = REQ_DECLS
       "declare double @mystery(double)\n"
@@ -1029,6 +1058,7 @@ static Suite *engine_suite(void) {
   t = tcase_create("errors");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_error_no_rule);
+  tcase_add_test(t, test_signbits_or_disjoint);
   tcase_add_test(t, test_error_reverse_mode);
   tcase_add_test(t, test_error_malformed);
   tcase_add_test(t, test_error_unknown_instruction);

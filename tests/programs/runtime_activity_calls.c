@@ -45,6 +45,30 @@ double through_struct(double *in, double *scratch) {
   return use_work(&w);
 }
 
+/* A struct passed by value (byval: the callee gets copies of the primal
+ * and of the shadow) straight from enzyme_const memory: the copies sit at
+ * different addresses, so the check happens at the call; the pointer field
+ * must stand for itself in the shadow copy, not become null. */
+typedef struct {
+  double a, b;
+  const double *scale;
+  double unused;
+} params;
+__attribute__((noinline)) double use_params(params p, double x) {
+  return p.a * x * *p.scale + p.b;
+}
+typedef struct {
+  double *in;
+  params *cst;
+} job;
+__attribute__((noinline)) double run_job(job *j) {
+  return use_params(*j->cst, j->in[0]);
+}
+double by_value_const(double *in, params *cst) {
+  job j = {in, cst};
+  return run_job(&j);
+}
+
 int main(void) {
   double a[3] = {1, 2, 3}, b[3] = {0.5, 0.25, 0.125}, db[3] = {1, 0, 0};
   check_tangent("const array chosen",
@@ -67,5 +91,12 @@ int main(void) {
                                  enzyme_const, &scratch),
                 1.0);
   check_primal_out("const scratch holds the primal", scratch, 2.25);
+  double three = 3, in2 = 1.5, din2 = 1.0;
+  params k = {2.0, 10.0, &three, 0};
+  check_tangent("struct by value from const memory",
+                __enzyme_fwddiff((void *)by_value_const, enzyme_dup, &in2,
+                                 &din2, enzyme_const, &k),
+                6.0);
+  check_primal("const struct untouched", k.a + k.b, 12.0);
   return tc_finish("runtime_activity_calls");
 }

@@ -775,6 +775,59 @@ START_TEST(request_through_another_module) {
 }
 END_TEST
 
+/* Views of other modules (src/jit/views.c) for in-IR requests: an
+ * indirect call may lead into another module's functions (a callback that
+ * module hands out, a virtual method); a module-private function keeps its
+ * identity (the compiled one, not a copy); and a module whose flags would
+ * conflict in a merged module is left out instead of failing the rest. */
+START_TEST(views_for_indirect_calls_identity_and_flags) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "@handler = global ptr null\n"
+          "define internal double @cube(double %x) {\n"
+          "  %a = fmul double %x, %x\n  %b = fmul double %a, %x\n"
+          "  ret double %b\n}\n"
+          "define ptr @get_cube() {\n  ret ptr @cube\n}\n"
+          "define void @install() {\n  store ptr @cube, ptr @handler\n"
+          "  ret void\n}\n"
+          "define i32 @installed() {\n  %h = load ptr, ptr @handler\n"
+          "  %same = icmp eq ptr %h, @cube\n  %r = zext i1 %same to i32\n"
+          "  ret i32 %r\n}\n"
+          "!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"wchar_size\", i32 4}\n",
+          "callee.ll");
+  load_ok(s,
+          "define i32 @unrelated() {\n  ret i32 2\n}\n"
+          "!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"wchar_size\", i32 2}\n",
+          "unrelated.ll");
+  load_ok(s,
+          "declare ptr @get_cube()\ndeclare void @install()\n"
+          "declare i32 @installed()\n"
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @apply(double %x) {\n"
+          "  %fp = call ptr @get_cube()\n"
+          "  %r = call double %fp(double %x)\n  ret double %r\n}\n"
+          "define double @install_then(double %x) {\n"
+          "  call void @install()\n  %i = call i32 @installed()\n"
+          "  %f = sitofp i32 %i to double\n  %r = fmul double %f, %x\n"
+          "  ret double %r\n}\n"
+          "define double @dapply(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @apply, double "
+          "%x, double 1.0)\n  ret double %d\n}\n"
+          "define double @dinstall(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @install_then, "
+          "double %x, double 1.0)\n  ret double %d\n}\n"
+          "!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"wchar_size\", i32 4}\n",
+          "caller.ll");
+  dbl_fn dapply = (dbl_fn)(uintptr_t)lookup_ok(s, "dapply");
+  dbl_fn dinstall = (dbl_fn)(uintptr_t)lookup_ok(s, "dinstall");
+  int_fn_void installed = (int_fn_void)(uintptr_t)lookup_ok(s, "installed");
+  ck_assert_double_eq(dapply(2.0), 12.0); /* 3x^2 through B's callback */
+  ck_assert_double_eq(dinstall(5.0), 1.0); /* installed() saw B's own cube */
+  ck_assert_int_eq(installed(), 1);
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -785,6 +838,7 @@ Suite *jit_suite(void) {
   tcase_add_test(load, cross_module_call);
   tcase_add_test(load, stats_count_modules_requests_and_phases);
   tcase_add_test(load, request_through_another_module);
+  tcase_add_test(load, views_for_indirect_calls_identity_and_flags);
   suite_add_tcase(s, load);
 
   TCase *resolve = tcase_create("resolve");
