@@ -129,14 +129,16 @@ static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
                     !LLVMGetEnumAttributeAtIndex(sig->fn, i + 1, byval);
     for (unsigned c = 0; plain_ptr && c < copies && k + c < nd; c++) {
       /* a shadow gets them only where it is a pointer itself (width 1),
-       * and not where it may be the primal itself (both noalias and
-       * written through would be undefined) */
+       * and not where it may be the primal itself; then the primal loses
+       * noalias too (two noalias names for one object, both written
+       * through, would be undefined) */
       if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(d, k + c))) !=
               LLVMPointerTypeKind ||
           (c == 1 && sig->activity[i] == AD_ARG_DUP_RUNTIME))
         continue;
       for (size_t a = 0; a < sizeof facts / sizeof *facts; a++)
-        copy_param_attr(sig->fn, i + 1, d, k + c + 1, facts[a]);
+        if (a != 0 || sig->activity[i] != AD_ARG_DUP_RUNTIME)
+          copy_param_attr(sig->fn, i + 1, d, k + c + 1, facts[a]);
       if (c == 0) /* the caller passes the primal's own argument */
         copy_param_attr(sig->fn, i + 1, d, k + 1, "noundef");
     }
