@@ -38,9 +38,18 @@
 
 typedef struct ad_engine ad_engine;
 
+/* What derivative code calls at run time when it reaches something that
+ * could not be differentiated (an indirect call's target): what, and why.
+ * The strings live as long as the engine. */
+typedef void (*ad_runtime_report)(void *user, const char *what,
+                                  const char *why);
+
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);
 void ad_engine_free(ad_engine *e); /* NULL-tolerant */
+/* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
+void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
+                                  void *user);
 
 /*
  * Registers `derivative` as the forward rule for calls to `function`

@@ -5,6 +5,7 @@
  * module with mutable globals, the globals that end up active are found
  * first, on copies of the module (discover_active_globals).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,13 @@
 
 struct ad_engine {
   ad_custom_registry *custom; /* tanjit_register_fwd_rule (custom.c) */
+  ad_runtime_report report;   /* may be NULL */
+  void *report_user;
+  /* strings derivative code passes to `report`: they live as long as the
+   * engine (the session), as the code does */
+  pthread_mutex_t kept_lock;
+  char **kept;
+  size_t n_kept, cap_kept;
 };
 
 ad_engine *ad_engine_new(void) {
@@ -21,7 +29,41 @@ ad_engine *ad_engine_new(void) {
     free(e);
     return NULL;
   }
+  if (e)
+    pthread_mutex_init(&e->kept_lock, NULL);
   return e;
+}
+
+void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
+                                  void *user) {
+  e->report = fn;
+  e->report_user = user;
+}
+
+ad_runtime_report ad_engine_runtime_report(const ad_engine *e, void **user) {
+  *user = e->report_user;
+  return e->report;
+}
+
+const char *ad_engine_keep_string(ad_engine *e, const char *s) {
+  char *copy = tj_strdup(s ? s : "");
+  if (!copy)
+    return NULL;
+  pthread_mutex_lock(&e->kept_lock);
+  if (e->n_kept == e->cap_kept) {
+    size_t cap = e->cap_kept ? 2 * e->cap_kept : 8;
+    char **g = realloc(e->kept, cap * sizeof *g);
+    if (!g) {
+      pthread_mutex_unlock(&e->kept_lock);
+      free(copy);
+      return NULL;
+    }
+    e->kept = g;
+    e->cap_kept = cap;
+  }
+  e->kept[e->n_kept++] = copy;
+  pthread_mutex_unlock(&e->kept_lock);
+  return copy;
 }
 
 ad_custom_registry *ad_engine_custom(const ad_engine *e) {
@@ -31,6 +73,10 @@ ad_custom_registry *ad_engine_custom(const ad_engine *e) {
 void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
+  for (size_t i = 0; i < e->n_kept; i++)
+    free(e->kept[i]);
+  free(e->kept);
+  pthread_mutex_destroy(&e->kept_lock);
   ad_custom_registry_free(e->custom);
   free(e);
 }

@@ -426,6 +426,10 @@ const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
 int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
 /* The function a call calls after stripping casts, or NULL if indirect. */
 LLVMValueRef ad_called_function(LLVMValueRef call);
+/* engine.c: the run-time report and its user data (NULL: none), and a copy
+ * of s kept as long as the engine (NULL on out of memory). */
+ad_runtime_report ad_engine_runtime_report(const ad_engine *e, void **user);
+const char *ad_engine_keep_string(ad_engine *e, const char *s);
 /* engine.c: whether f's address is taken (a use other than as a callee),
  * and whether f may be the target of the indirect call: same type, a body,
  * address taken.  The requests' order and the indirect-call rule agree. */

@@ -5,6 +5,7 @@
  * functions and intrinsics with no derivative effect (printing, lifetime
  * markers, ...), whose primal call is simply kept.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -374,6 +375,43 @@ static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   return why;
 }
 
+static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
+  return LLVMConstIntToPtr(
+      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
+      LLVMPointerTypeInContext(ctx, 0));
+}
+
+/* Before the trap of a target that could not be differentiated: the
+ * session's report (its unresolved-call handler) says which and why. */
+static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
+                               const char *why) {
+  void *user;
+  ad_runtime_report fn = ad_engine_runtime_report(fc->mc->engine, &user);
+  if (!fn)
+    return;
+  strbuf what;
+  sb_init(&what);
+  sb_printf(&what, "%s (called through a pointer in %s)",
+            ad_value_name(target), ad_value_name(fc->primal_fn));
+  const char *w = what.data ? ad_engine_keep_string(fc->mc->engine, what.data) : NULL;
+  sb_free(&what);
+  strbuf reason;
+  sb_init(&reason);
+  sb_printf(&reason, "no forward-mode derivative: %s", why ? why : "?");
+  const char *r = reason.data ? ad_engine_keep_string(fc->mc->engine, reason.data) : NULL;
+  sb_free(&reason);
+  if (!w || !r)
+    return;
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef params[3] = {ptr, ptr, ptr};
+  LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0);
+  LLVMValueRef args[3] = {address_constant(c, user), address_constant(c, w),
+                          address_constant(c, r)};
+  LLVMBuildCall2(fc->b, ft, address_constant(c, (const void *)(uintptr_t)fn),
+                 args, 3, "");
+}
+
 /*
  * An indirect call with active arguments.  The target is known only at run
  * time, so the derivative dispatches on it: every function of this module
@@ -430,6 +468,7 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     rc = derivative_call(fc, call, cands[i], &prim[nok], &shad[nok]);
     if (rc && mc->failed && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
+      report_at_run_time(fc, cands[i], why);
       if (!first_why)
         first_why = why;
       else

@@ -121,6 +121,13 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
  * (calls go to the compiled originals); `own` as filled above. */
 void jit_unlink_views(LLVMModuleRef m, const strmap *own);
 
+/* stub.c */
+/* The engine's run-time report (ad_runtime_report): derivative code that
+ * reaches what could not be differentiated goes to the session's
+ * unresolved-call handler (the default prints one line and aborts). */
+void jit_report_runtime_failure(void *session, const char *what,
+                                const char *why);
+
 /* markers.c */
 /* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,
  * which survive bitcode copies. */

@@ -149,6 +149,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     tanjit_session_free(s);
     return NULL;
   }
+  ad_engine_set_runtime_report(s->ad, jit_report_runtime_failure, s);
 
   LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, err);
   if (!tm) {

@@ -34,6 +34,11 @@ static void report_unresolved_call(tanjit_session *s, const char *symbol,
   abort();
 }
 
+void jit_report_runtime_failure(void *session, const char *what,
+                                const char *why) {
+  report_unresolved_call(session, what, "", why);
+}
+
 static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
   return LLVMConstIntToPtr(
       LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),

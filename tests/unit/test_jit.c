@@ -828,6 +828,46 @@ START_TEST(views_for_indirect_calls_identity_and_flags) {
 }
 END_TEST
 
+/* An indirect call whose run-time target has no derivative: the derivative
+ * code reports it through the session's unresolved-call handler (which
+ * names the target and the reason) before it traps. */
+static void expect_no_derivative_report(void *user, const char *symbol,
+                                        const char *library, const char *why) {
+  (void)user, (void)library;
+  int ok = strstr(symbol, "opaque_user") && strstr(symbol, "apply") &&
+           strstr(why, "no forward-mode derivative") && strstr(why, "j0");
+  _exit(ok ? 3 : 4); /* no leak check of the session left open */
+}
+
+START_TEST(indirect_target_without_derivative_is_reported) {
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.on_unresolved = expect_no_derivative_report;
+  tanjit_session *s = tanjit_session_new(&o, NULL);
+  load_ok(s,
+          "declare double @j0(double)\n"
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @square(double %x) {\n  %r = fmul double %x, %x\n"
+          "  ret double %r\n}\n"
+          "define double @opaque_user(double %x) {\n"
+          "  %r = call double @j0(double %x)\n  ret double %r\n}\n"
+          "@table = global [2 x ptr] [ptr @square, ptr @opaque_user]\n"
+          "define double @apply(i64 %k, double %x) {\n"
+          "  %p = getelementptr [2 x ptr], ptr @table, i64 0, i64 %k\n"
+          "  %fp = load ptr, ptr %p\n"
+          "  %r = call double %fp(double %x)\n  ret double %r\n}\n"
+          "define double @dapply(i64 %k, double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @apply, i64 %k, "
+          "double %x, double 1.0)\n  ret double %d\n}\n",
+          "indirect.ll");
+  double (*dapply)(long, double) =
+      (double (*)(long, double))(uintptr_t)lookup_ok(s, "dapply");
+  ck_assert_double_eq(dapply(0, 3.0), 6.0); /* square: fine */
+  dapply(1, 3.0);                            /* opaque_user: reported */
+  ck_abort_msg("the call through the pointer returned");
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -839,6 +879,7 @@ Suite *jit_suite(void) {
   tcase_add_test(load, stats_count_modules_requests_and_phases);
   tcase_add_test(load, request_through_another_module);
   tcase_add_test(load, views_for_indirect_calls_identity_and_flags);
+  tcase_add_exit_test(load, indirect_target_without_derivative_is_reported, 3);
   suite_add_tcase(s, load);
 
   TCase *resolve = tcase_create("resolve");
