@@ -236,6 +236,27 @@ static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
   return 0;
 }
 
+/* The function of that name, or the module-private one the session
+ * renamed at load (<name>.tanjit.m<N>, session.c) if exactly one is. */
+static LLVMValueRef named_function(LLVMModuleRef m, const char *function) {
+  LLVMValueRef fn = LLVMGetNamedFunction(m, function);
+  if (fn && !LLVMIsDeclaration(fn))
+    return fn;
+  size_t want = strlen(function);
+  LLVMValueRef found = NULL;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len > want + 9 && memcmp(name, function, want) == 0 &&
+        memcmp(name + want, ".tanjit.m", 9) == 0 && !LLVMIsDeclaration(f)) {
+      if (found)
+        return fn; /* two modules' private functions: ambiguous */
+      found = f;
+    }
+  }
+  return found ? found : fn;
+}
+
 static int check_request(tanjit_session *s, const char *function,
                          const tanjit_activity *act, size_t nargs, unsigned width,
                          tanjit_error **err) {
@@ -281,7 +302,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   jit_context_create(&c);
   jit_silence_diagnostics(c.ctx);
   LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
-  LLVMValueRef fn = m ? LLVMGetNamedFunction(m, function) : NULL;
+  LLVMValueRef fn = m ? named_function(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
     tj_fail(err, TANJIT_ERR_SYMBOL,
             "tanjit_fwddiff: no loaded module defines a function %s", function);

@@ -270,6 +270,26 @@ START_TEST(unrelated_broken_module_does_not_block_requests) {
 }
 END_TEST
 
+/* A module-private (static) function is renamed at load, so that views of
+ * its module keep its identity; tanjit_fwddiff still finds it by the name
+ * the frontend gave it. */
+START_TEST(fwddiff_of_module_private_function) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "define internal double @cube(double %x) {\n"
+          "  %a = fmul double %x, %x\n  %b = fmul double %a, %x\n"
+          "  ret double %b\n}\n"
+          "define double @use(double %x) {\n"
+          "  %r = call double @cube(double %x)\n  ret double %r\n}\n",
+          "private.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  double (*d)(double, double) =
+      (double (*)(double, double))(uintptr_t)fwddiff_ok(s, "cube", act, 1, 1);
+  ck_assert_double_eq_tol(d(2.0, 1.0), 12.0, 1e-14);
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* After a module fails to compile and is removed, a corrected module under
  * the same names gets fresh derivatives, not the cached ones. */
 START_TEST(reloaded_module_gets_fresh_derivatives) {
@@ -394,6 +414,7 @@ int main(void) {
   tcase_add_test(tc, julia_plt_into_local_library_with_registered_rule);
   tcase_add_test(tc, derivative_of_module_with_aliases);
   tcase_add_test(tc, unrelated_broken_module_does_not_block_requests);
+  tcase_add_test(tc, fwddiff_of_module_private_function);
   tcase_add_test(tc, reloaded_module_gets_fresh_derivatives);
   tcase_add_test(tc, tangent_rule_runs_before_in_place_update);
   tcase_add_test(tc, function_pointer_argument_at_run_time);
