@@ -290,10 +290,10 @@ static void keep_linkonce_definitions(LLVMModuleRef m) {
 }
 
 /*
- * Gives mutable module-private globals and module-private functions hidden
- * external names unique to the session, so a derivative made later from the
- * module's pristine copy (views.c) shares the module's state and functions
- * instead of copies of them.
+ * Gives module-private functions, mutable globals and constants whose
+ * address is significant hidden external names unique to the session, so a
+ * derivative made later from the module's pristine copy (views.c) shares
+ * the module's state, functions and tables instead of copies of them.
  */
 static int promote_one(LLVMValueRef g, unsigned long id) {
   size_t len;
@@ -313,8 +313,13 @@ static int promote_one(LLVMValueRef g, unsigned long id) {
 static int promote_private_state(LLVMModuleRef m, unsigned long id) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     LLVMLinkage l = LLVMGetLinkage(g);
-    if (LLVMIsDeclaration(g) || LLVMIsGlobalConstant(g) ||
+    if (LLVMIsDeclaration(g) ||
         (l != LLVMInternalLinkage && l != LLVMPrivateLinkage))
+      continue;
+    /* a constant whose address nobody may compare (a string literal,
+     * unnamed_addr) may be copied into views; one whose address is
+     * significant (a sentinel, a table compared by pointer) may not */
+    if (LLVMIsGlobalConstant(g) && LLVMGetUnnamedAddress(g) != LLVMNoUnnamedAddr)
       continue;
     if (promote_one(g, id))
       return -1;
@@ -448,7 +453,7 @@ static int module_defines(const jit_module *m, const char *symbol) {
  * compiled any more: the one defining the symbol and any whose transform
  * failed.  Under the lock. */
 static void remove_failed_modules(tanjit_session *s, const char *symbol) {
-  int removed = 0;
+  int removed = 0, removed_frontend_code = 0;
   for (size_t i = 0; i < s->n_modules;) {
     if (!s->modules[i].failed && !module_defines(&s->modules[i], symbol)) {
       i++;
@@ -457,14 +462,17 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     LLVMErrorRef e = LLVMOrcResourceTrackerRemove(s->modules[i].tracker);
     if (e)
       LLVMConsumeError(e);
+    removed_frontend_code |= !s->modules[i].generated;
     module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
   }
-  /* A cached derivative may have been made from the removed module's code;
-   * a module loaded later under the same names must not be shadowed by it.
-   * (The derivatives stay compiled: addresses handed out stay valid.) */
-  if (removed) {
+  /* A cached derivative may have been made from a removed module's code; a
+   * module loaded later under the same names must not be shadowed by it.
+   * A failed run-time request's own module held no code of the frontend's:
+   * the cache stays.  (The derivatives stay compiled: addresses handed out
+   * stay valid.) */
+  if (removed_frontend_code) {
     strmap_free(&s->derivatives);
     strmap_init(&s->derivatives);
   }

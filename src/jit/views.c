@@ -260,10 +260,12 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
   int indirect = has_indirect_call(m) && other_modules(s, m);
   if (!indirect && !calls_into_other_modules(s, m))
     return 0;
+  /* m's own definitions: a function m only declares gets its body from a
+   * view, and loses it again after differentiation */
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (len && strmap_put(own, name, (void *)1))
+    if (len && !LLVMIsDeclaration(f) && strmap_put(own, name, (void *)1))
       return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
   }
   strmap taken;

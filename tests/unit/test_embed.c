@@ -290,6 +290,65 @@ START_TEST(fwddiff_of_module_private_function) {
 }
 END_TEST
 
+/* A module-private constant whose address is compared (a sentinel) keeps
+ * its identity in derivatives made from views of its module: the
+ * derivative takes the primal's branch, from tanjit_fwddiff and from an
+ * in-IR request in another module. */
+START_TEST(private_constant_keeps_identity) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "@sentinel = internal constant [4 x i8] c\"end\\00\"\n"
+          "define ptr @get_sentinel() {\n  ret ptr @sentinel\n}\n"
+          "define double @f(double %x, ptr %p) {\n"
+          "  %s = call ptr @get_sentinel()\n"
+          "  %is = icmp eq ptr %p, %s\n  br i1 %is, label %a, label %b\n"
+          "a:\n  %r1 = fmul double %x, %x\n  ret double %r1\n"
+          "b:\n  %r2 = fmul double %x, 3.0\n  ret double %r2\n}\n",
+          "A.ll");
+  load_ok(s,
+          "declare double @f(double, ptr)\n"
+          "declare double @__enzyme_fwddiff(...)\n"
+          "define double @df_ir(double %x, ptr %p) {\n"
+          "  %r = call double (...) @__enzyme_fwddiff(ptr @f, double %x, "
+          "double 1.0, metadata !\"enzyme_const\", ptr %p)\n  ret double %r\n}\n",
+          "B.ll");
+  tanjit_error *err = NULL;
+  void *(*get)(void) = (void *(*)(void))(uintptr_t)tanjit_lookup(s, "get_sentinel", &err);
+  ck_assert_ptr_nonnull(get);
+  void *sentinel = get();
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_CONST};
+  double (*df)(double, double, void *) =
+      (double (*)(double, double, void *))(uintptr_t)fwddiff_ok(s, "f", act, 2, 1);
+  ck_assert_double_eq(df(2.0, 1.0, sentinel), 4.0); /* 2x: the sentinel branch */
+  double (*df_ir)(double, void *) =
+      (double (*)(double, void *))(uintptr_t)tanjit_lookup(s, "df_ir", &err);
+  ck_assert_ptr_nonnull(df_ir);
+  ck_assert_double_eq(df_ir(2.0, sentinel), 4.0);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A failing run-time request removes only its own module: derivatives
+ * cached before stay cached (the same address, nothing recompiled). */
+START_TEST(failed_request_keeps_the_cache) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "declare double @nowhere(double)\n"
+          "define double @sq(double %x) {\n  %r = fmul double %x, %x\n"
+          "  ret double %r\n}\n"
+          "define double @bad(double %x) {\n"
+          "  %r = call double @nowhere(double %x)\n  ret double %r\n}\n",
+          "cache.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  void *first = fwddiff_ok(s, "sq", act, 1, 1);
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_fwddiff(s, "bad", act, 1, 1, &err));
+  tanjit_error_free(err);
+  ck_assert_ptr_eq(fwddiff_ok(s, "sq", act, 1, 1), first);
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* After a module fails to compile and is removed, a corrected module under
  * the same names gets fresh derivatives, not the cached ones. */
 START_TEST(reloaded_module_gets_fresh_derivatives) {
@@ -415,6 +474,8 @@ int main(void) {
   tcase_add_test(tc, derivative_of_module_with_aliases);
   tcase_add_test(tc, unrelated_broken_module_does_not_block_requests);
   tcase_add_test(tc, fwddiff_of_module_private_function);
+  tcase_add_test(tc, private_constant_keeps_identity);
+  tcase_add_test(tc, failed_request_keeps_the_cache);
   tcase_add_test(tc, reloaded_module_gets_fresh_derivatives);
   tcase_add_test(tc, tangent_rule_runs_before_in_place_update);
   tcase_add_test(tc, function_pointer_argument_at_run_time);
