@@ -265,14 +265,31 @@ static int flatten_layout(LLVMTargetDataRef td, LLVMTypeRef t,
 }
 
 /*
- * Stores v at p laid out as type `layout`, scalar by scalar.  The
- * derivative's result carries each lane (or the primal and the tangent) in
- * the callee's ABI type, which may have tail padding where the C result
- * packs its members: a struct of three floats is returned as
- * { <2 x float>, float }, 16 bytes, but two of them fill 24.  -1 (nothing
- * stored) when the scalars do not correspond one to one.
+ * Whether a value of type `have` can be stored scalar by scalar as type
+ * `layout`: the same scalars in the same order.  The derivative's result
+ * carries each lane (or the primal and the tangent) in the callee's ABI
+ * type, which may have tail padding where the C result packs its members:
+ * a struct of three floats is returned as { <2 x float>, float }, 16
+ * bytes, but two of them fill 24.
  */
 enum { MAX_RESULT_SCALARS = 1024 };
+static int same_scalars(request *r, LLVMTypeRef have, LLVMTypeRef layout) {
+  LLVMTypeRef *a = malloc(MAX_RESULT_SCALARS * sizeof *a);
+  LLVMTypeRef *b = malloc(MAX_RESULT_SCALARS * sizeof *b);
+  unsigned long long *offs = malloc(MAX_RESULT_SCALARS * sizeof *offs);
+  unsigned na = 0, nb = 0;
+  int same = a && b && offs &&
+             flatten_layout(r->mc->td, have, 0, a, offs, &na, MAX_RESULT_SCALARS) == 0 &&
+             flatten_layout(r->mc->td, layout, 0, b, offs, &nb, MAX_RESULT_SCALARS) == 0 &&
+             na == nb && memcmp(a, b, na * sizeof *a) == 0;
+  free(a);
+  free(b);
+  free(offs);
+  return same;
+}
+
+/* Stores v at p laid out as `layout` (same_scalars holds), scalar by
+ * scalar at layout's offsets.  0, or -1 on out of memory. */
 static int store_as_layout(request *r, LLVMBuilderRef b, LLVMValueRef v,
                            LLVMTypeRef layout, LLVMValueRef p) {
   LLVMValueRef *vals = malloc(MAX_RESULT_SCALARS * sizeof *vals);
@@ -282,34 +299,15 @@ static int store_as_layout(request *r, LLVMBuilderRef b, LLVMValueRef v,
   int rc = -1;
   if (vals && types && offs &&
       flatten_layout(r->mc->td, layout, 0, types, offs, &nt,
-                     MAX_RESULT_SCALARS) == 0) {
-    /* the extracts are only built once the shapes are known to match */
-    LLVMBasicBlockRef bb = LLVMGetInsertBlock(b);
-    LLVMValueRef last = LLVMGetLastInstruction(bb);
-    if (flatten_value(b, v, vals, &nv, MAX_RESULT_SCALARS) == 0 && nv == nt) {
-      rc = 0;
-      for (unsigned i = 0; i < nv && rc == 0; i++)
-        if (LLVMTypeOf(vals[i]) != types[i])
-          rc = -1;
+                     MAX_RESULT_SCALARS) == 0 &&
+      flatten_value(b, v, vals, &nv, MAX_RESULT_SCALARS) == 0 && nv == nt) {
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(r->mc->llctx);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+    for (unsigned i = 0; i < nv; i++) {
+      LLVMValueRef off = LLVMConstInt(i64, offs[i], 0);
+      LLVMBuildStore(b, vals[i], LLVMBuildGEP2(b, i8, p, &off, 1, ""));
     }
-    if (rc == 0) {
-      LLVMTypeRef i8 = LLVMInt8TypeInContext(r->mc->llctx);
-      LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
-      for (unsigned i = 0; i < nv; i++) {
-        LLVMValueRef off = LLVMConstInt(i64, offs[i], 0);
-        LLVMValueRef at = LLVMBuildGEP2(b, i8, p, &off, 1, "");
-        LLVMBuildStore(b, vals[i], at);
-      }
-    } else {
-      /* drop the extracts built for nothing, users first */
-      LLVMValueRef i = LLVMGetLastInstruction(bb);
-      while (i && i != last) {
-        LLVMValueRef prev = LLVMGetPreviousInstruction(i);
-        if (!LLVMGetFirstUse(i))
-          LLVMInstructionEraseFromParent(i);
-        i = prev;
-      }
-    }
+    rc = 0;
   }
   free(vals);
   free(types);
@@ -334,7 +332,7 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
     return v;
   unsigned long long hs = LLVMABISizeOfType(r->mc->td, have);
   unsigned long long ws = LLVMABISizeOfType(r->mc->td, want);
-  {
+  if (same_scalars(r, have, want)) {
     LLVMValueRef slot = entry_alloca(r, want, "fwddiff.result");
     if (store_as_layout(r, b, v, want, slot) == 0)
       return LLVMBuildLoad2(b, want, slot, "");
@@ -598,7 +596,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(
         call, 1, LLVMGetEnumAttributeKindForName("sret", 4));
     LLVMTypeRef layout = a ? LLVMGetTypeAttributeValue(a) : NULL;
-    if (!layout || store_as_layout(&r, b, res, layout, r.sret) != 0)
+    if (!layout || !same_scalars(&r, LLVMTypeOf(res), layout) ||
+        store_as_layout(&r, b, res, layout, r.sret) != 0)
       LLVMBuildStore(b, res, r.sret);
   } else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
     if (sig.ret == AD_RET_VOID) {

@@ -286,6 +286,9 @@ LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
   else
     LLVMPositionBuilderAtEnd(eb, entry);
   LLVMValueRef slot = LLVMBuildAlloca(eb, t, "inactive.byval");
+  /* at least the by-value parameter's own alignment, which the callee's
+   * copy may rely on (aligned(32) structs are copied with aligned moves) */
+  LLVMSetAlignment(slot, 64);
   LLVMDisposeBuilder(eb);
   LLVMValueRef primal = ad_primal(fc, p);
   LLVMValueRef v = LLVMBuildLoad2(fc->b, t, primal, "");
@@ -295,6 +298,23 @@ LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
     at = LLVMBuildAddrSpaceCast(fc->b, slot, LLVMTypeOf(shadow_lane), "");
   LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, shadow_lane, primal, "");
   return LLVMBuildSelect(fc->b, same, at, shadow_lane, "");
+}
+
+/* The mask of a masked.load or gather (the operand before the
+ * pass-through, with or without LLVM 21's alignment operand), or NULL. */
+static LLVMValueRef masked_read_mask(ad_fn_ctx *fc, LLVMValueRef primal) {
+  if (!LLVMIsACallInst(primal))
+    return NULL;
+  unsigned n = LLVMGetNumArgOperands(primal);
+  if (n < 3)
+    return NULL;
+  LLVMValueRef mask = LLVMGetOperand(primal, n - 2);
+  LLVMTypeRef t = LLVMTypeOf(mask);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind ||
+      LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(t)) != 1)
+    return NULL;
+  return ad_primal(fc, mask);
 }
 
 /* ad_lanewise, with the operand numbered `guarded` (~0u: none) a pointer
@@ -346,6 +366,9 @@ static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
        * (an update, whose shadow went to the scratch slot) */
       LLVMValueRef inactive =
           inactive_shadow_of(fc, mode == AD_ACCESS_READ ? c : clone, 0);
+      LLVMValueRef mask = masked_read_mask(fc, primal);
+      if (mask) /* lanes masked off hold the pass-through's shadow */
+        inactive = LLVMBuildSelect(fc->b, mask, inactive, c, "");
       lanes[lane] = LLVMBuildSelect(fc->b, same, inactive, c, "");
     }
   }

@@ -132,9 +132,7 @@ static int drop_unreachable_requests(LLVMModuleRef m, LLVMValueRef fn) {
         continue;
       if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage || !holds_request(f))
         continue;
-      LLVMBasicBlockRef bb;
-      while ((bb = LLVMGetFirstBasicBlock(f)))
-        LLVMDeleteBasicBlock(bb);
+      jit_drop_body(f);
       LLVMSetLinkage(f, LLVMExternalLinkage);
     }
   strmap_free(&seen.names);

@@ -120,6 +120,8 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
 /* After differentiation: the views' functions become declarations again
  * (calls go to the compiled originals); `own` as filled above. */
 void jit_unlink_views(LLVMModuleRef m, const strmap *own);
+/* Deletes f's body (f becomes a declaration), safely for cross-block uses. */
+void jit_drop_body(LLVMValueRef f);
 
 /* stub.c */
 /* The engine's run-time report (ad_runtime_report): derivative code that

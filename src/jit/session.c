@@ -290,10 +290,11 @@ static void keep_linkonce_definitions(LLVMModuleRef m) {
 }
 
 /*
- * Gives module-private functions, mutable globals and constants whose
- * address is significant hidden external names unique to the session, so a
- * derivative made later from the module's pristine copy (views.c) shares
- * the module's state, functions and tables instead of copies of them.
+ * Gives module-private mutable globals, constants whose address is
+ * significant and functions whose address is used hidden external names
+ * unique to the session, so a derivative made later from the module's
+ * pristine copy (views.c) shares the module's state, tables and callbacks
+ * instead of copies of them.
  */
 static int promote_one(LLVMValueRef g, unsigned long id) {
   size_t len;
@@ -307,6 +308,52 @@ static int promote_one(LLVMValueRef g, unsigned long id) {
   sb_free(&unique);
   LLVMSetLinkage(g, LLVMExternalLinkage);
   LLVMSetVisibility(g, LLVMHiddenVisibility);
+  return 0;
+}
+
+/* Whether a constant's uses reach only LLVM's own lists (llvm.global_ctors,
+ * llvm.used, ...), an ifunc (its resolver), or nothing. */
+static int only_in_llvm_lists(LLVMValueRef c, int depth) {
+  if (depth > 4)
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(c); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAGlobalIFunc(user))
+      continue;
+    if (LLVMIsAGlobalVariable(user)) {
+      size_t len;
+      const char *name = LLVMGetValueName2(user, &len);
+      if (len > 5 && memcmp(name, "llvm.", 5) == 0)
+        continue;
+      return 0;
+    }
+    if (!LLVMIsAConstant(user) || LLVMIsAGlobalValue(user) ||
+        !only_in_llvm_lists(user, depth + 1))
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether the program uses f's address (not only calls it, lists it in
+ * llvm.global_ctors or resolves an ifunc with it). */
+static int address_used_by_program(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if ((LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) &&
+        LLVMGetCalledValue(user) == f) {
+      unsigned n = LLVMGetNumArgOperands(user);
+      for (unsigned k = 0; k < n; k++)
+        if (LLVMGetOperand(user, k) == f)
+          return 1;
+      continue;
+    }
+    if (LLVMIsAGlobalIFunc(user))
+      continue;
+    if (LLVMIsAConstant(user) && !LLVMIsAGlobalValue(user) &&
+        only_in_llvm_lists(user, 0))
+      continue;
+    return 1;
+  }
   return 0;
 }
 
@@ -324,13 +371,17 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
     if (promote_one(g, id))
       return -1;
   }
-  /* Module-private functions too: a view of this module (views.c) then
-   * calls and compares the compiled function itself, not a copy of it (a
-   * callback installed by one module and tested by another). */
+  /* Module-private functions whose address the program uses too: a view of
+   * this module (views.c) then hands out and compares the compiled
+   * function itself, not a copy of it (a callback installed by one module
+   * and tested by another).  The others keep internal linkage and what the
+   * optimizer does with it; a view calls a copy of them, which is the same
+   * code. */
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) ||
-        (l != LLVMInternalLinkage && l != LLVMPrivateLinkage))
+        (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) ||
+        !address_used_by_program(f))
       continue;
     if (promote_one(f, id))
       return -1;

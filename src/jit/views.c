@@ -63,6 +63,23 @@ static void make_external_view(LLVMModuleRef m) {
     }
     a = next;
   }
+  /* An ifunc cannot be available_externally either: its uses go to a
+   * declaration of its name (the compiled original) and it is erased. */
+  for (LLVMValueRef i = LLVMGetFirstGlobalIFunc(m); i;) {
+    LLVMValueRef next = LLVMGetNextGlobalIFunc(i);
+    size_t len;
+    const char *name = LLVMGetValueName2(i, &len);
+    char *saved = tj_strndup(name, len);
+    LLVMTypeRef type = LLVMGlobalGetValueType(i);
+    if (saved) {
+      LLVMSetValueName2(i, "", 0);
+      LLVMValueRef decl = LLVMAddFunction(m, saved, type);
+      LLVMReplaceAllUsesWith(i, decl);
+      LLVMEraseGlobalIFunc(i);
+      free(saved);
+    }
+    i = next;
+  }
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
@@ -82,8 +99,8 @@ static void make_external_view(LLVMModuleRef m) {
 }
 
 /* Whether linking b into a would fail on their module flags: a key in
- * both, with different values, where either says Error (or both
- * Override).  Such a module is left out of the views (ORC itself links
+ * both under different behaviors, or with different values where it says
+ * Error or Override.  Such a module is left out of the views (ORC itself links
  * modules apart, so it compiled before). */
 static int flags_conflict(LLVMModuleRef a, LLVMModuleRef b) {
   size_t na = 0, nb = 0;
@@ -95,18 +112,22 @@ static int flags_conflict(LLVMModuleRef a, LLVMModuleRef b) {
     const char *ka = LLVMModuleFlagEntriesGetKey(fa, (unsigned)i, &la);
     for (size_t j = 0; j < nb && !conflict; j++) {
       const char *kb = LLVMModuleFlagEntriesGetKey(fb, (unsigned)j, &lb);
-      if (la != lb || memcmp(ka, kb, la) != 0 ||
-          LLVMModuleFlagEntriesGetMetadata(fa, (unsigned)i) ==
-              LLVMModuleFlagEntriesGetMetadata(fb, (unsigned)j))
+      if (la != lb || memcmp(ka, kb, la) != 0)
         continue;
       LLVMModuleFlagBehavior ba =
           LLVMModuleFlagEntriesGetFlagBehavior(fa, (unsigned)i);
       LLVMModuleFlagBehavior bb =
           LLVMModuleFlagEntriesGetFlagBehavior(fb, (unsigned)j);
+      /* the linker also refuses one key under two behaviors */
+      if (ba != bb) {
+        conflict = 1;
+        continue;
+      }
+      if (LLVMModuleFlagEntriesGetMetadata(fa, (unsigned)i) ==
+          LLVMModuleFlagEntriesGetMetadata(fb, (unsigned)j))
+        continue;
       conflict = ba == LLVMModuleFlagBehaviorError ||
-                 bb == LLVMModuleFlagBehaviorError ||
-                 (ba == LLVMModuleFlagBehaviorOverride &&
-                  bb == LLVMModuleFlagBehaviorOverride);
+                 ba == LLVMModuleFlagBehaviorOverride;
     }
   }
   if (fa)
@@ -282,7 +303,12 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
    * their addresses taken. */
   size_t n = 0;
   LLVMValueRef *targets = malloc((taken.count ? taken.count : 1) * sizeof *targets);
-  for (size_t i = 0; targets && i < taken.cap; i++) {
+  if (!targets) {
+    strmap_free(&taken);
+    LLVMDisposeModule(views);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  }
+  for (size_t i = 0; i < taken.cap; i++) {
     if (!taken.keys[i])
       continue;
     LLVMValueRef vf = LLVMGetNamedFunction(views, taken.keys[i]);
@@ -313,6 +339,28 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
   return 1;
 }
 
+void jit_drop_body(LLVMValueRef f) {
+  /* Instructions refer to each other across blocks (PHIs, branches, loop
+   * back edges): every use goes first, then the instructions, then the
+   * empty blocks. */
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind &&
+          LLVMGetFirstUse(i))
+        LLVMReplaceAllUsesWith(i, LLVMGetPoison(LLVMTypeOf(i)));
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef i;
+    while ((i = LLVMGetLastInstruction(bb)))
+      LLVMInstructionEraseFromParent(i);
+  }
+  LLVMBasicBlockRef bb;
+  while ((bb = LLVMGetFirstBasicBlock(f)))
+    LLVMDeleteBasicBlock(bb);
+}
+
 void jit_unlink_views(LLVMModuleRef m, const strmap *own) {
   LLVMValueRef anchor = LLVMGetNamedGlobal(m, anchor_name);
   if (anchor)
@@ -327,9 +375,7 @@ void jit_unlink_views(LLVMModuleRef m, const strmap *own) {
     if (LLVMGetLinkage(f) != LLVMAvailableExternallyLinkage ||
         (len && strmap_get(own, name)))
       continue;
-    LLVMBasicBlockRef bb;
-    while ((bb = LLVMGetFirstBasicBlock(f)))
-      LLVMDeleteBasicBlock(bb);
+    jit_drop_body(f);
     LLVMSetLinkage(f, LLVMExternalLinkage);
   }
 }

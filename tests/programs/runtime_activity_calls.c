@@ -49,7 +49,8 @@ double through_struct(double *in, double *scratch) {
  * and of the shadow) straight from enzyme_const memory: the copies sit at
  * different addresses, so the check happens at the call; the pointer field
  * must stand for itself in the shadow copy, not become null. */
-typedef struct {
+/* aligned(32): the callee's copy is made with aligned moves */
+typedef struct __attribute__((aligned(32))) {
   double a, b;
   const double *scale;
   double unused;
