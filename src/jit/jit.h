@@ -79,6 +79,9 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
+/* The symbol tanjit_lookup is looking up on this thread (resolve.c never
+ * binds it to a lazy stub), or NULL. */
+extern _Thread_local const char *jit_frontend_lookup;
 /* The error of the last transform that failed on this thread (owned). */
 extern _Thread_local tanjit_error *jit_thread_transform_error;
 /* A target machine for the host at the session's opt level; caller disposes. */

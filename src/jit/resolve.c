@@ -315,6 +315,8 @@ static int is_platform_name(const char *name) {
   return strncmp(name, "__lljit", 7) == 0 || strcmp(name, "__dso_handle") == 0;
 }
 
+_Thread_local const char *jit_frontend_lookup;
+
 static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
                              LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
                              LLVMOrcJITDylibRef jd, LLVMOrcJITDylibLookupFlags jd_flags,
@@ -356,7 +358,10 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
     if (!owned ||
         set[i].LookupFlags == LLVMOrcSymbolLookupFlagsWeaklyReferencedSymbol)
       continue;
-    if (lazy) {
+    /* the name the frontend itself looks up is never stubbed: a lookup of
+     * a missing symbol is an error, and a stub would block a module that
+     * defines it later */
+    if (lazy && !(jit_frontend_lookup && strcmp(name, jit_frontend_lookup) == 0)) {
       tanjit_error *e = NULL;
       if (jit_define_lazy_stub(s, r, name, b.fn[0] ? b.fn : name,
                                b.library, b.why, &e)) {

@@ -551,7 +551,10 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   jit_thread_transform_error = NULL;
   LLVMOrcExecutorAddress addr = 0;
   pthread_mutex_lock(&s->jit_lock);
+  const char *outer = jit_frontend_lookup; /* JIT code may look up again */
+  jit_frontend_lookup = symbol;
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
+  jit_frontend_lookup = outer;
   if (!e) {
     pthread_mutex_unlock(&s->jit_lock);
     return (void *)(uintptr_t)addr;

@@ -868,6 +868,27 @@ START_TEST(indirect_target_without_derivative_is_reported) {
 }
 END_TEST
 
+/* Under lazy binding a frontend's own lookup of a name nothing defines
+ * still fails (a stub is for calls from compiled code), and the name stays
+ * free for a module loaded later. */
+START_TEST(lazy_binding_lookup_of_missing_name_fails) {
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.binding = TANJIT_BIND_LAZY;
+  o.on_unresolved = record_unresolved;
+  o.on_unresolved_user = &unresolved_calls;
+  tanjit_session *s = tanjit_session_new(&o, NULL);
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "later_method", &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  tanjit_error_free(err);
+  load_ok(s, "define i32 @later_method() {\n  ret i32 5\n}\n", "later.ll");
+  int (*f)(void) = (int (*)(void))(uintptr_t)lookup_ok(s, "later_method");
+  ck_assert_int_eq(f(), 5);
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -892,6 +913,7 @@ Suite *jit_suite(void) {
   tcase_add_test(resolve, lazy_binding_stub_reports_call);
   tcase_add_test(resolve, julia_plt_got_binds_from_local_library);
   tcase_add_test(resolve, lazy_stub_returns_zero_in_float_registers);
+  tcase_add_test(resolve, lazy_binding_lookup_of_missing_name_fails);
   tcase_add_test_raise_signal(resolve, lazy_binding_default_handler_aborts, 6);
   suite_add_tcase(s, resolve);
 
