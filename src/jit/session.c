@@ -462,11 +462,20 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   return 0;
 }
 
+/* The modules compiled during the frontend lookup under way on this thread:
+ * if it fails, those whose code did not link are found among them. */
+enum { MAX_COMPILED_PER_LOOKUP = 256 };
+static _Thread_local unsigned long compiled_in_lookup[MAX_COMPILED_PER_LOOKUP];
+static _Thread_local size_t n_compiled_in_lookup;
+
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e) {
   jit_session_lock(s);
   for (size_t i = 0; i < s->n_modules; i++)
     if (s->modules[i].pending == m) {
+      if (!e && jit_frontend_lookup &&
+          n_compiled_in_lookup < MAX_COMPILED_PER_LOOKUP)
+        compiled_in_lookup[n_compiled_in_lookup++] = s->modules[i].id;
       /* ORC frees the module after this; a later module may reuse the
        * address, so the identity must not outlive the transform. */
       s->modules[i].pending = NULL;
@@ -541,6 +550,39 @@ static int any_module_defines(tanjit_session *s, const char *symbol) {
   return 0;
 }
 
+/*
+ * After a failed lookup: a module compiled during it whose own code did not
+ * link (a dependency calling something missing) keeps its names in an error
+ * state in ORC, and a corrected module under those names would be a
+ * duplicate.  Its symbols answer a lookup at once (no compile: it was
+ * compiled), with an error: it is marked for removal with the others.
+ */
+static void mark_unlinked_modules(tanjit_session *s) {
+  for (size_t k = 0; k < n_compiled_in_lookup; k++) {
+    char *name = NULL;
+    jit_session_lock(s);
+    for (size_t i = 0; i < s->n_modules; i++)
+      if (s->modules[i].id == compiled_in_lookup[k] && s->modules[i].n_defined &&
+          !s->modules[i].failed)
+        name = tj_strdup(s->modules[i].defined[0]);
+    jit_session_unlock(s);
+    if (!name)
+      continue;
+    LLVMOrcExecutorAddress a = 0;
+    LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &a, name);
+    free(name);
+    if (!e)
+      continue;
+    LLVMConsumeError(e);
+    jit_session_lock(s);
+    for (size_t i = 0; i < s->n_modules; i++)
+      if (s->modules[i].id == compiled_in_lookup[k])
+        s->modules[i].failed = 1;
+    jit_session_unlock(s);
+  }
+  n_compiled_in_lookup = 0;
+}
+
 void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   if (!s || !symbol) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
@@ -553,12 +595,16 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   pthread_mutex_lock(&s->jit_lock);
   const char *outer = jit_frontend_lookup; /* JIT code may look up again */
   jit_frontend_lookup = symbol;
+  if (!outer)
+    n_compiled_in_lookup = 0;
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
   jit_frontend_lookup = outer;
   if (!e) {
     pthread_mutex_unlock(&s->jit_lock);
     return (void *)(uintptr_t)addr;
   }
+  if (!outer)
+    mark_unlinked_modules(s);
 
   char *llvm_msg = LLVMGetErrorMessage(e);
   tanjit_error *result = jit_thread_transform_error;

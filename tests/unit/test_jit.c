@@ -889,6 +889,33 @@ START_TEST(lazy_binding_lookup_of_missing_name_fails) {
 }
 END_TEST
 
+/* A dependency whose code cannot link (it calls something missing) fails
+ * the lookup of its caller; both modules are removed, so corrected ones
+ * load under the same names. */
+START_TEST(failed_dependency_is_removed_too) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "declare i32 @missing_ext(i32)\n"
+          "define i32 @m2(i32 %x) {\n  %r = call i32 @missing_ext(i32 %x)\n"
+          "  ret i32 %r\n}\n",
+          "M2.ll");
+  static const char m1[] = "declare i32 @m2(i32)\n"
+                           "define i32 @m1(i32 %x) {\n"
+                           "  %r = call i32 @m2(i32 %x)\n  ret i32 %r\n}\n";
+  load_ok(s, m1, "M1.ll");
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "m1", &err));
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "missing_ext"));
+  tanjit_error_free(err);
+  load_ok(s, "define i32 @m2(i32 %x) {\n  %r = add i32 %x, 1\n  ret i32 %r\n}\n",
+          "M2-fixed.ll");
+  load_ok(s, m1, "M1-again.ll");
+  int_fn f = (int_fn)(uintptr_t)lookup_ok(s, "m1");
+  ck_assert_int_eq(f(41), 42);
+  tanjit_session_free(s);
+}
+END_TEST
+
 Suite *jit_suite(void) {
   Suite *s = suite_create("jit");
   TCase *load = tcase_create("load");
@@ -932,6 +959,7 @@ Suite *jit_suite(void) {
   tcase_add_test(errors, transform_error_reaches_caller);
   tcase_add_test(errors, bad_options);
   tcase_add_test(errors, failed_compile_blames_the_right_module);
+  tcase_add_test(errors, failed_dependency_is_removed_too);
   tcase_add_test(errors, handle_ccalls_are_checked);
   suite_add_tcase(s, errors);
 
