@@ -64,6 +64,11 @@ struct tanjit_session {
   char *reported_error;      /* last text from the session's error reporter */
   tanjit_stats stats;        /* compile costs (under lock) */
   strmap derivatives;        /* tanjit_fwddiff cache: key -> address (jit_lock) */
+  /* the modules compiled during the frontend lookup under way: if it
+   * fails, those whose code did not link are among them (jit_lock) */
+#define JIT_MAX_COMPILED_PER_LOOKUP 256
+  unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
+  size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
 };
 
