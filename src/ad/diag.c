@@ -2,6 +2,7 @@
  * Diagnostics: every engine error names what failed, the function it sits
  * in and, when the IR carries !dbg, the source file and line.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,24 @@ static void append_location(strbuf *sb, LLVMValueRef where) {
   }
 }
 
+/* Names the session gave module-private symbols at load (<name>.tanjit.m<N>,
+ * src/jit/session.c) read as the frontend wrote them. */
+static void strip_session_suffixes(char *s) {
+  static const char tag[] = ".tanjit.m";
+  char *w = s;
+  for (const char *r = s; *r;) {
+    if (strncmp(r, tag, sizeof tag - 1) == 0 &&
+        isdigit((unsigned char)r[sizeof tag - 1])) {
+      r += sizeof tag - 1;
+      while (isdigit((unsigned char)*r))
+        r++;
+      continue;
+    }
+    *w++ = *r++;
+  }
+  *w = 0;
+}
+
 static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
                  const char *fmt, va_list ap) {
   if (mc->failed)
@@ -68,6 +87,8 @@ static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
   sb_init(&sb);
   sb_vprintf(&sb, fmt, ap);
   append_location(&sb, where);
+  if (sb.data)
+    strip_session_suffixes(sb.data);
   tj_fail(mc->err, code, "%s", sb.data ? sb.data : "differentiation failed");
   sb_free(&sb);
   return -1;

@@ -504,7 +504,11 @@ static void linear(LLVMValueRef v, unsigned long long *stride, long long *c,
 }
 
 /* Byte offset of a GEP (instruction or constant expression) from its base:
- * constant part *c, variable part a multiple of *stride (0: none). */
+ * constant part *c, variable part a multiple of *stride (0: none).  A
+ * variable index past the first one moves within an array member of a
+ * known aggregate ({int n; double x[3]} indexed as x[i]): the repetition is
+ * that member's, not the whole object's, so *stride stays 0 for it and
+ * the elements share the facts of the constant part's element. */
 static void gep_offset(ad_types *t, LLVMValueRef gep,
                        unsigned long long *stride, long long *c) {
   LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
@@ -530,7 +534,7 @@ static void gep_offset(ad_types *t, LLVMValueRef gep,
     long long k;
     linear(idx, &s, &k, 0);
     *c += k * (long long)es;
-    if (s)
+    if (s && i == 1)
       *stride = gcd(*stride, s * es);
     note(t, idx, fact(AD_T_INTEGER, 0));
   }

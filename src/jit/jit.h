@@ -147,6 +147,10 @@ void jit_canonicalize_markers(LLVMModuleRef m);
 /* Binds Julia's jlplt_<fn>_<N>_got GOTs to ejlstr$<fn>$<lib> declarations
  * and turns the calls through them into direct calls. */
 int jit_bind_julia_plt(LLVMModuleRef m, tanjit_error **err);
+/* Drops Julia's GC.@preserve markers (llvm.julia.gc_preserve_begin/end),
+ * which only Julia's GC lowering understands and which no code generator
+ * can compile: with no Julia GC here, there is nothing for them to root. */
+void jit_drop_julia_gc_preserve(LLVMModuleRef m);
 
 /* resolve.c */
 /* Creates the resolver and attaches its generator to the main JITDylib; the

@@ -192,3 +192,24 @@ int jit_bind_julia_plt(LLVMModuleRef m, tanjit_error **err) {
     LLVMDisposeMessage(module_text);
   return 0;
 }
+
+/* Erases the calls to `name` and its declaration; the users of their
+ * results must already be gone. */
+static void erase_calls_to(LLVMModuleRef m, const char *name) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, name);
+  if (!f)
+    return;
+  LLVMUseRef u;
+  while ((u = LLVMGetFirstUse(f))) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsACallInst(user) || LLVMGetFirstUse(user))
+      return; /* not the pattern this expects: left to the verifier */
+    LLVMInstructionEraseFromParent(user);
+  }
+  LLVMDeleteFunction(f);
+}
+
+void jit_drop_julia_gc_preserve(LLVMModuleRef m) {
+  erase_calls_to(m, "llvm.julia.gc_preserve_end");
+  erase_calls_to(m, "llvm.julia.gc_preserve_begin");
+}

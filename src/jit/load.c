@@ -86,6 +86,7 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
   jit_canonicalize_markers(m);
   /* Registrations become metadata now, before anything copies the module
    * (the pristine copy behind tanjit_fwddiff keeps no global initializers). */
+  jit_drop_julia_gc_preserve(m);
   if (ad_custom_read_registrations(m, 1, err) || jit_bind_julia_plt(m, err)) {
     LLVMDisposeModule(m);
     return -1;

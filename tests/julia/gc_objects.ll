@@ -2,7 +2,9 @@
 ; allocated with julia.gc_alloc_obj (ptls from julia.get_pgcstack), written
 ; and read through Julia's tracked (addrspace 10) and derived (addrspace 11)
 ; pointers.  The shadow of an allocation is another one, zeroed; the Int64
-; field carries no tangent.  The GC entry points resolve (meson.build: --lib)
+; field carries no tangent; a GC.@preserve around a read (its markers only
+; mean something to Julia's GC lowering, and are dropped at load).  The GC
+; entry points resolve (meson.build: --lib)
 ; from the library standing in for Julia's runtime.
 ;
 ;   f(x) = (b = Box(x^2, 3); b.v = sin(b.v) * b.n; b.v + x)
@@ -14,6 +16,8 @@
 @.what = private unnamed_addr constant [9 x i8] c"analytic\00"
 
 declare ptr @julia.get_pgcstack()
+declare token @llvm.julia.gc_preserve_begin(...)
+declare void @llvm.julia.gc_preserve_end(token)
 declare noalias nonnull ptr addrspace(10) @julia.gc_alloc_obj(ptr, i64, ptr addrspace(10))
 declare double @__enzyme_fwddiff(...)
 declare double @llvm.sin.f64(double)
@@ -30,7 +34,9 @@ top:
   store double %x2, ptr addrspace(11) %d, align 8
   %np = getelementptr inbounds i8, ptr addrspace(11) %d, i64 8
   store i64 3, ptr addrspace(11) %np, align 8
+  %tok = call token (...) @llvm.julia.gc_preserve_begin(ptr addrspace(10) %box)
   %v = load double, ptr addrspace(11) %d, align 8
+  call void @llvm.julia.gc_preserve_end(token %tok)
   %s = call double @llvm.sin.f64(double %v)
   %n = load i64, ptr addrspace(11) %np, align 8
   %nf = sitofp i64 %n to double
