@@ -527,12 +527,20 @@ static void gep_offset(ad_types *t, LLVMValueRef gep,
       ty = LLVMStructGetTypeAtIndex(ty, field);
       continue;
     }
-    if (i > 1)
+    unsigned long long count = 0; /* elements of the array indexed, if known */
+    if (i > 1) {
+      if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind)
+        count = LLVMGetArrayLength2(ty);
       ty = LLVMGetElementType(ty);
+    }
     unsigned long long es = LLVMABISizeOfType(t->td, ty);
     unsigned long long s;
     long long k;
     linear(idx, &s, &k, 0);
+    /* x[i + k] stays inside x: an unrolled loop's constant k counts
+     * within the member, not past its end into the next field */
+    if (s && count)
+      k = ((k % (long long)count) + (long long)count) % (long long)count;
     *c += k * (long long)es;
     if (s && i == 1)
       *stride = gcd(*stride, s * es);
