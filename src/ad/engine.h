@@ -311,6 +311,9 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
  * (floats 0, pointers and integers themselves). */
 LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
                                    LLVMValueRef shadow_lane, LLVMTypeRef t);
+/* An alloca of t in the derivative's entry block (so a loop does not grow
+ * the stack). */
+LLVMValueRef ad_entry_alloca(ad_fn_ctx *fc, LLVMTypeRef t, const char *name);
 /* How a rule's guarded pointer operand is accessed. */
 typedef enum ad_access {
   AD_ACCESS_READ,  /* masked.load, gather: through the shadow, then the

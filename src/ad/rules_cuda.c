@@ -290,15 +290,7 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     /* The pitch has the height's width (size_t, or unsigned int for the
      * old cuMemAllocPitch); in the entry block, so a loop does not grow
      * the stack. */
-    LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
-    LLVMValueRef first = LLVMGetFirstInstruction(entry);
-    if (first)
-      LLVMPositionBuilderBefore(eb, first);
-    else
-      LLVMPositionBuilderAtEnd(eb, entry);
-    pitch_slot = LLVMBuildAlloca(eb, height_t, "shadow.pitch");
-    LLVMDisposeBuilder(eb);
+    pitch_slot = ad_entry_alloca(fc, height_t, "shadow.pitch");
   }
   /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
    * a plain pointer, zeroed with an LLVM memset */

@@ -230,6 +230,19 @@ static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
   }
 }
 
+LLVMValueRef ad_entry_alloca(ad_fn_ctx *fc, LLVMTypeRef t, const char *name) {
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first)
+    LLVMPositionBuilderBefore(eb, first);
+  else
+    LLVMPositionBuilderAtEnd(eb, entry);
+  LLVMValueRef slot = LLVMBuildAlloca(eb, t, name);
+  LLVMDisposeBuilder(eb);
+  return slot;
+}
+
 LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
                                      LLVMValueRef shadow_lane,
                                      LLVMTypeRef accessed,
@@ -242,16 +255,8 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
   int vector = LLVMGetTypeKind(pt) == LLVMVectorTypeKind;
   LLVMTypeRef scalar_pt = vector ? LLVMGetElementType(pt) : pt;
   /* the scratch slot lives in the entry block, zeroed before each use */
-  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
-  LLVMValueRef first = LLVMGetFirstInstruction(entry);
-  if (first)
-    LLVMPositionBuilderBefore(eb, first);
-  else
-    LLVMPositionBuilderAtEnd(eb, entry);
-  LLVMValueRef slot = LLVMBuildAlloca(eb, accessed, "inactive.scratch");
+  LLVMValueRef slot = ad_entry_alloca(fc, accessed, "inactive.scratch");
   LLVMSetAlignment(slot, LLVMPreferredAlignmentOfType(fc->mc->td, accessed));
-  LLVMDisposeBuilder(eb);
   LLVMBuildStore(fc->b, LLVMConstNull(accessed), slot);
   LLVMValueRef scratch = slot;
   if (LLVMTypeOf(slot) != scalar_pt)
@@ -278,18 +283,10 @@ LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
                                    LLVMValueRef shadow_lane, LLVMTypeRef t) {
   if (!ad_shadow_may_equal_primal(fc, p))
     return shadow_lane;
-  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
-  LLVMValueRef first = LLVMGetFirstInstruction(entry);
-  if (first)
-    LLVMPositionBuilderBefore(eb, first);
-  else
-    LLVMPositionBuilderAtEnd(eb, entry);
-  LLVMValueRef slot = LLVMBuildAlloca(eb, t, "inactive.byval");
+  LLVMValueRef slot = ad_entry_alloca(fc, t, "inactive.byval");
   /* at least the by-value parameter's own alignment, which the callee's
    * copy may rely on (aligned(32) structs are copied with aligned moves) */
   LLVMSetAlignment(slot, 64);
-  LLVMDisposeBuilder(eb);
   LLVMValueRef primal = ad_primal(fc, p);
   LLVMValueRef v = LLVMBuildLoad2(fc->b, t, primal, "");
   LLVMBuildStore(fc->b, inactive_shadow_of(fc, v, 0), slot);
