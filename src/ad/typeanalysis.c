@@ -942,7 +942,12 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     if (!addr(t, base, &obj, &off, 0))
       obj = root(t, base), off = 0;
     gep_offset(t, inst, &s, &c);
-    set_period(t, obj, s);
+    /* Stepping from a pointer into the middle of an object (clang 20+
+     * indexes x[i] of struct {int n; double x[3]} as a double GEP from &x)
+     * walks a member, not the whole object: no period for it, and the
+     * elements share the facts of the first. */
+    if (obj < 0 || norm(&t->objs[obj], off) == 0)
+      set_period(t, obj, s);
     set_addr(t, inst, obj, off + c);
     break;
   }

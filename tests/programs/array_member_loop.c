@@ -1,7 +1,8 @@
 /* A struct with an int next to a double array member, the array indexed in
  * a loop while the int is counted: the variable index repeats within the
  * member, not over the whole struct (whose int would then share a slot
- * with the doubles and read as a float/integer conflict). */
+ * with the doubles and read as a float/integer conflict).  clang 19 writes
+ * the loop as an array GEP, clang 20+ at -O1 as a double GEP from &x. */
 #include "enzyme.h"
 #include "tangent_check.h"
 
