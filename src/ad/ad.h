@@ -71,6 +71,20 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
 int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
                                  tanjit_error **err);
 
+/* The session renames module-private symbols at load to <name> this <N>
+ * (src/jit/session.c); tanjit_fwddiff finds them by <name> and error
+ * messages show them so. */
+#define TANJIT_PRIVATE_SUFFIX ".tanjit.m"
+
+/* Whether f's address is used other than as the callee of a call or
+ * invoke (f(f) counts): a function that may be reached through a pointer.
+ * (ir.c; also what src/jit's views and run-time requests go by.) */
+int ad_function_address_taken(LLVMValueRef f);
+
+/* A constant pointer to host memory p, for code that calls back into the
+ * library or hands it data (lazy stubs, run-time reports). (ir.c) */
+LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p);
+
 /* Whether calls to `f` are forward-mode requests: a declaration whose name
  * contains __enzyme_fwddiff, as Enzyme decides (C++ mangles templates). */
 int ad_is_request_function(LLVMValueRef f);

@@ -62,7 +62,7 @@ static void append_location(strbuf *sb, LLVMValueRef where) {
 /* Names the session gave module-private symbols at load (<name>.tanjit.m<N>,
  * src/jit/session.c) read as the frontend wrote them. */
 static void strip_session_suffixes(char *s) {
-  static const char tag[] = ".tanjit.m";
+  static const char tag[] = TANJIT_PRIVATE_SUFFIX;
   char *w = s;
   for (const char *r = s; *r;) {
     if (strncmp(r, tag, sizeof tag - 1) == 0 &&

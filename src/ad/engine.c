@@ -135,20 +135,6 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   return out;
 }
 
-int ad_function_address_taken(LLVMValueRef f) {
-  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
-      return 1;
-    /* called, and perhaps passed as an argument of that call too: f(f) */
-    unsigned n = LLVMGetNumArgOperands(user);
-    for (unsigned k = 0; k < n; k++)
-      if (LLVMGetOperand(user, k) == f)
-        return 1;
-  }
-  return 0;
-}
-
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);

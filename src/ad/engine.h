@@ -311,9 +311,8 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
  * (floats 0, pointers and integers themselves). */
 LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
                                    LLVMValueRef shadow_lane, LLVMTypeRef t);
-/* An alloca of t in the derivative's entry block (so a loop does not grow
- * the stack). */
-LLVMValueRef ad_entry_alloca(ad_fn_ctx *fc, LLVMTypeRef t, const char *name);
+/* An alloca of t in fn's entry block (so a loop does not grow the stack). */
+LLVMValueRef ad_entry_alloca(LLVMValueRef fn, LLVMTypeRef t, const char *name);
 /* How a rule's guarded pointer operand is accessed. */
 typedef enum ad_access {
   AD_ACCESS_READ,  /* masked.load, gather: through the shadow, then the
@@ -433,10 +432,9 @@ LLVMValueRef ad_called_function(LLVMValueRef call);
  * of s kept as long as the engine (NULL on out of memory). */
 ad_runtime_report ad_engine_runtime_report(const ad_engine *e, void **user);
 const char *ad_engine_keep_string(ad_engine *e, const char *s);
-/* engine.c: whether f's address is taken (a use other than as a callee),
- * and whether f may be the target of the indirect call: same type, a body,
- * address taken.  The requests' order and the indirect-call rule agree. */
-int ad_function_address_taken(LLVMValueRef f);
+/* engine.c: whether f may be the target of the indirect call: same type, a
+ * body, address taken (ad.h).  The requests' order and the indirect-call
+ * rule agree. */
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f);
 
 const ad_call_rule *ad_math_lookup(const char *name);   /* rules_math.c */

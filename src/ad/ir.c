@@ -7,6 +7,8 @@
  * instruction could be active with no rule for its tangent, or carry a
  * tangent that type analysis had ruled out.
  */
+#include <stdint.h>
+
 #include "ad/engine.h"
 
 ad_opclass ad_opcode_class(LLVMOpcode op) {
@@ -87,4 +89,25 @@ LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what) {
     v = LLVMGetOperand(v, 0);
   }
   return v;
+}
+
+int ad_function_address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if ((!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user)) ||
+        LLVMGetCalledValue(user) != f)
+      return 1;
+    /* called, and perhaps passed as an argument of that call too: f(f) */
+    unsigned n = LLVMGetNumArgOperands(user);
+    for (unsigned k = 0; k < n; k++)
+      if (LLVMGetOperand(user, k) == f)
+        return 1;
+  }
+  return 0;
+}
+
+LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p) {
+  return LLVMConstIntToPtr(
+      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
+      LLVMPointerTypeInContext(ctx, 0));
 }

@@ -317,12 +317,8 @@ static int store_as_layout(request *r, LLVMBuilderRef b, LLVMValueRef v,
 
 /* An alloca of t in the entry block of the request's function. */
 static LLVMValueRef entry_alloca(request *r, LLVMTypeRef t, const char *name) {
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call));
-  LLVMBuilderRef eb = LLVMCreateBuilderInContext(r->mc->llctx);
-  LLVMPositionBuilderBefore(eb, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)));
-  LLVMValueRef slot = LLVMBuildAlloca(eb, t, name);
-  LLVMDisposeBuilder(eb);
-  return slot;
+  return ad_entry_alloca(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(r->call)), t, name);
 }
 
 static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,

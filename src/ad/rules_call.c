@@ -375,12 +375,6 @@ static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   return why;
 }
 
-static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
-  return LLVMConstIntToPtr(
-      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
-      LLVMPointerTypeInContext(ctx, 0));
-}
-
 /* Before the trap of a target that could not be differentiated: the
  * session's report (its unresolved-call handler) says which and why. */
 static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
@@ -406,9 +400,9 @@ static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef params[3] = {ptr, ptr, ptr};
   LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0);
-  LLVMValueRef args[3] = {address_constant(c, user), address_constant(c, w),
-                          address_constant(c, r)};
-  LLVMBuildCall2(fc->b, ft, address_constant(c, (const void *)(uintptr_t)fn),
+  LLVMValueRef args[3] = {ad_address_constant(c, user), ad_address_constant(c, w),
+                          ad_address_constant(c, r)};
+  LLVMBuildCall2(fc->b, ft, ad_address_constant(c, (const void *)(uintptr_t)fn),
                  args, 3, "");
 }
 

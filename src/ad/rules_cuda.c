@@ -290,7 +290,7 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     /* The pitch has the height's width (size_t, or unsigned int for the
      * old cuMemAllocPitch); in the entry block, so a loop does not grow
      * the stack. */
-    pitch_slot = ad_entry_alloca(fc, height_t, "shadow.pitch");
+    pitch_slot = ad_entry_alloca(fc->deriv_fn, height_t, "shadow.pitch");
   }
   /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
    * a plain pointer, zeroed with an LLVM memset */

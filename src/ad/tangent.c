@@ -230,9 +230,9 @@ static void strip_primal_facts(LLVMContextRef c, LLVMValueRef inst) {
   }
 }
 
-LLVMValueRef ad_entry_alloca(ad_fn_ctx *fc, LLVMTypeRef t, const char *name) {
-  LLVMBuilderRef eb = LLVMCreateBuilderInContext(fc->mc->llctx);
-  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fc->deriv_fn);
+LLVMValueRef ad_entry_alloca(LLVMValueRef fn, LLVMTypeRef t, const char *name) {
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(LLVMGetTypeContext(t));
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
   LLVMValueRef first = LLVMGetFirstInstruction(entry);
   if (first)
     LLVMPositionBuilderBefore(eb, first);
@@ -255,7 +255,7 @@ LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
   int vector = LLVMGetTypeKind(pt) == LLVMVectorTypeKind;
   LLVMTypeRef scalar_pt = vector ? LLVMGetElementType(pt) : pt;
   /* the scratch slot lives in the entry block, zeroed before each use */
-  LLVMValueRef slot = ad_entry_alloca(fc, accessed, "inactive.scratch");
+  LLVMValueRef slot = ad_entry_alloca(fc->deriv_fn, accessed, "inactive.scratch");
   LLVMSetAlignment(slot, LLVMPreferredAlignmentOfType(fc->mc->td, accessed));
   LLVMBuildStore(fc->b, LLVMConstNull(accessed), slot);
   LLVMValueRef scratch = slot;
@@ -283,7 +283,7 @@ LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
                                    LLVMValueRef shadow_lane, LLVMTypeRef t) {
   if (!ad_shadow_may_equal_primal(fc, p))
     return shadow_lane;
-  LLVMValueRef slot = ad_entry_alloca(fc, t, "inactive.byval");
+  LLVMValueRef slot = ad_entry_alloca(fc->deriv_fn, t, "inactive.byval");
   /* at least the by-value parameter's own alignment, which the callee's
    * copy may rely on (aligned(32) structs are copied with aligned moves) */
   LLVMSetAlignment(slot, 64);

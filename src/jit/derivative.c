@@ -94,25 +94,12 @@ static int holds_request(LLVMValueRef f) {
  * unrelated code.  Other bodies stay: the engine's indirect-call dispatch
  * looks for address-taken functions among them.  0, or -1 on out of memory.
  */
-/* Whether f's address is used other than as the callee of a call: such a
- * function may be reached through a pointer the caller passes in. */
-static int address_taken(LLVMValueRef f) {
-  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if ((LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) &&
-        LLVMGetCalledValue(user) == f)
-      continue;
-    return 1;
-  }
-  return 0;
-}
-
 static int drop_unreachable_requests(LLVMModuleRef m, LLVMValueRef fn) {
   reach_set seen = {0};
   strmap_init(&seen.names);
   push_function(&seen, fn);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && address_taken(f))
+    if (!LLVMIsDeclaration(f) && ad_function_address_taken(f))
       push_function(&seen, f);
   while (seen.n && !seen.failed) {
     LLVMValueRef f = seen.stack[--seen.n];
@@ -245,8 +232,10 @@ static LLVMValueRef named_function(LLVMModuleRef m, const char *function) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (len > want + 9 && memcmp(name, function, want) == 0 &&
-        memcmp(name + want, ".tanjit.m", 9) == 0 && !LLVMIsDeclaration(f)) {
+    size_t tag = sizeof TANJIT_PRIVATE_SUFFIX - 1;
+    if (len > want + tag && memcmp(name, function, want) == 0 &&
+        memcmp(name + want, TANJIT_PRIVATE_SUFFIX, tag) == 0 &&
+        !LLVMIsDeclaration(f)) {
       if (found)
         return fn; /* two modules' private functions: ambiguous */
       found = f;

@@ -300,7 +300,7 @@ static int promote_one(LLVMValueRef g, unsigned long id) {
   const char *name = LLVMGetValueName2(g, &len);
   strbuf unique;
   sb_init(&unique);
-  sb_printf(&unique, "%s.tanjit.m%lu", len ? name : "anon", id);
+  sb_printf(&unique, "%s" TANJIT_PRIVATE_SUFFIX "%lu", len ? name : "anon", id);
   if (unique.failed)
     return -1;
   LLVMSetValueName2(g, unique.data, unique.len);

@@ -39,12 +39,6 @@ void jit_report_runtime_failure(void *session, const char *what,
   report_unresolved_call(session, what, "", why);
 }
 
-static LLVMValueRef address_constant(LLVMContextRef ctx, const void *p) {
-  return LLVMConstIntToPtr(
-      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
-      LLVMPointerTypeInContext(ctx, 0));
-}
-
 int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
                          const char *symbol, const char *library,
                          const char *reason, tanjit_error **err) {
@@ -67,11 +61,11 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
                                              report_params, 4, 0);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, stub, "entry"));
-  LLVMValueRef args[] = {address_constant(ctx, s), address_constant(ctx, kept[0]),
-                         address_constant(ctx, kept[1]),
-                         address_constant(ctx, kept[2])};
+  LLVMValueRef args[] = {ad_address_constant(ctx, s), ad_address_constant(ctx, kept[0]),
+                         ad_address_constant(ctx, kept[1]),
+                         ad_address_constant(ctx, kept[2])};
   LLVMBuildCall2(b, report_type,
-                 address_constant(ctx, (const void *)(uintptr_t)report_unresolved_call),
+                 ad_address_constant(ctx, (const void *)(uintptr_t)report_unresolved_call),
                  args, 4, "");
   LLVMBuildRet(b, LLVMConstNull(ret));
   LLVMDisposeBuilder(b);

@@ -137,17 +137,6 @@ static int flags_conflict(LLVMModuleRef a, LLVMModuleRef b) {
   return conflict;
 }
 
-/* Whether f's address is used other than as the callee of a call. */
-static int address_taken(LLVMValueRef f) {
-  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!(LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) ||
-        LLVMGetCalledValue(user) != f)
-      return 1;
-  }
-  return 0;
-}
-
 LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
                               LLVMModuleRef exclude, strmap *taken,
                               tanjit_error **err) {
@@ -203,7 +192,7 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
        f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (len && !LLVMIsDeclaration(f) && address_taken(f) &&
+    if (len && !LLVMIsDeclaration(f) && ad_function_address_taken(f) &&
         LLVMGetLinkage(f) != LLVMInternalLinkage &&
         LLVMGetLinkage(f) != LLVMPrivateLinkage &&
         strmap_put(taken, name, (void *)1))
