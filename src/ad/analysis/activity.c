@@ -24,7 +24,7 @@
  * globals) stay inactive;
  * storing an active value through them is an error at emission.
  *
- * Integers are driven by type analysis (typeanalysis.c): an integer is
+ * Integers are driven by type analysis (types.h): an integer is
  * active only when it may carry a pointer or float bits; one known to be an
  * integer never is, so index arithmetic, counts and flags get no shadow
  * code.  An integer that would be active but whose bytes are used both as a

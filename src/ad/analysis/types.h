@@ -1,7 +1,8 @@
 /*
- * Type analysis, the query side (typeanalysis.c does the work): what each
- * value holds and, for a pointer (or an integer that is one), what each byte
- * offset of the memory it points into holds.  Activity analysis asks it
+ * Type analysis, the query side (type_lattice.c, type_memory.c and
+ * type_transfer.c do the work): what each value holds and, for a pointer
+ * (or an integer that is one), what each byte offset of the memory it
+ * points into holds.  Activity analysis asks it
  * which integers carry a pointer or a float; the copy rule asks it, through
  * ad_copy_layout_of (below), how a copy splits into segments; the tests
  * in tests/types ask it directly.

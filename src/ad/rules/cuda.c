@@ -35,7 +35,7 @@
  *
  * A CUdeviceptr is an integer: its shadow is a "shadow integer" (core/context.h);
  * the argument types in the table below tell type analysis
- * (analysis/typeanalysis.c) these calls' integer pointers, so activity demands them
+ * (analysis/type_transfer.c) these calls' integer pointers, so activity demands them
  * as it demands pointer arguments.  Helpers (memsets, synchronization) are
  * declared with ad_get_or_insert_helper next to the call, so they follow
  * its convention and rename; none carries `nocapture` (an integer cannot be
