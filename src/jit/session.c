@@ -133,6 +133,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  strmap_init(&s->derivatives); /* string keys: not the zeroed state */
   pthread_mutexattr_t recursive;
   pthread_mutexattr_init(&recursive);
   pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
@@ -354,14 +355,22 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
  * Adds a parsed, verified module (in context c, not yet wrapped) to the JIT.
  * Takes ownership of the module and the context, on success and failure.
  */
-int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
-                           const char *name, int generated, tanjit_error **err) {
-  jit_module rec = {0};
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out) {
   jit_session_lock(s);
   unsigned long id = ++s->next_module_id;
   jit_session_unlock(s);
   keep_linkonce_definitions(m);
-  if (promote_private_state(m, id)) {
+  if (id_out)
+    *id_out = id;
+  return promote_private_state(m, id);
+}
+
+int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, int generated, tanjit_error **err) {
+  jit_module rec = {0};
+  unsigned long id;
+  if (jit_prepare_for_session(s, m, &id)) {
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
