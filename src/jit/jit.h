@@ -81,6 +81,12 @@ void jit_session_unlock(tanjit_session *s);
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* What loading does to a module before the JIT sees it: a session-unique
+ * id (*id_out, may be NULL), linkonce definitions kept, module-private
+ * state promoted to hidden names unique to it.  tanjit_emit_* does the same
+ * so that it prints what a run compiles.  0, or -1 on out of memory. */
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
