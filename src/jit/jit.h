@@ -95,6 +95,30 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
 extern _Thread_local const char *jit_frontend_lookup;
 /* The error of the last transform that failed on this thread (owned). */
 extern _Thread_local tanjit_error *jit_thread_transform_error;
+
+/* Why the resolver (resolve.c) could not bind a name, as the lookup that
+ * asked reports it (session.c): a code and fields, not text to match. */
+typedef enum jit_bind_failure_kind {
+  JIT_BIND_FAILED_NONE = 0,
+  /* a plain name nothing defines (no module, registered library or the
+   * process); ORC then fails the lookup with its own "not found" */
+  JIT_BIND_FAILED_UNDEFINED,
+  /* a renamed ccall that cannot be bound: malformed, its library does not
+   * load (TANJIT_ERR_LIBRARY), or lacks the function (TANJIT_ERR_SYMBOL) */
+  JIT_BIND_FAILED_RENAMED,
+  /* lazy binding could not define the stub (its error's code) */
+  JIT_BIND_FAILED_STUB
+} jit_bind_failure_kind;
+typedef struct jit_bind_failure {
+  jit_bind_failure_kind kind;   /* of the first failure */
+  tanjit_error_code code;
+  char name[256];               /* the first name that failed */
+  char more_undefined;          /* UNDEFINED: other names failed too */
+  char why[768];                /* RENAMED, STUB: what went wrong */
+} jit_bind_failure;
+/* The first bind failure of the frontend lookup under way on this thread
+ * (tanjit_lookup clears it; resolve.c's generator fills it). */
+extern _Thread_local jit_bind_failure jit_thread_bind_failure;
 /* A target machine for the host at the session's opt level; caller disposes. */
 LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
 
