@@ -14,6 +14,8 @@ const char *ad_math_table_name(size_t i, unsigned which);
 unsigned ad_math_table_arity(size_t i);
 unsigned ad_math_table_int_args(size_t i);
 int ad_math_table_check(char *why, size_t whysize);
+int ad_math_program_check(const char *program, unsigned arity,
+                          unsigned int_args, char *why, size_t whysize);
 
 static const char *const type_names[4] = {"double", "float", "x86_fp80",
                                           "double"};
@@ -106,6 +108,39 @@ START_TEST(test_math_table_programs_parse) {
 }
 END_TEST
 
+/* The check every row's program gets when the table is parsed: what it
+ * rejects, and why. */
+START_TEST(test_math_program_check) {
+  static const struct {
+    const char *program;
+    unsigned arity, int_args;
+    const char *why; /* NULL: accepted */
+  } cases[] = {
+      {"x cos", 1, 0, NULL},
+      {"y itof x y dec powi * y itof nz", 2, 2, NULL},
+      {"x y +", 1, 0, "'y' names argument 2 of 1"},
+      {"x frob", 1, 0, "unknown token 'frob'"},
+      {"x x", 1, 0, "leaves 2 values"},
+      {"+", 2, 0, "stack underflow at '+'"},
+      {"x y *", 2, 2, "'*' takes a float as operand 2"},
+      {"x itof", 1, 0, "'itof' takes an integer as operand 1"},
+      {"y dec", 2, 2, "leaves 1 values (an integer)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char why[256] = "";
+    int rc = ad_math_program_check(cases[i].program, cases[i].arity,
+                                   cases[i].int_args, why, sizeof why);
+    if (!cases[i].why) {
+      ck_assert_msg(rc == 0, "%s: %s", cases[i].program, why);
+      continue;
+    }
+    ck_assert_msg(rc == -1, "%s accepted", cases[i].program);
+    ck_assert_msg(strstr(why, cases[i].why), "%s: got \"%s\", want \"%s\"",
+                  cases[i].program, why, cases[i].why);
+  }
+}
+END_TEST
+
 START_TEST(test_math_table) {
   unsigned ran = 0, skipped = 0;
   static char ir[16384];
@@ -164,6 +199,7 @@ Suite *math_suite(void) {
   TCase *t = tcase_create("table");
   tcase_set_timeout(t, 600);
   tcase_add_test(t, test_math_table_programs_parse);
+  tcase_add_test(t, test_math_program_check);
   tcase_add_test(t, test_math_table);
   suite_add_tcase(s, t);
   return s;
