@@ -141,6 +141,69 @@ START_TEST(test_math_program_check) {
 }
 END_TEST
 
+/* The analyses and the rules ask which rule a call gets many times (each
+ * activity round, each tangent, each copy layout); the registry answers the
+ * families once per call site of a transform. */
+START_TEST(test_rule_lookups_once_per_call_site) {
+  static const char ir[] =
+      "declare double @sin(double)\n"
+      "declare double @cos(double)\n"
+      "declare double @exp(double)\n"
+      "declare double @pow(double, double)\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define internal double @g(double %x, ptr %p) {\n"
+      "  %s = call double @sin(double %x)\n"
+      "  %t = alloca double\n"
+      "  store double %s, ptr %t\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %p, ptr %t, i64 8, i1 false)\n"
+      "  %c = call double @cos(double %s)\n"
+      "  %e = call double @exp(double %c)\n"
+      "  %w = call double @pow(double %e, double %x)\n"
+      "  ret double %w\n"
+      "}\n"
+      "define double @f(double %x, ptr %p) {\n"
+      "  %a = call double @g(double %x, ptr %p)\n"
+      "  %b = call double @g(double %a, ptr %p)\n"
+      "  %s = call double @sin(double %b)\n"
+      "  ret double %s\n"
+      "}\n"
+      "declare double @__enzyme_fwddiff(...)\n"
+      "define double @df(double %x, double %dx, ptr %p, ptr %dp) {\n"
+      "  %r = call double (...) @__enzyme_fwddiff(ptr @f, double %x, double "
+      "%dx, ptr %p, ptr %dp)\n"
+      "  ret double %r\n"
+      "}\n";
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_int_eq(
+      LLVMParseIRInContext(
+          ctx, LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "t"),
+          &m, &msg),
+      0);
+  /* the call sites of the functions differentiated (g and f) */
+  unsigned sites = 0;
+  const char *differentiated[] = {"f", "g"};
+  for (int k = 0; k < 2; k++)
+    for (LLVMBasicBlockRef bb =
+             LLVMGetFirstBasicBlock(LLVMGetNamedFunction(m, differentiated[k]));
+         bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i))
+        sites += LLVMIsACallInst(i) != NULL;
+  ad_engine *e = ad_engine_new();
+  tanjit_error *err = NULL;
+  ck_assert_msg(ad_transform_module(e, m, &err) == 0, "%s",
+                err ? tanjit_error_message(err) : "");
+  unsigned long lookups = ad_engine_rule_lookups(e);
+  ck_assert_msg(lookups > 0 && lookups <= sites,
+                "%lu rule lookups for %u call sites", lookups, sites);
+  ad_engine_free(e);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 START_TEST(test_math_table) {
   unsigned ran = 0, skipped = 0;
   static char ir[16384];
@@ -200,6 +263,7 @@ Suite *math_suite(void) {
   tcase_set_timeout(t, 600);
   tcase_add_test(t, test_math_table_programs_parse);
   tcase_add_test(t, test_math_program_check);
+  tcase_add_test(t, test_rule_lookups_once_per_call_site);
   tcase_add_test(t, test_math_table);
   suite_add_tcase(s, t);
   return s;
