@@ -895,18 +895,18 @@ static int emit_frexp(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
 }
 
 static const ad_call_rule math_out_rules[] = {
-    {"sincos", emit_sincos, NULL, 1, 0, 0},
-    {"sincosf", emit_sincos, NULL, 1, 0, 0},
-    {"sincosl", emit_sincos, NULL, 1, 0, 0},
-    {"modf", emit_modf, NULL, 1, 0, 0},
-    {"modff", emit_modf, NULL, 1, 0, 0},
-    {"modfl", emit_modf, NULL, 1, 0, 0},
-    {"frexp", emit_frexp, NULL, 1, 0, 0},
-    {"frexpf", emit_frexp, NULL, 1, 0, 0},
-    {"frexpl", emit_frexp, NULL, 1, 0, 0},
-    {"llvm.frexp", emit_frexp, NULL, 0, 0, 0},
-    {"llvm.modf", emit_modf, NULL, 0, 0, 0},
-    {"llvm.sincos", emit_sincos, NULL, 0, 0, 0},
+    {.name = "sincos", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "sincosf", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "sincosl", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "modf", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "modff", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "modfl", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "frexp", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "frexpf", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "frexpl", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "llvm.frexp", .emit = emit_frexp},
+    {.name = "llvm.modf", .emit = emit_modf},
+    {.name = "llvm.sincos", .emit = emit_sincos},
 };
 
 const ad_call_rule *ad_math_lookup(const char *name) {
