@@ -28,7 +28,9 @@
  *      when it receives active data).
  *   5. types: a family whose calls take pointers, sizes or out-parameters
  *      keeps its table as ad_typed_rule entries (below) and exports a typed
- *      lookup that ad_typed_rule_of asks.
+ *      lookup that ad_typed_rule_of (registry.c) asks.
+ * Rows are written with designated initializers.  The analyses and the
+ * rules ask through ad_rule_of_call, which memoizes per module transform.
  */
 #ifndef TANJIT_AD_REGISTRY_REGISTRY_H
 #define TANJIT_AD_REGISTRY_REGISTRY_H
