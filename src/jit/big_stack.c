@@ -33,6 +33,7 @@ static void *run_job(void *p) {
   big_stack_job *job = p;
   on_big_stack = 1;
   job->fn(job->arg);
+  jit_clear_diagnostic_errors(); /* thread-local text nobody took */
   return NULL;
 }
 

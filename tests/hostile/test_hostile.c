@@ -14,6 +14,8 @@
 
 #include "../common/run_cli.h"
 #include "../unit/check_main.h"
+#include <llvm-c/Core.h>
+
 #include "tanjit/tanjit.h"
 
 static tanjit_session *session_with(const tanjit_options *o) {
@@ -274,6 +276,42 @@ START_TEST(deep_array_types_and_metadata_are_refused) {
   free(md);
   assert_still_usable(s);
   tanjit_session_free(s);
+}
+END_TEST
+
+/* A frontend's own module has no text to bound: 60,000 nested constant
+ * GEPs built in-process (alternating element types, so none fold) are
+ * serialized, parsed, optimized and compiled on the big stack; codegen
+ * overflowed an 8 MiB stack on them. */
+START_TEST(deep_module_built_in_process_compiles_right) {
+  enum { DEPTH = 60000 };
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("deep_frontend", ctx);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i16 = LLVMInt16TypeInContext(ctx);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
+  LLVMValueRef g = LLVMAddGlobal(m, LLVMArrayType2(i8, 4), "g");
+  LLVMSetInitializer(g, LLVMConstNull(LLVMArrayType2(i8, 4)));
+  LLVMValueRef chain = g, one = LLVMConstInt(i64, 1, 0);
+  for (int i = 0; i < DEPTH; i++)
+    chain = LLVMConstGEP2(i % 2 ? i16 : i8, chain, &one, 1);
+  LLVMValueRef p = LLVMAddGlobal(m, ptr, "p");
+  LLVMSetInitializer(p, chain);
+  LLVMValueRef f = LLVMAddFunction(m, "offset", LLVMFunctionType(i64, NULL, 0, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+  LLVMValueRef v = LLVMBuildLoad2(b, ptr, p, "v");
+  LLVMBuildRet(b, LLVMBuildSub(b, LLVMBuildPtrToInt(b, v, i64, "a"),
+                               LLVMBuildPtrToInt(b, g, i64, "b"), "d"));
+  LLVMDisposeBuilder(b);
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  ck_assert_msg(tanjit_load_module(s, m, &err) == 0, "%s", tanjit_error_message(err));
+  long (*offset)(void) = (long (*)(void))(uintptr_t)tanjit_lookup(s, "offset", &err);
+  ck_assert_msg(offset, "%s", tanjit_error_message(err));
+  ck_assert_int_eq(offset(), DEPTH / 2 * (1 + 2));
+  assert_still_usable(s);
+  tanjit_session_free(s);
+  LLVMContextDispose(ctx);
 }
 END_TEST
 
@@ -547,6 +585,7 @@ int main(void) {
   tcase_add_test(tc, deep_constant_expressions_compile_right);
   tcase_add_test(tc, deep_array_types_and_metadata_are_refused);
   tcase_add_test(tc, metadata_nested_within_the_bound_loads);
+  tcase_add_test(tc, deep_module_built_in_process_compiles_right);
   tcase_add_test(tc, data_declared_as_a_function_is_not_called);
   tcase_add_test(tc, an_entry_point_must_be_a_function);
   tcase_add_test(tc, inline_asm_errors_fail_the_lookup);
