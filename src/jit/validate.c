@@ -201,6 +201,48 @@ static const struct {
     {"llvm.x86.vgf2p8", "gfni"},    {"llvm.x86.tbm.", "tbm"},
     {"llvm.x86.amx.", "amx-tile"},  {"llvm.x86.pclmulqdq", "pclmul"},
     {"llvm.x86.rdrand.", "rdrnd"},  {"llvm.x86.rdseed.", "rdseed"},
+    {"llvm.x86.avx10.", "avx10.1-256"}, {"llvm.x86.avx2vnni", "avxvnni"},
+    {"llvm.x86.vcvtph2ps", "f16c"}, {"llvm.x86.vcvtps2ph", "f16c"},
+    {"llvm.x86.bmi.bextr", "bmi"},  {"llvm.x86.bmi.bzhi", "bmi2"},
+    {"llvm.x86.bmi.pdep", "bmi2"},  {"llvm.x86.bmi.pext", "bmi2"},
+    {"llvm.x86.xbegin", "rtm"},     {"llvm.x86.xend", "rtm"},
+    {"llvm.x86.xabort", "rtm"},     {"llvm.x86.xtest", "rtm"},
+    {"llvm.x86.xsaves", "xsaves"},  {"llvm.x86.xrstors", "xsaves"},
+    {"llvm.x86.xsavec", "xsavec"},  {"llvm.x86.xsaveopt", "xsaveopt"},
+    {"llvm.x86.xsave", "xsave"},    {"llvm.x86.xrstor", "xsave"},
+    {"llvm.x86.xgetbv", "xsave"},   {"llvm.x86.xsetbv", "xsave"},
+    {"llvm.x86.rdpid", "rdpid"},    {"llvm.x86.rdpkru", "pku"},
+    {"llvm.x86.wrpkru", "pku"},     {"llvm.x86.clflushopt", "clflushopt"},
+    {"llvm.x86.clwb", "clwb"},      {"llvm.x86.clzero", "clzero"},
+    {"llvm.x86.umonitor", "waitpkg"}, {"llvm.x86.umwait", "waitpkg"},
+    {"llvm.x86.tpause", "waitpkg"}, {"llvm.x86.monitorx", "mwaitx"},
+    {"llvm.x86.mwaitx", "mwaitx"},  {"llvm.x86.movdir64b", "movdir64b"},
+    {"llvm.x86.directstore", "movdiri"}, {"llvm.x86.enqcmd", "enqcmd"},
+    {"llvm.x86.serialize", "serialize"}, {"llvm.x86.senduipi", "uintr"},
+    {"llvm.x86.testui", "uintr"},   {"llvm.x86.clui", "uintr"},
+    {"llvm.x86.stui", "uintr"},     {"llvm.x86.incssp", "shstk"},
+    {"llvm.x86.rdssp", "shstk"},    {"llvm.x86.wrss", "shstk"},
+    {"llvm.x86.wruss", "shstk"},    {"llvm.x86.saveprevssp", "shstk"},
+    {"llvm.x86.rstorssp", "shstk"}, {"llvm.x86.setssbsy", "shstk"},
+    {"llvm.x86.clrssbsy", "shstk"}, {"llvm.x86.lwpins", "lwp"},
+    {"llvm.x86.lwpval", "lwp"},     {"llvm.x86.llwpcb", "lwp"},
+    {"llvm.x86.slwpcb", "lwp"},     {"llvm.x86.aesenc128kl", "kl"},
+    {"llvm.x86.aesdec128kl", "kl"}, {"llvm.x86.aesenc256kl", "kl"},
+    {"llvm.x86.aesdec256kl", "kl"}, {"llvm.x86.aesencwide", "widekl"},
+    {"llvm.x86.aesdecwide", "widekl"}, {"llvm.x86.encodekey", "kl"},
+    {"llvm.x86.loadiwkey", "kl"},   {"llvm.x86.vsha512", "sha512"},
+    {"llvm.x86.vsm3", "sm3"},       {"llvm.x86.vsm4", "sm4"},
+    {"llvm.x86.vpdpb", "avxvnniint8"}, {"llvm.x86.vpdpw", "avxvnniint16"},
+    {"llvm.x86.cmpccxadd", "cmpccxadd"}, {"llvm.x86.aadd", "raoint"},
+    {"llvm.x86.aand", "raoint"},    {"llvm.x86.aor", "raoint"},
+    {"llvm.x86.axor", "raoint"},    {"llvm.x86.ptwrite", "ptwrite"},
+    {"llvm.x86.hreset", "hreset"},  {"llvm.x86.wbnoinvd", "wbnoinvd"},
+    {"llvm.x86.rdpru", "rdpru"},    {"llvm.x86.prefetchi", "prefetchi"},
+    {"llvm.x86.ldtilecfg", "amx-tile"}, {"llvm.x86.sttilecfg", "amx-tile"},
+    {"llvm.x86.tile", "amx-tile"},  {"llvm.x86.tdp", "amx-tile"},
+    {"llvm.x86.vcvtne", "avxneconvert"}, {"llvm.x86.vbcstne", "avxneconvert"},
+    {"llvm.x86.vpmadd52", "avxifma"}, {"llvm.x86.sse2.", "sse2"},
+    {"llvm.x86.sse.", "sse"},       {"llvm.x86.mmx.", "mmx"},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -387,6 +429,12 @@ static int check_intrinsic(LLVMValueRef f, const char *module, tanjit_error **er
                    module, user ? "function " : "", user ? user : "",
                    user ? "" : "the module", name, all_prefixes[i], host.arch);
   }
+  if (strncmp(name, "llvm.vscale.", 12) == 0 && !host.has_scalable_vectors)
+    return tj_fail(err, TANJIT_ERR_UNSUPPORTED,
+                   "%s: %s%s uses %s, but this host's target (%s) has no "
+                   "scalable vectors",
+                   module, user ? "function " : "the module", user ? user : "",
+                   name, host.arch);
   if (is_x86_64_host())
     for (size_t i = 0; i < COUNT(x86_intrinsic_features); i++)
       if (strncmp(name, x86_intrinsic_features[i].prefix,
@@ -461,7 +509,23 @@ typedef struct scalable_search {
   ptr_set seen_types, seen_values;
   ptr_stack types, values;
   int no_memory;
+  const char *lacked; /* what was found, for the message */
 } scalable_search;
+
+/* What a type kind needs that the host's target lacks, or NULL.  Code
+ * generation aborts on each ("Cannot select"). */
+static const char *type_lacked(LLVMTypeKind kind) {
+  if (kind == LLVMScalableVectorTypeKind && !host.has_scalable_vectors)
+    return "a scalable vector type (<vscale x ...>), which this host's target "
+           "does not have";
+  if (kind == LLVMX86_AMXTypeKind && !host_has_feature("amx-tile"))
+    return "the x86_amx type, which needs the CPU feature amx-tile this host's "
+           "CPU lacks";
+  if (kind == LLVMTargetExtTypeKind && is_x86_64_host())
+    return "a target extension type (target(...)), which this host's target "
+           "does not have";
+  return NULL;
+}
 
 /* Whether t holds a scalable vector anywhere inside. */
 static int type_is_scalable(scalable_search *ss, LLVMTypeRef t) {
@@ -478,8 +542,10 @@ static int type_is_scalable(scalable_search *ss, LLVMTypeRef t) {
       continue;
     }
     LLVMTypeKind kind = LLVMGetTypeKind(ty);
-    if (kind == LLVMScalableVectorTypeKind)
+    if (type_lacked(kind)) {
+      ss->lacked = type_lacked(kind);
       return 1;
+    }
     int failed = 0;
     if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind) {
       failed = ptr_stack_push(&ss->types, LLVMGetElementType(ty));
@@ -586,8 +652,6 @@ static LLVMValueRef find_scalable(scalable_search *ss, LLVMModuleRef m) {
 
 static int check_scalable_vectors(LLVMModuleRef m, const char *module,
                                   tanjit_error **err) {
-  if (host.has_scalable_vectors)
-    return 0;
   scalable_search ss;
   memset(&ss, 0, sizeof ss);
   LLVMValueRef where = find_scalable(&ss, m);
@@ -598,10 +662,9 @@ static int check_scalable_vectors(LLVMModuleRef m, const char *module,
   free(ss.values.items);
   if (where)
     return tj_fail(err, TANJIT_ERR_UNSUPPORTED,
-                   "%s: %s %s uses a scalable vector type (<vscale x ...>), "
-                   "which this host's target (%s) does not have",
-                   module, LLVMIsAFunction(where) ? "function" : "global",
-                   function_name(where), host.arch);
+                   "%s: %s %s uses %s (%s)", module,
+                   LLVMIsAFunction(where) ? "function" : "global",
+                   function_name(where), ss.lacked, host.arch);
   if (no_memory)
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory checking %s", module);
   return 0;

@@ -105,6 +105,24 @@ static const char *captured_stderr(void) {
 
 /* ---- 1: what LLVM aborts on -------------------------------------------- */
 
+/* Whether /proc/cpuinfo lists `flag` for this machine's CPU. */
+static int cpu_has_flag(const char *flag) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int found = 0;
+  while (f && !found && fgets(line, sizeof line, f))
+    if (strncmp(line, "flags", 5) == 0) {
+      char key[64];
+      snprintf(key, sizeof key, " %s", flag);
+      char *at = strstr(line, key);
+      found = at && (at[strlen(key)] == ' ' || at[strlen(key)] == '\n');
+      break;
+    }
+  if (f)
+    fclose(f);
+  return found;
+}
+
 START_TEST(cpu_for_32bit_x86_is_refused) {
   tanjit_session *s = new_session();
   load_fails(s,
@@ -171,6 +189,13 @@ START_TEST(intrinsics_of_other_targets_are_refused) {
              TANJIT_ERR_UNSUPPORTED,
              "function f uses llvm.aarch64.isb, an intrinsic of another "
              "target (aarch64)");
+  if (!cpu_has_flag("rtm"))
+    load_fails(s,
+               "declare i32 @llvm.x86.xbegin()\n"
+               "define i32 @t() {\n  %r = call i32 @llvm.x86.xbegin()\n"
+               "  ret i32 %r\n}\n",
+               TANJIT_ERR_UNSUPPORTED,
+               "function t uses llvm.x86.xbegin, which needs the CPU feature rtm");
   load_fails(s,
              "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
              "define i32 @g() {\n  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
@@ -190,6 +215,19 @@ START_TEST(scalable_vectors_are_refused_in_load_and_emit) {
       "define i64 @f() {\n  %n = extractelement <vscale x 2 x i64> "
       "zeroinitializer, i32 0\n  ret i64 %n\n}\n"};
   tanjit_session *s = new_session();
+  load_fails(s,
+             "declare i64 @llvm.vscale.i64()\ndefine i64 @n() {\n"
+             "  %v = call i64 @llvm.vscale.i64()\n  ret i64 %v\n}\n",
+             TANJIT_ERR_UNSUPPORTED,
+             "function n uses llvm.vscale.i64, but this host's target (x86_64) "
+             "has no scalable vectors");
+  if (!cpu_has_flag("amx_tile"))
+    load_fails(s,
+               "define void @amx(ptr %p) {\n  %t = load volatile x86_amx, ptr %p\n"
+               "  store volatile x86_amx %t, ptr %p\n  ret void\n}\n",
+               TANJIT_ERR_UNSUPPORTED,
+               "function amx uses the x86_amx type, which needs the CPU feature "
+               "amx-tile");
   for (size_t i = 0; i < sizeof irs / sizeof *irs; i++) {
     load_fails(s, irs[i], TANJIT_ERR_UNSUPPORTED, "uses a scalable vector type");
     tanjit_error *err = NULL;
