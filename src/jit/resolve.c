@@ -386,9 +386,7 @@ _Thread_local const char *jit_frontend_lookup;
 
 /* Whether a plain name not claimed here is left to the process JITDylib. */
 static int from_process_of(const char *name, int owned) {
-  return !owned && !is_platform_name(name) &&
-         strncmp(name, renamed_prefix, sizeof renamed_prefix - 1) != 0 &&
-         strncmp(name, handle_prefix, sizeof handle_prefix - 1) != 0 &&
+  return !owned && !is_platform_name(name) && tj_parse_rename(name, NULL) == 0 &&
          dlsym(RTLD_DEFAULT, name) != NULL;
 }
 
