@@ -39,6 +39,8 @@ typedef struct jit_module {
   char **defined;             /* externally visible definitions */
   unsigned char *defined_is_function; /* per entry of `defined` */
   size_t n_defined;
+  char **declared;            /* external functions it declares */
+  size_t n_declared;
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
@@ -75,8 +77,8 @@ struct tanjit_session {
   unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
-  /* Names some loaded module declares as an external function: resolve.c
-   * binds them only to code (under lock). */
+  /* Names loaded modules declare as an external function, with how many
+   * modules do: resolve.c binds them only to code (under lock). */
   strmap declared_functions;
   size_t max_input_bytes;    /* tanjit_load_file's limit */
   /* LLVM's and tanjit's warnings, in order (under lock; see diagnostics.c) */

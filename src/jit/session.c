@@ -188,6 +188,9 @@ static void module_record_free(jit_module *m) {
     free(m->defined[i]);
   free(m->defined);
   free(m->defined_is_function);
+  for (size_t i = 0; i < m->n_declared; i++)
+    free(m->declared[i]);
+  free(m->declared);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
   if (m->tracker)
@@ -283,19 +286,36 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
   return 0;
 }
 
-/* Remembers the external functions m declares, for resolve.c: a name the
- * IR calls must bind to code.  Under lock. */
-static int note_function_declarations(tanjit_session *s, LLVMModuleRef m) {
+/* Counts the external functions m declares, for resolve.c (a name the IR
+ * calls must bind to code), and keeps them in rec to uncount at removal.
+ * Under lock. */
+static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
+                                      jit_module *rec) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f))
       continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (!strmap_get(&s->declared_functions, name) &&
-        strmap_put(&s->declared_functions, name, (void *)1))
+    char **p = realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
+    if (!p)
       return -1;
+    rec->declared = p;
+    uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, name);
+    if (!(p[rec->n_declared] = tj_strdup(name)) ||
+        strmap_put(&s->declared_functions, name, (void *)(count + 1)))
+      return -1;
+    rec->n_declared++;
   }
   return 0;
+}
+
+/* Undoes note_function_declarations for a module leaving.  Under lock. */
+static void forget_function_declarations(tanjit_session *s, jit_module *rec) {
+  for (size_t i = 0; i < rec->n_declared; i++) {
+    uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, rec->declared[i]);
+    if (count)
+      strmap_put(&s->declared_functions, rec->declared[i], (void *)(count - 1));
+  }
 }
 
 /*
@@ -426,7 +446,10 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
       full = 0;
     }
   }
-  full = full || note_function_declarations(s, m);
+  if (!full && note_function_declarations(s, m, &rec)) {
+    forget_function_declarations(s, &rec);
+    full = 1;
+  }
   jit_session_unlock(s);
   if (full) {
     pthread_mutex_unlock(&s->jit_lock);
@@ -439,6 +462,9 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   /* Takes tsm, even on failure. */
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
+    jit_session_lock(s);
+    forget_function_declarations(s, &rec);
+    jit_session_unlock(s);
     pthread_mutex_unlock(&s->jit_lock);
     module_record_free(&rec);
     strbuf what;
@@ -512,6 +538,7 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     if (e)
       LLVMConsumeError(e);
     removed_frontend_code |= !s->modules[i].generated;
+    forget_function_declarations(s, &s->modules[i]);
     module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;

@@ -382,6 +382,13 @@ START_TEST(data_declared_as_a_function_is_not_called) {
           "define i32 @main2() {\n  %r = call i32 @environ()\n  ret i32 %r\n}\n",
           "environ2.ll");
   lookup_fails(s, "main2", TANJIT_ERR_SYMBOL, "but environ is data");
+  /* once those modules are gone, data declared as data binds */
+  load_ok(s,
+          "@environ = external global ptr\n"
+          "define i32 @has_environment() {\n  %e = load ptr, ptr @environ\n"
+          "  %z = icmp ne ptr %e, null\n  %r = zext i1 %z to i32\n  ret i32 %r\n}\n",
+          "environ3.ll");
+  ck_assert_int_eq(call_int(s, "has_environment"), 1);
   assert_still_usable(s);
   tanjit_session_free(s);
 }
