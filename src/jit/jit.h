@@ -118,9 +118,10 @@ typedef enum jit_bind_failure_kind {
   /* a plain name nothing defines (no module, registered library or the
    * process); ORC then fails the lookup with its own "not found" */
   JIT_BIND_FAILED_UNDEFINED,
-  /* a renamed ccall that cannot be bound: malformed, its library does not
-   * load (TANJIT_ERR_LIBRARY), or lacks the function (TANJIT_ERR_SYMBOL) */
-  JIT_BIND_FAILED_RENAMED,
+  /* a name that cannot be bound: a renamed ccall that is malformed, whose
+   * library does not load (TANJIT_ERR_LIBRARY) or lacks the function
+   * (TANJIT_ERR_SYMBOL), or data the IR calls as a function */
+  JIT_BIND_FAILED_UNBINDABLE,
   /* lazy binding could not define the stub (its error's code) */
   JIT_BIND_FAILED_STUB
 } jit_bind_failure_kind;
@@ -129,7 +130,7 @@ typedef struct jit_bind_failure {
   tanjit_error_code code;
   char name[256];               /* the first name that failed */
   char more_undefined;          /* UNDEFINED: other names failed too */
-  char why[768];                /* RENAMED, STUB: what went wrong */
+  char why[768];                /* UNBINDABLE, STUB: what went wrong */
 } jit_bind_failure;
 /* The first bind failure of the frontend lookup under way on this thread
  * (tanjit_lookup clears it; resolve.c's generator fills it). */

@@ -451,6 +451,7 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       if (target && jit_address_is_data(target)) {
         b.address = NULL;
         b.unresolvable = 1;
+        b.code = TANJIT_ERR_SYMBOL;
         owned = 1;
         snprintf(b.why, sizeof b.why,
                  "the IR calls it as a function, but %s is data (an object "
@@ -487,7 +488,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       strbuf msg;
       sb_init(&msg);
       sb_printf(&msg, "cannot bind %s: %s", name, b.why);
-      note_bind_failure(JIT_BIND_FAILED_RENAMED, b.code, name,
+      note_bind_failure(JIT_BIND_FAILED_UNBINDABLE,
+                        b.code ? b.code : TANJIT_ERR_SYMBOL, name,
                         msg.data ? msg.data : b.why);
       failure = LLVMCreateStringError(msg.data ? msg.data : "out of memory");
       sb_free(&msg);
