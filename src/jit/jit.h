@@ -70,6 +70,8 @@ struct tanjit_session {
   unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
+  int trust_bitcode;         /* skip the sandboxed bitcode reader */
+  char *bitcode_checker;     /* the helper's path, or NULL: searched */
 };
 
 /* session.c */
@@ -98,9 +100,26 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
                      const char *name, LLVMModuleRef *out, tanjit_error **err);
 /* Installs a diagnostic handler that never exits the process. */
 void jit_silence_diagnostics(LLVMContextRef ctx);
+/* 1 if the bytes start with a bitcode magic (raw or wrapper). */
+int jit_is_bitcode(const void *data, size_t len);
 /* Reads a whole file; caller frees *data. */
 int jit_read_file(const char *path, char **data, size_t *len,
                   tanjit_error **err);
+
+/* bitcode_sandbox.c */
+/* 1 when `data` is bitcode that must go through the sandboxed reader (the
+ * session does not trust its bitcode). */
+static inline int jit_bitcode_untrusted(const tanjit_session *s,
+                                        const void *data, size_t len) {
+  return !s->trust_bitcode && jit_is_bitcode(data, len);
+}
+/* Parses, verifies and re-serializes untrusted bitcode in the
+ * tanjit-bitcode-check helper process; *out (caller frees) is the helper's
+ * output, bitcode from LLVM's writer.  A crash of the reader becomes a
+ * TANJIT_ERR_PARSE error naming the signal. */
+int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
+                         const char *name, char **out, size_t *out_len,
+                         tanjit_error **err);
 
 /* transform.c */
 /* Installs the transform on the session's JIT. */

@@ -133,21 +133,40 @@ int jit_read_file(const char *path, char **data, size_t *len,
   return 0;
 }
 
-int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
-                       const char *name, tanjit_error **err) {
+int jit_is_bitcode(const void *data, size_t len) {
+  return is_bitcode(data, len);
+}
+
+/* `trusted`: the bytes come from tanjit's own bitcode writer (or the
+ * caller said to trust them), so they skip the sandboxed reader. */
+static int load_memory(tanjit_session *s, const void *buf, size_t len,
+                       const char *name, int trusted, tanjit_error **err) {
   if (!s || (!buf && len))
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_load_memory: session and buffer are required");
   if (!name)
     name = "<memory>";
+  char *checked = NULL;
+  if (!trusted && jit_bitcode_untrusted(s, buf, len)) {
+    if (jit_bitcode_sanitize(s, buf, len, name, &checked, &len, err))
+      return -1;
+    buf = checked;
+  }
   jit_context c;
   jit_context_create(&c);
   LLVMModuleRef m;
-  if (jit_parse_module(c.ctx, buf ? buf : "", len, name, &m, err)) {
+  int rc = jit_parse_module(c.ctx, buf ? buf : "", len, name, &m, err);
+  free(checked);
+  if (rc) {
     jit_context_abandon(&c);
     return -1;
   }
   return jit_session_add_module(s, &c, m, name, 0, err);
+}
+
+int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
+                       const char *name, tanjit_error **err) {
+  return load_memory(s, buf, len, name, 0, err);
 }
 
 int tanjit_load_file(tanjit_session *s, const char *path, tanjit_error **err) {
@@ -189,8 +208,9 @@ int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
   else if (!bc || !name)
     rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory copying a module");
   else
-    rc = tanjit_load_memory(s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc),
-                            *name ? name : "<module>", err);
+    /* Written just now by LLVM from a module already in memory: trusted. */
+    rc = load_memory(s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc),
+                     *name ? name : "<module>", 1, err);
   if (bc)
     LLVMDisposeMemoryBuffer(bc);
   free(name);

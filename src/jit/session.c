@@ -142,7 +142,10 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->binding = opts->binding;
   s->on_unresolved = opts->on_unresolved;
   s->on_unresolved_user = opts->on_unresolved_user;
-  if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
+  s->trust_bitcode = opts->trust_bitcode != 0;
+  if ((opts->bitcode_checker &&
+       !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
+      copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
@@ -208,6 +211,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->library_dirs);
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
+  free(s->bitcode_checker);
   strmap_free(&s->derivatives);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);

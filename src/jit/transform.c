@@ -183,10 +183,18 @@ char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
   }
   if (!name)
     name = "<memory>";
+  char *checked = NULL;
+  if (jit_bitcode_untrusted(s, buf, len)) {
+    if (jit_bitcode_sanitize(s, buf, len, name, &checked, &len, err))
+      return NULL;
+    buf = checked;
+  }
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m;
   char *text = NULL;
-  if (jit_parse_module(ctx, buf ? buf : "", len, name, &m, err) == 0) {
+  int parsed = jit_parse_module(ctx, buf ? buf : "", len, name, &m, err);
+  free(checked);
+  if (parsed == 0) {
     pthread_mutex_lock(&s->jit_lock);
     int rc = jit_transform_module(s, m, err);
     codegen_started = 0; /* nothing is compiled */

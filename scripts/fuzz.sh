@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer harness of fuzz/ for a bounded time.
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
+# TARGET: ir_text | bitcode | requests.  The build (clang-19, libFuzzer,
+# ASan+UBSan) lives in build-fuzz/ (FUZZ_BUILD overrides); the corpus grows
+# in build-fuzz/corpus-TARGET, seeded from tests/programs compiled to IR
+# text (ir_text, requests) or bitcode (bitcode).  A crash, leak or timeout
+# leaves its reproducer in build-fuzz/artifacts-TARGET/ and the exit status
+# nonzero.  Replay one: build-fuzz/fuzz/fuzz_TARGET FILE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]}
+seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]}
+shift 2
+case "$target" in ir_text|bitcode|requests) ;; *)
+  echo "fuzz.sh: unknown target $target (ir_text, bitcode, requests)" >&2; exit 2;;
+esac
+build=${FUZZ_BUILD:-build-fuzz}
+cc=${FUZZ_CC:-clang-19}
+src=$(pwd)
+
+if [ ! -f "$build/build.ninja" ]; then
+  CC=$cc meson setup "$build" -Dllvm_config=llvm-config-19 -Dfuzz=true \
+    -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dc_args=-fsanitize=fuzzer-no-link >"$build.setup.log" 2>&1 ||
+    { cat "$build.setup.log"; exit 1; }
+fi
+ninja -C "$build" "fuzz/fuzz_$target" src/tools/tanjit-bitcode-check >/dev/null
+
+corpus="$build/corpus-$target"
+artifacts="$build/artifacts-$target"
+mkdir -p "$corpus" "$artifacts"
+if [ -z "$(ls -A "$corpus")" ]; then
+  # Seeds: the program corpus as clang emits it, at two levels (the
+  # requests harness wants __enzyme_fwddiff calls, which every program has).
+  for c in tests/programs/*.c; do
+    name=$(basename "$c" .c)
+    [ "$name" = native_stub ] && continue
+    for opt in -O0 -O2; do
+      if [ "$target" = bitcode ]; then
+        "$cc" $opt -c -emit-llvm -Itests/programs "$c" -o "$corpus/$name$opt.bc" 2>/dev/null || true
+      else
+        "$cc" $opt -S -emit-llvm -Itests/programs "$c" -o "$corpus/$name$opt.ll" 2>/dev/null || true
+      fi
+    done
+  done
+fi
+
+# Untrusted bitcode is read in the helper this build made.
+export TANJIT_BITCODE_CHECK="$src/$build/src/tools/tanjit-bitcode-check"
+# LLVM's own code is not instrumented and keeps caches alive to exit:
+# leaks are reported only where tanjit's frames are on the stack.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/fuzz/lsan.supp:print_suppressions=0}
+exec "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=4096 \
+  -timeout=30 -max_len=65536 -artifact_prefix="$artifacts/" "$@" "$corpus"
