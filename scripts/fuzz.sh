@@ -30,20 +30,22 @@ ninja -C "$build" "fuzz/fuzz_$target" src/tools/tanjit-bitcode-check >/dev/null
 corpus="$build/corpus-$target"
 artifacts="$build/artifacts-$target"
 mkdir -p "$corpus" "$artifacts"
-if [ -z "$(ls -A "$corpus")" ]; then
-  # Seeds: the program corpus as clang emits it, at two levels (the
-  # requests harness wants __enzyme_fwddiff calls, which every program has).
-  for c in tests/programs/*.c; do
-    name=$(basename "$c" .c)
-    [ "$name" = native_stub ] && continue
+seeds="$build/seeds"
+if [ ! -f "$seeds/done" ]; then
+  # Seeds: the program corpus as clang emits it at two levels (every program
+  # holds __enzyme_fwddiff requests), as text and as bitcode.
+  mkdir -p "$seeds/ll" "$seeds/bc"
+  llvm_as="$(llvm-config-19 --bindir)/llvm-as"
+  ls tests/programs/*.c | grep -v native_stub | xargs -P 2 -I{} sh -c '
+    name=$(basename {} .c)
     for opt in -O0 -O2; do
-      if [ "$target" = bitcode ]; then
-        "$cc" $opt -c -emit-llvm -Itests/programs "$c" -o "$corpus/$name$opt.bc" 2>/dev/null || true
-      else
-        "$cc" $opt -S -emit-llvm -Itests/programs "$c" -o "$corpus/$name$opt.ll" 2>/dev/null || true
-      fi
-    done
-  done
+      "$0" $opt -S -emit-llvm -Itests/programs {} -o "$1/ll/$name$opt.ll" 2>/dev/null &&
+        "$2" "$1/ll/$name$opt.ll" -o "$1/bc/$name$opt.bc"
+    done' "$cc" "$seeds" "$llvm_as"
+  touch "$seeds/done"
+fi
+if [ -z "$(ls -A "$corpus")" ]; then
+  if [ "$target" = bitcode ]; then cp "$seeds"/bc/*.bc "$corpus"/; else cp "$seeds"/ll/*.ll "$corpus"/; fi
 fi
 
 # Untrusted bitcode is read in the helper this build made.
