@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/strmap.h"
 
 #include <stdint.h>
@@ -40,8 +41,8 @@ void *strmap_get(const strmap *m, const char *key) {
 
 static int grow(strmap *m) {
   size_t cap = m->cap ? 2 * m->cap : 16;
-  char **keys = calloc(cap, sizeof *keys);
-  void **vals = calloc(cap, sizeof *vals);
+  char **keys = tj_calloc(cap, sizeof *keys);
+  void **vals = tj_calloc(cap, sizeof *vals);
   if (!keys || !vals) {
     free(keys);
     free(vals);

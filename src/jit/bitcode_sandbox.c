@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -270,7 +271,7 @@ int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
       goto done;
     }
     size_t n = (size_t)st.st_size;
-    char *copy = malloc(n);
+    char *copy = tj_malloc(n);
     if (!copy) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "%s: out of memory reading checked bitcode",
               name);

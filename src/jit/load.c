@@ -14,6 +14,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -109,12 +110,12 @@ int jit_read_file(const char *path, char **data, size_t *len,
     return tj_fail(err, TANJIT_ERR_IO, "cannot open %s: %s", path,
                    strerror(errno));
   size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
+  char *buf = tj_malloc(cap);
   while (buf) {
     n += fread(buf + n, 1, cap - n, f);
     if (n < cap)
       break;
-    char *grown = realloc(buf, cap *= 2);
+    char *grown = tj_realloc(buf, cap *= 2);
     if (!grown)
       free(buf);
     buf = grown;
@@ -193,7 +194,7 @@ int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
                    "tanjit_load_module: module is required");
   size_t len;
   const char *ident = LLVMGetModuleIdentifier(m, &len);
-  char *name = malloc(len + 1);
+  char *name = tj_malloc(len + 1);
   if (name) {
     memcpy(name, ident, len);
     name[len] = '\0';

@@ -14,6 +14,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Target.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -84,7 +85,7 @@ static int copy_string_list(const char *const *list, char ***out) {
   size_t n = 0;
   while (list[n])
     n++;
-  char **copy = calloc(n + 1, sizeof *copy);
+  char **copy = tj_calloc(n + 1, sizeof *copy);
   if (!copy)
     return -1;
   for (size_t i = 0; i < n; i++)
@@ -127,7 +128,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
             "optimization level %d is not in 0..3", opts->opt_level);
     return NULL;
   }
-  tanjit_session *s = calloc(1, sizeof *s);
+  tanjit_session *s = tj_calloc(1, sizeof *s);
   if (!s) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
     return NULL;
@@ -259,7 +260,7 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
       const char *name = LLVMGetValueName2(v, &len);
       if (rec->n_defined == cap) {
         cap = cap ? 2 * cap : 16;
-        char **p = realloc(rec->defined, cap * sizeof *p);
+        char **p = tj_realloc(rec->defined, cap * sizeof *p);
         if (!p)
           return -1;
         rec->defined = p;
@@ -392,7 +393,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   int full = s->n_modules == s->cap_modules;
   if (full) {
     size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
-    jit_module *p = realloc(s->modules, cap * sizeof *p);
+    jit_module *p = tj_realloc(s->modules, cap * sizeof *p);
     if (p) {
       s->modules = p;
       s->cap_modules = cap;
@@ -589,7 +590,10 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
           "modules, the registered libraries, renamed ccalls and the process)",
           symbol, missing + strlen("Symbols not found: "));
     else
-      result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
+      /* Errors that crossed ORC are text: tanjit's own out-of-memory ones
+       * (resolve.c, stub.c) say "tanjit: out of memory". */
+      result = tj_error_new(strstr(why, "tanjit: out of memory") ? TANJIT_ERR_NO_MEMORY
+                            : strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
                             : strstr(why, "cannot bind")       ? TANJIT_ERR_SYMBOL
                                                                : TANJIT_ERR_LINK,
                             "cannot compile '%s': %s", symbol, why);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/alloc.h"
 #include "ad/core/map.h"
 
 void ad_map_init(ad_map *m) {
@@ -29,7 +30,7 @@ static size_t slot_of(const void *key, size_t cap) {
 
 static int grow(ad_map *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
-  void **nk = calloc(ncap, sizeof *nk), **nv = calloc(ncap, sizeof *nv);
+  void **nk = tj_calloc(ncap, sizeof *nk), **nv = tj_calloc(ncap, sizeof *nv);
   if (!nk || !nv) {
     free(nk);
     free(nv);

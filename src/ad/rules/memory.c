@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
 #include "ad/core/context.h"
@@ -24,7 +25,7 @@
 typedef enum mem_kind {
   MEM_MALLOC,   /* shadow = same call, then memset 0 (size argument given) */
   MEM_CALLOC,   /* shadow = same call (already zero) */
-  MEM_REALLOC,  /* shadow = realloc(shadow, n) */
+  MEM_REALLOC,  /* shadow = tj_realloc(shadow, n) */
   MEM_MEMALIGN, /* posix_memalign(&p, a, n) */
   MEM_FREE,     /* free the shadow too */
   MEM_COPY,     /* memcpy/memmove: copy shadows, or zero the destination */
