@@ -89,7 +89,8 @@ typedef struct tanjit_options {
    * default: it is parsed, verified and re-serialized first in the helper
    * process tanjit-bitcode-check, so a crash of LLVM's bitcode reader on a
    * malformed file is an error (TANJIT_ERR_PARSE), not the host's crash.
-   * Nonzero: parse it in-process (about 1-2 ms less per load).  Modules
+   * Nonzero: parse it in-process (about 30 ms less per load: the helper's
+   * start; README.md).  Modules
    * passed to tanjit_load_module and IR text never use the helper. */
   int trust_bitcode;
   /* The helper's path; NULL: the TANJIT_BITCODE_CHECK environment variable,
