@@ -399,7 +399,8 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
-  opts.trust_bitcode = c.trust_bitcode;
+  /* Bitcode clang just wrote for a .c FILE comes from LLVM's own writer. */
+  opts.trust_bitcode = c.trust_bitcode || compiled != NULL;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
   if (!s) {
