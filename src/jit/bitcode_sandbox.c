@@ -56,39 +56,47 @@ static int executable_file(const char *path) {
 
 /* Where the checker is, first match: the session's option, the
  * TANJIT_BITCODE_CHECK environment variable, beside the library that holds
- * this code (its installed libexecdir relative to libdir, then the build
- * tree's src/tools), the configured libexecdir, and for the test archive
- * the build tree.  Caller frees; NULL with *tried listing what was tried. */
-static char *find_checker(const tanjit_session *s, strbuf *tried) {
+ * this code (its installed libexecdir relative to its libdir, then the
+ * build tree's src/tools), the configured libexecdir, and for the test
+ * archive the build tree.  0 with *out (caller frees); -1 not found, with
+ * *tried listing what was tried; -2 out of memory. */
+static int found(const char *path, char **out) {
+  return (*out = tj_strdup(path)) ? 0 : -2;
+}
+
+static int find_checker(const tanjit_session *s, strbuf *tried, char **out) {
+  *out = NULL;
   if (s->bitcode_checker) {
     sb_append(tried, s->bitcode_checker);
-    return executable_file(s->bitcode_checker) ? tj_strdup(s->bitcode_checker)
-                                               : NULL;
+    return executable_file(s->bitcode_checker) ? found(s->bitcode_checker, out) : -1;
   }
   const char *env = secure_getenv("TANJIT_BITCODE_CHECK");
   if (env && *env) {
     sb_printf(tried, "%s (TANJIT_BITCODE_CHECK)", env);
-    return executable_file(env) ? tj_strdup(env) : NULL;
+    return executable_file(env) ? found(env, out) : -1;
   }
-  strbuf path;
-  sb_init(&path);
   Dl_info info;
   if (dladdr((void *)find_checker, &info) && info.dli_fname &&
       strchr(info.dli_fname, '/')) {
     const char *slash = strrchr(info.dli_fname, '/');
     const char *relative[] = {TANJIT_LIBEXEC_FROM_LIBDIR, "tools"};
     for (size_t i = 0; i < sizeof relative / sizeof *relative; i++) {
-      sb_free(&path);
+      strbuf path;
+      sb_init(&path);
       sb_appendn(&path, info.dli_fname, (size_t)(slash - info.dli_fname));
       sb_printf(&path, "/%s/" CHECKER_NAME, relative[i]);
-      if (path.failed)
-        break;
+      if (path.failed || !path.data) {
+        sb_free(&path);
+        return -2;
+      }
       sb_printf(tried, "%s%s", tried->len ? ", " : "", path.data);
-      if (executable_file(path.data))
-        return sb_take(&path);
+      if (executable_file(path.data)) {
+        *out = sb_take(&path);
+        return 0;
+      }
+      sb_free(&path);
     }
   }
-  sb_free(&path);
   const char *fixed[] = {
       TANJIT_LIBEXECDIR "/" CHECKER_NAME,
 #ifdef TANJIT_BUILD_TOOLS_DIR
@@ -98,9 +106,9 @@ static char *find_checker(const tanjit_session *s, strbuf *tried) {
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
     sb_printf(tried, "%s%s", tried->len ? ", " : "", fixed[i]);
     if (executable_file(fixed[i]))
-      return tj_strdup(fixed[i]);
+      return found(fixed[i], out);
   }
-  return NULL;
+  return -1;
 }
 
 static int memory_file(const char *what) {
@@ -166,8 +174,14 @@ int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
   strbuf tried, diag;
   sb_init(&tried);
   sb_init(&diag);
-  char *checker = find_checker(s, &tried);
-  if (!checker) {
+  char *checker;
+  int where = find_checker(s, &tried, &checker);
+  if (where == -2 || (where == -1 && tried.failed)) {
+    sb_free(&tried);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY,
+                   "%s: out of memory finding " CHECKER_NAME, name);
+  }
+  if (where) {
     tj_fail(err, TANJIT_ERR_IO,
             "%s: untrusted bitcode is read by the " CHECKER_NAME
             " helper, which was not found (tried %s); install it, name it "

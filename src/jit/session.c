@@ -591,8 +591,8 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
           symbol, missing + strlen("Symbols not found: "));
     else
       /* Errors that crossed ORC are text: tanjit's own out-of-memory ones
-       * (resolve.c, stub.c) say "tanjit: out of memory". */
-      result = tj_error_new(strstr(why, "tanjit: out of memory") ? TANJIT_ERR_NO_MEMORY
+       * (resolve.c, stub.c) say so (LLVM's own end the process instead). */
+      result = tj_error_new(strstr(why, "out of memory") ? TANJIT_ERR_NO_MEMORY
                             : strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
                             : strstr(why, "cannot bind")       ? TANJIT_ERR_SYMBOL
                                                                : TANJIT_ERR_LINK,

@@ -3,7 +3,8 @@
  * N-th allocation of tanjit's own code fails, for N = 1 .. the number of
  * allocations a session makes to load a module with an __enzyme_fwddiff
  * request, differentiate it and compile it, then make a run-time request
- * (tanjit_fwddiff) of the same function.  Each step must succeed or say
+ * (tanjit_fwddiff) of the same function, bind a renamed ccall to a lazy
+ * stub, and load bitcode through the sandboxed reader.  Each step must succeed or say
  * TANJIT_ERR_NO_MEMORY; a derivative that comes back must be right; the
  * session (or a new one, if creating it failed) must then load and compile
  * another module.  Under ASan/LSan nothing may leak.
@@ -15,6 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
 
 #include "check_main.h"
 #include "common/alloc.h"
@@ -51,7 +57,43 @@ static const char later_ir[] =
     "  ret double %d\n"
     "}\n";
 
+/* An external no library provides: under lazy binding, a stub. */
+static const char ccall_ir[] =
+    "declare double @\"ejlstr$nope$libabsent.so\"(double)\n"
+    "define double @calls_nope(double %x) {\n"
+    "  %r = call double @\"ejlstr$nope$libabsent.so\"(double %x)\n"
+    "  ret double %r\n"
+    "}\n";
+
+static const char bitcode_ir[] =
+    "define i32 @from_bitcode(i32 %x) {\n"
+    "  %r = mul i32 %x, 6\n"
+    "  ret i32 %r\n"
+    "}\n";
+
 typedef double (*unary)(double);
+
+static void ignore_unresolved(void *user, const char *symbol, const char *library,
+                              const char *reason) {
+  (void)user, (void)symbol, (void)library, (void)reason;
+}
+
+static tanjit_session *new_session(tanjit_error **err) {
+  static const char *const dirs[] = {"/nonexistent-tanjit-dir", NULL};
+  static const char *const allowed[] = {"libabsent.so", NULL};
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.binding = TANJIT_BIND_LAZY;
+  o.on_unresolved = ignore_unresolved;
+  o.library_dirs = dirs;
+  o.allowed_libraries = allowed;
+  return tanjit_session_new(&o, err);
+}
+
+/* bitcode_ir as bitcode, written once in main (LLVM's allocations are not
+ * counted, but this keeps them out of the loop). */
+static char *bitcode;
+static size_t bitcode_len;
 
 /* d/dx (x^2 + x sin x) = 2x + sin x + x cos x */
 static double dsquare_want(double x) { return 2 * x + __builtin_sin(x) + x * __builtin_cos(x); }
@@ -82,7 +124,7 @@ static void assert_no_memory(tanjit_error *err, const char *step, unsigned long 
 static tanjit_session *scenario(unsigned long n, int *complete) {
   *complete = 0;
   tanjit_error *err = NULL;
-  tanjit_session *s = tanjit_session_new(NULL, &err);
+  tanjit_session *s = new_session(&err);
   if (!s) {
     assert_no_memory(err, "tanjit_session_new", n);
     return NULL;
@@ -110,8 +152,29 @@ static tanjit_session *scenario(unsigned long n, int *complete) {
   double got2 = dh(0.7, 2.0);
   if (!in_main)
     ck_assert_double_eq_tol(got2, 2.0 * dsquare_want(0.7), 1e-12);
+  /* A renamed ccall bound to a lazy stub (library search, allow-list). */
+  if (tanjit_load_memory(s, ccall_ir, sizeof ccall_ir - 1, "ccall.ll", &err)) {
+    assert_no_memory(err, "tanjit_load_memory (ccall)", n);
+    return s;
+  }
+  if (!tanjit_lookup(s, "calls_nope", &err)) {
+    assert_no_memory(err, "tanjit_lookup (lazy stub)", n);
+    return s;
+  }
+  /* Untrusted bitcode: the sandboxed reader. */
+  if (tanjit_load_memory(s, bitcode, bitcode_len, "six.bc", &err)) {
+    assert_no_memory(err, "tanjit_load_memory (bitcode)", n);
+    return s;
+  }
+  int (*six)(int) = (int (*)(int))(uintptr_t)tanjit_lookup(s, "from_bitcode", &err);
+  if (!six) {
+    assert_no_memory(err, "tanjit_lookup (bitcode)", n);
+    return s;
+  }
+  if (!in_main)
+    ck_assert_int_eq(six(7), 42);
   *complete = __builtin_fabs(got - dsquare_want(0.7)) < 1e-12 &&
-              __builtin_fabs(got2 - 2.0 * dsquare_want(0.7)) < 1e-12;
+              __builtin_fabs(got2 - 2.0 * dsquare_want(0.7)) < 1e-12 && six(7) == 42;
   return s;
 }
 
@@ -134,7 +197,7 @@ START_TEST(fail_one_allocation) {
   /* Usable afterwards: a later load and lookup in the same session. */
   tanjit_error *err = NULL;
   if (!s)
-    s = tanjit_session_new(NULL, &err);
+    s = new_session(&err);
   ck_assert_msg(s != NULL, "%s", err ? tanjit_error_message(err) : "");
   ck_assert_msg(tanjit_load_memory(s, later_ir, sizeof later_ir - 1, "later.ll", &err) == 0,
                 "allocation %lu: later load: %s", n, tanjit_error_message(err));
@@ -164,6 +227,23 @@ END_TEST
 int main(void) {
   /* Once to warm up what a process initializes once (LLVM's targets), once
    * to count; the loop runs in forked children of this state. */
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = NULL;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                                    bitcode_ir, sizeof bitcode_ir - 1, "six.ll"),
+                           &m, &msg)) {
+    fprintf(stderr, "%s\n", msg);
+    return EXIT_FAILURE;
+  }
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+  bitcode_len = LLVMGetBufferSize(bc);
+  bitcode = malloc(bitcode_len);
+  memcpy(bitcode, LLVMGetBufferStart(bc), bitcode_len);
+  LLVMDisposeMemoryBuffer(bc);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+
   int complete;
   in_main = 1;
   tanjit_session_free(scenario(0, &complete));
@@ -175,7 +255,7 @@ int main(void) {
     return EXIT_FAILURE;
   }
   in_main = 0;
-  printf("load + request + lookup: %lu allocations\n", allocations_in_scenario);
+  printf("load + request + lookup + ccall + bitcode: %lu allocations\n", allocations_in_scenario);
 
   Suite *suite = suite_create("alloc_fault");
   TCase *tc = tcase_create("fault");
@@ -184,5 +264,7 @@ int main(void) {
   tcase_add_loop_test(tc, fail_from_allocation_on, 0,
                       (int)(allocations_in_scenario / 7) + 2);
   suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  int rc = run_suite(suite);
+  free(bitcode);
+  return rc;
 }
