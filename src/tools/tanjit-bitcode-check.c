@@ -85,8 +85,8 @@ int main(int argc, char **argv) {
     }
   }
   /* Before any input is read.  ASan reserves terabytes of shadow address
-   * space, so an instrumented build (scripts/fuzz.sh) keeps only the CPU
-   * limit. */
+   * space, so an instrumented build (src/tools/meson.build makes none) would
+   * keep only the CPU limit. */
 #ifndef UNDER_ASAN
   if (max_memory)
     limit(RLIMIT_AS, max_memory);
