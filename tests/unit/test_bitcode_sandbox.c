@@ -8,6 +8,7 @@
  * the run, not be absorbed by Check's per-test child.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,51 @@ START_TEST(malformed_bitcode_never_takes_the_host_down) {
 }
 END_TEST
 
+/* Hosts are threaded: sessions on several threads load untrusted bitcode
+ * at once, each reader process waited for by its own thread. */
+typedef struct load_job {
+  const char *data;
+  size_t len;
+  int loaded, correct;
+} load_job;
+
+static void *load_on_thread(void *arg) {
+  load_job *job = arg;
+  for (int k = 0; k < 4; k++) {
+    tanjit_options o;
+    tanjit_options_init(&o);
+    tanjit_session *s = tanjit_session_new(&o, NULL);
+    if (!s)
+      continue;
+    if (tanjit_load_memory(s, job->data, job->len, "threads.bc", NULL) == 0) {
+      job->loaded++;
+      double (*dpoly)(double) =
+          (double (*)(double))(uintptr_t)tanjit_lookup(s, "dpoly", NULL);
+      job->correct += dpoly && dpoly(2.0) == 4.0;
+    }
+    tanjit_session_free(s);
+  }
+  return NULL;
+}
+
+START_TEST(threads_load_untrusted_bitcode_at_once) {
+  LLVMMemoryBufferRef bc = sample_bitcode();
+  enum { N = 4 };
+  pthread_t t[N];
+  load_job jobs[N];
+  for (int i = 0; i < N; i++) {
+    jobs[i] = (load_job){LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), 0, 0};
+    ck_assert_int_eq(pthread_create(&t[i], NULL, load_on_thread, &jobs[i]), 0);
+  }
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert_int_eq(jobs[i].loaded, 4);
+    ck_assert_int_eq(jobs[i].correct, 4);
+  }
+  LLVMDisposeMemoryBuffer(bc);
+}
+END_TEST
+
 /* A checker that dies by a signal: the error names it. */
 START_TEST(a_crashing_reader_is_an_error) {
   LLVMMemoryBufferRef bc = sample_bitcode();
@@ -242,6 +288,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, valid_bitcode_goes_through_the_checker);
   tcase_add_test(tc, malformed_bitcode_never_takes_the_host_down);
+  tcase_add_test(tc, threads_load_untrusted_bitcode_at_once);
   tcase_add_test(tc, a_crashing_reader_is_an_error);
   tcase_add_test(tc, a_missing_checker_is_a_clear_error_and_trust_skips_it);
   suite_add_tcase(suite, tc);
