@@ -24,6 +24,13 @@
 
 #include <stddef.h>
 
+/* The version of this header; meson.build refuses to configure when these
+ * differ from the project's version.  tanjit_version() is the library's. */
+#define TANJIT_VERSION_MAJOR 0
+#define TANJIT_VERSION_MINOR 1
+#define TANJIT_VERSION_PATCH 0
+#define TANJIT_VERSION_STRING "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -58,6 +65,12 @@ TANJIT_API tanjit_error_code tanjit_error_get_code(const tanjit_error *err);
 TANJIT_API const char *tanjit_error_message(const tanjit_error *err);
 TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
 
+/* The version of the tanjit library loaded ("MAJOR.MINOR.PATCH"), which may
+ * differ from the header's TANJIT_VERSION_STRING; and the version of the
+ * LLVM library it runs on ("19.1.7").  Static strings. */
+TANJIT_API const char *tanjit_version(void);
+TANJIT_API const char *tanjit_llvm_version(void);
+
 /*
  * Called when code calls a symbol that lazy binding could not resolve.
  * `library` is the library it was expected in (NULL if none was named) and
@@ -73,7 +86,16 @@ typedef enum tanjit_binding {
   TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
 } tanjit_binding;
 
+/*
+ * Session options.  The struct grows at its end from release to release;
+ * `struct_size` keeps old callers working: tanjit_options_init sets it to
+ * the sizeof the caller was compiled with, and the library reads only the
+ * fields within that size, giving every later field its default.  Always
+ * fill the struct with tanjit_options_init before setting fields; a
+ * struct_size of 0 (an uninitialized struct) is an error.
+ */
 typedef struct tanjit_options {
+  size_t struct_size; /* set by tanjit_options_init: sizeof(tanjit_options) */
   int opt_level; /* 0..3: IR pipeline default<ON> and codegen level; default 2 */
   /* Directories searched, in order, for a library named by a bare soname in
    * an `ejlstr$fn$lib` rename or in tanjit_add_library(); then the system's
@@ -87,8 +109,11 @@ typedef struct tanjit_options {
   void *on_unresolved_user;
 } tanjit_options;
 
-/* Fills *opts with the defaults (O2, strict binding, no directories). */
-TANJIT_API void tanjit_options_init(tanjit_options *opts);
+/* Fills *opts with the defaults (O2, strict binding, no directories) and
+ * sets struct_size.  A macro, so struct_size is the caller's sizeof. */
+TANJIT_API void tanjit_options_init_sized(tanjit_options *opts, size_t size);
+#define tanjit_options_init(opts) \
+  tanjit_options_init_sized((opts), sizeof(tanjit_options))
 
 /* opts may be NULL (defaults).  Returns NULL on failure. */
 TANJIT_API tanjit_session *tanjit_session_new(const tanjit_options *opts,

@@ -26,10 +26,47 @@ static void init_native_target(void) {
                          LLVMInitializeNativeAsmParser();
 }
 
-void tanjit_options_init(tanjit_options *opts) {
-  memset(opts, 0, sizeof *opts);
-  opts->opt_level = 2;
-  opts->binding = TANJIT_BIND_STRICT;
+/* Writes only the caller's `size` bytes: a caller built against an older
+ * header has a shorter struct. */
+void tanjit_options_init_sized(tanjit_options *opts, size_t size) {
+  tanjit_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  defaults.opt_level = 2;
+  defaults.binding = TANJIT_BIND_STRICT;
+  if (!opts || size < sizeof defaults.struct_size)
+    return;
+  memset(opts, 0, size);
+  memcpy(opts, &defaults, size < sizeof defaults ? size : sizeof defaults);
+  opts->struct_size = size;
+}
+
+/*
+ * The caller's options as this library's struct: fields past the caller's
+ * struct_size keep their defaults.  A caller built against a newer header
+ * may have set fields this library does not know; refuse those rather than
+ * ignore a request (the bytes past our struct must be zero, as
+ * tanjit_options_init_sized leaves them).
+ */
+static int read_options(const tanjit_options *opts, tanjit_options *out,
+                        tanjit_error **err) {
+  tanjit_options_init_sized(out, sizeof *out);
+  if (!opts)
+    return 0;
+  size_t size = opts->struct_size;
+  if (size < sizeof opts->struct_size)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_options.struct_size is %zu: fill the options with "
+                   "tanjit_options_init first",
+                   size);
+  for (size_t i = sizeof *out; i < size; i++)
+    if (((const unsigned char *)opts)[i])
+      return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                     "tanjit_options has fields this tanjit %s does not know "
+                     "(struct_size %zu, this library's %zu)",
+                     tanjit_version(), size, sizeof *out);
+  memcpy(out, opts, size < sizeof *out ? size : sizeof *out);
+  out->struct_size = sizeof *out;
+  return 0;
 }
 
 LLVMTargetMachineRef jit_host_target_machine(int opt_level,
@@ -111,11 +148,10 @@ static void report_session_error(void *ctx, LLVMErrorRef e) {
 
 tanjit_session *tanjit_session_new(const tanjit_options *opts,
                                    tanjit_error **err) {
-  tanjit_options defaults;
-  if (!opts) {
-    tanjit_options_init(&defaults);
-    opts = &defaults;
-  }
+  tanjit_options given;
+  if (read_options(opts, &given, err))
+    return NULL;
+  opts = &given;
   if (opts->binding != TANJIT_BIND_STRICT && opts->binding != TANJIT_BIND_LAZY) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "binding %d is neither TANJIT_BIND_STRICT nor TANJIT_BIND_LAZY",
