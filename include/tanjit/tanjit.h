@@ -131,6 +131,18 @@ TANJIT_API void tanjit_session_free(tanjit_session *s);
 TANJIT_API int tanjit_add_library(tanjit_session *s, const char *path, tanjit_error **err);
 
 /*
+ * Binds `name` to `address` in the embedding program (a host function or
+ * variable) for every later compile: found before the registered libraries,
+ * renamed ccalls and the process, so the program needs no -rdynamic.  The
+ * address must stay valid as long as the session.  Defining a name again at
+ * the same address is a no-op; a name already defined otherwise (by a
+ * loaded module, another address, or an external an earlier compile
+ * resolved) is a TANJIT_ERR_LINK error.  0 or -1.
+ */
+TANJIT_API int tanjit_define_symbol(tanjit_session *s, const char *name,
+                                    void *address, tanjit_error **err);
+
+/*
  * Loading.  Each verifies the module and adds it to the session; nothing is
  * compiled until one of its symbols is looked up.  0 or -1; after a failure
  * the session is unchanged and stays usable.
@@ -261,6 +273,14 @@ enum { TANJIT_RULE_RETURNS_PRIMAL = 1 };
 TANJIT_API int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
                                         const char *derivative, unsigned flags,
                                         tanjit_error **err);
+/* The same rule with the derivative given by its address in the embedding
+ * program (with the signature above), so it needs no symbol name: the
+ * usual companion of tanjit_define_symbol for a host function.  Messages
+ * call it "derivative of <function> at <address>". */
+TANJIT_API int tanjit_register_fwd_rule_address(tanjit_session *s,
+                                                const char *function,
+                                                void *derivative, unsigned flags,
+                                                tanjit_error **err);
 
 /* Frees a string returned by tanjit.  NULL-tolerant. */
 TANJIT_API void tanjit_free(void *p);

@@ -10,6 +10,7 @@
  *   stub.c       lazy-binding stubs: IR that reports an unresolved call
  *   views.c      loaded modules' pristine copies as views of compiled code
  *   derivative.c tanjit_fwddiff: run-time requests over those views
+ *   host.c       host symbols (tanjit_define_symbol), rules by address
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -70,6 +71,7 @@ struct tanjit_session {
   unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
+  strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
 };
 
 /* session.c */

@@ -245,6 +245,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
   strmap_free(&s->derivatives);
+  strmap_free(&s->host_symbols);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);
   free(s);
@@ -618,7 +619,9 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
       result = tj_error_new(
           TANJIT_ERR_SYMBOL,
           "cannot compile '%s': unresolved external %s (searched the loaded "
-          "modules, the registered libraries, renamed ccalls and the process)",
+          "modules, host symbols, the registered libraries, renamed ccalls and "
+          "the process; a function of the embedding program needs "
+          "tanjit_define_symbol, or the program linked with -rdynamic)",
           symbol, missing + strlen("Symbols not found: "));
     else
       result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY

@@ -12,6 +12,50 @@
 #include "check_main.h"
 #include "tanjit/tanjit.h"
 
+
+static tanjit_session *new_session(void) {
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(NULL, &err);
+  ck_assert_msg(s, "%s", tanjit_error_message(err));
+  return s;
+}
+
+static void load_ok(tanjit_session *s, const char *ir, const char *name) {
+  tanjit_error *err = NULL;
+  ck_assert_msg(tanjit_load_memory(s, ir, strlen(ir), name, &err) == 0, "%s: %s",
+                name, tanjit_error_message(err));
+}
+
+static void *lookup_ok(tanjit_session *s, const char *name) {
+  tanjit_error *err = NULL;
+  void *p = tanjit_lookup(s, name, &err);
+  ck_assert_msg(p, "lookup %s: %s", name, tanjit_error_message(err));
+  return p;
+}
+
+/* Host functions: static, so no -rdynamic or dlsym could find them. */
+static double host_cube(double x) { return x * x * x; }
+static double host_cube_fwd(double x, double dx) { return 3 * x * x * dx; }
+static double host_half(double x) { return 0.5 * x; }
+static double host_scaled_by = 1.25;
+
+/* f(x) = 2 host_cube(x) * k, with k a host variable; df in-IR. */
+static const char host_ir[] =
+    "declare double @host_cube(double)\n"
+    "@host_k = external global double\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @f(double %x) {\n"
+    "  %c = call double @host_cube(double %x)\n"
+    "  %k = load double, ptr @host_k\n"
+    "  %t = fmul double %c, %k\n"
+    "  %r = fmul double %t, 2.0\n  ret double %r\n}\n"
+    "define double @df(double %x, double %dx) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double %dx)\n"
+    "  ret double %d\n}\n";
+
+typedef double (*unary_t)(double);
+typedef double (*binary_t)(double, double);
+
 /* The header's macros and the library agree (tests link the library built
  * from this header), and LLVM's run-time version is a dotted triple. */
 START_TEST(versions_agree) {
@@ -82,6 +126,83 @@ START_TEST(uninitialized_or_unknown_options_are_refused) {
 }
 END_TEST
 
+
+START_TEST(host_symbol_needs_defining_and_the_error_says_so) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "declare double @host_cube(double)\n"
+          "define double @f(double %x) {\n"
+          "  %c = call double @host_cube(double %x)\n  ret double %c\n}\n",
+          "plain.ll");
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "f", &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  ck_assert_msg(strstr(tanjit_error_message(err), "tanjit_define_symbol") &&
+                    strstr(tanjit_error_message(err), "-rdynamic"),
+                "%s", tanjit_error_message(err));
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(host_function_and_variable_by_address) {
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  ck_assert_msg(tanjit_define_symbol(s, "host_cube", (void *)(uintptr_t)host_cube, &err) == 0,
+                "%s", tanjit_error_message(err));
+  ck_assert_int_eq(tanjit_define_symbol(s, "host_k", &host_scaled_by, &err), 0);
+  /* again at the same address: fine; elsewhere: refused */
+  ck_assert_int_eq(tanjit_define_symbol(s, "host_k", &host_scaled_by, &err), 0);
+  ck_assert_int_eq(tanjit_define_symbol(s, "host_k", (void *)(uintptr_t)host_half, &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LINK);
+  tanjit_error_free(err);
+  err = NULL;
+  ck_assert_int_eq(tanjit_register_fwd_rule_address(
+                       s, "host_cube", (void *)(uintptr_t)host_cube_fwd, 0, &err),
+                   0);
+  load_ok(s, host_ir, "host.ll");
+  unary_t f = (unary_t)(uintptr_t)lookup_ok(s, "f");
+  binary_t df = (binary_t)(uintptr_t)lookup_ok(s, "df");
+  ck_assert_double_eq_tol(f(1.5), 2 * 3.375 * 1.25, 1e-14);
+  host_scaled_by = 2.0; /* the JIT reads the host's variable itself */
+  ck_assert_double_eq_tol(f(1.5), 2 * 3.375 * 2.0, 1e-14);
+  double analytic = 2 * 3 * 1.5 * 1.5 * 2.0;
+  ck_assert_double_eq_tol(df(1.5, 1.0), analytic, 1e-13);
+  const double h = 1e-6;
+  ck_assert_double_eq_tol(df(1.5, 1.0), (f(1.5 + h) - f(1.5 - h)) / (2 * h), 1e-6);
+  /* the same rule for a run-time request */
+  tanjit_activity act[] = {TANJIT_DUP};
+  binary_t df2 = (binary_t)(uintptr_t)tanjit_fwddiff(s, "f", act, 1, 1, &err);
+  ck_assert_msg(df2, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(df2(1.5, 0.5), 0.5 * analytic, 1e-13);
+  host_scaled_by = 1.25;
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A host symbol comes before a registered library defining the name. */
+START_TEST(host_symbol_before_registered_library) {
+  const char *lib = getenv("TJTEST_LIB");
+  ck_assert_ptr_nonnull(lib);
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_add_library(s, lib, &err), 0);
+  ck_assert_int_eq(tanjit_define_symbol(s, "tjtest_scale", (void *)(uintptr_t)host_half, &err), 0);
+  load_ok(s,
+          "declare double @tjtest_scale(double)\n"
+          "define double @g(double %x) {\n"
+          "  %r = call double @tjtest_scale(double %x)\n  ret double %r\n}\n",
+          "g.ll");
+  unary_t g = (unary_t)(uintptr_t)lookup_ok(s, "g");
+  ck_assert_double_eq_tol(g(3.0), 1.5, 1e-15); /* the library's would be 7.5 */
+  /* a name a loaded module defines cannot be taken over */
+  ck_assert_int_eq(tanjit_define_symbol(s, "g", (void *)(uintptr_t)host_half, &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LINK);
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -89,6 +210,9 @@ int main(void) {
   tcase_add_test(tc, versions_agree);
   tcase_add_test(tc, shorter_options_get_defaults);
   tcase_add_test(tc, uninitialized_or_unknown_options_are_refused);
+  tcase_add_test(tc, host_symbol_needs_defining_and_the_error_says_so);
+  tcase_add_test(tc, host_function_and_variable_by_address);
+  tcase_add_test(tc, host_symbol_before_registered_library);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
