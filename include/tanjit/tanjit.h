@@ -162,6 +162,28 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
                        tanjit_error **err);
 
 /*
+ * Removes the module loaded under `module_name` (the `name` given to
+ * tanjit_load_memory, the path given to tanjit_load_file; every module
+ * loaded under that name), with its code, so that a module defining the
+ * same names can be loaded.  Code compiled against it is never left
+ * calling freed code:
+ *  - a loaded module whose compiled code refers to its names (directly or
+ *    through other such modules) is RE-LINKED: its code is dropped and it
+ *    compiles again at its next lookup, against whatever defines the names
+ *    then; its global state starts afresh;
+ *  - a derivative from tanjit_fwddiff made while it was loaded (it may be
+ *    built from its IR), or whose code refers to a re-linked module, is
+ *    removed with its cache entry (a repeat request makes it anew).
+ * Every address handed out for the unloaded, re-linked or removed code
+ * becomes invalid.  A name no module was loaded under is a
+ * TANJIT_ERR_INVALID_ARGUMENT error.  0 or -1 (-1 after the unload itself
+ * succeeded only if a dependent could not be added again: the error says
+ * which).  Host symbols and registered libraries are not modules.
+ */
+TANJIT_API int tanjit_unload(tanjit_session *s, const char *module_name,
+                             tanjit_error **err);
+
+/*
  * Returns the address of `symbol` (compiling its module first if needed), or
  * NULL with an error: a missing symbol, an unresolved external, or a
  * transform (differentiation) error, whose own message is returned.  After a

@@ -214,11 +214,14 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   return s;
 }
 
-static void module_record_free(jit_module *m) {
+void jit_module_record_free(jit_module *m) {
   free(m->name);
   for (size_t i = 0; i < m->n_defined; i++)
     free(m->defined[i]);
   free(m->defined);
+  for (size_t i = 0; i < m->n_referenced; i++)
+    free(m->referenced[i]);
+  free(m->referenced);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
   if (m->tracker)
@@ -229,7 +232,7 @@ void tanjit_session_free(tanjit_session *s) {
   if (!s)
     return;
   for (size_t i = 0; i < s->n_modules; i++)
-    module_record_free(&s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
   free(s->modules);
   /* Disposing the JIT disposes the resolver's generator, which closes every
    * library handle the session opened. */
@@ -405,7 +408,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.name = tj_strdup(name ? name : "<module>");
   rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
   if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
@@ -436,7 +439,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   if (full) {
     pthread_mutex_unlock(&s->jit_lock);
     LLVMOrcDisposeThreadSafeModule(tsm);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.id = id;
@@ -445,7 +448,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
     pthread_mutex_unlock(&s->jit_lock);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     strbuf what;
     sb_init(&what);
     sb_printf(&what, "cannot add %s", name ? name : "module");
@@ -473,6 +476,8 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
       /* ORC frees the module after this; a later module may reuse the
        * address, so the identity must not outlive the transform. */
       s->modules[i].pending = NULL;
+      if (!e)
+        jit_record_references(&s->modules[i], m);
       if (e) {
         tj_error_prefix(e, "%s", s->modules[i].name);
         s->modules[i].failed = 1;
@@ -517,7 +522,7 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     if (e)
       LLVMConsumeError(e);
     removed_frontend_code |= !s->modules[i].generated;
-    module_record_free(&s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
   }

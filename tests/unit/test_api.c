@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "tanjit/tanjit.h"
@@ -203,6 +204,106 @@ START_TEST(host_symbol_before_registered_library) {
 }
 END_TEST
 
+static const char lin_ir[] =
+    "define double @f(double %x) {\n  %r = fmul double %x, 2.0\n  ret double %r\n}\n";
+static const char sq_ir[] =
+    "define double @f(double %x) {\n  %r = fmul double %x, %x\n  ret double %r\n}\n";
+/* g calls f; dg differentiates g (so f) in the IR. */
+static const char g_ir[] =
+    "declare double @f(double)\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @g(double %x) {\n"
+    "  %y = call double @f(double %x)\n  %r = fadd double %y, 1.0\n  ret double %r\n}\n"
+    "define double @dg(double %x) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, double %x, double 1.0)\n"
+    "  ret double %d\n}\n";
+static const char h_ir[] =
+    "define double @h(double %x) {\n  %r = fmul double %x, 5.0\n  ret double %r\n}\n";
+
+START_TEST(unload_then_reload_with_a_new_body) {
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  /* made before f.ll was loaded: cannot hold f.ll's code, so it stays */
+  load_ok(s, h_ir, "h.ll");
+  tanjit_activity act[] = {TANJIT_DUP};
+  binary_t dh = (binary_t)(uintptr_t)tanjit_fwddiff(s, "h", act, 1, 1, &err);
+  ck_assert_msg(dh, "%s", tanjit_error_message(err));
+  load_ok(s, lin_ir, "f.ll");
+  load_ok(s, g_ir, "g.ll");
+  unary_t g = (unary_t)(uintptr_t)lookup_ok(s, "g");
+  unary_t dg = (unary_t)(uintptr_t)lookup_ok(s, "dg");
+  ck_assert_double_eq(g(3.0), 7.0);
+  ck_assert_double_eq(dg(3.0), 2.0);
+  binary_t df = (binary_t)(uintptr_t)tanjit_fwddiff(s, "f", act, 1, 1, &err);
+  ck_assert_msg(df, "%s", tanjit_error_message(err));
+  ck_assert_double_eq(df(3.0, 1.0), 2.0);
+
+  /* a second f is a duplicate while the first is loaded */
+  ck_assert_int_eq(tanjit_load_memory(s, sq_ir, strlen(sq_ir), "f2.ll", &err), -1);
+  tanjit_error_free(err);
+  err = NULL;
+
+  ck_assert_msg(tanjit_unload(s, "f.ll", &err) == 0, "%s", tanjit_error_message(err));
+  /* f is gone, and g (re-linked) cannot compile without it */
+  ck_assert_ptr_null(tanjit_lookup(s, "f", &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  tanjit_error_free(err);
+  err = NULL;
+
+  load_ok(s, sq_ir, "f2.ll");
+  unary_t f = (unary_t)(uintptr_t)lookup_ok(s, "f");
+  ck_assert_double_eq(f(3.0), 9.0);
+  g = (unary_t)(uintptr_t)lookup_ok(s, "g");
+  dg = (unary_t)(uintptr_t)lookup_ok(s, "dg");
+  ck_assert_double_eq(g(3.0), 10.0); /* the new f */
+  ck_assert_double_eq(dg(3.0), 6.0);
+  df = (binary_t)(uintptr_t)tanjit_fwddiff(s, "f", act, 1, 1, &err);
+  ck_assert_msg(df, "%s", tanjit_error_message(err));
+  ck_assert_double_eq(df(3.0, 1.0), 6.0); /* a new derivative, not the cached one */
+  /* h's derivative stays (same address, still right) */
+  ck_assert_ptr_eq((void *)(uintptr_t)tanjit_fwddiff(s, "h", act, 1, 1, &err),
+                   (void *)(uintptr_t)dh);
+  ck_assert_double_eq(dh(3.0, 1.0), 5.0);
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(unload_of_an_unknown_name_is_an_error) {
+  tanjit_session *s = new_session();
+  load_ok(s, lin_ir, "f.ll");
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "nosuch.ll", &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(tanjit_error_message(err), "tanjit_unload: no module is loaded as 'nosuch.ll'");
+  tanjit_error_free(err);
+  err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), -1); /* once only */
+  tanjit_error_free(err);
+  /* a derivative's own module is not the frontend's to unload */
+  ck_assert_int_eq(tanjit_unload(s, "derivative of f", NULL), -1);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A file is unloaded by its path; a module never compiled unloads too. */
+START_TEST(unload_by_path_before_compiling) {
+  char path[] = "/tmp/tanjit-unload-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, lin_ir, strlen(lin_ir)), (ssize_t)strlen(lin_ir));
+  close(fd);
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_load_file(s, path, &err), 0);
+  ck_assert_msg(tanjit_unload(s, path, &err) == 0, "%s", tanjit_error_message(err));
+  load_ok(s, sq_ir, "f2.ll");
+  ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "f"))(4.0), 16.0);
+  unlink(path);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -213,6 +314,9 @@ int main(void) {
   tcase_add_test(tc, host_symbol_needs_defining_and_the_error_says_so);
   tcase_add_test(tc, host_function_and_variable_by_address);
   tcase_add_test(tc, host_symbol_before_registered_library);
+  tcase_add_test(tc, unload_then_reload_with_a_new_body);
+  tcase_add_test(tc, unload_of_an_unknown_name_is_an_error);
+  tcase_add_test(tc, unload_by_path_before_compiling);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
