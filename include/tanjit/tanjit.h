@@ -107,6 +107,15 @@ typedef struct tanjit_options {
   tanjit_binding binding;
   tanjit_unresolved_handler on_unresolved; /* NULL: print one line, abort */
   void *on_unresolved_user;
+  /* Fields below were added after struct_size: callers built before them
+   * get the defaults (0). */
+  /* Makes compiled code visible to debuggers through the GDB JIT interface
+   * (gdb, lldb): backtraces name JIT functions, with file:line where the IR
+   * carries debug info (clang -g).  Costs memory per compiled module. */
+  int debug_info;
+  /* Appends each compiled function to /tmp/perf-<pid>.map, which `perf
+   * report` reads to name JIT code (implies the registration above). */
+  int perf_map;
 } tanjit_options;
 
 /* Fills *opts with the defaults (O2, strict binding, no directories) and

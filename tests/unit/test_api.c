@@ -304,6 +304,53 @@ START_TEST(unload_by_path_before_compiling) {
 }
 END_TEST
 
+/* perf_map: the compiled functions appear in /tmp/perf-<pid>.map at the
+ * addresses lookups return, with their sizes.  (Check forks each test, so
+ * the pid and its map are this test's own.) */
+START_TEST(perf_map_names_compiled_functions) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+  unlink(path);
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.perf_map = 1;
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert_msg(s, "%s", tanjit_error_message(err));
+  load_ok(s, lin_ir, "f.ll");
+  load_ok(s, h_ir, "h.ll");
+  void *f = lookup_ok(s, "f");
+  void *h = lookup_ok(s, "h");
+  FILE *map = fopen(path, "r");
+  ck_assert_msg(map, "no %s", path);
+  unsigned long long start, size;
+  char name[256];
+  int found_f = 0, found_h = 0;
+  while (fscanf(map, "%llx %llx %255s", &start, &size, name) == 3) {
+    ck_assert_uint_gt(size, 0);
+    found_f |= !strcmp(name, "f") && start == (uintptr_t)f;
+    found_h |= !strcmp(name, "h") && start == (uintptr_t)h;
+  }
+  fclose(map);
+  ck_assert(found_f && found_h);
+  tanjit_session_free(s);
+  unlink(path);
+}
+END_TEST
+
+/* Off by default: no map. */
+START_TEST(no_perf_map_by_default) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+  unlink(path);
+  tanjit_session *s = new_session();
+  load_ok(s, lin_ir, "f.ll");
+  lookup_ok(s, "f");
+  ck_assert_int_ne(access(path, F_OK), 0);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -317,6 +364,8 @@ int main(void) {
   tcase_add_test(tc, unload_then_reload_with_a_new_body);
   tcase_add_test(tc, unload_of_an_unknown_name_is_an_error);
   tcase_add_test(tc, unload_by_path_before_compiling);
+  tcase_add_test(tc, perf_map_names_compiled_functions);
+  tcase_add_test(tc, no_perf_map_by_default);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
