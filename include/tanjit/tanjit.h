@@ -278,6 +278,20 @@ TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
                                 unsigned width, tanjit_error **err);
 
 /*
+ * tanjit_fwddiff with flags.  TANJIT_FWDDIFF_RETURN_PRIMAL (Enzyme.jl's
+ * ForwardWithPrimal, `enzyme_primal_return` in IR): the derivative computes
+ * the primal result too.  For a result with a tangent it returns void and
+ * takes `T *out` FIRST, where it stores the primal and then the `width`
+ * tangents (`T out[1 + width]`), for every width; for a result with none
+ * (an integer) it returns the primal.  Cached apart from the plain request.
+ */
+enum { TANJIT_FWDDIFF_RETURN_PRIMAL = 1 };
+TANJIT_API void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                           const tanjit_activity *activities,
+                                           size_t nargs, unsigned width,
+                                           unsigned flags, tanjit_error **err);
+
+/*
  * Custom derivatives for symbols with no IR (a ccall into a closed library):
  * calls to `function` (by plain name, by `"enzyme_math"="function"`, or by
  * the rename `ejlstr$function$lib`) are differentiated by calling

@@ -152,28 +152,34 @@ static int carries_tangent(LLVMTypeRef t) {
   }
 }
 
-/* Adds @wrapper calling __enzyme_fwddiff on @fn; NULL-free on success. */
+/* Adds @wrapper calling __enzyme_fwddiff on @fn; NULL-free on success.
+ * With `primal` (TANJIT_FWDDIFF_RETURN_PRIMAL) the request carries
+ * enzyme_primal_return, as an in-IR request would, and its result is
+ * declared [1 + width x R]: the primal, then the tangents. */
 static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
-                       const tanjit_activity *act, unsigned width) {
+                       const tanjit_activity *act, unsigned width, int primal) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMTypeRef fn_type = LLVMGlobalGetValueType(fn);
   unsigned np = LLVMCountParamTypes(fn_type);
   LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
   LLVMTypeRef *wt = malloc((np * (width + 1) + 1) * sizeof *wt);
-  LLVMValueRef *args = malloc((np * (width + 2) + 4) * sizeof *args);
+  LLVMValueRef *args = malloc((np * (width + 2) + 5) * sizeof *args);
   if (!pt || !wt || !args) {
     free(pt), free(wt), free(args);
     return -1;
   }
   LLVMGetParamTypes(fn_type, pt);
   LLVMTypeRef rt = LLVMGetReturnType(fn_type);
-  if (!carries_tangent(rt))
-    rt = LLVMVoidTypeInContext(ctx);
-  else if (width > 1)
-    rt = LLVMArrayType2(rt, width);
-  /* Width > 1 writes the tangents through a leading pointer: an array return
-   * would not follow the C ABI of a struct of `width` elements. */
-  int through_pointer = width > 1 && LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
+  /* Several results are written through a leading pointer: an array return
+   * would not follow the C ABI of a struct of that many elements. */
+  int through_pointer = 0;
+  if (!carries_tangent(rt)) {
+    if (!primal) /* with primal and no tangent: the primal alone */
+      rt = LLVMVoidTypeInContext(ctx);
+  } else if (primal || width > 1) {
+    rt = LLVMArrayType2(rt, width + (primal ? 1 : 0));
+    through_pointer = 1;
+  }
   unsigned nw = 0;
   if (through_pointer)
     wt[nw++] = LLVMPointerTypeInContext(ctx, 0);
@@ -190,6 +196,8 @@ static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, w, "entry"));
   unsigned na = 0, next_param = through_pointer ? 1 : 0;
   args[na++] = fn;
+  if (primal)
+    args[na++] = marker(ctx, "enzyme_primal_return");
   if (width > 1) {
     args[na++] = marker(ctx, "enzyme_width");
     args[na++] = LLVMConstInt(LLVMInt64TypeInContext(ctx), width, 0);
@@ -266,11 +274,23 @@ static int check_request(tanjit_session *s, const char *function,
 void *tanjit_fwddiff(tanjit_session *s, const char *function,
                      const tanjit_activity *act, size_t nargs, unsigned width,
                      tanjit_error **err) {
+  return tanjit_fwddiff_with_flags(s, function, act, nargs, width, 0, err);
+}
+
+void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                const tanjit_activity *act, size_t nargs,
+                                unsigned width, unsigned flags,
+                                tanjit_error **err) {
   if (check_request(s, function, act, nargs, width, err))
     return NULL;
+  if (flags & ~(unsigned)TANJIT_FWDDIFF_RETURN_PRIMAL) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_fwddiff of %s: unknown flags 0x%x", function, flags);
+    return NULL;
+  }
   strbuf key;
   sb_init(&key);
-  sb_printf(&key, "%s/w%u/", function, width);
+  sb_printf(&key, "%s/w%u/f%u/", function, width, flags);
   for (size_t i = 0; i < nargs; i++)
     sb_printf(&key, "%d", (int)act[i]);
   if (key.failed) {
@@ -302,7 +322,8 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
              ++s->next_derivative_id);
-    if (drop_unreachable_requests(m, fn) || add_wrapper(m, fn, wrapper, act, width)) {
+    if (drop_unreachable_requests(m, fn) ||
+        add_wrapper(m, fn, wrapper, act, width, flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
       char name[128];

@@ -351,6 +351,65 @@ START_TEST(no_perf_map_by_default) {
 }
 END_TEST
 
+/* p(x, y) = x^2 y + sin y */
+static const char p_ir[] =
+    "declare double @llvm.sin.f64(double)\n"
+    "define double @p(double %x, double %y) {\n"
+    "  %xx = fmul double %x, %x\n  %a = fmul double %xx, %y\n"
+    "  %s = call double @llvm.sin.f64(double %y)\n"
+    "  %r = fadd double %a, %s\n  ret double %r\n}\n"
+    "define i32 @count(double %x) {\n  %c = fptosi double %x to i32\n  ret i32 %c\n}\n";
+
+static double p_ref(double x, double y) { return x * x * y + sin(y); }
+
+START_TEST(fwddiff_with_primal) {
+  tanjit_session *s = new_session();
+  load_ok(s, p_ir, "p.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP};
+  void (*d1)(double *, double, double, double, double) =
+      (void (*)(double *, double, double, double, double))(uintptr_t)
+          tanjit_fwddiff_with_flags(s, "p", act, 2, 1, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(d1, "%s", tanjit_error_message(err));
+  double x = 1.5, y = 0.5, out[3] = {0, 0, -1};
+  d1(out, x, 1.0, y, 0.25);
+  double tangent = 2 * x * y * 1.0 + (x * x + cos(y)) * 0.25;
+  ck_assert_double_eq_tol(out[0], p_ref(x, y), 1e-14);
+  ck_assert_double_eq_tol(out[1], tangent, 1e-14);
+  ck_assert_double_eq(out[2], -1); /* exactly 1 + width written */
+  const double h = 1e-6;
+  ck_assert_double_eq_tol(out[1], (p_ref(x + h, y + 0.25 * h) - p_ref(x - h, y - 0.25 * h)) / (2 * h), 1e-7);
+
+  /* width 2: primal, d/dx, d/dy */
+  void (*d2)(double *, double, double, double, double, double, double) =
+      (void (*)(double *, double, double, double, double, double, double))(uintptr_t)
+          tanjit_fwddiff_with_flags(s, "p", act, 2, 2, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(d2, "%s", tanjit_error_message(err));
+  double o2[3];
+  d2(o2, x, 1.0, 0.0, y, 0.0, 1.0);
+  ck_assert_double_eq_tol(o2[0], p_ref(x, y), 1e-14);
+  ck_assert_double_eq_tol(o2[1], 2 * x * y, 1e-14);
+  ck_assert_double_eq_tol(o2[2], x * x + cos(y), 1e-14);
+
+  /* the plain request is cached apart and still returns the tangent */
+  double (*dt)(double, double, double, double) =
+      (double (*)(double, double, double, double))(uintptr_t)tanjit_fwddiff(s, "p", act, 2, 1, &err);
+  ck_assert_msg(dt, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(dt(x, 1.0, y, 0.25), tangent, 1e-14);
+
+  /* a result with no tangent: the primal */
+  int (*dc)(double, double) = (int (*)(double, double))(uintptr_t)tanjit_fwddiff_with_flags(
+      s, "count", act, 1, 1, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(dc, "%s", tanjit_error_message(err));
+  ck_assert_int_eq(dc(7.9, 1.0), 7);
+
+  ck_assert_ptr_null(tanjit_fwddiff_with_flags(s, "p", act, 2, 1, 6, &err));
+  ck_assert_str_eq(tanjit_error_message(err), "tanjit_fwddiff of p: unknown flags 0x6");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -366,6 +425,7 @@ int main(void) {
   tcase_add_test(tc, unload_by_path_before_compiling);
   tcase_add_test(tc, perf_map_names_compiled_functions);
   tcase_add_test(tc, no_perf_map_by_default);
+  tcase_add_test(tc, fwddiff_with_primal);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
