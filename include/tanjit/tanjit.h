@@ -64,6 +64,18 @@ TANJIT_API tanjit_error_code tanjit_error_get_code(const tanjit_error *err);
 /* Borrowed; valid until tanjit_error_free(err). */
 TANJIT_API const char *tanjit_error_message(const tanjit_error *err);
 TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
+/*
+ * Where the error arose, when known (a differentiation error always has its
+ * function, usually its instruction; file, line and column come from the
+ * IR's debug info): the function as the frontend named it, the IR text of
+ * the instruction, the source file.  NULL or 0 when unknown; strings are
+ * borrowed, valid until tanjit_error_free(err).
+ */
+TANJIT_API const char *tanjit_error_function(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_instruction(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_file(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_line(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_column(const tanjit_error *err);
 
 /* The version of the tanjit library loaded ("MAJOR.MINOR.PATCH"), which may
  * differ from the header's TANJIT_VERSION_STRING; and the version of the

@@ -252,6 +252,54 @@ static LLVMValueRef named_function(LLVMModuleRef m, const char *function) {
   return found ? found : fn;
 }
 
+/* The request as the frontend made it, for messages:
+ * "tanjit_fwddiff of f (dup, const; width 1)". */
+static void describe_request(strbuf *sb, const char *function,
+                             const tanjit_activity *act, size_t nargs,
+                             unsigned width, unsigned flags) {
+  static const char *const names[] = {"const", "dup", "dupnoneed"};
+  sb_printf(sb, "tanjit_fwddiff of %s (", function);
+  for (size_t i = 0; i < nargs; i++)
+    sb_printf(sb, "%s%s", i ? ", " : "", names[act[i]]);
+  sb_printf(sb, "%swidth %u%s)", nargs ? "; " : "", width,
+            flags & TANJIT_FWDDIFF_RETURN_PRIMAL ? "; with primal" : "");
+}
+
+/*
+ * A failed compile of the request's module speaks of the wrapper tanjit
+ * made ("cannot compile 'tanjit.fwddiff.3'", "in tanjit.fwddiff.3"), a name
+ * the frontend never saw: the message names the request instead.
+ */
+static void name_the_request(tanjit_error *e, const char *wrapper,
+                             const char *request) {
+  const char *msg = tanjit_error_message(e);
+  strbuf quoted, out;
+  sb_init(&quoted);
+  sb_init(&out);
+  sb_printf(&quoted, "'%s': ", wrapper);
+  const char *from = strstr(msg, request); /* the module's name, as loaded */
+  const char *after_wrapper = quoted.data ? strstr(msg, quoted.data) : NULL;
+  if (from)
+    msg = from;
+  else if (after_wrapper)
+    msg = after_wrapper + quoted.len;
+  if (!from)
+    sb_printf(&out, "%s: ", request);
+  /* the location the engine appends names the wrapper: drop it */
+  size_t wlen = strlen(wrapper);
+  for (const char *p = msg; *p;) {
+    if (strncmp(p, " in ", 4) == 0 && strncmp(p + 4, wrapper, wlen) == 0) {
+      p += 4 + wlen;
+      continue;
+    }
+    sb_printf(&out, "%c", *p++);
+  }
+  if (!out.failed && out.data)
+    tj_error_set_message(e, out.data);
+  sb_free(&quoted);
+  sb_free(&out);
+}
+
 static int check_request(tanjit_session *s, const char *function,
                          const tanjit_activity *act, size_t nargs, unsigned width,
                          tanjit_error **err) {
@@ -314,10 +362,12 @@ void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
     tj_fail(err, TANJIT_ERR_SYMBOL,
             "tanjit_fwddiff: no loaded module defines a function %s", function);
   } else if (m && LLVMCountParams(fn) != nargs) {
+    unsigned np = LLVMCountParams(fn);
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-            "tanjit_fwddiff of %s: %zu activities given, but %s takes %u "
-            "parameters",
-            function, nargs, function, LLVMCountParams(fn));
+            "tanjit_fwddiff of %s: %zu activit%s given, but %s takes %u "
+            "parameter%s",
+            function, nargs, nargs == 1 ? "y" : "ies", function, np,
+            np == 1 ? "" : "s");
   } else if (m) {
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
@@ -326,16 +376,26 @@ void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
         add_wrapper(m, fn, wrapper, act, width, flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
-      char name[128];
-      snprintf(name, sizeof name, "derivative of %s", function);
+      strbuf name;
+      sb_init(&name);
+      describe_request(&name, function, act, nargs, width, flags);
+      const char *request = name.data ? name.data : "tanjit_fwddiff";
       LLVMModuleRef module = m;
       m = NULL; /* jit_session_add_module takes the module and the context */
-      if (jit_session_add_module(s, &c, module, name, 1, err) == 0 &&
-          (address = tanjit_lookup(s, wrapper, err)) &&
+      tanjit_error *e = NULL;
+      if (jit_session_add_module(s, &c, module, request, 1, &e) == 0 &&
+          (address = tanjit_lookup(s, wrapper, &e)) &&
           strmap_put(&s->derivatives, key.data, address)) {
-        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+        tj_fail(&e, TANJIT_ERR_NO_MEMORY, "out of memory");
         address = NULL;
       }
+      if (e)
+        name_the_request(e, wrapper, request);
+      if (err)
+        *err = e;
+      else
+        tanjit_error_free(e);
+      sb_free(&name);
       goto done;
     }
   }

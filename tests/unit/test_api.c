@@ -410,6 +410,93 @@ START_TEST(fwddiff_with_primal) {
 }
 END_TEST
 
+/* f calls a function with no body and no rule, at model.c:4:10. */
+static const char opaque_ir[] =
+    "declare double @opaque(double)\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @f(double %x) !dbg !4 {\n"
+    "  %c = call double @opaque(double %x), !dbg !7\n"
+    "  ret double %c, !dbg !7\n}\n"
+    "define double @df(double %x) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)\n"
+    "  ret double %d\n}\n"
+    "!llvm.dbg.cu = !{!0}\n!llvm.module.flags = !{!3}\n"
+    "!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: \"t\", "
+    "isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)\n"
+    "!1 = !DIFile(filename: \"model.c\", directory: \"/src\")\n"
+    "!3 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+    "!4 = distinct !DISubprogram(name: \"f\", scope: !1, file: !1, line: 3, type: !5, "
+    "scopeLine: 3, spFlags: DISPFlagDefinition, unit: !0)\n"
+    "!5 = !DISubroutineType(types: !6)\n!6 = !{null}\n"
+    "!7 = !DILocation(line: 4, column: 10, scope: !4)\n";
+
+static void assert_opaque_location(const tanjit_error *err) {
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_DIFFERENTIATE);
+  ck_assert_str_eq(tanjit_error_function(err), "f");
+  ck_assert_ptr_nonnull(tanjit_error_instruction(err));
+  ck_assert_msg(strncmp(tanjit_error_instruction(err), "%c = call double @opaque(double %x)", 35) == 0,
+                "%s", tanjit_error_instruction(err));
+  ck_assert_str_eq(tanjit_error_file(err), "model.c");
+  ck_assert_uint_eq(tanjit_error_line(err), 4);
+  ck_assert_uint_eq(tanjit_error_column(err), 10);
+}
+
+START_TEST(error_location_through_accessors) {
+  tanjit_session *s = new_session();
+  load_ok(s, opaque_ir, "opaque.ll");
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "df", &err));
+  assert_opaque_location(err);
+  tanjit_error_free(err);
+  /* an error with no location: NULL and 0 */
+  err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "nosuch", &err), -1);
+  ck_assert_ptr_null(tanjit_error_function(err));
+  ck_assert_ptr_null(tanjit_error_file(err));
+  ck_assert_uint_eq(tanjit_error_line(err), 0);
+  tanjit_error_free(err);
+  ck_assert_ptr_null(tanjit_error_function(NULL));
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* Messages of run-time requests name the request, never tanjit's wrapper. */
+START_TEST(request_errors_name_the_request) {
+  tanjit_session *s = new_session();
+  load_ok(s, opaque_ir, "opaque.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity act[] = {TANJIT_DUP};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", act, 1, 1, &err));
+  const char *msg = tanjit_error_message(err);
+  const char *start = "tanjit_fwddiff of f (dup; width 1): ";
+  ck_assert_msg(strncmp(msg, start, strlen(start)) == 0, "%s", msg);
+  ck_assert_msg(strstr(msg, "opaque") && !strstr(msg, "tanjit.fwddiff"), "%s", msg);
+  assert_opaque_location(err);
+  tanjit_error_free(err);
+  err = NULL;
+  ck_assert_ptr_null(
+      tanjit_fwddiff_with_flags(s, "f", act, 1, 3, TANJIT_FWDDIFF_RETURN_PRIMAL, &err));
+  start = "tanjit_fwddiff of f (dup; width 3; with primal): ";
+  ck_assert_msg(strncmp(tanjit_error_message(err), start, strlen(start)) == 0, "%s",
+                tanjit_error_message(err));
+  tanjit_error_free(err);
+  err = NULL;
+  /* counts read as English */
+  tanjit_activity two[] = {TANJIT_DUP, TANJIT_CONST};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", two, 2, 1, &err));
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff of f: 2 activities given, but f takes 1 parameter");
+  tanjit_error_free(err);
+  err = NULL;
+  load_ok(s, p_ir, "p.ll");
+  ck_assert_ptr_null(tanjit_fwddiff(s, "p", act, 1, 1, &err));
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff of p: 1 activity given, but p takes 2 parameters");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -426,6 +513,8 @@ int main(void) {
   tcase_add_test(tc, perf_map_names_compiled_functions);
   tcase_add_test(tc, no_perf_map_by_default);
   tcase_add_test(tc, fwddiff_with_primal);
+  tcase_add_test(tc, error_location_through_accessors);
+  tcase_add_test(tc, request_errors_name_the_request);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
