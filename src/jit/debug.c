@@ -56,28 +56,17 @@ struct jit_descriptor {
 extern struct jit_descriptor __jit_debug_descriptor;
 
 /* The process has one map file and one list of objects: which objects were
- * written is process state, kept here under its own lock. */
+ * written is process state, kept here under its own lock.  Only objects
+ * still registered are remembered, so one freed (tanjit_unload) and another
+ * linked at the same address is written again. */
 static pthread_mutex_t perf_lock = PTHREAD_MUTEX_INITIALIZER;
 static const void **perf_written;
-static size_t perf_n_written, perf_cap_written;
+static size_t perf_n_written;
 
-static int already_written(const void *object) {
+static int was_written(const void *object) {
   for (size_t i = 0; i < perf_n_written; i++)
     if (perf_written[i] == object)
       return 1;
-  return 0;
-}
-
-static int remember_written(const void *object) {
-  if (perf_n_written == perf_cap_written) {
-    size_t cap = perf_cap_written ? 2 * perf_cap_written : 64;
-    const void **p = realloc(perf_written, cap * sizeof *p);
-    if (!p)
-      return -1;
-    perf_written = p;
-    perf_cap_written = cap;
-  }
-  perf_written[perf_n_written++] = object;
   return 0;
 }
 
@@ -120,27 +109,39 @@ void jit_perf_map_update(tanjit_session *s) {
   if (!s->perf_map)
     return;
   pthread_mutex_lock(&perf_lock);
+  size_t n = 0;
+  for (struct jit_code_entry *e = __jit_debug_descriptor.first_entry; e;
+       e = e->next_entry)
+    n++;
+  const void **now = calloc(n + 1, sizeof *now);
+  if (!now) {
+    pthread_mutex_unlock(&perf_lock);
+    return; /* profiling aid only: nothing to report to */
+  }
   char path[64];
   snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
   FILE *map = NULL;
-  for (struct jit_code_entry *e = __jit_debug_descriptor.first_entry; e;
+  size_t k = 0;
+  for (struct jit_code_entry *e = __jit_debug_descriptor.first_entry; e && k < n;
        e = e->next_entry) {
-    if (already_written(e->symfile_addr))
-      continue;
-    if (!map) {
-      /* O_NOFOLLOW: /tmp is shared, and the name is predictable */
-      int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (fd < 0 || !(map = fdopen(fd, "a"))) {
-        if (fd >= 0)
-          close(fd);
-        break; /* profiling aid only: nothing to report to */
+    if (!was_written(e->symfile_addr)) {
+      if (!map) {
+        /* O_NOFOLLOW: /tmp is shared, and the name is predictable */
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 || !(map = fdopen(fd, "a"))) {
+          if (fd >= 0)
+            close(fd);
+          continue; /* not remembered: tried again next time */
+        }
       }
+      write_object_functions(map, e->symfile_addr, e->symfile_size);
     }
-    if (remember_written(e->symfile_addr))
-      break;
-    write_object_functions(map, e->symfile_addr, e->symfile_size);
+    now[k++] = e->symfile_addr;
   }
   if (map)
     fclose(map);
+  free(perf_written);
+  perf_written = now;
+  perf_n_written = k;
   pthread_mutex_unlock(&perf_lock);
 }

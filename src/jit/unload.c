@@ -248,6 +248,7 @@ int tanjit_unload(tanjit_session *s, const char *module_name,
     free(again[k].name);
     LLVMDisposeMemoryBuffer(again[k].pristine);
   }
+  jit_perf_map_update(s); /* forgets the freed objects */
   pthread_mutex_unlock(&s->jit_lock);
   free(fate), free(again), free(dead);
   return rc;

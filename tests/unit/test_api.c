@@ -333,6 +333,17 @@ START_TEST(perf_map_names_compiled_functions) {
   }
   fclose(map);
   ck_assert(found_f && found_h);
+  /* a redefined f is written again, at its own address */
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+  load_ok(s, sq_ir, "f2.ll");
+  void *f2 = lookup_ok(s, "f");
+  map = fopen(path, "r");
+  ck_assert_ptr_nonnull(map);
+  int found_f2 = 0;
+  while (fscanf(map, "%llx %llx %255s", &start, &size, name) == 3)
+    found_f2 |= !strcmp(name, "f") && start == (uintptr_t)f2;
+  fclose(map);
+  ck_assert(found_f2);
   tanjit_session_free(s);
   unlink(path);
 }
