@@ -189,7 +189,8 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
  * same names can be loaded.  Code compiled against it is never left
  * calling freed code:
  *  - a loaded module whose compiled code refers to its names (directly or
- *    through other such modules) is RE-LINKED: its code is dropped and it
+ *    through other such modules), or whose own __enzyme_fwddiff requests
+ *    were differentiated through its code, is RE-LINKED: its code is dropped and it
  *    compiles again at its next lookup, against whatever defines the names
  *    then; its global state starts afresh;
  *  - a derivative from tanjit_fwddiff made while it was loaded (it may be

@@ -44,6 +44,9 @@ typedef struct jit_module {
   char **referenced;          /* names its compiled code binds to (unload.c) */
   size_t n_referenced;
   int references_unknown;     /* out of memory listing them: depends on all */
+  /* its requests were differentiated through views of the modules with ids
+   * up to this one (0: none), whose code its derivatives may hold */
+  unsigned long views_upto;
 } jit_module;
 
 struct tanjit_session {
@@ -175,8 +178,12 @@ void *jit_open_library(tanjit_session *s, const char *name, char **why);
 
 /* unload.c */
 /* Marks rec compiled and records the names m's transformed code refers to
- * (on success of its transform, under the session lock). */
+ * and the views it was differentiated through (on success of its
+ * transform, under the session lock). */
 void jit_record_references(jit_module *rec, LLVMModuleRef m);
+/* Set by the transform on this thread: the views_upto of the module it
+ * just transformed. */
+extern _Thread_local unsigned long jit_thread_views_upto;
 
 /* debug.c */
 /* Registers every object the JIT links with the GDB JIT interface. */

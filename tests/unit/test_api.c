@@ -508,6 +508,28 @@ START_TEST(request_errors_name_the_request) {
 }
 END_TEST
 
+/* A module whose own request differentiated through another module's f
+ * holds f's code in its derivative, though it may not call f by name:
+ * unloading f re-links it too. */
+START_TEST(unload_relinks_requests_made_through_views) {
+  tanjit_session *s = new_session();
+  load_ok(s, lin_ir, "f.ll");
+  load_ok(s,
+          "declare double @f(double)\n"
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @df_in_ir(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)\n"
+          "  ret double %d\n}\n",
+          "request.ll");
+  ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "df_in_ir"))(3.0), 2.0);
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+  load_ok(s, sq_ir, "f2.ll");
+  ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "df_in_ir"))(3.0), 6.0);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -526,6 +548,7 @@ int main(void) {
   tcase_add_test(tc, fwddiff_with_primal);
   tcase_add_test(tc, error_location_through_accessors);
   tcase_add_test(tc, request_errors_name_the_request);
+  tcase_add_test(tc, unload_relinks_requests_made_through_views);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
