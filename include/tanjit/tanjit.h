@@ -197,9 +197,9 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
  * calling freed code:
  *  - a loaded module whose compiled code refers to its names (directly or
  *    through other such modules), or whose own __enzyme_fwddiff requests
- *    were differentiated through its code, is RE-LINKED: its code is dropped and it
- *    compiles again at its next lookup, against whatever defines the names
- *    then; its global state starts afresh;
+ *    were differentiated through its code, is RE-LINKED: its code is
+ *    dropped and it compiles again at its next lookup, against whatever
+ *    defines the names then; its global state starts afresh;
  *  - a derivative from tanjit_fwddiff made while it was loaded (it may be
  *    built from its IR), or whose code refers to a re-linked module, is
  *    removed with its cache entry (a repeat request makes it anew).
@@ -297,7 +297,8 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  * derivative can be made after its module was compiled and ran, and through
  * calls into other loaded modules.  Derivatives are cached per (function,
  * activities, width): a repeat request is a hash lookup.  The address lives
- * as long as the session.  Returns NULL with an error for an unknown
+ * as long as the session, or until tanjit_unload of a module loaded before
+ * it was made.  Returns NULL with an error for an unknown
  * function, a wrong activity count or value, width 0, or a function that
  * cannot be differentiated (the engine's message).
  */
