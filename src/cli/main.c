@@ -53,6 +53,8 @@ static const char usage[] =
     "  --trust-bitcode   parse .bc input in this process instead of in the\n"
     "                    sandboxed reader (only for bitcode you produced)\n"
     "  -Xclang-arg ARG   pass ARG to clang when FILE is C (repeatable)\n"
+    "  -g                debug info: clang -g for C, JIT code visible to gdb\n"
+    "                    (function, file:line) and perf (/tmp/perf-PID.map)\n"
     "  -o OUT            emit: write to OUT instead of standard output\n"
     "  -h, --help        this text\n"
     "\n"
@@ -62,7 +64,7 @@ typedef struct cli {
   const char *command, *file, *entry, *out;
   const char *libs[MAX_LIST], *dirs[MAX_LIST + 1], *clang_args[MAX_LIST];
   int n_libs, n_dirs, n_clang_args;
-  int opt_level, lazy, stats, trust_bitcode;
+  int opt_level, lazy, stats, trust_bitcode, debug;
   char **program_args;
   int n_program_args;
 } cli;
@@ -80,7 +82,7 @@ static int fail_usage(const char *fmt, const char *arg) {
 enum { RUN = 1, EMIT = 2 };
 typedef enum option_id {
   OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_STATS, OPT_CLANG_ARG,
-  OPT_OUT, OPT_TRUST_BITCODE
+  OPT_OUT, OPT_TRUST_BITCODE, OPT_DEBUG
 } option_id;
 typedef struct option {
   const char *name;
@@ -99,6 +101,7 @@ static const option options[] = {
     {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
     {"-o", OPT_OUT, EMIT, 1, 0},
     {"--trust-bitcode", OPT_TRUST_BITCODE, RUN | EMIT, 0, 0},
+    {"-g", OPT_DEBUG, RUN | EMIT, 0, 0},
 };
 
 static const option *find_option(const char *arg, const char **glued) {
@@ -144,6 +147,9 @@ static int apply_option(cli *c, const option *o, const char *value) {
     return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
+    return 0;
+  case OPT_DEBUG:
+    c->debug = 1;
     return 0;
   case OPT_LEVEL: {
     char *end;
@@ -245,6 +251,8 @@ static char *compile_c(const cli *c) {
   argv[n++] = level;
   argv[n++] = "-emit-llvm";
   argv[n++] = "-c";
+  if (c->debug)
+    argv[n++] = "-g";
   for (int i = 0; i < c->n_clang_args; i++)
     argv[n++] = c->clang_args[i];
   argv[n++] = "-o";
@@ -422,6 +430,8 @@ int main(int argc, char **argv) {
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
   /* Bitcode clang just wrote for a .c FILE comes from LLVM's own writer. */
   opts.trust_bitcode = c.trust_bitcode || compiled != NULL;
+  opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
+  opts.perf_map = c.debug;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
   if (!s) {

@@ -14,6 +14,9 @@
  *   diagnostics.c LLVM's diagnostics: errors fail the operation, warnings
  *                are kept for tanjit_session_warning
  *   big_stack.c  LLVM's recursive work on a thread with a large stack
+ *   host.c       host symbols (tanjit_define_symbol), rules by address
+ *   unload.c     tanjit_unload: a module, what was compiled against it
+ *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -44,6 +47,13 @@ typedef struct jit_module {
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
+  int compiled;               /* transformed: its code holds addresses */
+  char **referenced;          /* names its compiled code binds to (unload.c) */
+  size_t n_referenced;
+  int references_unknown;     /* out of memory listing them: depends on all */
+  /* its requests were differentiated through views of the modules with ids
+   * up to this one (0: none), whose code its derivatives may hold */
+  unsigned long views_upto;
 } jit_module;
 
 struct tanjit_session {
@@ -87,6 +97,8 @@ struct tanjit_session {
   unsigned long dropped_warnings;
   int trust_bitcode;         /* skip the sandboxed bitcode reader */
   char *bitcode_checker;     /* the helper's path, or NULL: searched */
+  strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
+  int debug_info, perf_map;  /* the options of the same names */
 };
 
 /* session.c */
@@ -98,6 +110,11 @@ void jit_session_unlock(tanjit_session *s);
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* Frees a module record's own memory and releases its tracker (after the
+ * caller removed the tracker's code, if it had to). */
+void jit_module_record_free(jit_module *m);
+/* Uncounts the function declarations of a module leaving (under lock). */
+void jit_forget_function_declarations(tanjit_session *s, jit_module *rec);
 /* What loading does to a module before the JIT sees it: a session-unique
  * id (*id_out, may be NULL), linkonce definitions kept, module-private
  * state promoted to hidden names unique to it.  tanjit_emit_* does the same
@@ -269,6 +286,22 @@ int jit_resolver_add_library(jit_resolver *r, const char *path,
 int jit_address_is_data(const void *address);
 /* Opens `name` (soname or path) as the session would: library_dirs first. */
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
+
+/* unload.c */
+/* Marks rec compiled and records the names m's transformed code refers to
+ * and the views it was differentiated through (on success of its
+ * transform, under the session lock). */
+void jit_record_references(jit_module *rec, LLVMModuleRef m);
+/* Set by the transform on this thread: the views_upto of the module it
+ * just transformed. */
+extern _Thread_local unsigned long jit_thread_views_upto;
+
+/* debug.c */
+/* Registers every object the JIT links with the GDB JIT interface. */
+int jit_enable_debug_support(tanjit_session *s, tanjit_error **err);
+/* With the perf_map option: appends the functions of the objects linked
+ * since the last call to /tmp/perf-<pid>.map.  Never fails. */
+void jit_perf_map_update(tanjit_session *s);
 
 /* stub.c */
 /* Defines `name` in the main JITDylib as a stub that reports a call to
