@@ -3,7 +3,8 @@
 # missing, builds, and runs every suite (unit, engine, CUDA simulator,
 # program corpus, randomized differential test).
 #   scripts/test.sh            LLVM 19, all suites
-#   scripts/test.sh --all      also: every suite against LLVM 22 and under
+#   scripts/test.sh --all      also: the install (scripts/test-install.sh),
+#                              every suite against LLVM 22 and under
 #                              ASan/UBSan, and the threaded suites under TSan
 #                              (what CI runs)
 set -uo pipefail
@@ -29,6 +30,12 @@ scripts/bootstrap.sh build 19 || exit 1
 run_suites build "LLVM 19" || status=1
 
 if [ "${1:-}" = "--all" ]; then
+  echo "== install"
+  if scripts/test-install.sh build; then
+    echo "install|1|0|0" >>/tmp/tanjit-summary.$$
+  else
+    echo "install|0|1|0" >>/tmp/tanjit-summary.$$; status=1
+  fi
   if scripts/bootstrap.sh build-llvm22 22; then
     run_suites build-llvm22 "LLVM 22" || status=1
   else

@@ -10,6 +10,8 @@
  *   stub.c       lazy-binding stubs: IR that reports an unresolved call
  *   views.c      loaded modules' pristine copies as views of compiled code
  *   derivative.c tanjit_fwddiff: run-time requests over those views
+ *   host.c       host symbols (tanjit_define_symbol), rules by address
+ *   unload.c     tanjit_unload: a module, what was compiled against it
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -37,6 +39,10 @@ typedef struct jit_module {
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
+  int compiled;               /* transformed: its code holds addresses */
+  char **referenced;          /* names its compiled code binds to (unload.c) */
+  size_t n_referenced;
+  int references_unknown;     /* out of memory listing them: depends on all */
 } jit_module;
 
 struct tanjit_session {
@@ -70,6 +76,7 @@ struct tanjit_session {
   unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
+  strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
 };
 
 /* session.c */
@@ -81,6 +88,9 @@ void jit_session_unlock(tanjit_session *s);
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* Frees a module record's own memory and releases its tracker (after the
+ * caller removed the tracker's code, if it had to). */
+void jit_module_record_free(jit_module *m);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
@@ -160,6 +170,11 @@ int jit_resolver_add_library(jit_resolver *r, const char *path,
                              tanjit_error **err);
 /* Opens `name` (soname or path) as the session would: library_dirs first. */
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
+
+/* unload.c */
+/* Marks rec compiled and records the names m's transformed code refers to
+ * (on success of its transform, under the session lock). */
+void jit_record_references(jit_module *rec, LLVMModuleRef m);
 
 /* stub.c */
 /* Defines `name` in the main JITDylib as a stub that reports a call to

@@ -26,10 +26,47 @@ static void init_native_target(void) {
                          LLVMInitializeNativeAsmParser();
 }
 
-void tanjit_options_init(tanjit_options *opts) {
-  memset(opts, 0, sizeof *opts);
-  opts->opt_level = 2;
-  opts->binding = TANJIT_BIND_STRICT;
+/* Writes only the caller's `size` bytes: a caller built against an older
+ * header has a shorter struct. */
+void tanjit_options_init_sized(tanjit_options *opts, size_t size) {
+  tanjit_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  defaults.opt_level = 2;
+  defaults.binding = TANJIT_BIND_STRICT;
+  if (!opts || size < sizeof defaults.struct_size)
+    return;
+  memset(opts, 0, size);
+  memcpy(opts, &defaults, size < sizeof defaults ? size : sizeof defaults);
+  opts->struct_size = size;
+}
+
+/*
+ * The caller's options as this library's struct: fields past the caller's
+ * struct_size keep their defaults.  A caller built against a newer header
+ * may have set fields this library does not know; refuse those rather than
+ * ignore a request (the bytes past our struct must be zero, as
+ * tanjit_options_init_sized leaves them).
+ */
+static int read_options(const tanjit_options *opts, tanjit_options *out,
+                        tanjit_error **err) {
+  tanjit_options_init_sized(out, sizeof *out);
+  if (!opts)
+    return 0;
+  size_t size = opts->struct_size;
+  if (size < sizeof opts->struct_size)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_options.struct_size is %zu: fill the options with "
+                   "tanjit_options_init first",
+                   size);
+  for (size_t i = sizeof *out; i < size; i++)
+    if (((const unsigned char *)opts)[i])
+      return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                     "tanjit_options has fields this tanjit %s does not know "
+                     "(struct_size %zu, this library's %zu)",
+                     tanjit_version(), size, sizeof *out);
+  memcpy(out, opts, size < sizeof *out ? size : sizeof *out);
+  out->struct_size = sizeof *out;
+  return 0;
 }
 
 LLVMTargetMachineRef jit_host_target_machine(int opt_level,
@@ -111,11 +148,10 @@ static void report_session_error(void *ctx, LLVMErrorRef e) {
 
 tanjit_session *tanjit_session_new(const tanjit_options *opts,
                                    tanjit_error **err) {
-  tanjit_options defaults;
-  if (!opts) {
-    tanjit_options_init(&defaults);
-    opts = &defaults;
-  }
+  tanjit_options given;
+  if (read_options(opts, &given, err))
+    return NULL;
+  opts = &given;
   if (opts->binding != TANJIT_BIND_STRICT && opts->binding != TANJIT_BIND_LAZY) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "binding %d is neither TANJIT_BIND_STRICT nor TANJIT_BIND_LAZY",
@@ -178,11 +214,14 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   return s;
 }
 
-static void module_record_free(jit_module *m) {
+void jit_module_record_free(jit_module *m) {
   free(m->name);
   for (size_t i = 0; i < m->n_defined; i++)
     free(m->defined[i]);
   free(m->defined);
+  for (size_t i = 0; i < m->n_referenced; i++)
+    free(m->referenced[i]);
+  free(m->referenced);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
   if (m->tracker)
@@ -193,7 +232,7 @@ void tanjit_session_free(tanjit_session *s) {
   if (!s)
     return;
   for (size_t i = 0; i < s->n_modules; i++)
-    module_record_free(&s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
   free(s->modules);
   /* Disposing the JIT disposes the resolver's generator, which closes every
    * library handle the session opened. */
@@ -209,6 +248,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
   strmap_free(&s->derivatives);
+  strmap_free(&s->host_symbols);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);
   free(s);
@@ -368,7 +408,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.name = tj_strdup(name ? name : "<module>");
   rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
   if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
@@ -399,7 +439,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   if (full) {
     pthread_mutex_unlock(&s->jit_lock);
     LLVMOrcDisposeThreadSafeModule(tsm);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.id = id;
@@ -408,7 +448,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
     pthread_mutex_unlock(&s->jit_lock);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     strbuf what;
     sb_init(&what);
     sb_printf(&what, "cannot add %s", name ? name : "module");
@@ -436,6 +476,8 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
       /* ORC frees the module after this; a later module may reuse the
        * address, so the identity must not outlive the transform. */
       s->modules[i].pending = NULL;
+      if (!e)
+        jit_record_references(&s->modules[i], m);
       if (e) {
         tj_error_prefix(e, "%s", s->modules[i].name);
         s->modules[i].failed = 1;
@@ -480,7 +522,7 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     if (e)
       LLVMConsumeError(e);
     removed_frontend_code |= !s->modules[i].generated;
-    module_record_free(&s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
   }
@@ -582,7 +624,9 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
       result = tj_error_new(
           TANJIT_ERR_SYMBOL,
           "cannot compile '%s': unresolved external %s (searched the loaded "
-          "modules, the registered libraries, renamed ccalls and the process)",
+          "modules, host symbols, the registered libraries, renamed ccalls and "
+          "the process; a function of the embedding program needs "
+          "tanjit_define_symbol, or the program linked with -rdynamic)",
           symbol, missing + strlen("Symbols not found: "));
     else
       result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
