@@ -10,15 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/Core.h>
-
 #include "cli/cli.h"
 
 #ifndef TANJIT_CLANG
 #define TANJIT_CLANG "clang"
-#endif
-#ifndef TANJIT_CLI_VERSION
-#define TANJIT_CLI_VERSION "unknown"
 #endif
 
 /* Long-only options take ids past every char. */
@@ -116,11 +111,13 @@ static void print_help(FILE *f) {
         f);
 }
 
+/* The library's versions; the header's too if this CLI was built against
+ * another release than the library it runs with. */
 static void print_version(void) {
-  printf("tanjit %s (LLVM ", TANJIT_CLI_VERSION);
-  unsigned major, minor, patch;
-  LLVMGetVersion(&major, &minor, &patch);
-  printf("%u.%u.%u)\n", major, minor, patch);
+  printf("tanjit %s (LLVM %s)", tanjit_version(), tanjit_llvm_version());
+  if (strcmp(tanjit_version(), TANJIT_VERSION_STRING) != 0)
+    printf(" (this command was built with tanjit %s)", TANJIT_VERSION_STRING);
+  putchar('\n');
 }
 
 /* One line, then the status of a usage error. */
