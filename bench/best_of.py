@@ -96,7 +96,7 @@ def main(argv):
           f"{mark(not wide_bad)}{' (' + ', '.join(wide_bad) + ')' if wide_bad else ''}")
     if csv_path:
         with open(csv_path, "w", newline="") as f:
-            out = csv.writer(f)
+            out = csv.writer(f, lineterminator="\n")
             out.writerow(["kernel", "primal_ns", "tangent_ns", "ratio",
                           "w2_ns_per_dir", "w4_ns_per_dir", "w8_ns_per_dir",
                           "w8_call_over_w1_call"])

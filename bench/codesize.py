@@ -67,7 +67,7 @@ def main():
             print("%-40s %8d %-16s" % (name, emitted[name], "?"))
     if csv_path:
         with open(csv_path, "w", newline="") as f:
-            out = csv.writer(f)
+            out = csv.writer(f, lineterminator="\n")
             out.writerow(["generated_function", "insts", "primal",
                           "primal_insts"])
             out.writerows(rows)

@@ -66,7 +66,7 @@ def plot_width_cost(rows, path):
         cost = [v * w / per_dir[0] for w, v in zip(WIDTHS, per_dir)
                 if v is not None]
         ax.plot(ws, cost, marker="o", label=name)
-    ax.plot(WIDTHS, WIDTHS, linestyle="--", color="gray",
+    ax.plot(WIDTHS, WIDTHS, linestyle="--", color="black",
             label="w width-1 calls")
     ax.set_xscale("log", base=2)
     ax.set_xticks(WIDTHS)
