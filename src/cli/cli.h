@@ -66,5 +66,8 @@ void cli_module_free(cli_module *m);
 /* Prints `err` for a person (a source location first, compiler style, when
  * the message carries one) and any hint it suggests; frees it; returns 1. */
 int cli_report(tanjit_error *err, const cli_args *c);
+/* A session warning the same way: "FILE:L: warning: ..." or
+ * "tanjit: warning: ...". */
+void cli_print_warning(const char *msg);
 
 #endif

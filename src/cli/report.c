@@ -1,6 +1,6 @@
 /*
- * The library's errors as a person at a terminal reads them.  A message
- * that carries a source location, LLVM's parser's "FILE:L:C: error: ..."
+ * The library's errors and warnings as a person at a terminal reads them.
+ * A message that carries a source location, LLVM's parser's "FILE:L:C: error: ..."
  * inside it or the engine's "... at FILE:L[:C]", is printed compiler style,
  * location first, so editors and terminals jump to it; others as
  * "tanjit: MESSAGE".  Unresolved externals get a hint at the option that
@@ -44,7 +44,7 @@ static int trimmed(const char *s, int n) {
 }
 
 /* "FILE:L:C: error: PREFIX: REST", from "PREFIX: FILE:L:C: error: REST". */
-static int print_parser_form(const char *msg) {
+static int print_parser_form(const char *severity, const char *msg) {
   const char *tag = strstr(msg, ": error: ");
   if (!tag)
     return 0;
@@ -58,7 +58,7 @@ static int print_parser_form(const char *msg) {
   while (prefix > 0 && msg[prefix - 1] == ':')
     prefix = trimmed(msg, prefix - 1);
   const char *rest = tag + strlen(": error: ");
-  fprintf(stderr, "%.*s: error: ", (int)n, start);
+  fprintf(stderr, "%.*s: %s: ", (int)n, start, severity);
   if (prefix)
     fprintf(stderr, "%.*s: ", prefix, msg);
   fprintf(stderr, "%.*s\n", trimmed(rest, (int)strlen(rest)), rest);
@@ -67,7 +67,7 @@ static int print_parser_form(const char *msg) {
 
 /* "FILE:L[:C]: error: MESSAGE", from "MESSAGE at FILE:L[:C]..." (the
  * engine names the source line last). */
-static int print_engine_form(const char *msg) {
+static int print_engine_form(const char *severity, const char *msg) {
   const char *found = NULL;
   size_t found_len = 0;
   for (const char *p = strstr(msg, " at "); p; p = strstr(p + 1, " at ")) {
@@ -82,7 +82,7 @@ static int print_engine_form(const char *msg) {
   if (!found)
     return 0;
   const char *tail = found + 4 + found_len;
-  fprintf(stderr, "%.*s: error: %.*s%.*s\n", (int)found_len, found + 4,
+  fprintf(stderr, "%.*s: %s: %.*s%.*s\n", (int)found_len, found + 4, severity,
           (int)(found - msg), msg, trimmed(tail, (int)strlen(tail)), tail);
   return 1;
 }
@@ -185,10 +185,18 @@ static void hint_unresolved(const char *msg, const cli_args *c) {
   free(list);
 }
 
+/* One diagnostic, location first when it has one. */
+static void print_diagnostic(const char *severity, const char *msg) {
+  if (!print_parser_form(severity, msg) && !print_engine_form(severity, msg))
+    fprintf(stderr, "tanjit: %s%s%.*s\n", strcmp(severity, "error") ? severity : "",
+            strcmp(severity, "error") ? ": " : "", trimmed(msg, (int)strlen(msg)), msg);
+}
+
+void cli_print_warning(const char *msg) { print_diagnostic("warning", msg); }
+
 int cli_report(tanjit_error *err, const cli_args *c) {
   const char *msg = tanjit_error_message(err);
-  if (!print_parser_form(msg) && !print_engine_form(msg))
-    fprintf(stderr, "tanjit: %.*s\n", trimmed(msg, (int)strlen(msg)), msg);
+  print_diagnostic("error", msg);
   if (tanjit_error_get_code(err) == TANJIT_ERR_SYMBOL) {
     char no_entry[300];
     snprintf(no_entry, sizeof no_entry, "no symbol '%s':", c->entry);
