@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -42,8 +43,15 @@ static int load_inputs(const cli_args *c, tanjit_session *s) {
     int rc = m.data ? tanjit_load_memory(s, m.data, m.len, m.name, &err)
                     : tanjit_load_file(s, m.name, &err);
     cli_module_free(&m);
-    if (rc)
-      return cli_report(err, c);
+    if (rc) {
+      cli_report(err, c);
+      /* lli takes its program's arguments after the module; tanjit after --. */
+      if (i > 0 && c->command == CLI_RUN && access(c->inputs.items[i], F_OK) != 0)
+        fprintf(stderr, "tanjit: hint: every FILE is a module; the program's "
+                        "arguments go after --: tanjit run %s -- %s\n",
+                c->inputs.items[0], c->inputs.items[i]);
+      return 1;
+    }
   }
   return 0;
 }

@@ -202,6 +202,12 @@ START_TEST(run_several_modules) {
   ck_assert_int_eq(run_cli(args), 30);
   const char *alone[] = {"run", "caller.ll", NULL};
   ck_assert_int_eq(run_cli(alone), 1);
+  /* lli's habit, arguments right after the module, is answered. */
+  const char *lli_style[] = {"run", "callee.ll", "40", NULL};
+  ck_assert_int_eq(run_cli(lli_style), 1);
+  ck_assert_str_eq(output, "tanjit: cannot open 40: No such file or directory\n"
+                           "tanjit: hint: every FILE is a module; the program's "
+                           "arguments go after --: tanjit run callee.ll -- 40\n");
 }
 END_TEST
 
