@@ -4,7 +4,8 @@
  * inside it or the engine's "... at FILE:L[:C]", is printed compiler style,
  * location first, so editors and terminals jump to it; others as
  * "tanjit: MESSAGE".  Unresolved externals get a hint at the option that
- * supplies them (the CUDA libraries by their names, others --lib).
+ * supplies them (the CUDA libraries by their names, others --lib), a
+ * library not found by its bare soname one at -L.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -156,7 +157,7 @@ static void hint_unresolved(const char *msg, const cli_args *c) {
     add_name(is_cuda_runtime(name) ? &runtime : is_cuda_driver(name) ? &driver : &host,
              name);
   }
-  if (driver.n && !given_lib(c, "libcuda")) {
+  if (driver.n && !given_lib(c, "libcuda.so")) {
     fprintf(stderr, "tanjit: hint: %s ", driver.n == 1 ? "a CUDA driver call" : "CUDA driver calls");
     print_names(&driver);
     fputs(": pass --lib libcuda.so.1", stderr);
@@ -194,6 +195,24 @@ static void print_diagnostic(const char *severity, const char *msg) {
 
 void cli_print_warning(const char *msg) { print_diagnostic("warning", msg); }
 
+/* "cannot load library NAME: why": a bare soname is searched in -L DIRs. */
+static void hint_library(const char *msg) {
+  const char *p = strstr(msg, "cannot load library ");
+  if (!p)
+    return;
+  p += strlen("cannot load library ");
+  int n = (int)strcspn(p, ": \n");
+  if (!n || memchr(p, '/', (size_t)n))
+    return;
+  fprintf(stderr, "tanjit: hint: -L DIR searches DIR for %.*s", n, p);
+  if (!strncmp(p, "libcuda.so", 10) || !strncmp(p, "libcudart.so", 12)) {
+    char soname[64];
+    snprintf(soname, sizeof soname, "%.*s", n, p);
+    print_simulator_advice(soname);
+  }
+  fputc('\n', stderr);
+}
+
 int cli_report(tanjit_error *err, const cli_args *c) {
   const char *msg = tanjit_error_message(err);
   print_diagnostic("error", msg);
@@ -205,6 +224,8 @@ int cli_report(tanjit_error *err, const cli_args *c) {
               c->entry);
     hint_unresolved(msg, c);
   }
+  if (tanjit_error_get_code(err) == TANJIT_ERR_LIBRARY)
+    hint_library(msg);
   tanjit_error_free(err);
   return 1;
 }

@@ -344,6 +344,19 @@ START_TEST(unresolved_externals_hint) {
   ck_assert_msg(strstr(output, hint), "%s", output);
   ck_assert_ptr_null(strstr(output, "--lazy"));
 
+  /* A renamed ccall whose library is not found: -L, and where the simulator is. */
+  write_file("renamed_cuda.ll",
+             "declare i32 @\"ejlstr$cuInit$libcuda.so.1\"(i32)\n"
+             "define i32 @main() {\n"
+             "  %a = call i32 @\"ejlstr$cuInit$libcuda.so.1\"(i32 0)\n  ret i32 %a\n}\n");
+  const char *renamed[] = {"run", "renamed_cuda.ll", NULL};
+  ck_assert_int_eq(run_cli(renamed), 1);
+  snprintf(hint, sizeof hint,
+           "\ntanjit: hint: -L DIR searches DIR for libcuda.so.1 (add -L %s for "
+           "tanjit's CUDA simulator)\n",
+           getenv("CUDASIM_DIR"));
+  ck_assert_msg(strstr(output, hint), "%s", output);
+
   write_file("host.ll",
              "declare i32 @host_scale(i32)\n"
              "define i32 @main() {\n"
