@@ -1,12 +1,14 @@
 /*
  * Each input FILE becomes what the library loads: an IR file is loaded by
- * path (tanjit_load_file reads it); standard input and the bitcode clang
- * writes for a C or C++ file arrive through a pipe and are read here, up
- * to a size limit, so a runaway producer cannot exhaust memory.
+ * path (tanjit_load_file reads it); standard input and the IR clang writes
+ * for a C or C++ file arrive through a pipe and are read here, up to a size
+ * limit, so a runaway producer cannot exhaust memory.
  *
- * C and C++ go through the clang matching tanjit's LLVM (posix_spawnp,
- * bitcode on its stdout), always with line tables: a differentiation error
- * can then name file:line.  -g asks for full debug info instead.
+ * C and C++ go through the clang matching tanjit's LLVM (posix_spawnp, IR
+ * text on its stdout: text, not bitcode, so what tanjit's own clang wrote
+ * never needs a bitcode reader kept apart from the process), always with
+ * line tables: a differentiation error can then name file:line.  -g asks
+ * for full debug info instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,7 +152,7 @@ static const char *clang_program(void) {
   return clang && *clang ? clang : TANJIT_CLANG;
 }
 
-/* Compiles `path` to bitcode through a pipe into m; 0, or 1 after printing
+/* Compiles `path` to IR text through a pipe into m; 0, or 1 after printing
  * why (clang's own diagnostics are on stderr already). */
 static int compile_with_clang(const cli_args *c, const char *path, int cxx,
                               cli_module *m) {
@@ -170,7 +172,7 @@ static int compile_with_clang(const cli_args *c, const char *path, int cxx,
   argv[n++] = level;
   argv[n++] = c->debug ? "-g" : "-gline-tables-only";
   argv[n++] = "-emit-llvm";
-  argv[n++] = "-c";
+  argv[n++] = "-S";
   for (int i = 0; i < c->clang_args.n; i++)
     argv[n++] = c->clang_args.items[i];
   argv[n++] = "-o";
@@ -199,7 +201,7 @@ static int compile_with_clang(const cli_args *c, const char *path, int cxx,
     return 1;
   }
   char what[512];
-  snprintf(what, sizeof what, "the bitcode %s made of %s", clang, path);
+  snprintf(what, sizeof what, "the IR %s made of %s", clang, path);
   int failed = read_pipe(fds[0], what, "compile it yourself with clang -emit-llvm",
                          m);
   /* Closing before waiting ends a clang still writing past the limit. */
