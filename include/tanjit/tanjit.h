@@ -64,6 +64,18 @@ TANJIT_API tanjit_error_code tanjit_error_get_code(const tanjit_error *err);
 /* Borrowed; valid until tanjit_error_free(err). */
 TANJIT_API const char *tanjit_error_message(const tanjit_error *err);
 TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
+/*
+ * Where the error arose, when known (a differentiation error always has its
+ * function, usually its instruction; file, line and column come from the
+ * IR's debug info): the function as the frontend named it, the IR text of
+ * the instruction, the source file.  NULL or 0 when unknown; strings are
+ * borrowed, valid until tanjit_error_free(err).
+ */
+TANJIT_API const char *tanjit_error_function(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_instruction(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_file(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_line(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_column(const tanjit_error *err);
 
 /* The version of the tanjit library loaded ("MAJOR.MINOR.PATCH"), which may
  * differ from the header's TANJIT_VERSION_STRING; and the version of the
@@ -107,6 +119,15 @@ typedef struct tanjit_options {
   tanjit_binding binding;
   tanjit_unresolved_handler on_unresolved; /* NULL: print one line, abort */
   void *on_unresolved_user;
+  /* Fields below were added after struct_size: callers built before them
+   * get the defaults (0). */
+  /* Makes compiled code visible to debuggers through the GDB JIT interface
+   * (gdb, lldb): backtraces name JIT functions, with file:line where the IR
+   * carries debug info (clang -g).  Costs memory per compiled module. */
+  int debug_info;
+  /* Appends each compiled function to /tmp/perf-<pid>.map, which `perf
+   * report` reads to name JIT code (implies the registration above). */
+  int perf_map;
 } tanjit_options;
 
 /* Fills *opts with the defaults (O2, strict binding, no directories) and
@@ -168,7 +189,8 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
  * same names can be loaded.  Code compiled against it is never left
  * calling freed code:
  *  - a loaded module whose compiled code refers to its names (directly or
- *    through other such modules) is RE-LINKED: its code is dropped and it
+ *    through other such modules), or whose own __enzyme_fwddiff requests
+ *    were differentiated through its code, is RE-LINKED: its code is dropped and it
  *    compiles again at its next lookup, against whatever defines the names
  *    then; its global state starts afresh;
  *  - a derivative from tanjit_fwddiff made while it was loaded (it may be
@@ -267,6 +289,20 @@ typedef enum tanjit_activity {
 TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
                                 const tanjit_activity *activities, size_t nargs,
                                 unsigned width, tanjit_error **err);
+
+/*
+ * tanjit_fwddiff with flags.  TANJIT_FWDDIFF_RETURN_PRIMAL (Enzyme.jl's
+ * ForwardWithPrimal, `enzyme_primal_return` in IR): the derivative computes
+ * the primal result too.  For a result with a tangent it returns void and
+ * takes `T *out` FIRST, where it stores the primal and then the `width`
+ * tangents (`T out[1 + width]`), for every width; for a result with none
+ * (an integer) it returns the primal.  Cached apart from the plain request.
+ */
+enum { TANJIT_FWDDIFF_RETURN_PRIMAL = 1 };
+TANJIT_API void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                           const tanjit_activity *activities,
+                                           size_t nargs, unsigned width,
+                                           unsigned flags, tanjit_error **err);
 
 /*
  * Custom derivatives for symbols with no IR (a ccall into a closed library):

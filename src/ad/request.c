@@ -560,8 +560,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     else
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: too many arguments (%s takes %u "
-                   "parameters; argument %u is extra)",
-                   ad_value_name(r.fn), ad_value_name(r.fn), np, i + 1 - fi);
+                   "parameter%s; argument %u is extra)",
+                   ad_value_name(r.fn), ad_value_name(r.fn), np,
+                   np == 1 ? "" : "s", i + 1 - fi);
   }
   if (rc)
     goto out;

@@ -49,7 +49,7 @@ static const cli_option options[] = {
     {"stats", 0, OPT_STATS, CLI_RUN | CLI_EMIT, NULL,
      "print compile costs to stderr at the end", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
-     "full debug info from clang (line tables are always on)", 0},
+     "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
      "pass ARG to clang (repeatable)", 1},
     {"output", 'o', 'o', CLI_EMIT, "OUT", "write to OUT ('-': stdout, the default)", 0},

@@ -26,7 +26,7 @@ typedef struct cli_args {
   cli_list libs, dirs, clang_args;
   int opt_level; /* 0..3 */
   int lazy, stats;
-  int debug; /* -g: full debug info from clang */
+  int debug; /* -g: clang -g, and the session's debugger and perf support */
   char **program_args;
   int n_program_args;
   char **words; /* the argv copy getopt permuted; owned */

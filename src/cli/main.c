@@ -135,6 +135,8 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs.items;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
+  opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
+  opts.perf_map = c.debug;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
   if (!s) {

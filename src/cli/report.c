@@ -1,9 +1,10 @@
 /*
  * The library's errors and warnings as a person at a terminal reads them.
- * A message that carries a source location, LLVM's parser's "FILE:L:C: error: ..."
- * inside it or the engine's "... at FILE:L[:C]", is printed compiler style,
- * location first, so editors and terminals jump to it; others as
- * "tanjit: MESSAGE".  Unresolved externals get a hint at the option that
+ * One with a source location is printed compiler style, location first, so
+ * editors and terminals jump to it: the error's location fields
+ * (tanjit_error_file/line/column) when set, else one the message carries
+ * (LLVM's parser's "FILE:L:C: error: ..." inside it, the engine's "... at
+ * FILE:L[:C]"); others as "tanjit: MESSAGE".  Unresolved externals get a hint at the option that
  * supplies them (the CUDA libraries by their names, others --lib), a
  * library not found by its bare soname one at -L.
  */
@@ -66,25 +67,47 @@ static int print_parser_form(const char *severity, const char *msg) {
   return 1;
 }
 
-/* "FILE:L[:C]: error: MESSAGE", from "MESSAGE at FILE:L[:C]..." (the
- * engine names the source line last). */
-static int print_engine_form(const char *severity, const char *msg) {
+/* The engine's " at FILE:L[:C]" in msg (the last one): its start, and the
+ * token's length after " at ". */
+static const char *engine_location(const char *msg, size_t *len) {
   const char *found = NULL;
-  size_t found_len = 0;
   for (const char *p = strstr(msg, " at "); p; p = strstr(p + 1, " at ")) {
     size_t n = location_token(p + 4, 0);
     char after = p[4 + n];
     if (n && (after == '\0' || after == ' ' || after == ';' || after == ',' ||
               after == ')' || after == '\n')) {
       found = p;
-      found_len = n;
+      *len = n;
     }
   }
-  if (!found)
+  return found;
+}
+
+/* MESSAGE with its " at FILE:L..." taken out, after `prefix`. */
+static void print_without_location(const char *prefix, const char *severity,
+                                   const char *msg) {
+  size_t n = 0;
+  const char *at = engine_location(msg, &n);
+  if (!at) {
+    fprintf(stderr, "%s: %s: %.*s\n", prefix, severity, trimmed(msg, (int)strlen(msg)),
+            msg);
+    return;
+  }
+  const char *tail = at + 4 + n;
+  fprintf(stderr, "%s: %s: %.*s%.*s\n", prefix, severity, (int)(at - msg), msg,
+          trimmed(tail, (int)strlen(tail)), tail);
+}
+
+/* "FILE:L[:C]: error: MESSAGE", from "MESSAGE at FILE:L[:C]..." (the
+ * engine names the source line last). */
+static int print_engine_form(const char *severity, const char *msg) {
+  size_t n = 0;
+  const char *at = engine_location(msg, &n);
+  if (!at)
     return 0;
-  const char *tail = found + 4 + found_len;
-  fprintf(stderr, "%.*s: %s: %.*s%.*s\n", (int)found_len, found + 4, severity,
-          (int)(found - msg), msg, trimmed(tail, (int)strlen(tail)), tail);
+  char prefix[512];
+  snprintf(prefix, sizeof prefix, "%.*s", (int)n, at + 4);
+  print_without_location(prefix, severity, msg);
   return 1;
 }
 
@@ -215,7 +238,19 @@ static void hint_library(const char *msg) {
 
 int cli_report(tanjit_error *err, const cli_args *c) {
   const char *msg = tanjit_error_message(err);
-  print_diagnostic("error", msg);
+  const char *file = tanjit_error_file(err);
+  unsigned line = tanjit_error_line(err), column = tanjit_error_column(err);
+  if (file && *file && line) {
+    /* The error's own location (with its column), not the message's. */
+    char where[4200];
+    if (column)
+      snprintf(where, sizeof where, "%s:%u:%u", file, line, column);
+    else
+      snprintf(where, sizeof where, "%s:%u", file, line);
+    print_without_location(where, "error", msg);
+  } else {
+    print_diagnostic("error", msg);
+  }
   if (tanjit_error_get_code(err) == TANJIT_ERR_SYMBOL) {
     char no_entry[300];
     snprintf(no_entry, sizeof no_entry, "no symbol '%s':", c->entry);

@@ -12,6 +12,7 @@
  *   derivative.c tanjit_fwddiff: run-time requests over those views
  *   host.c       host symbols (tanjit_define_symbol), rules by address
  *   unload.c     tanjit_unload: a module, what was compiled against it
+ *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -43,6 +44,9 @@ typedef struct jit_module {
   char **referenced;          /* names its compiled code binds to (unload.c) */
   size_t n_referenced;
   int references_unknown;     /* out of memory listing them: depends on all */
+  /* its requests were differentiated through views of the modules with ids
+   * up to this one (0: none), whose code its derivatives may hold */
+  unsigned long views_upto;
 } jit_module;
 
 struct tanjit_session {
@@ -77,6 +81,7 @@ struct tanjit_session {
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
   strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
+  int debug_info, perf_map;  /* the options of the same names */
 };
 
 /* session.c */
@@ -173,8 +178,19 @@ void *jit_open_library(tanjit_session *s, const char *name, char **why);
 
 /* unload.c */
 /* Marks rec compiled and records the names m's transformed code refers to
- * (on success of its transform, under the session lock). */
+ * and the views it was differentiated through (on success of its
+ * transform, under the session lock). */
 void jit_record_references(jit_module *rec, LLVMModuleRef m);
+/* Set by the transform on this thread: the views_upto of the module it
+ * just transformed. */
+extern _Thread_local unsigned long jit_thread_views_upto;
+
+/* debug.c */
+/* Registers every object the JIT links with the GDB JIT interface. */
+int jit_enable_debug_support(tanjit_session *s, tanjit_error **err);
+/* With the perf_map option: appends the functions of the objects linked
+ * since the last call to /tmp/perf-<pid>.map.  Never fails. */
+void jit_perf_map_update(tanjit_session *s);
 
 /* stub.c */
 /* Defines `name` in the main JITDylib as a stub that reports a call to

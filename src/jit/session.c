@@ -178,6 +178,8 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->binding = opts->binding;
   s->on_unresolved = opts->on_unresolved;
   s->on_unresolved_user = opts->on_unresolved_user;
+  s->debug_info = opts->debug_info != 0;
+  s->perf_map = opts->perf_map != 0;
   if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
@@ -206,6 +208,10 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(s->jit),
                                           report_session_error, s);
   s->main_jd = LLVMOrcLLJITGetMainJITDylib(s->jit);
+  if ((s->debug_info || s->perf_map) && jit_enable_debug_support(s, err)) {
+    tanjit_session_free(s);
+    return NULL;
+  }
   jit_install_transform(s);
   if (jit_resolver_attach(s, err)) {
     tanjit_session_free(s);
@@ -599,6 +605,7 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
   jit_frontend_lookup = outer;
   if (!e) {
+    jit_perf_map_update(s);
     pthread_mutex_unlock(&s->jit_lock);
     return (void *)(uintptr_t)addr;
   }

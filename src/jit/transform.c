@@ -93,6 +93,10 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   strmap own;
   strmap_init(&own);
   int views = requests ? jit_link_views_for_requests(s, m, &own, err) : 0;
+  /* its derivatives may now hold code of every module loaded so far */
+  jit_session_lock(s);
+  jit_thread_views_upto = views > 0 ? s->next_module_id : 0;
+  jit_session_unlock(s);
   int rc = views < 0 ? -1 : ad_transform_module(s->ad, m, err);
   if (views > 0 && rc == 0)
     jit_unlink_views(m, &own);

@@ -7,7 +7,8 @@
  *   - the module itself: its code and names are removed (its resource
  *     tracker: Remove, Release, then the dead pool entries cleared);
  *   - frontend modules whose compiled code refers to a removed module's
- *     names (transitively) are RE-LINKED: their code is removed and their
+ *     names (transitively), or whose own requests were differentiated
+ *     through its IR (views.c), are RE-LINKED: their code is removed and their
  *     pristine IR is added again, to compile at their next lookup against
  *     whatever then defines those names (a REPL redefining `f` sees `g`,
  *     which calls it, call the new `f`).  Their state (globals) starts
@@ -29,8 +30,12 @@
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
+_Thread_local unsigned long jit_thread_views_upto;
+
 void jit_record_references(jit_module *rec, LLVMModuleRef m) {
   rec->compiled = 1;
+  rec->views_upto = jit_thread_views_upto;
+  jit_thread_views_upto = 0;
   size_t cap = 0;
   for (int kind = 0; kind < 2; kind++)
     for (LLVMValueRef v = kind ? LLVMGetFirstGlobal(m) : LLVMGetFirstFunction(m); v;
@@ -97,11 +102,17 @@ static int mark(tanjit_session *s, const char *name, int *fate) {
   for (size_t i = 0; i < s->n_modules; i++)
     if (fate[i] == REMOVE && (!first_named || s->modules[i].id < first_named))
       first_named = s->modules[i].id;
-  for (size_t i = 0; i < s->n_modules && named; i++)
-    if (s->modules[i].generated && s->modules[i].id > first_named) {
-      fate[i] = REMOVE;
-      failed |= add_definitions(&gone, &s->modules[i]);
+  for (size_t i = 0; i < s->n_modules && named; i++) {
+    jit_module *m = &s->modules[i];
+    if (fate[i] != KEEP)
+      continue;
+    /* likewise a module whose own requests went through views of it */
+    if (m->generated ? m->id > first_named
+                     : m->compiled && m->views_upto >= first_named) {
+      fate[i] = m->generated ? REMOVE : RELINK;
+      failed |= add_definitions(&gone, m);
     }
+  }
   for (int changed = named > 0; changed && !failed;) {
     changed = 0;
     for (size_t i = 0; i < s->n_modules; i++) {
@@ -248,6 +259,7 @@ int tanjit_unload(tanjit_session *s, const char *module_name,
     free(again[k].name);
     LLVMDisposeMemoryBuffer(again[k].pristine);
   }
+  jit_perf_map_update(s); /* forgets the freed objects */
   pthread_mutex_unlock(&s->jit_lock);
   free(fate), free(again), free(dead);
   return rc;

@@ -304,6 +304,232 @@ START_TEST(unload_by_path_before_compiling) {
 }
 END_TEST
 
+/* perf_map: the compiled functions appear in /tmp/perf-<pid>.map at the
+ * addresses lookups return, with their sizes.  (Check forks each test, so
+ * the pid and its map are this test's own.) */
+START_TEST(perf_map_names_compiled_functions) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+  unlink(path);
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.perf_map = 1;
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert_msg(s, "%s", tanjit_error_message(err));
+  load_ok(s, lin_ir, "f.ll");
+  load_ok(s, h_ir, "h.ll");
+  void *f = lookup_ok(s, "f");
+  void *h = lookup_ok(s, "h");
+  FILE *map = fopen(path, "r");
+  ck_assert_msg(map, "no %s", path);
+  unsigned long long start, size;
+  char name[256];
+  int found_f = 0, found_h = 0;
+  while (fscanf(map, "%llx %llx %255s", &start, &size, name) == 3) {
+    ck_assert_uint_gt(size, 0);
+    found_f |= !strcmp(name, "f") && start == (uintptr_t)f;
+    found_h |= !strcmp(name, "h") && start == (uintptr_t)h;
+  }
+  fclose(map);
+  ck_assert(found_f && found_h);
+  /* a redefined f is written again, at its own address */
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+  load_ok(s, sq_ir, "f2.ll");
+  void *f2 = lookup_ok(s, "f");
+  map = fopen(path, "r");
+  ck_assert_ptr_nonnull(map);
+  int found_f2 = 0;
+  while (fscanf(map, "%llx %llx %255s", &start, &size, name) == 3)
+    found_f2 |= !strcmp(name, "f") && start == (uintptr_t)f2;
+  fclose(map);
+  ck_assert(found_f2);
+  tanjit_session_free(s);
+  unlink(path);
+}
+END_TEST
+
+/* Off by default: no map. */
+START_TEST(no_perf_map_by_default) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%ld.map", (long)getpid());
+  unlink(path);
+  tanjit_session *s = new_session();
+  load_ok(s, lin_ir, "f.ll");
+  lookup_ok(s, "f");
+  ck_assert_int_ne(access(path, F_OK), 0);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* p(x, y) = x^2 y + sin y */
+static const char p_ir[] =
+    "declare double @llvm.sin.f64(double)\n"
+    "define double @p(double %x, double %y) {\n"
+    "  %xx = fmul double %x, %x\n  %a = fmul double %xx, %y\n"
+    "  %s = call double @llvm.sin.f64(double %y)\n"
+    "  %r = fadd double %a, %s\n  ret double %r\n}\n"
+    "define i32 @count(double %x) {\n  %c = fptosi double %x to i32\n  ret i32 %c\n}\n";
+
+static double p_ref(double x, double y) { return x * x * y + sin(y); }
+
+START_TEST(fwddiff_with_primal) {
+  tanjit_session *s = new_session();
+  load_ok(s, p_ir, "p.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity act[] = {TANJIT_DUP, TANJIT_DUP};
+  void (*d1)(double *, double, double, double, double) =
+      (void (*)(double *, double, double, double, double))(uintptr_t)
+          tanjit_fwddiff_with_flags(s, "p", act, 2, 1, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(d1, "%s", tanjit_error_message(err));
+  double x = 1.5, y = 0.5, out[3] = {0, 0, -1};
+  d1(out, x, 1.0, y, 0.25);
+  double tangent = 2 * x * y * 1.0 + (x * x + cos(y)) * 0.25;
+  ck_assert_double_eq_tol(out[0], p_ref(x, y), 1e-14);
+  ck_assert_double_eq_tol(out[1], tangent, 1e-14);
+  ck_assert_double_eq(out[2], -1); /* exactly 1 + width written */
+  const double h = 1e-6;
+  ck_assert_double_eq_tol(out[1], (p_ref(x + h, y + 0.25 * h) - p_ref(x - h, y - 0.25 * h)) / (2 * h), 1e-7);
+
+  /* width 2: primal, d/dx, d/dy */
+  void (*d2)(double *, double, double, double, double, double, double) =
+      (void (*)(double *, double, double, double, double, double, double))(uintptr_t)
+          tanjit_fwddiff_with_flags(s, "p", act, 2, 2, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(d2, "%s", tanjit_error_message(err));
+  double o2[3];
+  d2(o2, x, 1.0, 0.0, y, 0.0, 1.0);
+  ck_assert_double_eq_tol(o2[0], p_ref(x, y), 1e-14);
+  ck_assert_double_eq_tol(o2[1], 2 * x * y, 1e-14);
+  ck_assert_double_eq_tol(o2[2], x * x + cos(y), 1e-14);
+
+  /* the plain request is cached apart and still returns the tangent */
+  double (*dt)(double, double, double, double) =
+      (double (*)(double, double, double, double))(uintptr_t)tanjit_fwddiff(s, "p", act, 2, 1, &err);
+  ck_assert_msg(dt, "%s", tanjit_error_message(err));
+  ck_assert_double_eq_tol(dt(x, 1.0, y, 0.25), tangent, 1e-14);
+
+  /* a result with no tangent: the primal */
+  int (*dc)(double, double) = (int (*)(double, double))(uintptr_t)tanjit_fwddiff_with_flags(
+      s, "count", act, 1, 1, TANJIT_FWDDIFF_RETURN_PRIMAL, &err);
+  ck_assert_msg(dc, "%s", tanjit_error_message(err));
+  ck_assert_int_eq(dc(7.9, 1.0), 7);
+
+  ck_assert_ptr_null(tanjit_fwddiff_with_flags(s, "p", act, 2, 1, 6, &err));
+  ck_assert_str_eq(tanjit_error_message(err), "tanjit_fwddiff of p: unknown flags 0x6");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* f calls a function with no body and no rule, at model.c:4:10. */
+static const char opaque_ir[] =
+    "declare double @opaque(double)\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @f(double %x) !dbg !4 {\n"
+    "  %c = call double @opaque(double %x), !dbg !7\n"
+    "  ret double %c, !dbg !7\n}\n"
+    "define double @df(double %x) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)\n"
+    "  ret double %d\n}\n"
+    "!llvm.dbg.cu = !{!0}\n!llvm.module.flags = !{!3}\n"
+    "!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: \"t\", "
+    "isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)\n"
+    "!1 = !DIFile(filename: \"model.c\", directory: \"/src\")\n"
+    "!3 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+    "!4 = distinct !DISubprogram(name: \"f\", scope: !1, file: !1, line: 3, type: !5, "
+    "scopeLine: 3, spFlags: DISPFlagDefinition, unit: !0)\n"
+    "!5 = !DISubroutineType(types: !6)\n!6 = !{null}\n"
+    "!7 = !DILocation(line: 4, column: 10, scope: !4)\n";
+
+static void assert_opaque_location(const tanjit_error *err) {
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_DIFFERENTIATE);
+  ck_assert_str_eq(tanjit_error_function(err), "f");
+  ck_assert_ptr_nonnull(tanjit_error_instruction(err));
+  ck_assert_msg(strncmp(tanjit_error_instruction(err), "%c = call double @opaque(double %x)", 35) == 0,
+                "%s", tanjit_error_instruction(err));
+  ck_assert_str_eq(tanjit_error_file(err), "model.c");
+  ck_assert_uint_eq(tanjit_error_line(err), 4);
+  ck_assert_uint_eq(tanjit_error_column(err), 10);
+}
+
+START_TEST(error_location_through_accessors) {
+  tanjit_session *s = new_session();
+  load_ok(s, opaque_ir, "opaque.ll");
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "df", &err));
+  assert_opaque_location(err);
+  tanjit_error_free(err);
+  /* an error with no location: NULL and 0 */
+  err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "nosuch", &err), -1);
+  ck_assert_ptr_null(tanjit_error_function(err));
+  ck_assert_ptr_null(tanjit_error_file(err));
+  ck_assert_uint_eq(tanjit_error_line(err), 0);
+  tanjit_error_free(err);
+  ck_assert_ptr_null(tanjit_error_function(NULL));
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* Messages of run-time requests name the request, never tanjit's wrapper. */
+START_TEST(request_errors_name_the_request) {
+  tanjit_session *s = new_session();
+  load_ok(s, opaque_ir, "opaque.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity act[] = {TANJIT_DUP};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", act, 1, 1, &err));
+  const char *msg = tanjit_error_message(err);
+  const char *start = "tanjit_fwddiff of f (dup; width 1): ";
+  ck_assert_msg(strncmp(msg, start, strlen(start)) == 0, "%s", msg);
+  ck_assert_msg(strstr(msg, "opaque") && !strstr(msg, "tanjit.fwddiff"), "%s", msg);
+  assert_opaque_location(err);
+  tanjit_error_free(err);
+  err = NULL;
+  ck_assert_ptr_null(
+      tanjit_fwddiff_with_flags(s, "f", act, 1, 3, TANJIT_FWDDIFF_RETURN_PRIMAL, &err));
+  start = "tanjit_fwddiff of f (dup; width 3; with primal): ";
+  ck_assert_msg(strncmp(tanjit_error_message(err), start, strlen(start)) == 0, "%s",
+                tanjit_error_message(err));
+  tanjit_error_free(err);
+  err = NULL;
+  /* counts read as English */
+  tanjit_activity two[] = {TANJIT_DUP, TANJIT_CONST};
+  ck_assert_ptr_null(tanjit_fwddiff(s, "f", two, 2, 1, &err));
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff of f: 2 activities given, but f takes 1 parameter");
+  tanjit_error_free(err);
+  err = NULL;
+  load_ok(s, p_ir, "p.ll");
+  ck_assert_ptr_null(tanjit_fwddiff(s, "p", act, 1, 1, &err));
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff of p: 1 activity given, but p takes 2 parameters");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A module whose own request differentiated through another module's f
+ * holds f's code in its derivative, though it may not call f by name:
+ * unloading f re-links it too. */
+START_TEST(unload_relinks_requests_made_through_views) {
+  tanjit_session *s = new_session();
+  load_ok(s, lin_ir, "f.ll");
+  load_ok(s,
+          "declare double @f(double)\n"
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @df_in_ir(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)\n"
+          "  ret double %d\n}\n",
+          "request.ll");
+  ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "df_in_ir"))(3.0), 2.0);
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+  load_ok(s, sq_ir, "f2.ll");
+  ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "df_in_ir"))(3.0), 6.0);
+  tanjit_session_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -317,6 +543,12 @@ int main(void) {
   tcase_add_test(tc, unload_then_reload_with_a_new_body);
   tcase_add_test(tc, unload_of_an_unknown_name_is_an_error);
   tcase_add_test(tc, unload_by_path_before_compiling);
+  tcase_add_test(tc, perf_map_names_compiled_functions);
+  tcase_add_test(tc, no_perf_map_by_default);
+  tcase_add_test(tc, fwddiff_with_primal);
+  tcase_add_test(tc, error_location_through_accessors);
+  tcase_add_test(tc, request_errors_name_the_request);
+  tcase_add_test(tc, unload_relinks_requests_made_through_views);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

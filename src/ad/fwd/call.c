@@ -114,8 +114,8 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
                    "only logs)",
                    ad_value_name(fn));
   if (na != np)
-    return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
-                   ad_value_name(fn), na, np);
+    return ad_fail(mc, call, "call to %s passes %u argument%s for %u parameter%s",
+                   ad_value_name(fn), na, na == 1 ? "" : "s", np, np == 1 ? "" : "s");
   unsigned char *act = malloc(np ? np : 1);
   LLVMValueRef *args = malloc((2 * np + 1) * sizeof *args);
   if (!act || !args) {

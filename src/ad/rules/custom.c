@@ -687,10 +687,10 @@ static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
   free(want);
   if (bad)
     return ad_fail(fc->mc, call,
-                   "custom derivative %s of %s does not take %u parameters of "
+                   "custom derivative %s of %s does not take %u parameter%s of "
                    "the expected types (each argument of the call, every "
                    "float, float vector or pointer one followed by its shadow)",
-                   ad_value_name(df), ad_value_name(fn), np);
+                   ad_value_name(df), ad_value_name(fn), np, np == 1 ? "" : "s");
   LLVMTypeRef rt = LLVMTypeOf(call), drt = LLVMGetReturnType(ft);
   int pair = 0;
   if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind && drt != rt) {
