@@ -107,7 +107,7 @@ static void print_help(FILE *f) {
             o->help);
   }
   fputs("\nenvironment: TANJIT_CLANG (the clang for C and C++), TANJIT_INPUT_LIMIT\n"
-        "(most bytes read from stdin or clang; default 1G)\n",
+        "(most bytes read from a FILE, stdin or clang; default 1G)\n",
         f);
 }
 

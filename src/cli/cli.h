@@ -48,6 +48,10 @@ typedef enum cli_input_kind {
   CLI_INPUT_CXX    /* .cpp .cc .cxx .C */
 } cli_input_kind;
 cli_input_kind cli_input_kind_of(const char *path);
+/* The most bytes read from one input (a FILE, stdin, clang's output):
+ * TANJIT_INPUT_LIMIT, bytes with an optional K, M or G, else the library's
+ * default; 0 after printing why the variable cannot be read. */
+size_t cli_input_limit(void);
 
 /* One input as the library takes it: `data` NULL means "load the file
  * `name`" (tanjit_load_file reads it); else `len` bytes of IR or bitcode

@@ -28,7 +28,7 @@
 
 extern char **environ;
 
-#define DEFAULT_INPUT_LIMIT ((size_t)1 << 30)
+#define DEFAULT_INPUT_LIMIT TANJIT_DEFAULT_MAX_INPUT_BYTES
 
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
@@ -47,9 +47,7 @@ cli_input_kind cli_input_kind_of(const char *path) {
   return CLI_INPUT_IR;
 }
 
-/* TANJIT_INPUT_LIMIT: bytes, with an optional K, M or G; 0 after printing
- * why it cannot be read. */
-static size_t input_limit(void) {
+size_t cli_input_limit(void) {
   const char *text = getenv("TANJIT_INPUT_LIMIT");
   if (!text || !*text)
     return DEFAULT_INPUT_LIMIT;
@@ -130,7 +128,7 @@ static read_status read_bounded(int fd, size_t limit, char **data, size_t *len) 
 
 /* 0, or 1 after printing why. */
 static int read_pipe(int fd, const char *what, const char *advice, cli_module *m) {
-  size_t limit = input_limit();
+  size_t limit = cli_input_limit();
   if (!limit)
     return 1;
   read_status st = read_bounded(fd, limit, &m->data, &m->len);

@@ -17,6 +17,15 @@
 
 #include "cli/cli.h"
 
+/* The session's warnings not printed yet (location first when they carry
+ * one, else `tanjit: warning: ...`). */
+static void print_warnings(tanjit_session *s) {
+  static size_t printed;
+  size_t n = tanjit_session_warning_count(s);
+  for (; printed < n; printed++)
+    cli_print_warning(tanjit_session_warning(s, printed));
+}
+
 /* Adds libstdc++ for C++ input unless --lib named it. */
 static int add_libraries(const cli_args *c, tanjit_session *s) {
   tanjit_error *err = NULL;
@@ -43,6 +52,7 @@ static int load_inputs(const cli_args *c, tanjit_session *s) {
     int rc = m.data ? tanjit_load_memory(s, m.data, m.len, m.name, &err)
                     : tanjit_load_file(s, m.name, &err);
     cli_module_free(&m);
+    print_warnings(s);
     if (rc) {
       cli_report(err, c);
       /* lli takes its program's arguments after the module; tanjit after --. */
@@ -60,7 +70,8 @@ static int run(const cli_args *c, tanjit_session *s) {
   if (add_libraries(c, s) || load_inputs(c, s))
     return 1;
   tanjit_error *err = NULL;
-  void *entry = tanjit_lookup(s, c->entry, &err);
+  void *entry = tanjit_lookup_function(s, c->entry, &err);
+  print_warnings(s);
   if (!entry)
     return cli_report(err, c);
   int argc = c->n_program_args + 1;
@@ -87,6 +98,7 @@ static int emit(const cli_args *c, tanjit_session *s) {
   char *text = m.data ? tanjit_emit_memory(s, m.data, m.len, m.name, &err)
                       : tanjit_emit_file(s, m.name, &err);
   cli_module_free(&m);
+  print_warnings(s);
   if (!text)
     return cli_report(err, c);
   int to_stdout = !c->output || !strcmp(c->output, "-");
@@ -130,8 +142,14 @@ int main(int argc, char **argv) {
   int rc = cli_parse_args(argc, argv, &c);
   if (rc != CLI_PROCEED)
     return rc;
+  size_t input_limit = cli_input_limit();
+  if (!input_limit) {
+    cli_args_free(&c);
+    return 1;
+  }
   tanjit_options opts;
   tanjit_options_init(&opts);
+  opts.max_input_bytes = input_limit; /* FILEs as stdin and clang's output */
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs.items;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;

@@ -261,6 +261,9 @@ int cli_report(tanjit_error *err, const cli_args *c) {
   }
   if (tanjit_error_get_code(err) == TANJIT_ERR_LIBRARY)
     hint_library(msg);
+  if (strstr(msg, "more than the limit of") && strstr(msg, "max_input_bytes"))
+    fputs("tanjit: hint: TANJIT_INPUT_LIMIT sets the limit (e.g. TANJIT_INPUT_LIMIT=4G)\n",
+          stderr);
   tanjit_error_free(err);
   return 1;
 }

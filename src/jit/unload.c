@@ -177,11 +177,9 @@ typedef struct relink {
   LLVMMemoryBufferRef pristine;
 } relink;
 
-int tanjit_unload(tanjit_session *s, const char *module_name,
-                  tanjit_error **err) {
-  if (!s || !module_name)
-    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                   "tanjit_unload: session and module name are required");
+/* tanjit_unload's work, on a big stack: re-linking parses and validates. */
+static int unload_here(tanjit_session *s, const char *module_name,
+                       tanjit_error **err) {
   pthread_mutex_lock(&s->jit_lock);
   /* jit_lock keeps the module table as it is: additions and lookups (so
    * transforms) take it too. */
@@ -220,6 +218,7 @@ int tanjit_unload(tanjit_session *s, const char *module_name,
       m->name = NULL;
       m->pristine = NULL;
     }
+    jit_forget_function_declarations(s, m); /* a re-link counts them again */
     jit_module_record_free(m);
   }
   s->n_modules = kept;
@@ -238,13 +237,17 @@ int tanjit_unload(tanjit_session *s, const char *module_name,
     tanjit_error *e = NULL;
     jit_context c;
     jit_context_create(&c);
-    LLVMModuleRef m;
-    if (jit_parse_module(c.ctx, LLVMGetBufferStart(again[k].pristine),
+    LLVMModuleRef m = NULL;
+    if (jit_parse_module(s, c.ctx, LLVMGetBufferStart(again[k].pristine),
                          LLVMGetBufferSize(again[k].pristine), again[k].name, &m,
-                         &e) == 0)
+                         &e) == 0 &&
+        jit_validate_module(s, m, again[k].name, &e) == 0) {
       jit_session_add_module(s, &c, m, again[k].name, 0, &e);
-    else
+    } else {
+      if (m)
+        LLVMDisposeModule(m);
       jit_context_abandon(&c);
+    }
     if (e && rc == 0) {
       tj_error_prefix(e, "tanjit_unload of %s: cannot re-link %s, which was "
                          "compiled against it", module_name, again[k].name);
@@ -263,4 +266,29 @@ int tanjit_unload(tanjit_session *s, const char *module_name,
   pthread_mutex_unlock(&s->jit_lock);
   free(fate), free(again), free(dead);
   return rc;
+}
+
+typedef struct unload_job {
+  tanjit_session *session;
+  const char *name;
+  tanjit_error **err;
+  int rc;
+} unload_job;
+
+static void unload_on_big_stack(void *p) {
+  unload_job *j = p;
+  j->rc = unload_here(j->session, j->name, j->err);
+}
+
+int tanjit_unload(tanjit_session *s, const char *module_name,
+                  tanjit_error **err) {
+  if (!s || !module_name)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_unload: session and module name are required");
+  unload_job job = {s, module_name, err, -1};
+  if (jit_on_big_stack())
+    unload_on_big_stack(&job);
+  else
+    jit_run_on_big_stack(unload_on_big_stack, &job);
+  return job.rc;
 }

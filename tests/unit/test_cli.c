@@ -229,6 +229,17 @@ START_TEST(stdin_input_with_limit) {
   ck_assert_str_eq(output, "tanjit: standard input is larger than 16 bytes "
                            "(TANJIT_INPUT_LIMIT); save it to a file and pass its path\n");
   ck_assert_int_eq(rc_k, 5);
+
+  /* The same limit holds for a FILE (the library reads it). */
+  const char *file[] = {"run", "five.ll", NULL};
+  setenv("TANJIT_INPUT_LIMIT", "16", 1);
+  rc = run_cli(file);
+  unsetenv("TANJIT_INPUT_LIMIT");
+  ck_assert_int_eq(rc, 1);
+  ck_assert_msg(strstr(output, "more than the limit of 16"), "%s", output);
+  ck_assert_msg(strstr(output, "\ntanjit: hint: TANJIT_INPUT_LIMIT sets the limit (e.g. "
+                               "TANJIT_INPUT_LIMIT=4G)\n"),
+                "%s", output);
 }
 END_TEST
 
