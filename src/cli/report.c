@@ -116,6 +116,7 @@ static int print_engine_form(const char *severity, const char *msg) {
 typedef struct name_group {
   const char *names[3]; /* the first few, for the hint */
   int n;
+  int more; /* the message names only some: "and others" */
 } name_group;
 
 static void add_name(name_group *g, const char *name) {
@@ -129,6 +130,8 @@ static void print_names(const name_group *g) {
     fprintf(stderr, "%s%s", i ? ", " : "", g->names[i]);
   if (g->n > 3)
     fprintf(stderr, " and %d more", g->n - 3);
+  else if (g->more)
+    fputs(" and others", stderr);
 }
 
 static int given_lib(const cli_args *c, const char *lib) {
@@ -162,17 +165,21 @@ static void hint_unresolved(const char *msg, const cli_args *c) {
     return;
   p += strlen("unresolved external ");
   char *list = NULL;
+  int more = 0;
   if (*p == '[') {
     const char *close = strchr(p, ']');
     if (!close)
       return;
     list = strndup(p + 1, (size_t)(close - p - 1));
   } else {
-    list = strndup(p, strcspn(p, " ;,()\n"));
+    size_t n = strcspn(p, " ;,()\n");
+    list = strndup(p, n);
+    more = !strncmp(p + n, " and others", 11); /* the first name only */
   }
   if (!list)
     return;
   name_group driver = {0}, runtime = {0}, host = {0};
+  driver.more = runtime.more = host.more = more;
   for (char *save = NULL, *name = strtok_r(list, " ,", &save); name;
        name = strtok_r(NULL, " ,", &save)) {
     if (strchr(name, '$')) /* a renamed ccall: its own message says why */
@@ -181,28 +188,31 @@ static void hint_unresolved(const char *msg, const cli_args *c) {
              name);
   }
   if (driver.n && !given_lib(c, "libcuda.so")) {
-    fprintf(stderr, "tanjit: hint: %s ", driver.n == 1 ? "a CUDA driver call" : "CUDA driver calls");
+    fprintf(stderr, "tanjit: hint: %s ",
+            driver.n == 1 && !more ? "a CUDA driver call" : "CUDA driver calls");
     print_names(&driver);
     fputs(": pass --lib libcuda.so.1", stderr);
     print_simulator_advice("libcuda.so.1");
     fputc('\n', stderr);
   }
   if (runtime.n && !given_lib(c, "libcudart")) {
-    fprintf(stderr, "tanjit: hint: %s ", runtime.n == 1 ? "a CUDA runtime call" : "CUDA runtime calls");
+    fprintf(stderr, "tanjit: hint: %s ",
+            runtime.n == 1 && !more ? "a CUDA runtime call" : "CUDA runtime calls");
     print_names(&runtime);
     fputs(": pass --lib libcudart.so.12", stderr);
     print_simulator_advice("libcudart.so.12");
     fputc('\n', stderr);
   }
   if (host.n) {
+    int single = host.n == 1 && !more;
     fputs("tanjit: hint: ", stderr);
     print_names(&host);
     fprintf(stderr, " %s defined in no module, --lib library or the process: pass "
                     "--lib LIB for the library that defines %s (-L DIR to search "
                     "DIR for a bare soname)%s\n",
-            host.n == 1 ? "is" : "are", host.n == 1 ? "it" : "them",
+            single ? "is" : "are", single ? "it" : "them",
             c->command == CLI_RUN && !c->lazy
-                ? (host.n == 1 ? ", or --lazy to fail only if it is called"
+                ? (single ? ", or --lazy to fail only if it is called"
                                : ", or --lazy to fail only if one is called")
                 : "");
   }

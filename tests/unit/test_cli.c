@@ -349,7 +349,7 @@ START_TEST(unresolved_externals_hint) {
   ck_assert_int_eq(run_cli(args), 1);
   char hint[4300];
   snprintf(hint, sizeof hint,
-           " and 1 more: pass --lib libcuda.so.1 (add -L %s for tanjit's CUDA "
+           " and others: pass --lib libcuda.so.1 (add -L %s for tanjit's CUDA "
            "simulator)\n",
            getenv("CUDASIM_DIR"));
   ck_assert_msg(strstr(output, "\ntanjit: hint: CUDA driver calls cu"), "%s", output);
