@@ -8,9 +8,13 @@ tangent/primal ratio per kernel, their median, and the width-8 call cost
 relative to the width-1 call (8 * w8 ns/dir / w1 ns), and marks each
 target: median ratio <= 1.2, no kernel above 2.5, width 8 <= 4x width 1.
 
-Usage: best_of.py TANJIT [CLANG] [N]      (CLANG defaults to clang-19, N to 7)
+Usage: best_of.py TANJIT [CLANG] [N] [--csv FILE]
+CLANG defaults to clang-19, N to 7; --csv also writes the best-of table
+(ns, as bench/kernels.c's own CSV, plus the width-8 / width-1 call cost) to
+FILE, the input of bench/plot.py.
 Exit status: 0 when the runs succeeded (whether targets are met or not).
 """
+import csv
 import os
 import re
 import subprocess
@@ -24,6 +28,15 @@ ROW = re.compile(r"(.{16})\s+([\d.]+)\s+([\d.]+)\s+[\d.]+"
 
 
 def main(argv):
+    argv = list(argv)
+    csv_path = None
+    if "--csv" in argv:
+        i = argv.index("--csv")
+        if i + 1 >= len(argv):
+            print(__doc__.strip(), file=sys.stderr)
+            return 2
+        csv_path = argv[i + 1]
+        del argv[i:i + 2]
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -36,7 +49,8 @@ def main(argv):
         subprocess.run([clang, "-O2", "-S", "-emit-llvm",
                         os.path.join(here, "kernels.c"), "-o", ll], check=True)
         best, order, compile_cost = {}, [], None
-        for _ in range(runs):
+        for run in range(runs):
+            print(f"best_of: run {run + 1}/{runs}", file=sys.stderr, flush=True)
             out = subprocess.run([tanjit, "run", ll, "--stats", "--", "--quick"],
                                  capture_output=True, text=True)
             if out.returncode != 0:
@@ -61,10 +75,11 @@ def main(argv):
     print(f"best of {runs} runs (ns; w = ns per direction)")
     print(f"{'kernel':16s} {'primal':>8s} {'tangent':>8s} {'ratio':>6s} "
           f"{'w2':>8s} {'w4':>8s} {'w8':>8s} {'w8/w1 call':>10s}")
-    ratios, worst, wide_bad = [], 0.0, []
+    ratios, worst, wide_bad, rows = [], 0.0, [], []
     for name in order:
         p, t, w2, w4, w8 = best[name]
         r, wide = t / p, 8 * w8 / t
+        rows.append([name, p, t, round(r, 3), w2, w4, w8, round(wide, 3)])
         ratios.append(r)
         worst = max(worst, r)
         if wide > 4:
@@ -79,6 +94,14 @@ def main(argv):
           f"worst {worst:.2f} (target <= 2.5: {mark(worst <= 2.5)}); "
           f"width 8 <= 4x width 1: "
           f"{mark(not wide_bad)}{' (' + ', '.join(wide_bad) + ')' if wide_bad else ''}")
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            out = csv.writer(f, lineterminator="\n")
+            out.writerow(["kernel", "primal_ns", "tangent_ns", "ratio",
+                          "w2_ns_per_dir", "w4_ns_per_dir", "w8_ns_per_dir",
+                          "w8_call_over_w1_call"])
+            out.writerows(rows)
+        print(f"table also in {csv_path}")
     if compile_cost:
         ad, opt, cg = compile_cost
         print(f"compile cost of the module (fastest run): differentiate "

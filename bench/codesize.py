@@ -9,8 +9,11 @@ suffix loading gives it), and its
 instruction count is printed beside the primal it derives from (the
 longest original function name it contains).
 
-Usage: codesize.py ORIGINAL.ll EMITTED.ll
+Usage: codesize.py ORIGINAL.ll EMITTED.ll [--csv FILE]
+(--csv also writes the table as CSV to FILE.)
 """
+
+import csv
 
 import re
 import sys
@@ -38,25 +41,39 @@ def instruction_counts(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    csv_path = None
+    if len(args) == 4 and args[2] == "--csv":
+        csv_path = args[3]
+        args = args[:2]
+    if len(args) != 2:
         sys.exit(__doc__)
-    original = instruction_counts(sys.argv[1])
-    emitted = instruction_counts(sys.argv[2])
+    original = instruction_counts(args[0])
+    emitted = instruction_counts(args[1])
     generated = sorted(name for name in emitted if name not in original)
     if not generated:
-        print("codesize: no generated functions in %s" % sys.argv[2])
+        print("codesize: no generated functions in %s" % args[1])
         return 1
+    rows = []
     print("%-40s %8s %-16s %8s %6s" % ("generated function", "insts",
                                        "primal", "insts", "ratio"))
     for name in generated:
         primals = [p for p in original if p in name]
         primal = max(primals, key=len) if primals else None
+        rows.append((name, emitted[name], primal or "",
+                     original[primal] if primal else ""))
         if primal and original[primal]:
             print("%-40s %8d %-16s %8d %6.1f" % (
                 name, emitted[name], primal, original[primal],
                 emitted[name] / original[primal]))
         else:
             print("%-40s %8d %-16s" % (name, emitted[name], "?"))
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            out = csv.writer(f, lineterminator="\n")
+            out.writerow(["generated_function", "insts", "primal",
+                          "primal_insts"])
+            out.writerows(rows)
     return 0
 
 

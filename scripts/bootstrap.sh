@@ -13,7 +13,7 @@ for pkg in "llvm-$llvm-dev" "clang-$llvm" meson ninja-build check pkg-config gcc
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
-  echo "bootstrap: installing ${need[*]}"
+  echo "bootstrap: installing ${need[*]} (apt-get; a minute or two)"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
@@ -23,7 +23,27 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if [ ! -f "$build/build.ninja" ]; then
+  echo "bootstrap: configuring $build (meson setup, LLVM $llvm${*:+, $*})"
   meson setup "$build" -Dllvm_config="llvm-config-$llvm" "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }
 fi
-ninja -C "$build" >"$log" 2>&1 || { cat "$log"; exit 1; }
-echo "bootstrap: built $build against LLVM $llvm"
+# A line per quarter of the build, not ninja's line per file (that goes to
+# the log, shown if the build fails).
+start=$SECONDS
+if ! ninja -C "$build" 2>&1 | tee "$log" | awk -v build="$build" '
+  match($0, /^\[[0-9]+\/[0-9]+\]/) {
+    split(substr($0, 2, RLENGTH - 2), step, "/")
+    if (!announced) { printf "bootstrap: building %s (ninja)\n", build; announced = 1 }
+    quarter = int(4 * step[1] / step[2])
+    if (quarter > shown && quarter < 4) {
+      printf "bootstrap: %s: %d/%d steps\n", build, step[1], step[2]; shown = quarter
+    }
+    fflush()
+  }'; then
+  cat "$log"
+  exit 1
+fi
+if grep -q "^ninja: no work to do" "$log"; then
+  echo "bootstrap: $build is up to date (LLVM $llvm)"
+else
+  echo "bootstrap: built $build against LLVM $llvm in $((SECONDS - start)) s"
+fi

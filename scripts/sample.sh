@@ -7,8 +7,9 @@
 # use the system's libcuda.so.1 on a GPU machine instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "sample: building tanjit and the CUDA simulator (scripts/bootstrap.sh build 19)"
 scripts/bootstrap.sh build 19
 search=(-L build/runtime/cudasim)
 [ "${1:-}" = "--real-cuda" ] && search=()
-set -x
+echo "sample: build/src/cli/tanjit run samples/julia_cuda_roundtrip.ll ${search[*]}"
 build/src/cli/tanjit run samples/julia_cuda_roundtrip.ll "${search[@]}"

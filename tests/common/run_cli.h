@@ -7,20 +7,28 @@
 #define TANJIT_TESTS_RUN_CLI_H
 
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* `args` is NULL-terminated (at most 30).  Returns the exit status, or
- * 128 + the signal; `output` receives what it printed, NUL-terminated. */
-static inline int run_tanjit_cli(const char *const *args, char *output,
-                                 size_t cap) {
+ * 128 + the signal; `output` receives what it printed, NUL-terminated.
+ * Standard input is the file `stdin_path` (NULL: inherited). */
+static inline int run_tanjit_cli_stdin(const char *const *args,
+                                       const char *stdin_path, char *output,
+                                       size_t cap) {
   char path[] = "/tmp/tanjit-cli-XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   pid_t pid = fork();
   if (pid == 0) {
+    if (stdin_path) {
+      int in = open(stdin_path, O_RDONLY);
+      if (in < 0 || dup2(in, 0) < 0)
+        _exit(126);
+    }
     dup2(fd, 1);
     dup2(fd, 2);
     const char *argv[32];
@@ -40,6 +48,11 @@ static inline int run_tanjit_cli(const char *const *args, char *output,
   close(fd);
   unlink(path);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static inline int run_tanjit_cli(const char *const *args, char *output,
+                                 size_t cap) {
+  return run_tanjit_cli_stdin(args, NULL, output, cap);
 }
 
 #endif

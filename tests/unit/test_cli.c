@@ -1,7 +1,10 @@
 /*
  * The `tanjit` command end to end: exit status is the entry's return value,
- * C files go through clang, renamed ccalls reach a library by absolute path,
- * and bad input gives one clear line on stderr and a nonzero status.
+ * C and C++ files go through clang, renamed ccalls reach a library by
+ * absolute path, and bad input gives one clear line on stderr and a nonzero
+ * status (2 for a usage error, with the nearest spelling).  One test per
+ * command-line convention: getopt spellings, '-' for stdin (size-limited),
+ * '-o -', several modules, source locations first, hints, --version.
  */
 #include <check.h>
 #include <stdio.h>
@@ -103,22 +106,288 @@ START_TEST(errors_are_one_clear_line) {
 
   const char *usage[] = {"frobnicate", NULL};
   ck_assert_int_eq(run_cli(usage), 2);
-  ck_assert_ptr_nonnull(strstr(output, "unknown command"));
+  ck_assert_str_eq(output, "tanjit: unknown command 'frobnicate' (tanjit --help)\n");
 
   const char *level[] = {"run", "x.ll", "-O", "9", NULL};
   ck_assert_int_eq(run_cli(level), 2);
+  ck_assert_str_eq(output, "tanjit: -O takes 0, 1, 2 or 3, not '9' (tanjit --help)\n");
 
   const char *unknown_last[] = {"run", "x.ll", "--bogus", NULL};
   ck_assert_int_eq(run_cli(unknown_last), 2);
-  ck_assert_ptr_nonnull(strstr(output, "unknown option --bogus"));
+  ck_assert_str_eq(output, "tanjit: unknown option '--bogus' (tanjit --help)\n");
 
   const char *not_for_emit[] = {"emit", "x.ll", "--lazy", NULL};
   ck_assert_int_eq(run_cli(not_for_emit), 2);
-  ck_assert_ptr_nonnull(strstr(output, "--lazy is not for emit"));
+  ck_assert_str_eq(output, "tanjit: option '--lazy' is not for emit (tanjit --help)\n");
 
   const char *not_for_run[] = {"run", "x.ll", "-o", "out.ll", NULL};
   ck_assert_int_eq(run_cli(not_for_run), 2);
-  ck_assert_ptr_nonnull(strstr(output, "-o is not for run"));
+  ck_assert_str_eq(output, "tanjit: option '-o' is not for run (tanjit --help)\n");
+}
+END_TEST
+
+/* Usage errors: one line, exit status 2, the nearest spelling suggested. */
+START_TEST(usage_errors_suggest) {
+  static const struct {
+    const char *args[6];
+    const char *line;
+  } cases[] = {
+      {{"run", "x.ll", "--lzy"},
+       "tanjit: unknown option '--lzy'; did you mean '--lazy'? (tanjit --help)\n"},
+      {{"run", "x.ll", "-lazy"},
+       "tanjit: unknown option '-lazy'; did you mean '--lazy'? (tanjit --help)\n"},
+      {{"run", "x.ll", "--entyr=f"},
+       "tanjit: unknown option '--entyr=f'; did you mean '--entry'? (tanjit --help)\n"},
+      {{"emit", "x.ll", "-Xclang-ar", "-g"},
+       "tanjit: unknown option '-Xclang-ar'; did you mean '-Xclang-arg'? (tanjit --help)\n"},
+      {{"run", "x.ll", "-extra-module", "y.ll"},
+       "tanjit: unknown option '-extra-module'; pass each module as one more FILE "
+       "(tanjit --help)\n"},
+      {{"rn", "x.ll"}, "tanjit: unknown command 'rn'; did you mean 'run'? (tanjit --help)\n"},
+      {{"x.ll"},
+       "tanjit: unknown command 'x.ll'; did you mean 'tanjit run x.ll'? (tanjit --help)\n"},
+      {{"--lazy", "run", "x.ll"},
+       "tanjit: missing command (run or emit) before '--lazy' (tanjit --help)\n"},
+      {{"run", "x.ll", "--lazy=1"}, "tanjit: option '--lazy' takes no value (tanjit --help)\n"},
+      {{"run", "x.ll", "--entry"}, "tanjit: option '--entry' needs a value (tanjit --help)\n"},
+      {{"run", "x.ll", "-Xclang-arg"},
+       "tanjit: option '-Xclang-arg' needs a value (tanjit --help)\n"},
+      {{"run", "x.ll", "--l"},
+       "tanjit: option '--l' is ambiguous; it may be --lib --lazy (tanjit --help)\n"},
+      {{"run"}, "tanjit: missing FILE (tanjit --help)\n"},
+      {{"emit", "a.ll", "b.ll"}, "tanjit: emit takes one FILE, not 'b.ll' too (tanjit --help)\n"},
+      {{"emit", "a.ll", "--", "x"},
+       "tanjit: program arguments (after --) are for run (tanjit --help)\n"},
+      {{"run", "-", "-"},
+       "tanjit: standard input ('-') can be only one FILE (tanjit --help)\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    ck_assert_msg(run_cli(cases[i].args) == 2, "case %zu: %s", i, output);
+    ck_assert_str_eq(output, cases[i].line);
+  }
+}
+END_TEST
+
+/* --x=v and --x v; short options glued or not; unique prefixes. */
+START_TEST(getopt_spellings) {
+  write_file("entry2.ll",
+             "declare i32 @tjtest_triple(i32)\n"
+             "define i32 @start() {\n"
+             "  %r = call i32 @tjtest_triple(i32 5)\n  ret i32 %r\n}\n");
+  char lib_eq[4200];
+  snprintf(lib_eq, sizeof lib_eq, "--lib=%s", getenv("TJTEST_LIB"));
+  const char *equals[] = {"run", "--entry=start", lib_eq, "-O0", "entry2.ll", NULL};
+  ck_assert_int_eq(run_cli(equals), 15);
+  const char *spaced[] = {"run", "entry2.ll", "--ent", "start", "-O", "1", "--lib",
+                          getenv("TJTEST_LIB"), NULL};
+  ck_assert_int_eq(run_cli(spaced), 15);
+  /* -L glued, and a bare soname found there. */
+  char dir[4200];
+  snprintf(dir, sizeof dir, "-L%s", getenv("TJTEST_LIB_DIR"));
+  const char *glued[] = {"run", "entry2.ll", dir, "--entry", "start", "--lib",
+                         "libtjtest.so", NULL};
+  ck_assert_int_eq(run_cli(glued), 15);
+}
+END_TEST
+
+/* Several modules: calls between them link; argv[0] is the first FILE. */
+START_TEST(run_several_modules) {
+  write_file("caller.ll",
+             "declare i32 @times10(i32)\n"
+             "define i32 @main(i32 %argc, ptr %argv) {\n"
+             "  %r = call i32 @times10(i32 %argc)\n  ret i32 %r\n}\n");
+  write_file("callee.ll",
+             "define i32 @times10(i32 %x) {\n  %r = mul i32 %x, 10\n  ret i32 %r\n}\n");
+  const char *args[] = {"run", "caller.ll", "callee.ll", "--", "a", "b", NULL};
+  ck_assert_int_eq(run_cli(args), 30);
+  const char *alone[] = {"run", "caller.ll", NULL};
+  ck_assert_int_eq(run_cli(alone), 1);
+  /* lli's habit, arguments right after the module, is answered. */
+  const char *lli_style[] = {"run", "callee.ll", "40", NULL};
+  ck_assert_int_eq(run_cli(lli_style), 1);
+  ck_assert_str_eq(output, "tanjit: cannot open 40: No such file or directory\n"
+                           "tanjit: hint: every FILE is a module; the program's "
+                           "arguments go after --: tanjit run callee.ll -- 40\n");
+}
+END_TEST
+
+/* '-' reads IR from standard input, within TANJIT_INPUT_LIMIT. */
+START_TEST(stdin_input_with_limit) {
+  write_file("five.ll", "define i32 @main() {\n  ret i32 5\n}\n");
+  const char *args[] = {"run", "-", NULL};
+  ck_assert_int_eq(run_tanjit_cli_stdin(args, "five.ll", output, sizeof output), 5);
+  const char *emit[] = {"emit", "-", NULL};
+  ck_assert_int_eq(run_tanjit_cli_stdin(emit, "five.ll", output, sizeof output), 0);
+  ck_assert_ptr_nonnull(strstr(output, "; ModuleID = '<stdin>'"));
+
+  setenv("TANJIT_INPUT_LIMIT", "16", 1);
+  int rc = run_tanjit_cli_stdin(args, "five.ll", output, sizeof output);
+  setenv("TANJIT_INPUT_LIMIT", "1K", 1);
+  int rc_k = run_tanjit_cli_stdin(args, "five.ll", output + 4096, 4096);
+  unsetenv("TANJIT_INPUT_LIMIT");
+  ck_assert_int_eq(rc, 1);
+  ck_assert_str_eq(output, "tanjit: standard input is larger than 16 bytes "
+                           "(TANJIT_INPUT_LIMIT); save it to a file and pass its path\n");
+  ck_assert_int_eq(rc_k, 5);
+
+  /* The same limit holds for a FILE (the library reads it). */
+  const char *file[] = {"run", "five.ll", NULL};
+  setenv("TANJIT_INPUT_LIMIT", "16", 1);
+  rc = run_cli(file);
+  unsetenv("TANJIT_INPUT_LIMIT");
+  ck_assert_int_eq(rc, 1);
+  ck_assert_msg(strstr(output, "more than the limit of 16"), "%s", output);
+  ck_assert_msg(strstr(output, "\ntanjit: hint: TANJIT_INPUT_LIMIT sets the limit (e.g. "
+                               "TANJIT_INPUT_LIMIT=4G)\n"),
+                "%s", output);
+}
+END_TEST
+
+/* -o - is standard output, not a file named '-'. */
+START_TEST(output_dash_is_stdout) {
+  write_file("seven.ll", "define i32 @seven() {\n  %a = add i32 3, 4\n  ret i32 %a\n}\n");
+  unlink("-");
+  const char *args[] = {"emit", "seven.ll", "-o", "-", NULL};
+  ck_assert_int_eq(run_cli(args), 0);
+  ck_assert_ptr_nonnull(strstr(output, "ret i32 7"));
+  ck_assert_int_ne(access("-", F_OK), 0);
+  const char *to_file[] = {"emit", "seven.ll", "--output=seven.out.ll", NULL};
+  ck_assert_int_eq(run_cli(to_file), 0);
+  ck_assert_str_eq(output, "");
+  ck_assert_int_eq(access("seven.out.ll", F_OK), 0);
+}
+END_TEST
+
+/* C++ by any of its suffixes, through clang++ with libstdc++. */
+START_TEST(cxx_input_compiled) {
+  static const char program[] =
+      "#include <chrono>\n#include <vector>\n"
+      "double __enzyme_fwddiff(void *, ...);\n"
+      "template <typename T> static T cube(T x) { return x * x * x; }\n"
+      "static double f(double x) { return cube(x); }\n"
+      "int main() {\n"
+      "  std::vector<double> v(3, 2.0);\n" /* operator new, from libstdc++ */
+      "  auto t = std::chrono::steady_clock::now();\n"
+      "  (void)t;\n"
+      "  return (int)__enzyme_fwddiff((void *)f, v[1], 1.0);\n" /* 3 x^2 = 12 */
+      "}\n";
+  static const char *const names[] = {"prog.cpp", "prog.cc", "prog.cxx", "prog.C"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    write_file(names[i], program);
+    const char *args[] = {"run", names[i], NULL};
+    ck_assert_msg(run_cli(args) == 12, "%s: %s", names[i], output);
+  }
+}
+END_TEST
+
+/* Library errors with a source location print it first, compiler style:
+ * C gets line tables without being asked. */
+START_TEST(errors_carry_source_location) {
+  write_file("nodiff.c",
+             "double __enzyme_fwddiff(void *, ...);\n"
+             "double unknown(double);\n"
+             "double f(double x) {\n"
+             "  return unknown(x) * 2;\n"
+             "}\n"
+             "int main(void) { return __enzyme_fwddiff((void *)f, 1.0, 1.0) > 0; }\n");
+  const char *args[] = {"run", "nodiff.c", NULL};
+  ck_assert_int_eq(run_cli(args), 1);
+  /* Line and column of the call (`unknown(x)` starts at column 10). */
+  ck_assert_msg(!strncmp(output, "nodiff.c:4:10: error: ", strlen("nodiff.c:4:10: error: ")),
+                "%s", output);
+  ck_assert_ptr_nonnull(strstr(output, "derivative for call to unknown"));
+  ck_assert_ptr_null(strstr(output, " at nodiff.c"));
+
+  write_file("parse.ll", "define i32 @main() {\n  ret i32 %nope\n}\n");
+  const char *parse[] = {"run", "parse.ll", NULL};
+  ck_assert_int_eq(run_cli(parse), 1);
+  static const char parse_line[] =
+      "parse.ll:2:11: error: malformed LLVM IR: use of undefined value '%nope'\n";
+  ck_assert_msg(!strncmp(output, parse_line, strlen(parse_line)), "%s", output);
+}
+END_TEST
+
+/* -g: full debug info from clang; line tables only without it. */
+START_TEST(debug_flag_reaches_clang) {
+  write_file("dbg.c", "int twice(int x) { int y = 2 * x; return y; }\n");
+  const char *plain[] = {"emit", "dbg.c", "-O0", NULL};
+  ck_assert_int_eq(run_cli(plain), 0);
+  ck_assert_ptr_nonnull(strstr(output, "!DILocation(line: 1"));
+  ck_assert_ptr_null(strstr(output, "DILocalVariable"));
+  const char *full[] = {"emit", "dbg.c", "-O0", "-g", NULL};
+  ck_assert_int_eq(run_cli(full), 0);
+  ck_assert_ptr_nonnull(strstr(output, "!DILocalVariable(name: \"y\""));
+}
+END_TEST
+
+/* A clang that cannot start is named, with the way to name another. */
+START_TEST(missing_clang_is_named) {
+  write_file("any.c", "int main(void) { return 0; }\n");
+  setenv("TANJIT_CLANG", "/nonexistent/clang", 1);
+  const char *args[] = {"run", "any.c", NULL};
+  int rc = run_cli(args);
+  unsetenv("TANJIT_CLANG");
+  ck_assert_int_eq(rc, 1);
+  ck_assert_str_eq(output, "tanjit: cannot run /nonexistent/clang to compile any.c: "
+                           "No such file or directory (TANJIT_CLANG names another)\n");
+}
+END_TEST
+
+/* Unresolved CUDA calls hint at libcuda and the simulator; others at --lib. */
+START_TEST(unresolved_externals_hint) {
+  write_file("cuda.ll",
+             "declare i32 @cuInit(i32)\ndeclare i32 @cuDeviceGet(ptr, i32)\n"
+             "declare i32 @cuCtxCreate_v2(ptr, i32, i32)\n"
+             "declare i32 @cuMemAlloc_v2(ptr, i64)\n"
+             "define i32 @main() {\n"
+             "  %a = call i32 @cuInit(i32 0)\n"
+             "  %b = call i32 @cuDeviceGet(ptr null, i32 0)\n"
+             "  %c = call i32 @cuCtxCreate_v2(ptr null, i32 0, i32 0)\n"
+             "  %d = call i32 @cuMemAlloc_v2(ptr null, i64 8)\n"
+             "  ret i32 %a\n}\n");
+  const char *args[] = {"run", "cuda.ll", NULL};
+  ck_assert_int_eq(run_cli(args), 1);
+  char hint[4300];
+  snprintf(hint, sizeof hint,
+           " and others: pass --lib libcuda.so.1 (add -L %s for tanjit's CUDA "
+           "simulator)\n",
+           getenv("CUDASIM_DIR"));
+  ck_assert_msg(strstr(output, "\ntanjit: hint: CUDA driver calls cu"), "%s", output);
+  ck_assert_msg(strstr(output, hint), "%s", output);
+  ck_assert_ptr_null(strstr(output, "--lazy"));
+
+  /* A renamed ccall whose library is not found: -L, and where the simulator is. */
+  write_file("renamed_cuda.ll",
+             "declare i32 @\"ejlstr$cuInit$libcuda.so.1\"(i32)\n"
+             "define i32 @main() {\n"
+             "  %a = call i32 @\"ejlstr$cuInit$libcuda.so.1\"(i32 0)\n  ret i32 %a\n}\n");
+  const char *renamed[] = {"run", "renamed_cuda.ll", NULL};
+  ck_assert_int_eq(run_cli(renamed), 1);
+  snprintf(hint, sizeof hint,
+           "\ntanjit: hint: -L DIR searches DIR for libcuda.so.1 (add -L %s for "
+           "tanjit's CUDA simulator)\n",
+           getenv("CUDASIM_DIR"));
+  ck_assert_msg(strstr(output, hint), "%s", output);
+
+  write_file("host.ll",
+             "declare i32 @host_scale(i32)\n"
+             "define i32 @main() {\n"
+             "  %a = call i32 @host_scale(i32 2)\n  ret i32 %a\n}\n");
+  const char *host[] = {"run", "host.ll", NULL};
+  ck_assert_int_eq(run_cli(host), 1);
+  ck_assert_msg(strstr(output, "\ntanjit: hint: host_scale is defined in no module, "
+                               "--lib library or the process: pass --lib LIB for the "
+                               "library that defines it (-L DIR to search DIR for a "
+                               "bare soname), or --lazy to fail only if it is called\n"),
+                "%s", output);
+}
+END_TEST
+
+START_TEST(version_names_tanjit_and_llvm) {
+  const char *args[] = {"--version", NULL};
+  ck_assert_int_eq(run_cli(args), 0);
+  ck_assert_str_eq(output, "tanjit " TANJIT_TEST_VERSION " (LLVM " TANJIT_TEST_LLVM_VERSION
+                           ")\n");
 }
 END_TEST
 
@@ -172,10 +441,27 @@ END_TEST
 START_TEST(help_lists_every_option) {
   const char *args[] = {"--help", NULL};
   ck_assert_int_eq(run_cli(args), 0);
-  const char *options[] = {"run", "emit", "--entry", "--lib", "-L", "-O",
-                           "--lazy", "--stats", "-o", "-Xclang-arg"};
+  const char *options[] = {"run", "emit", "--entry=NAME", "--lib=LIB", "-L DIR", "-O N",
+                           "--lazy", "--stats", "-g ", "-Xclang-arg ARG",
+                           "-o, --output=OUT", "--help", "--version", "TANJIT_CLANG",
+                           "TANJIT_INPUT_LIMIT", ".cpp", "'-'"};
   for (size_t i = 0; i < sizeof options / sizeof *options; i++)
     ck_assert_msg(strstr(output, options[i]), "--help lacks %s", options[i]);
+  /* Short: one screen, no line past 80 columns. */
+  int lines = 0;
+  for (const char *p = output; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    ck_assert_msg(len <= 80, "--help line longer than 80: %.*s", (int)len, p);
+    lines++;
+    p += len + (nl != NULL);
+  }
+  ck_assert_int_le(lines, 32);
+  const char *in_command[] = {"run", "x.ll", "--help", NULL};
+  static char first[sizeof output];
+  strcpy(first, output);
+  ck_assert_int_eq(run_cli(in_command), 0);
+  ck_assert_str_eq(output, first);
 }
 END_TEST
 
@@ -196,6 +482,17 @@ int main(void) {
   tcase_add_test(tc, stats_line_counts_requests);
   tcase_add_test(tc, help_lists_every_option);
   tcase_add_test(tc, request_errors_say_what_to_do);
+  tcase_add_test(tc, usage_errors_suggest);
+  tcase_add_test(tc, getopt_spellings);
+  tcase_add_test(tc, run_several_modules);
+  tcase_add_test(tc, stdin_input_with_limit);
+  tcase_add_test(tc, output_dash_is_stdout);
+  tcase_add_test(tc, cxx_input_compiled);
+  tcase_add_test(tc, errors_carry_source_location);
+  tcase_add_test(tc, debug_flag_reaches_clang);
+  tcase_add_test(tc, missing_clang_is_named);
+  tcase_add_test(tc, unresolved_externals_hint);
+  tcase_add_test(tc, version_names_tanjit_and_llvm);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
