@@ -2,7 +2,8 @@
  * tanjit: the command-line front end, a thin user of the public API.
  *
  *   tanjit run  FILE [--entry NAME] [--lib LIB]... [-L DIR]... [-O N] [--lazy]
- *                    [--stats] [-Xclang-arg ARG]... [-- ARGS...]
+ *                    [--stats] [--cache-dir DIR | --no-cache]
+ *                    [-Xclang-arg ARG]... [-- ARGS...]
  *   tanjit emit FILE [-L DIR]... [-O N] [--stats] [-Xclang-arg ARG]... [-o OUT]
  *
  * FILE is LLVM IR (.ll text or .bc bitcode, told apart by content) or C
@@ -49,17 +50,24 @@ static const char usage[] =
     "  --stats           print what compiling cost to standard error at the\n"
     "                    end: time differentiating, optimizing, generating\n"
     "                    code, and differentiate / (optimize + codegen)\n"
+    "  --cache-dir DIR   run: keep compiled code in DIR and reuse it in later\n"
+    "                    runs (default: $TANJIT_CACHE_DIR, else\n"
+    "                    $XDG_CACHE_HOME/tanjit, else ~/.cache/tanjit)\n"
+    "  --no-cache        run: neither read nor write the object cache\n"
     "  -Xclang-arg ARG   pass ARG to clang when FILE is C (repeatable)\n"
     "  -o OUT            emit: write to OUT instead of standard output\n"
     "  -h, --help        this text\n"
     "\n"
-    "environment: TANJIT_CLANG overrides the clang used for .c files.\n";
+    "environment: TANJIT_CLANG overrides the clang used for .c files;\n"
+    "TANJIT_CACHE_DIR names the object cache's directory.\n";
 
 typedef struct cli {
   const char *command, *file, *entry, *out;
   const char *libs[MAX_LIST], *dirs[MAX_LIST + 1], *clang_args[MAX_LIST];
   int n_libs, n_dirs, n_clang_args;
   int opt_level, lazy, stats;
+  const char *cache_dir; /* --cache-dir */
+  int no_cache;          /* --no-cache */
   char **program_args;
   int n_program_args;
 } cli;
@@ -77,7 +85,7 @@ static int fail_usage(const char *fmt, const char *arg) {
 enum { RUN = 1, EMIT = 2 };
 typedef enum option_id {
   OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_STATS, OPT_CLANG_ARG,
-  OPT_OUT
+  OPT_OUT, OPT_CACHE_DIR, OPT_NO_CACHE
 } option_id;
 typedef struct option {
   const char *name;
@@ -95,6 +103,8 @@ static const option options[] = {
     {"--stats", OPT_STATS, RUN | EMIT, 0, 0},
     {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
     {"-o", OPT_OUT, EMIT, 1, 0},
+    {"--cache-dir", OPT_CACHE_DIR, RUN, 1, 0},
+    {"--no-cache", OPT_NO_CACHE, RUN, 0, 0},
 };
 
 static const option *find_option(const char *arg, const char **glued) {
@@ -137,6 +147,12 @@ static int apply_option(cli *c, const option *o, const char *value) {
     return 0;
   case OPT_STATS:
     c->stats = 1;
+    return 0;
+  case OPT_CACHE_DIR:
+    c->cache_dir = value;
+    return 0;
+  case OPT_NO_CACHE:
+    c->no_cache = 1;
     return 0;
   case OPT_LEVEL: {
     char *end;
@@ -395,7 +411,41 @@ static void print_stats(tanjit_session *s) {
   if (compile > 0)
     fprintf(stderr, "; differentiate / (optimize + codegen) = %.3f",
             st.differentiate_seconds / compile);
+  if (st.cache_hits || st.cache_misses || st.cache_errors)
+    fprintf(stderr, "; object cache: %lu hit%s, %lu miss%s, %lu error%s",
+            st.cache_hits, st.cache_hits == 1 ? "" : "s", st.cache_misses,
+            st.cache_misses == 1 ? "" : "es", st.cache_errors,
+            st.cache_errors == 1 ? "" : "s");
   fputc('\n', stderr);
+}
+
+/*
+ * The object cache's directory for `run`: --no-cache, none; --cache-dir;
+ * $TANJIT_CACHE_DIR; $XDG_CACHE_HOME/tanjit; ~/.cache/tanjit (XDG's base
+ * directory rules: a relative XDG_CACHE_HOME is ignored).  NULL: none.
+ * Caller frees.
+ */
+static char *cache_dir_for(const cli *c) {
+  if (c->no_cache || strcmp(c->command, "run") != 0)
+    return NULL;
+  if (c->cache_dir)
+    return *c->cache_dir ? strdup(c->cache_dir) : NULL;
+  const char *env = getenv("TANJIT_CACHE_DIR");
+  if (env)
+    return *env ? strdup(env) : NULL; /* set but empty: off */
+  const char *base = getenv("XDG_CACHE_HOME"), *tail = "/tanjit";
+  if (!base || base[0] != '/') {
+    base = getenv("HOME");
+    tail = "/.cache/tanjit";
+  }
+  if (!base || base[0] != '/')
+    return NULL;
+  char *dir = malloc(strlen(base) + strlen(tail) + 1);
+  if (dir) {
+    strcpy(dir, base);
+    strcat(dir, tail);
+  }
+  return dir;
 }
 
 int main(int argc, char **argv) {
@@ -413,8 +463,11 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
+  char *cache_dir = cache_dir_for(&c);
+  opts.cache_dir = cache_dir;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
+  free(cache_dir); /* the session keeps its own copy */
   if (!s) {
     rc = report(err);
   } else {

@@ -14,6 +14,7 @@
  *   diagnostics.c LLVM's diagnostics: errors fail the operation, warnings
  *                are kept for tanjit_session_warning
  *   big_stack.c  LLVM's recursive work on a thread with a large stack
+ *   cache.c      the persistent object cache (cache.h)
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -26,6 +27,7 @@
 #include "ad/ad.h"
 #include "common/error.h"
 #include "common/strmap.h"
+#include "jit/cache.h"
 #include "jit/llvm_compat.h"
 
 typedef struct jit_resolver jit_resolver;
@@ -44,6 +46,7 @@ typedef struct jit_module {
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
+  int cache_policy;           /* JIT_CACHE_* (cache.h) */
 } jit_module;
 
 struct tanjit_session {
@@ -85,6 +88,7 @@ struct tanjit_session {
   char **warnings;
   size_t n_warnings, cap_warnings;
   unsigned long dropped_warnings;
+  jit_cache *cache;          /* the object cache, or NULL (cache.c) */
 };
 
 /* session.c */
@@ -181,6 +185,10 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
  * `own`.  1 when views were linked, 0 when none were needed, -1 on error. */
 int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
                                 strmap *own, tanjit_error **err);
+/* Whether jit_link_views_for_requests would link views into m now. */
+int jit_views_needed(tanjit_session *s, LLVMModuleRef m);
+/* Whether the last transform on this thread linked views (transform.c). */
+extern _Thread_local int jit_thread_linked_views;
 /* After differentiation: the views' functions become declarations again
  * (calls go to the compiled originals); `own` as filled above. */
 void jit_unlink_views(LLVMModuleRef m, const strmap *own);
