@@ -18,6 +18,9 @@
 #include "../unit/check_main.h"
 #include "tanjit/tanjit.h"
 
+/* Paths here are short names under /tmp; GCC cannot know it. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
 /* f(x) = sin(x*x) * K + exp(x); df its derivative through a request. */
 static char *request_module(double k) {
   static const char fmt[] =
@@ -59,7 +62,7 @@ static char *plain_module(double c) {
   return text;
 }
 
-static char cache_dir[256];
+static char cache_dir[512];
 
 static void make_cache_dir(void) {
   snprintf(cache_dir, sizeof cache_dir, "/tmp/tanjit-cache-test-XXXXXX");
@@ -305,7 +308,7 @@ START_TEST(unwritable_cache_is_a_warning) {
   int fd = mkstemp(cache_dir);
   ck_assert_int_ge(fd, 0);
   close(fd);
-  char file[256];
+  char file[512];
   snprintf(file, sizeof file, "%s", cache_dir);
   strncat(cache_dir, "/sub", sizeof cache_dir - strlen(cache_dir) - 1);
   tanjit_stats st;
@@ -373,15 +376,16 @@ END_TEST
 
 /* The CLI twice on one file and one cache: the same output, the second
  * reporting a hit. */
-static char *run_cli(const char *file, char *stats_line, size_t cap) {
+static char *run_cli_with(const char *env, const char *flags, const char *file,
+                          char *stats_line, size_t cap) {
   const char *exe = getenv("TANJIT_EXE");
   ck_assert_ptr_nonnull(exe);
   char cmd[1024], errfile[] = "/tmp/tanjit-cache-cli-XXXXXX";
   int fd = mkstemp(errfile);
   ck_assert_int_ge(fd, 0);
   close(fd);
-  snprintf(cmd, sizeof cmd, "'%s' run '%s' --cache-dir '%s' --stats 2>'%s'", exe,
-           file, cache_dir, errfile);
+  snprintf(cmd, sizeof cmd, "env -u TANJIT_CACHE_DIR %s '%s' run '%s' %s --stats 2>'%s'",
+           env, exe, file, flags, errfile);
   FILE *p = popen(cmd, "r");
   ck_assert_ptr_nonnull(p);
   char *out = calloc(1, 256);
@@ -399,10 +403,13 @@ static char *run_cli(const char *file, char *stats_line, size_t cap) {
   return out;
 }
 
-START_TEST(cli_second_process_hits) {
-  make_cache_dir();
-  char file[300];
-  snprintf(file, sizeof file, "%s.ll", cache_dir);
+static char *run_cli(const char *file, char *stats_line, size_t cap) {
+  char flags[600];
+  snprintf(flags, sizeof flags, "--cache-dir '%s'", cache_dir);
+  return run_cli_with("", flags, file, stats_line, cap);
+}
+
+static void write_program(const char *file) {
   FILE *f = fopen(file, "w");
   ck_assert_ptr_nonnull(f);
   char *text = request_module(3.0);
@@ -416,6 +423,42 @@ START_TEST(cli_second_process_hits) {
         "  ret i32 0\n}\n",
         f);
   fclose(f);
+}
+
+/* Without --cache-dir the CLI uses $XDG_CACHE_HOME/tanjit; --no-cache
+ * neither reads nor writes it. */
+START_TEST(cli_default_directory_and_no_cache) {
+  make_cache_dir();
+  char file[600], env[600], err[1024];
+  snprintf(file, sizeof file, "%s.ll", cache_dir);
+  write_program(file);
+  snprintf(env, sizeof env, "XDG_CACHE_HOME='%s'", cache_dir);
+  free(run_cli_with(env, "--no-cache", file, err, sizeof err));
+  ck_assert_msg(!strstr(err, "object cache"), "%s", err);
+  char sub[400];
+  snprintf(sub, sizeof sub, "%s/tanjit", cache_dir);
+  struct stat sb;
+  ck_assert_int_ne(stat(sub, &sb), 0); /* nothing written */
+  free(run_cli_with(env, "", file, err, sizeof err));
+  ck_assert_msg(strstr(err, "object cache: 0 hits, 1 miss"), "%s", err);
+  free(run_cli_with(env, "", file, err, sizeof err));
+  ck_assert_msg(strstr(err, "object cache: 1 hit, 0 misses"), "%s", err);
+  char saved[512];
+  snprintf(saved, sizeof saved, "%s", cache_dir);
+  snprintf(cache_dir, sizeof cache_dir, "%s", sub);
+  ck_assert_int_eq(entries(NULL, 0), 1);
+  remove_cache_dir();
+  snprintf(cache_dir, sizeof cache_dir, "%s", saved);
+  remove_cache_dir();
+  unlink(file);
+}
+END_TEST
+
+START_TEST(cli_second_process_hits) {
+  make_cache_dir();
+  char file[600];
+  snprintf(file, sizeof file, "%s.ll", cache_dir);
+  write_program(file);
   char err1[1024], err2[1024];
   char *cold = run_cli(file, err1, sizeof err1);
   char *warm = run_cli(file, err2, sizeof err2);
@@ -443,6 +486,7 @@ int main(void) {
   tcase_add_test(tc, unwritable_cache_is_a_warning);
   tcase_add_test(tc, size_bound_evicts_least_recently_used);
   tcase_add_test(tc, cli_second_process_hits);
+  tcase_add_test(tc, cli_default_directory_and_no_cache);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
