@@ -373,6 +373,11 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol) {
   for (size_t i = 0; i < s->n_modules; i++)
     if (s->modules[i].id == id)
       rec = &s->modules[i];
+  if (!rec) { /* (cannot happen under jit_lock: kept for safety) */
+    jit_session_unlock(s);
+    LLVMDisposeMemoryBuffer(obj);
+    return;
+  }
   LLVMOrcResourceTrackerRef old = rec->tracker;
   rec->tracker = LLVMOrcJITDylibCreateResourceTracker(s->main_jd);
   rec->pending = NULL;

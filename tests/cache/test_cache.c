@@ -156,6 +156,22 @@ START_TEST(second_session_hits_with_identical_results) {
   ck_assert_uint_eq(st.modules, 0); /* nothing was transformed */
   ck_assert_msg(same_bits(cold, warm), "cold %.17g, warm %.17g", cold, warm);
     ck_assert_double_eq_tol(warm, expected_df(3.0, 0.7), 1e-9);
+  /* a run-time derivative of a function whose module came from the cache
+   * is made from the module's pristine copy (not cached itself) */
+  tanjit_session *s = open_session(2, 0);
+  char *text = request_module(3.0);
+  load(s, text);
+  free(text);
+  call1(s, "df", 0.7);
+  tanjit_activity dup = TANJIT_DUP;
+  tanjit_error *err = NULL;
+  double (*dfx)(double, double) =
+      (double (*)(double, double))tanjit_fwddiff(s, "f", &dup, 1, 1, &err);
+  ck_assert_msg(dfx, "%s", err ? tanjit_error_message(err) : "");
+  ck_assert_double_eq_tol(dfx(0.7, 1.0), expected_df(3.0, 0.7), 1e-12);
+  tanjit_session_stats(s, &st);
+  ck_assert_uint_eq(st.cache_hits, 1);
+  tanjit_session_free(s);
   remove_cache_dir();
 }
 END_TEST
