@@ -5,6 +5,7 @@
  *                    [--stats] [--cache-dir DIR | --no-cache]
  *                    [-Xclang-arg ARG]... [-- ARGS...]
  *   tanjit emit FILE [-L DIR]... [-O N] [--stats] [-Xclang-arg ARG]... [-o OUT]
+ *   (both also take --trust-bitcode)
  *
  * FILE is LLVM IR (.ll text or .bc bitcode, told apart by content) or C
  * (.c), which is compiled to IR by the clang matching tanjit's LLVM.
@@ -50,6 +51,8 @@ static const char usage[] =
     "  --stats           print what compiling cost to standard error at the\n"
     "                    end: time differentiating, optimizing, generating\n"
     "                    code, and differentiate / (optimize + codegen)\n"
+    "  --trust-bitcode   parse .bc input in this process instead of in the\n"
+    "                    sandboxed reader (only for bitcode you produced)\n"
     "  --cache-dir DIR   run: keep compiled code in DIR and reuse it in later\n"
     "                    runs (default: $TANJIT_CACHE_DIR, else\n"
     "                    $XDG_CACHE_HOME/tanjit, else ~/.cache/tanjit)\n"
@@ -65,7 +68,7 @@ typedef struct cli {
   const char *command, *file, *entry, *out;
   const char *libs[MAX_LIST], *dirs[MAX_LIST + 1], *clang_args[MAX_LIST];
   int n_libs, n_dirs, n_clang_args;
-  int opt_level, lazy, stats;
+  int opt_level, lazy, stats, trust_bitcode;
   const char *cache_dir; /* --cache-dir */
   int no_cache;          /* --no-cache */
   char **program_args;
@@ -85,7 +88,7 @@ static int fail_usage(const char *fmt, const char *arg) {
 enum { RUN = 1, EMIT = 2 };
 typedef enum option_id {
   OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_STATS, OPT_CLANG_ARG,
-  OPT_OUT, OPT_CACHE_DIR, OPT_NO_CACHE
+  OPT_OUT, OPT_TRUST_BITCODE, OPT_CACHE_DIR, OPT_NO_CACHE
 } option_id;
 typedef struct option {
   const char *name;
@@ -103,6 +106,7 @@ static const option options[] = {
     {"--stats", OPT_STATS, RUN | EMIT, 0, 0},
     {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
     {"-o", OPT_OUT, EMIT, 1, 0},
+    {"--trust-bitcode", OPT_TRUST_BITCODE, RUN | EMIT, 0, 0},
     {"--cache-dir", OPT_CACHE_DIR, RUN, 1, 0},
     {"--no-cache", OPT_NO_CACHE, RUN, 0, 0},
 };
@@ -153,6 +157,9 @@ static int apply_option(cli *c, const option *o, const char *value) {
     return 0;
   case OPT_NO_CACHE:
     c->no_cache = 1;
+    return 0;
+  case OPT_TRUST_BITCODE:
+    c->trust_bitcode = 1;
     return 0;
   case OPT_LEVEL: {
     char *end;
@@ -463,6 +470,8 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
+  /* Bitcode clang just wrote for a .c FILE comes from LLVM's own writer. */
+  opts.trust_bitcode = c.trust_bitcode || compiled != NULL;
   char *cache_dir = cache_dir_for(&c);
   opts.cache_dir = cache_dir;
   tanjit_error *err = NULL;
