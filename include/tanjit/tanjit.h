@@ -144,9 +144,19 @@ typedef struct tanjit_options {
   /* Appends each compiled function to /tmp/perf-<pid>.map, which `perf
    * report` reads to name JIT code (implies the registration above). */
   int perf_map;
+  /* The persistent object cache: compiled modules are kept as object files
+   * in this directory (created when needed) and reused by later sessions
+   * and processes; NULL: no cache.  A cache that fails (unwritable, full)
+   * never fails a load: it is a session warning.  See README "Object
+   * cache" for what is cached and what keys it. */
+  const char *cache_dir;
+  /* The cache directory's size bound, least recently used entries deleted
+   * first; 0: TANJIT_DEFAULT_CACHE_BYTES. */
+  size_t cache_max_bytes;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */
+#define TANJIT_DEFAULT_CACHE_BYTES ((size_t)1 << 30)     /* 1 GiB */
 
 /* Fills *opts with the defaults (O2, strict binding, no directories) and
  * sets struct_size.  A macro, so struct_size is the caller's sizeof. */
@@ -258,6 +268,14 @@ typedef struct tanjit_stats {
   double differentiate_seconds; /* the engine: requests, derivatives */
   double optimize_seconds;      /* the default<O{level}> pipeline */
   double codegen_seconds;       /* optimized IR to object code */
+  /* The object cache (tanjit_options.cache_dir): modules added from it, */
+  unsigned long cache_hits;
+  /* cacheable modules compiled (and stored), */
+  unsigned long cache_misses;
+  /* entries deleted to keep the size bound, and failures (each also a
+   * session warning: an entry ignored as invalid, a write that failed). */
+  unsigned long cache_evictions;
+  unsigned long cache_errors;
 } tanjit_stats;
 
 /* Copies the session's totals into *out.  Safe from any thread. */

@@ -25,6 +25,8 @@ enum {
   OPT_CLANG_ARG,
   OPT_VERSION,
   OPT_TRUST_BITCODE,
+  OPT_CACHE_DIR,
+  OPT_NO_CACHE,
 };
 
 typedef struct cli_option {
@@ -51,6 +53,10 @@ static const cli_option options[] = {
      "print compile costs to stderr at the end", 0},
     {"trust-bitcode", 0, OPT_TRUST_BITCODE, CLI_RUN | CLI_EMIT, NULL,
      "read .bc in this process, not the sandboxed reader", 0},
+    {"cache-dir", 0, OPT_CACHE_DIR, CLI_RUN, "DIR",
+     "keep compiled code in DIR (default ~/.cache/tanjit)", 0},
+    {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
+     "neither read nor write the object cache", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -275,6 +281,12 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     return 0;
   case OPT_STATS:
     c->stats = 1;
+    return 0;
+  case OPT_CACHE_DIR:
+    c->cache_dir = value;
+    return 0;
+  case OPT_NO_CACHE:
+    c->no_cache = 1;
     return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;

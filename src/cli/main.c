@@ -134,7 +134,38 @@ static void print_stats(tanjit_session *s) {
   if (compile > 0)
     fprintf(stderr, "; differentiate / (optimize + codegen) = %.3f",
             st.differentiate_seconds / compile);
+  if (st.cache_hits || st.cache_misses || st.cache_errors)
+    fprintf(stderr, "; object cache: %lu hit%s, %lu miss%s, %lu error%s",
+            st.cache_hits, st.cache_hits == 1 ? "" : "s", st.cache_misses,
+            st.cache_misses == 1 ? "" : "es", st.cache_errors,
+            st.cache_errors == 1 ? "" : "s");
   fputc('\n', stderr);
+}
+
+/* The object cache's directory for `run`: --no-cache, none; --cache-dir;
+ * $TANJIT_CACHE_DIR (set but empty: none); $XDG_CACHE_HOME/tanjit;
+ * ~/.cache/tanjit (XDG's default).  Returned string is the caller's. */
+static char *cache_dir_for(const cli_args *c) {
+  if (c->no_cache || c->command != CLI_RUN)
+    return NULL;
+  if (c->cache_dir)
+    return *c->cache_dir ? strdup(c->cache_dir) : NULL;
+  const char *env = getenv("TANJIT_CACHE_DIR");
+  if (env)
+    return *env ? strdup(env) : NULL;
+  const char *base = getenv("XDG_CACHE_HOME"), *tail = "/tanjit";
+  if (!base || base[0] != '/') {
+    base = getenv("HOME");
+    tail = "/.cache/tanjit";
+  }
+  if (!base || base[0] != '/')
+    return NULL;
+  char *dir = malloc(strlen(base) + strlen(tail) + 1);
+  if (dir) {
+    strcpy(dir, base);
+    strcat(dir, tail);
+  }
+  return dir;
 }
 
 int main(int argc, char **argv) {
@@ -156,8 +187,11 @@ int main(int argc, char **argv) {
   opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
   opts.perf_map = c.debug;
   opts.trust_bitcode = c.trust_bitcode;
+  char *cache_dir = cache_dir_for(&c);
+  opts.cache_dir = cache_dir;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
+  free(cache_dir); /* the session keeps its own copy */
   if (!s) {
     rc = cli_report(err, &c);
   } else {

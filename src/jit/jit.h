@@ -17,6 +17,7 @@
  *   host.c       host symbols (tanjit_define_symbol), rules by address
  *   unload.c     tanjit_unload: a module, what was compiled against it
  *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
+ *   cache.c      the persistent object cache (cache.h)
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -29,6 +30,7 @@
 #include "ad/ad.h"
 #include "common/error.h"
 #include "common/strmap.h"
+#include "jit/cache.h"
 #include "jit/llvm_compat.h"
 
 typedef struct jit_resolver jit_resolver;
@@ -54,6 +56,7 @@ typedef struct jit_module {
   /* its requests were differentiated through views of the modules with ids
    * up to this one (0: none), whose code its derivatives may hold */
   unsigned long views_upto;
+  int cache_policy;           /* JIT_CACHE_* (cache.h) */
 } jit_module;
 
 struct tanjit_session {
@@ -99,6 +102,7 @@ struct tanjit_session {
   char *bitcode_checker;     /* the helper's path, or NULL: searched */
   strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
   int debug_info, perf_map;  /* the options of the same names */
+  jit_cache *cache;          /* the object cache, or NULL (cache.c) */
 };
 
 /* session.c */
@@ -248,6 +252,10 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
  * `own`.  1 when views were linked, 0 when none were needed, -1 on error. */
 int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
                                 strmap *own, tanjit_error **err);
+/* Whether jit_link_views_for_requests would link views into m now. */
+int jit_views_needed(tanjit_session *s, LLVMModuleRef m);
+/* Whether the last transform on this thread linked views (transform.c). */
+extern _Thread_local int jit_thread_linked_views;
 /* After differentiation: the views' functions become declarations again
  * (calls go to the compiled originals); `own` as filled above. */
 void jit_unlink_views(LLVMModuleRef m, const strmap *own);

@@ -190,6 +190,9 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->trust_bitcode = opts->trust_bitcode != 0;
   if ((opts->bitcode_checker &&
        !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
+      (opts->cache_dir && *opts->cache_dir &&
+       !(s->cache = jit_cache_new(opts->cache_dir, opts->cache_max_bytes,
+                                  s->opt_level, (int)s->binding))) ||
       copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
@@ -270,6 +273,7 @@ void tanjit_session_free(tanjit_session *s) {
   free(s->bitcode_checker);
   strmap_free(&s->derivatives);
   strmap_free(&s->declared_functions);
+  jit_cache_free(s->cache);
   for (size_t i = 0; i < s->n_warnings; i++)
     free(s->warnings[i]);
   free(s->warnings);
@@ -298,7 +302,12 @@ int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_register_fwd_rule of %s: unknown flags 0x%x", function,
                    flags);
-  return ad_engine_register_rule(s->ad, function, derivative, flags, err);
+  if (ad_engine_register_rule(s->ad, function, derivative, flags, err))
+    return -1;
+  jit_session_lock(s);
+  jit_cache_note_rule(s->cache, function, derivative, flags);
+  jit_session_unlock(s);
+  return 0;
 }
 
 /* The names a module defines for others: what a lookup can ask it for. */
@@ -486,6 +495,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   }
   rec.pending = m;
   rec.generated = generated;
+  rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
 
   LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(c);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
@@ -520,8 +530,13 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   }
   rec.id = id;
   rec.tracker = LLVMOrcJITDylibCreateResourceTracker(s->main_jd);
-  /* Takes tsm, even on failure. */
-  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
+  LLVMErrorRef e = NULL;
+  if (jit_cache_add_hit(s, &rec)) { /* its object is in: the IR is not needed */
+    LLVMOrcDisposeThreadSafeModule(tsm);
+    rec.pending = NULL;
+  } else { /* Takes tsm, even on failure. */
+    e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
+  }
   if (e) {
     jit_session_lock(s);
     jit_forget_function_declarations(s, &rec);
@@ -672,6 +687,7 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   jit_frontend_lookup = symbol;
   if (!outer) {
     s->n_compiled_in_lookup = 0;
+    jit_cache_swap_for_lookup(s, symbol);
     memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
   }
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);

@@ -26,6 +26,8 @@
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
+_Thread_local int jit_thread_linked_views;
+
 static double seconds_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -74,6 +76,7 @@ void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err) {
   codegen_started = 0;
+  jit_cache_forget_expected(); /* a previous module's codegen failed */
   /* From here to the object layer's callback (codegen), an error
    * diagnostic on this thread is this module's. */
   jit_clear_diagnostic_errors();
@@ -100,6 +103,7 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   jit_session_lock(s);
   jit_thread_views_upto = views > 0 ? s->next_module_id : 0;
   jit_session_unlock(s);
+  jit_thread_linked_views = views > 0;
   int rc = views < 0 ? -1 : ad_transform_module(s->ad, m, err);
   if (views > 0 && rc == 0)
     jit_unlink_views(m, &own);
@@ -149,6 +153,7 @@ struct transform_job {
 static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   struct transform_job *job = ctx;
   if (jit_transform_module(job->session, m, &job->error) == 0) {
+    jit_cache_expect_object(job->session, m); /* before the record forgets m */
     jit_note_transform_result(job->session, m, NULL);
     return NULL;
   }
@@ -182,8 +187,11 @@ static LLVMErrorRef note_object(void *ctx, LLVMMemoryBufferRef *obj) {
     codegen_started = 0;
   }
   char *diagnosed = jit_take_diagnostic_errors();
-  if (!diagnosed)
+  if (!diagnosed) {
+    jit_cache_note_object(ctx, *obj);
     return NULL;
+  }
+  jit_cache_forget_expected();
   strbuf msg;
   sb_init(&msg);
   sb_printf(&msg, "code generation failed: %s", diagnosed);

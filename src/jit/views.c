@@ -266,8 +266,14 @@ static int other_modules(tanjit_session *s, LLVMModuleRef m) {
 
 static const char anchor_name[] = "tanjit.view_indirect_targets";
 
+int jit_views_needed(tanjit_session *s, LLVMModuleRef m) {
+  return (has_indirect_call(m) && other_modules(s, m)) ||
+         calls_into_other_modules(s, m);
+}
+
 int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
                                 strmap *own, tanjit_error **err) {
+  /* (the same question as jit_views_needed: the object cache keys on it) */
   int indirect = has_indirect_call(m) && other_modules(s, m);
   if (!indirect && !calls_into_other_modules(s, m))
     return 0;
