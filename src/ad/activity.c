@@ -34,6 +34,7 @@
  * off, for measuring what it saves: every integer instruction and every
  * alloca is assumed to carry a derivative, as without activity analysis.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,15 +49,20 @@ typedef struct activity_state {
   int oom;
 } activity_state;
 
-/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once;
- * a race between first readers only reads the environment twice. */
+/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once
+ * per process; pthread_once orders the write before every reader (sessions
+ * transform on several threads: a plain cached int is a data race). */
+static pthread_once_t activity_mode_once = PTHREAD_ONCE_INIT;
+static int activity_mode;
+
+static void read_activity_mode(void) {
+  const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
+  activity_mode = v && *v && strcmp(v, "0") != 0;
+}
+
 int ad_activity_disabled(void) {
-  static volatile int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
-    mode = v && *v && strcmp(v, "0") != 0;
-  }
-  return mode;
+  pthread_once(&activity_mode_once, read_activity_mode);
+  return activity_mode;
 }
 
 static int is_integer_valued(LLVMTypeRef t) {

@@ -1,6 +1,7 @@
 /*
  * One session, eight threads: loads, lookups of shared and private modules,
- * and failed lookups, all at once.  Run under ThreadSanitizer or Helgrind to
+ * and failed lookups, all at once; and sessions of their own on several
+ * threads differentiating at once.  Run under ThreadSanitizer or Helgrind to
  * check for races; here every result is checked by value.
  */
 #include <check.h>
@@ -67,11 +68,65 @@ START_TEST(eight_threads_share_a_session) {
 }
 END_TEST
 
+/* Sessions of their own on several threads, differentiating at the same
+ * moment: what the engine caches per process (the activity-analysis
+ * switch read from the environment) is read and set by all of them at
+ * once.  ThreadSanitizer reports a plain cached int here. */
+#define DIFF_THREADS 4
+static pthread_barrier_t diff_start;
+
+static void *differentiating_worker(void *arg) {
+  intptr_t id = (intptr_t)arg;
+  char ir[1024];
+  snprintf(ir, sizeof ir,
+           "declare double @__enzyme_fwddiff(ptr, ...)\n"
+           "define double @cube(double %%x) {\n"
+           "  %%s = fmul double %%x, %%x\n  %%c = fmul double %%s, %%x\n"
+           "  %%r = fmul double %%c, %ld.0\n  ret double %%r\n}\n"
+           "define double @dcube(double %%x) {\n"
+           "  %%d = call double (ptr, ...) @__enzyme_fwddiff(ptr @cube, "
+           "double %%x, double 1.0)\n  ret double %%d\n}\n",
+           (long)id + 1);
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(NULL, &err);
+  if (!s)
+    return (void *)1;
+  pthread_barrier_wait(&diff_start);
+  void *result = NULL;
+  double (*dcube)(double) = NULL;
+  if (tanjit_load_memory(s, ir, strlen(ir), "cube.ll", &err) == 0)
+    dcube = (double (*)(double))(uintptr_t)tanjit_lookup(s, "dcube", &err);
+  if (!dcube)
+    result = (void *)2;
+  else if (dcube(2.0) != 12.0 * (double)(id + 1)) /* 3 x^2 (id+1) */
+    result = (void *)3;
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+  return result;
+}
+
+START_TEST(sessions_on_threads_differentiate_at_once) {
+  ck_assert_int_eq(pthread_barrier_init(&diff_start, NULL, DIFF_THREADS), 0);
+  pthread_t t[DIFF_THREADS];
+  for (intptr_t i = 0; i < DIFF_THREADS; i++)
+    ck_assert_int_eq(pthread_create(&t[i], NULL, differentiating_worker,
+                                    (void *)i), 0);
+  for (int i = 0; i < DIFF_THREADS; i++) {
+    void *result;
+    pthread_join(t[i], &result);
+    ck_assert_msg(result == NULL, "thread %d failed at step %ld", i,
+                  (long)(intptr_t)result);
+  }
+  pthread_barrier_destroy(&diff_start);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("threads");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, eight_threads_share_a_session);
+  tcase_add_test(tc, sessions_on_threads_differentiate_at_once);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
