@@ -383,6 +383,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_init(&mc.global_shadows);
   ad_map_init(&mc.global_refs_memo);
   ad_map_init(&mc.touches_memo);
+  ad_map_init(&mc.cache_index);
   int rc = 0;
   for (size_t i = 0; i < nglobals && rc == 0; i++)
     if (ad_map_get(seed, globals[0][i]) &&
@@ -407,6 +408,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_free(&mc.global_shadows);
   ad_map_free(&mc.global_refs_memo);
   ad_map_free(&mc.touches_memo);
+  ad_map_free(&mc.cache_index);
   return rc;
 }
 

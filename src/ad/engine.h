@@ -76,6 +76,8 @@ typedef struct ad_signature {
 typedef struct ad_cache_entry {
   ad_signature sig;
   LLVMValueRef derivative;
+  size_t prev_same_fn; /* 1 + index of the previous entry for sig.fn, or 0 */
+  int built;           /* its body exists (else it waits on the worklist) */
 } ad_cache_entry;
 
 struct ad_module_ctx {
@@ -83,8 +85,13 @@ struct ad_module_ctx {
   LLVMModuleRef mod;
   LLVMContextRef llctx;
   LLVMTargetDataRef td; /* the module's data layout (owned) */
+  /* every derivative begun, in creation order; the ones not yet built
+   * are the worklist (fwd.c), so that a chain of calls is differentiated
+   * by a loop, not by one nested build per callee */
   ad_cache_entry *cache;
   size_t ncache, capcache;
+  ad_map cache_index; /* primal fn -> 1 + index of its latest entry */
+  size_t cache_built; /* entries below it are all built */
   /* mutable globals that receive active data: they get shadow globals.
    * Complete before the first derivative is emitted (engine.c discovers
    * the set first), so a cached derivative never sees it change. */
@@ -239,11 +246,19 @@ struct ad_fn_ctx {
   void *types;
 };
 
-/* The derivative function for `sig` (cached; created with internal linkage,
- * declaration first so recursion terminates).  `where` locates errors.
- * NULL on failure with the error in mc. */
+/* The derivative function for `sig` (cached; created with internal linkage).
+ * A new one is only declared: its body is built by ad_build_derivatives,
+ * so a derivative calling others (or itself) never nests their builds.
+ * `where` locates errors.  NULL on failure with the error in mc. */
 LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
                                LLVMValueRef where);
+/* Builds the bodies of every derivative begun at cache index `from` or
+ * later, including those their bodies begin (a worklist, in creation
+ * order).  0, or -1 with the error in mc. */
+int ad_build_derivatives(ad_module_ctx *mc, size_t from);
+/* Forgets the derivatives begun at cache index `mark` or later: their
+ * functions are deleted (uses replaced by poison) and their entries freed. */
+void ad_forget_derivatives(ad_module_ctx *mc, size_t mark);
 /* Copies the primal's by-value (byval + align) parameter attributes to the
  * matching parameters of a derivative function or of a call to it (a
  * by-value struct's shadow is passed by value too; batched shadows travel

@@ -577,6 +577,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     goto out;
   }
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (d && ad_build_derivatives(mc, 0) != 0)
+    d = NULL;
   if (!d) {
     rc = -1;
     goto out;

@@ -242,8 +242,12 @@ static int holds_pointer(LLVMTypeRef t, int depth) {
   }
 }
 
+/* build_now: the derivative (and those it calls) is built before the call
+ * is emitted, not later from the worklist, so that a failure leaves no
+ * call behind (an indirect call's candidate, see emit_indirect_call). */
 static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
-                           LLVMValueRef *primal_out, LLVMValueRef *shadow_out) {
+                           int build_now, LLVMValueRef *primal_out,
+                           LLVMValueRef *shadow_out) {
   ad_module_ctx *mc = fc->mc;
   unsigned np = LLVMCountParams(fn);
   unsigned na = LLVMGetNumArgOperands(call);
@@ -285,7 +289,10 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   else if (passes_shadow(fc, call))
     sig.ret = AD_RET_BOTH;
   /* The callee's body is built with its own builder: ours stays put. */
+  size_t mark = mc->ncache;
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (d && build_now && ad_build_derivatives(mc, mark) != 0)
+    d = NULL;
   if (!d) {
     free(act);
     free(args);
@@ -336,7 +343,7 @@ static int derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
 static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
                                 LLVMValueRef fn) {
   LLVMValueRef p, s;
-  if (derivative_call(fc, call, fn, &p, &s) != 0)
+  if (derivative_call(fc, call, fn, 0, &p, &s) != 0)
     return -1;
   if (p)
     ad_map_put(&fc->vmap, call, p);
@@ -354,15 +361,7 @@ static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
  * error's text is returned (caller frees; NULL if none was kept).
  */
 static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
-  for (size_t i = mark; i < mc->ncache; i++) {
-    LLVMValueRef d = mc->cache[i].derivative;
-    LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
-  }
-  for (size_t i = mark; i < mc->ncache; i++) {
-    LLVMDeleteFunction(mc->cache[i].derivative);
-    free(mc->cache[i].sig.activity);
-  }
-  mc->ncache = mark;
+  ad_forget_derivatives(mc, mark);
   mc->failed = 0;
   mc->failed_code = TANJIT_OK;
   char *why = NULL;
@@ -459,7 +458,7 @@ static int emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMBuildCondBr(fc->b, eq, hit, next);
     LLVMPositionBuilderAtEnd(fc->b, hit);
     size_t mark = mc->ncache;
-    rc = derivative_call(fc, call, cands[i], &prim[nok], &shad[nok]);
+    rc = derivative_call(fc, call, cands[i], 1, &prim[nok], &shad[nok]);
     if (rc && mc->failed && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
       report_at_run_time(fc, cands[i], why);

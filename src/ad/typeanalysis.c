@@ -32,7 +32,13 @@
 
 #include "ad/typeanalysis.h"
 
-enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32 };
+/* MAX_CALL_DEPTH: callees are analyzed with the function up to this many
+ * calls away from it; one farther is treated as a call to a function with
+ * no body (nothing learned: "unknown", which the engine treats
+ * conservatively).  Without the bound every derivative of a chain of N
+ * calls would analyze the rest of the chain: N^2 work in all (issue 10). */
+enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32,
+       MAX_CALL_DEPTH = 16 };
 
 typedef struct tfact {
   unsigned char kind; /* ad_tkind */
@@ -68,7 +74,7 @@ struct ad_types {
   size_t nvals, capvals;
   tobj *objs;
   size_t nobjs, capobjs;
-  ad_map fnset; /* functions analyzed together */
+  ad_map fnset; /* functions analyzed together -> 1 + calls from the root */
   LLVMValueRef *fns;
   size_t nfns, capfns;
   int changed, oom;
@@ -728,7 +734,9 @@ static int arg_marked(const char *args, char letter, unsigned nargs) {
   return at && (unsigned)(at - args) < nargs ? (int)(at - args) : -1;
 }
 
-static void add_function(ad_types *t, LLVMValueRef fn) {
+/* Adds fn, `depth` calls away from the root (functions are visited in the
+ * order added, breadth first, so a function's first depth is its least). */
+static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   if (ad_map_get(&t->fnset, fn))
     return;
   if (t->nfns == t->capfns) {
@@ -741,7 +749,7 @@ static void add_function(ad_types *t, LLVMValueRef fn) {
     t->fns = g;
     t->capfns = ncap;
   }
-  if (ad_map_put(&t->fnset, fn, (void *)1) != 0) {
+  if (ad_map_put(&t->fnset, fn, (void *)(uintptr_t)(depth + 1)) != 0) {
     t->oom = 1;
     return;
   }
@@ -819,12 +827,15 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
     long long len = LLVMIsAConstantInt(n) ? LLVMConstIntGetSExtValue(n) : -1;
     exchange(t, os, fs, od, fd, len);
   }
+  size_t depth = (size_t)(uintptr_t)ad_map_get(
+      &t->fnset, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
   if (ct.allocates) {
     root(t, call);
   } else if (fn && LLVMCountBasicBlocks(fn) > 0 &&
-             LLVMCountParams(fn) == nargs && !LLVMIsFunctionVarArg(
-                                                 LLVMGlobalGetValueType(fn))) {
-    add_function(t, fn);
+             LLVMCountParams(fn) == nargs &&
+             !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)) &&
+             (ad_map_get(&t->fnset, fn) || depth < MAX_CALL_DEPTH)) {
+    add_function(t, fn, depth);
     for (unsigned k = 0; k < nargs; k++)
       unify(t, LLVMGetParam(fn, k), LLVMGetOperand(call, k));
     if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
@@ -1033,7 +1044,7 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
     t->td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
     t->own_td = 1;
   }
-  add_function(t, fn);
+  add_function(t, fn, 0);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++)
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       root(t, LLVMGetParam(fn, i));
