@@ -6,6 +6,7 @@
  * first, on copies of the module (discover_active_globals).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,21 +94,35 @@ static int name_contains(const char *s, size_t n, const char *word) {
   return 0;
 }
 
-int ad_is_request_function(LLVMValueRef f) {
-  size_t n;
-  const char *name = LLVMGetValueName2(f, &n);
-  /* only a declaration: a function of the program may have such a name */
-  return LLVMIsDeclaration(f) && name_contains(name, n, "__enzyme_fwddiff");
+/* Whether `name` is `word` itself or a C++ mangling of it (_Z<len><word>
+ * followed by template arguments and parameter types). */
+static int name_is(const char *s, size_t n, const char *word) {
+  size_t w = strlen(word);
+  if (n == w && memcmp(s, word, w) == 0)
+    return 1;
+  char mangled[64];
+  int m = snprintf(mangled, sizeof mangled, "_Z%zu%s", w, word);
+  return m > 0 && (size_t)m < sizeof mangled && n >= (size_t)m &&
+         memcmp(s, mangled, (size_t)m) == 0;
 }
 
-/* Enzyme's reverse-mode entry points (whole, split and batched forms). */
-static int is_reverse_mode_request(const char *name, size_t n) {
+ad_request_kind ad_request_kind_of(LLVMValueRef f) {
   static const char *const reverse[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
                                         "__enzyme_reverse", "__enzyme_virtualreverse"};
+  size_t n;
+  const char *name = LLVMGetValueName2(f, &n);
+  int (*match)(const char *, size_t, const char *) =
+      LLVMIsDeclaration(f) ? name_contains : name_is;
+  if (match(name, n, "__enzyme_fwddiff"))
+    return AD_REQUEST_FORWARD;
   for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
-    if (name_contains(name, n, reverse[i]))
-      return 1;
-  return 0;
+    if (match(name, n, reverse[i]))
+      return AD_REQUEST_REVERSE;
+  return AD_NOT_A_REQUEST;
+}
+
+int ad_is_request_function(LLVMValueRef f) {
+  return ad_request_kind_of(f) == AD_REQUEST_FORWARD;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -496,10 +511,9 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   /* Requests first, so a module without any costs one pass over names. */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(f, &n);
-    if (LLVMIsDeclaration(f) && is_reverse_mode_request(name, n) &&
-        LLVMGetFirstUse(f)) {
+    if (ad_request_kind_of(f) == AD_REQUEST_REVERSE && LLVMGetFirstUse(f)) {
+      size_t n;
+      const char *name = LLVMGetValueName2(f, &n);
       LLVMValueRef where = NULL;
       for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
         if (LLVMIsAInstruction(LLVMGetUser(u)))
