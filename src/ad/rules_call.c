@@ -544,6 +544,25 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
     return ad_clone(fc, call) ? 0 : -1;
   if (fn && LLVMCountBasicBlocks(fn) > 0)
     return emit_derivative_call(fc, call, fn);
+  if (fn && ad_is_request_function(fn)) {
+    /* A request not rewritten yet inside a function being differentiated:
+     * the function reaches its own request (engine.c).  Its tangent would
+     * be a derivative of this very derivative, and so on without end. */
+    LLVMValueRef target = LLVMGetNumArgOperands(call)
+                              ? ad_strip_casts(LLVMGetOperand(call, 0),
+                                               AD_STRIP_INT_CASTS |
+                                                   AD_STRIP_INSTRUCTIONS)
+                              : NULL;
+    return ad_fail(fc->mc, call,
+                   "__enzyme_fwddiff of %s inside %s, which is being "
+                   "differentiated by a request it reaches itself, with "
+                   "active arguments: its tangent would need a derivative of "
+                   "that derivative, without end (a function may request its "
+                   "own derivative only where nothing the request is given "
+                   "carries a tangent)",
+                   target && LLVMIsAFunction(target) ? ad_value_name(target) : "?",
+                   ad_value_name(fc->primal_fn));
+  }
   if (fn) {
     char buf[256];
     const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);

@@ -212,7 +212,7 @@ static void *renamed_library(jit_resolver *r, const char *lib,
 typedef struct binding {
   void *address;       /* non-NULL: bind here */
   int unresolvable;    /* a name we own that cannot be bound */
-  char fn[256];        /* the function part of a renamed name */
+  char *fn;            /* the function part of a renamed name (owned) */
   const char *library; /* NULL for plain names */
   char why[512];
 } binding;
@@ -251,15 +251,18 @@ static void *open_handle_named_by(const char *text) {
 static void resolve_renamed(jit_resolver *r, const char *rest, int by_handle,
                             binding *b) {
   const char *sep = strchr(rest, '$');
-  if (!sep || sep == rest || !sep[1] || (size_t)(sep - rest) >= sizeof b->fn) {
+  if (!sep || sep == rest || !sep[1]) {
     b->unresolvable = 1;
     snprintf(b->why, sizeof b->why,
              "malformed renamed ccall: expected %s<function>$<library>",
              by_handle ? handle_prefix : renamed_prefix);
     return;
   }
-  memcpy(b->fn, rest, (size_t)(sep - rest));
-  b->fn[sep - rest] = '\0';
+  if (!(b->fn = tj_strndup(rest, (size_t)(sep - rest)))) {
+    b->unresolvable = 1;
+    snprintf(b->why, sizeof b->why, "out of memory");
+    return;
+  }
   b->library = sep + 1;
   void *handle;
   if (by_handle) {
@@ -353,17 +356,17 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
           LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
       pairs[n_pairs].Sym.Flags.TargetFlags = 0;
       n_pairs++;
-      continue;
+      goto next;
     }
     if (!owned ||
         set[i].LookupFlags == LLVMOrcSymbolLookupFlagsWeaklyReferencedSymbol)
-      continue;
+      goto next;
     /* the name the frontend itself looks up is never stubbed: a lookup of
      * a missing symbol is an error, and a stub would block a module that
      * defines it later */
     if (lazy && !(jit_frontend_lookup && strcmp(name, jit_frontend_lookup) == 0)) {
       tanjit_error *e = NULL;
-      if (jit_define_lazy_stub(s, r, name, b.fn[0] ? b.fn : name,
+      if (jit_define_lazy_stub(s, r, name, b.fn ? b.fn : name,
                                b.library, b.why, &e)) {
         failure = LLVMCreateStringError(tanjit_error_message(e));
         tanjit_error_free(e);
@@ -375,6 +378,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       failure = LLVMCreateStringError(msg.data ? msg.data : "out of memory");
       sb_free(&msg);
     }
+  next:
+    free(b.fn);
   }
   if (!failure && n_pairs) {
     LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n_pairs);

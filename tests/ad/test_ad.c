@@ -914,6 +914,9 @@ START_TEST(test_error_malformed) {
        "is a marker"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 -1, double %x, double 1.0)",
        "enzyme_width -1 is out of range"},
+      /* 2^64 + 2: its low 64 bits alone read as 2 */
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i128 18446744073709551618, double %x, double 1.0, double 2.0)",
+       "enzyme_width 18446744073709551618 is out of range"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dupp\", double %x, double 1.0)",
        "unknown marker enzyme_dupp at argument 1"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 2, double %x, double 1.0, double 2.0, double %x, double 0.0, double 0.0)",
@@ -934,6 +937,47 @@ START_TEST(test_error_malformed) {
     const char *parts[] = {cases[i].part, " in caller", NULL};
     expect_error(ir, TANJIT_ERR_DIFFERENTIATE, parts);
   }
+}
+END_TEST
+
+/* A function requesting its own derivative: where nothing the request is
+ * given carries a tangent in the derivative, the request cloned into the
+ * derivative is the derivative's own (it used to stay undifferentiated:
+ * "unresolved external __enzyme_fwddiff"); with active arguments its
+ * tangent would need derivatives without end, a clear error. */
+START_TEST(test_request_for_own_derivative) {
+  static const char ir[] = REQ_DECLS
+      "define double @g(double %x, i32 %depth) {\n"
+      "  %top = icmp eq i32 %depth, 0\n"
+      "  br i1 %top, label %inner, label %leaf\n"
+      "inner:\n" /* g'(3) at depth 1: 6 */
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, double 3.0, double 1.0, i32 1)\n"
+      "  %y = fmul double %x, %x\n"
+      "  %r = fmul double %y, %d\n"
+      "  ret double %r\n"
+      "leaf:\n"
+      "  %s = fmul double %x, %x\n"
+      "  ret double %s\n"
+      "}\n"
+      "define double @dg(double %x) {\n"
+      "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, double %x, double 1.0, i32 0)\n"
+      "  ret double %r\n"
+      "}\n";
+  for (int opt = 0; opt <= 2; opt += 2) {
+    double (*g)(double, int) = (double (*)(double, int))jit_symbol(ir, "g", opt);
+    double (*dg)(double) = (double (*)(double))jit_symbol(ir, "dg", opt);
+    ck_assert_close(g(2.0, 0), 24.0, 1e-15); /* 6 x^2 */
+    ck_assert_close(dg(2.0), 24.0, 1e-15);   /* 12 x */
+  }
+  close_sessions();
+  static const char active[] = REQ_DECLS
+      "define double @h(double %x) {\n"
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @h, double %x, double 1.0)\n"
+      "  ret double %d\n"
+      "}\n";
+  const char *parts[] = {"__enzyme_fwddiff of h inside h", "active arguments",
+                         NULL};
+  expect_error(active, TANJIT_ERR_DIFFERENTIATE, parts);
 }
 END_TEST
 
@@ -1209,6 +1253,7 @@ static Suite *engine_suite(void) {
   tcase_add_test(t, test_signbits_or_disjoint);
   tcase_add_test(t, test_error_reverse_mode);
   tcase_add_test(t, test_error_malformed);
+  tcase_add_test(t, test_request_for_own_derivative);
   tcase_add_test(t, test_error_unknown_instruction);
   tcase_add_test(t, test_error_mutable_global);
   tcase_add_test(t, test_error_indirect_no_target_differentiable);

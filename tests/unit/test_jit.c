@@ -200,6 +200,25 @@ START_TEST(renamed_ccall_absolute_path) {
 }
 END_TEST
 
+/* A function part over 255 characters binds like any (it was "malformed"). */
+START_TEST(renamed_ccall_long_function_name) {
+  char fn[301], ir[2048];
+  memcpy(fn, "tjtest_long_", 12);
+  memset(fn + 12, 'a', 288);
+  fn[300] = '\0';
+  snprintf(ir, sizeof ir,
+           "declare i32 @\"ejlstr$%s$%s\"(i32)\n"
+           "define i32 @h(i32 %%x) {\n"
+           "  %%r = call i32 @\"ejlstr$%s$%s\"(i32 %%x)\n  ret i32 %%r\n}\n",
+           fn, test_lib(), fn, test_lib());
+  tanjit_session *s = new_session();
+  load_ok(s, ir, "long.ll");
+  int_fn h = (int_fn)(uintptr_t)lookup_ok(s, "h");
+  ck_assert_int_eq(h(6), 42);
+  tanjit_session_free(s);
+}
+END_TEST
+
 START_TEST(renamed_ccall_soname_in_search_dir) {
   tanjit_options o;
   tanjit_options_init(&o);
@@ -292,6 +311,12 @@ START_TEST(add_library_missing) {
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LIBRARY);
   ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "libnothing.so"));
   ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "No such file"));
+  tanjit_error_free(err);
+  /* dlopen("") would open the main program */
+  err = NULL;
+  ck_assert_int_eq(tanjit_add_library(s, "", &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "empty"));
   tanjit_error_free(err);
   assert_still_usable(s);
   tanjit_session_free(s);
@@ -1012,6 +1037,7 @@ Suite *jit_suite(void) {
   tcase_add_test(resolve, registered_library_is_local_and_ordered);
   tcase_add_test(resolve, renamed_ccall_absolute_path);
   tcase_add_test(resolve, renamed_ccall_soname_in_search_dir);
+  tcase_add_test(resolve, renamed_ccall_long_function_name);
   tcase_add_test(resolve, renamed_ccall_allow_list);
   tcase_add_test(resolve, lazy_binding_stub_reports_call);
   tcase_add_test(resolve, julia_plt_got_binds_from_local_library);
