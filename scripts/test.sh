@@ -22,6 +22,9 @@ run_suites() { # build_dir label [meson test args...]
 }
 
 : >/tmp/tanjit-summary.$$
+# Include rules between folders (ARCHITECTURE.md), before anything builds.
+echo "== layout"
+scripts/check-layout.sh || status=1
 scripts/bootstrap.sh build 19 || exit 1
 run_suites build "LLVM 19" || status=1
 

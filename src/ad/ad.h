@@ -2,26 +2,22 @@
  * The forward-mode engine, as the JIT sees it.
  *
  * Pipeline, per module (src/jit/transform.c calls ad_transform_module before
- * codegen and for `tanjit emit`):
+ * codegen and for `tanjit emit`); ARCHITECTURE.md has the folders:
  *   engine.c      find requests; settle global activity; rewrite inner first
- *   preprocess.c  drop optnone, promote stack slots (SROA), as Enzyme does;
- *                 signbits.c: sign-bit masks on float bits become fabs/fneg
- *   ir.c          how IR is read everywhere: opcode classes, casts
- *   custom.c      Enzyme's in-IR registrations and registered rules
+ *   prep/         drop optnone, promote stack slots (SROA), as Enzyme does;
+ *                 sign-bit masks on float bits become fabs/fneg
  *   request.c     decode one request: callee, activities, width, result
- *   fwd.c         one derivative per (callee, activities, width, return
+ *   fwd/          one derivative per (callee, activities, width, return
  *                 mode), cached; clone the body, tangent beside each primal
- *   tangent.c     shadows, lanes, tangent arithmetic, runtime activity
- *   typeanalysis.c, types.c   what memory holds; copy layouts
- *   activity.c    which values can carry a derivative
- *   globals.c     shadows of mutable globals and constant tables
- *   rules_*.c     instruction rules and call-rule tables (math, memory,
- *                 vector, CUDA, complex); copy.c the one copy rule
- *   helpers.c     declare helpers under the accompanied call's convention
- *   diag.c        "no forward-mode derivative for call to X in F at file:line"
+ *   analysis/     what memory holds; copy layouts; which values and globals
+ *                 can carry a derivative
+ *   registry/     which rule a call gets; rules/ the rules (instructions,
+ *                 math, memory, vector, CUDA, complex, custom, copies)
+ *   tangent/      shadows, lanes, tangent arithmetic, runtime activity
+ *   ir/, core/    how IR is read; the shared state and diagnostics
  *
  * This header is the engine's face to the rest of tanjit; the engine's own
- * cross-file internals live in src/ad/engine.h.
+ * cross-folder internals live in the folders' headers.
  */
 #ifndef TANJIT_AD_AD_H
 #define TANJIT_AD_AD_H
@@ -66,7 +62,7 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
  * attributes, which survive bitcode copies.  `at_load` (before the JIT owns
  * the module): the globals are erased; otherwise a non-local definition is
  * kept, emptied to zeros (the JIT expects it).  Idempotent.  0, or -1 with
- * *err naming the global.  (custom.c)
+ * *err naming the global.  (rules/custom.c)
  */
 int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
                                  tanjit_error **err);

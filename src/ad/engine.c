@@ -10,11 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ad/engine.h"
+#include "ad/ad.h"
+#include "ad/analysis/globals.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/prep/prep.h"
+#include "ad/request.h"
+#include "ad/rules/rules.h"
 #include "common/strbuf.h"
 
 struct ad_engine {
-  ad_custom_registry *custom; /* tanjit_register_fwd_rule (custom.c) */
+  ad_custom_registry *custom; /* tanjit_register_fwd_rule (rules/custom.c) */
   ad_runtime_report report;   /* may be NULL */
   void *report_user;
   /* strings derivative code passes to `report`: they live as long as the
@@ -150,15 +158,10 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   return out;
 }
 
-int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
-  return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
-         LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
-}
-
 /*
  * What each request's target reaches through calls, direct or indirect (an
  * indirect call reaches every function that may be its target, as
- * emit_indirect_call in rules_call.c differentiates every one of those),
+ * ad_emit_indirect_call in fwd/indirect.c differentiates every one of those),
  * computed once per target: requests are ordered by it, inner first.
  * Rewriting a request only removes a use of its target, so a set computed
  * earlier stays an over-approximation, which only orders requests.
@@ -352,7 +355,7 @@ static int collect_requests(ad_module_ctx *mc, LLVMModuleRef m,
  * Rewrites every request of `m` (mc set up), inner requests first.  A
  * function that reaches its own request (it requests its own derivative,
  * or one of a function that calls back into it) has that request cloned
- * into the derivative, where it is inactive (rules_call.c refuses an
+ * into the derivative, where it is inactive (fwd/call.c refuses an
  * active one): it is a request of the derivative, for a derivative that
  * exists by then, so a second round rewrites it and finds nothing new.
  */

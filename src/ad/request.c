@@ -24,8 +24,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <llvm-c/DebugInfo.h>
 
-#include "ad/engine.h"
+#include "ad/ad.h"
+#include "ad/analysis/activity.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/fwd/fwd.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+#include "ad/request.h"
+#include "ad/tangent/tangent.h"
 
 typedef enum marker {
   MARK_NONE,

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/rename.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -51,8 +52,6 @@ struct jit_resolver {
   size_t n_kept, cap_kept;
 };
 
-static const char renamed_prefix[] = "ejlstr$";
-static const char handle_prefix[] = "ejlptr$";
 
 static int list_push(library_list *l, library lib) {
   if (l->n == l->cap) {
@@ -248,22 +247,25 @@ static void *open_handle_named_by(const char *text) {
   return sought[1];
 }
 
-static void resolve_renamed(jit_resolver *r, const char *rest, int by_handle,
-                            binding *b) {
-  const char *sep = strchr(rest, '$');
-  if (!sep || sep == rest || !sep[1]) {
+static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
+  tj_rename rn;
+  int parsed = tj_parse_rename(name, &rn);
+  int by_handle = parsed == 1 ? rn.kind == TJ_RENAME_FROM_HANDLE
+                              : strncmp(name, TJ_RENAME_HANDLE,
+                                        sizeof TJ_RENAME_HANDLE - 1) == 0;
+  if (parsed != 1) {
     b->unresolvable = 1;
     snprintf(b->why, sizeof b->why,
              "malformed renamed ccall: expected %s<function>$<library>",
-             by_handle ? handle_prefix : renamed_prefix);
+             by_handle ? TJ_RENAME_HANDLE : TJ_RENAME_LIBRARY);
     return;
   }
-  if (!(b->fn = tj_strndup(rest, (size_t)(sep - rest)))) {
+  if (!(b->fn = tj_strndup(rn.fn, rn.fn_len))) {
     b->unresolvable = 1;
     snprintf(b->why, sizeof b->why, "out of memory");
     return;
   }
-  b->library = sep + 1;
+  b->library = rn.lib;
   void *handle;
   if (by_handle) {
     if (!(handle = open_handle_named_by(b->library))) {
@@ -338,12 +340,9 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
     binding b;
     memset(&b, 0, sizeof b);
     int owned = 0;
-    if (strncmp(name, renamed_prefix, sizeof renamed_prefix - 1) == 0) {
+    if (tj_parse_rename(name, NULL) != 0) {
       owned = 1;
-      resolve_renamed(r, name + sizeof renamed_prefix - 1, 0, &b);
-    } else if (strncmp(name, handle_prefix, sizeof handle_prefix - 1) == 0) {
-      owned = 1;
-      resolve_renamed(r, name + sizeof handle_prefix - 1, 1, &b);
+      resolve_renamed(r, name, &b);
     } else if (!is_platform_name(name)) {
       resolve_plain(r, name, &b);
       owned = b.why[0] != '\0'; /* nothing provides it */

@@ -776,7 +776,7 @@ START_TEST(test_helpers) {
     LLVMValueRef arg = LLVMGetParam(host, 0);
     LLVMValueRef call = LLVMBuildCall2(b, vt, callee, &arg, 1, "");
     LLVMSetInstructionCallConv(call, LLVMFastCallConv);
-    /* engine.h is private; the helper is reached through its symbol */
+    /* src/ad/ir/ir.h is private; the helper is reached through its symbol */
     extern LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef, LLVMValueRef,
                                                 const char *, LLVMTypeRef);
     LLVMValueRef h = ad_get_or_insert_helper(m, call, "myhelper", vt);

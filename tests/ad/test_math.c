@@ -8,7 +8,7 @@
  */
 #include "test_common.h"
 
-/* rules_math.c's table, as its test interface exposes it */
+/* src/ad/rules/math.c's table, as its test interface exposes it */
 size_t ad_math_table_size(void);
 const char *ad_math_table_name(size_t i, unsigned which);
 unsigned ad_math_table_arity(size_t i);

@@ -2,7 +2,7 @@
  * program keeps them: stored in struct fields and in an array, offset by
  * integer arithmetic, passed to an (inlined) helper that takes the handle
  * as an integer, and only turned into a pointer where it is dereferenced.
- * (A helper kept out of line needs rules_call.c to pass shadows for active
+ * (A helper kept out of line needs src/ad/fwd/call.c to pass shadows for active
  * integer arguments; see the type-analysis notes in bench/README.md.)  Each
  * integer that is a pointer needs a shadow integer; the counts stored next
  * to them must not get one. */

@@ -16,7 +16,7 @@
 #include <llvm-c/IRReader.h>
 
 #include "ad/ad.h"
-#include "ad/typeanalysis.h"
+#include "ad/analysis/types.h"
 #include "tanjit/tanjit.h"
 
 typedef struct parsed {

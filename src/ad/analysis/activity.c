@@ -1,0 +1,630 @@
+/*
+ * Activity analysis: which primal values may carry a derivative.  A small
+ * fixpoint, monotone (values only become active):
+ *  - forward: duplicated arguments are active; an instruction is active when
+ *    an operand that flows into its value is active (a load when its pointer
+ *    is); conversions to/from integers (fptosi, sitofp, ...) and comparisons
+ *    never are.
+ *  - demand: memory that receives an active value must have a shadow, so the
+ *    pointer stored through is "demanded": demand walks back through GEPs,
+ *    casts, PHIs and selects to the allocation (alloca, malloc-like call)
+ *    and makes it active; a pointer loaded from memory demands that memory.
+ *    A pointer stored into active memory, or returned with its shadow, is
+ *    demanded as well, so shadow memory never holds a primal pointer.
+ *  - calls: a call with an active argument is active and demands its pointer
+ *    arguments (the callee may write active data through them).
+ *  - calls to a defined function that uses an active global (itself or
+ *    through its direct callees) are active even with no active argument:
+ *    the callee's derivative reads or writes the globals' shadows.
+ * A demanded mutable global becomes active module-wide (it gets shadow
+ * globals); a demanded constant table of pointers makes the mutable globals
+ * it points to active.  engine.c runs the transform until this set stops
+ * growing before emitting for real, so every derivative sees the final
+ * set.  Undemandable roots (constant pointer arguments, external
+ * globals) stay inactive;
+ * storing an active value through them is an error at emission.
+ *
+ * Integers are driven by type analysis (types.h): an integer is
+ * active only when it may carry a pointer or float bits; one known to be an
+ * integer never is, so index arithmetic, counts and flags get no shadow
+ * code.  An integer that would be active but whose bytes are used both as a
+ * float and as an integer (a conflict) is an error naming it.
+ *
+ * TANJIT_AD_NO_ACTIVITY=1 (read once per process) switches the analysis
+ * off, for measuring what it saves: every integer instruction and every
+ * alloca is assumed to carry a derivative, as without activity analysis.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/analysis/globals.h"
+#include "ad/analysis/types.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+
+typedef struct activity_state {
+  ad_fn_ctx *fc;
+  ad_types *types; /* NULL with the analysis off */
+  LLVMValueRef conflict; /* the first active value of conflicting kind */
+  int changed;
+  int oom;
+} activity_state;
+
+/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once
+ * per process; pthread_once orders the write before every reader (sessions
+ * transform on several threads: a plain cached int is a data race). */
+static pthread_once_t activity_mode_once = PTHREAD_ONCE_INIT;
+static int activity_mode;
+
+static void read_activity_mode(void) {
+  const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
+  activity_mode = v && *v && strcmp(v, "0") != 0;
+}
+
+int ad_activity_disabled(void) {
+  pthread_once(&activity_mode_once, read_activity_mode);
+  return activity_mode;
+}
+
+static int is_integer_valued(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+    t = LLVMGetElementType(t);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind;
+}
+
+/* Whether an integer may carry a derivative: a pointer, float bits,
+ * unknown, or a conflict (kept, so that it is reported if read). */
+static int integer_may_carry(activity_state *st, LLVMValueRef v) {
+  return ad_types_kind(st->types, v, -1, NULL) != AD_T_INTEGER;
+}
+
+int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef v) {
+  if (!v)
+    return 0;
+  if (ad_map_get(&fc->active, v))
+    return 1;
+  if (!LLVMIsConstant(v) || !ad_type_is_pointerish(LLVMTypeOf(v)))
+    return 0;
+  LLVMValueRef root = ad_pointer_root(v);
+  return LLVMIsAGlobalVariable(root) && ad_global_is_active(fc->mc, root);
+}
+
+static void mark(activity_state *st, LLVMValueRef v) {
+  if (ad_is_active(st->fc, v))
+    return;
+  if (st->types && !LLVMIsAArgument(v) && is_integer_valued(LLVMTypeOf(v)) &&
+      !integer_may_carry(st, v))
+    return;
+  if (ad_map_put(&st->fc->active, v, (void *)1) != 0)
+    st->oom = 1;
+  st->changed = 1;
+}
+
+LLVMValueRef ad_pointer_root(LLVMValueRef p) {
+  return ad_strip_casts(p, AD_STRIP_GEPS | AD_STRIP_FREEZE |
+                               AD_STRIP_INSTRUCTIONS);
+}
+
+static void demand(activity_state *st, LLVMValueRef p, int depth);
+
+/* Whether v is a pointer, or an integer that carries one (a CUdeviceptr, a
+ * uintptr_t): its memory must have a shadow when active data goes there.
+ * Without type analysis every pointer-wide integer might be. */
+static int carries_pointer(activity_state *st, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (ad_type_is_pointerish(t))
+    return 1;
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+    return 0;
+  if (!st->types)
+    return LLVMGetIntTypeWidth(t) == 64;
+  return ad_types_kind(st->types, v, -1, NULL) == AD_T_POINTER;
+}
+
+static void demand_operands(activity_state *st, LLVMValueRef inst,
+                            unsigned from, unsigned to, int depth) {
+  for (unsigned k = from; k < to; k++)
+    demand(st, LLVMGetOperand(inst, k), depth + 1);
+}
+
+static void demand(activity_state *st, LLVMValueRef p, int depth) {
+  ad_fn_ctx *fc = st->fc;
+  if (!p || depth > 200 || ad_is_active(fc, p))
+    return;
+  if (LLVMIsConstant(p)) {
+    LLVMValueRef root = ad_pointer_root(p);
+    if (ad_global_can_shadow(root) && !LLVMIsGlobalConstant(root)) {
+      if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0)
+        st->oom = 1;
+      st->changed = 1;
+    } else if (ad_global_can_shadow(root)) {
+      /* a constant table of pointers: what it points to needs shadows */
+      int added = ad_demand_global_targets(fc->mc, root);
+      if (added < 0)
+        st->oom = 1;
+      else if (added > 0)
+        st->changed = 1;
+    }
+    return;
+  }
+  if (!LLVMIsAInstruction(p))
+    return; /* arguments: a constant argument has no shadow to give */
+  switch (LLVMGetInstructionOpcode(p)) {
+  case LLVMAlloca:
+    mark(st, p);
+    break;
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMFreeze:
+  case LLVMIntToPtr:
+  case LLVMPtrToInt:
+    demand(st, LLVMGetOperand(p, 0), depth + 1);
+    break;
+  case LLVMPHI:
+    demand_operands(st, p, 0, LLVMCountIncoming(p), depth);
+    break;
+  case LLVMSelect:
+    demand_operands(st, p, 1, 3, depth);
+    break;
+  case LLVMLoad:
+    demand(st, LLVMGetOperand(p, 0), depth + 1);
+    break;
+  case LLVMCall: {
+    /* An allocation, or a defined function returning a pointer (or an
+     * integer holding one): its derivative returns the shadow. */
+    const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, p);
+    LLVMValueRef callee = ad_called_function(p);
+    if (r && r->returns_allocation) {
+      mark(st, p);
+    } else if (!r && callee && LLVMCountBasicBlocks(callee) > 0) {
+      mark(st, p);
+      /* The pointer it returns may be one it was given or one it read
+       * through one (an accessor, operator[]): their shadows come first. */
+      unsigned n = LLVMGetNumArgOperands(p);
+      for (unsigned k = 0; k < n; k++)
+        if (carries_pointer(st, LLVMGetOperand(p, k)))
+          demand(st, LLVMGetOperand(p, k), depth + 1);
+    }
+    break;
+  }
+  default:
+    if (ad_opcode_class(LLVMGetInstructionOpcode(p)) == AD_OP_INT_OFFSET)
+      /* integer arithmetic on a pointer: the operand that carries it */
+      for (unsigned k = 0; k < 2; k++)
+        if (carries_pointer(st, LLVMGetOperand(p, k)))
+          demand(st, LLVMGetOperand(p, k), depth + 1);
+    break;
+  }
+}
+
+static int any_operand_active(ad_fn_ctx *fc, LLVMValueRef inst, unsigned from,
+                              unsigned to) {
+  for (unsigned k = from; k < to; k++)
+    if (ad_is_active(fc, LLVMGetOperand(inst, k)))
+      return 1;
+  return 0;
+}
+
+static void visit_call(activity_state *st, LLVMValueRef call) {
+  ad_fn_ctx *fc = st->fc;
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, call);
+  if (r && r->inactive)
+    return;
+  int any = any_operand_active(fc, call, 0, nargs);
+  /* A function pointer whose shadow exists makes the call active too. */
+  if (ad_is_active(fc, LLVMGetCalledValue(call)))
+    any = 1;
+  /* So does a callee that reads or writes active globals. */
+  LLVMValueRef callee = ad_called_function(call);
+  if (!any && !r && callee && LLVMCountBasicBlocks(callee) > 0 &&
+      ad_function_touches_active_globals(fc->mc, callee))
+    any = 1;
+  if (!any)
+    return;
+  LLVMTypeRef rt = LLVMTypeOf(call);
+  if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind)
+    mark(st, call);
+  if (!r || r->writes_pointer_args)
+    for (unsigned k = 0; k < nargs; k++) {
+      LLVMValueRef a = LLVMGetOperand(call, k);
+      if (carries_pointer(st, a))
+        demand(st, a, 0);
+    }
+}
+
+/* Memo values of touches_memo. */
+#define TOUCHES_NO ((void *)1)
+#define TOUCHES_YES ((void *)2)
+
+/* Whether an instruction of `fn` names an active global (or a constant
+ * expression over one) among its operands. */
+static int uses_active_global(ad_module_ctx *mc, LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      int n = LLVMGetNumOperands(i);
+      for (int k = 0; k < n; k++) {
+        LLVMValueRef o = LLVMGetOperand(i, (unsigned)k);
+        if (!o || !LLVMIsConstant(o) || !ad_type_is_pointerish(LLVMTypeOf(o)))
+          continue;
+        LLVMValueRef root = ad_pointer_root(o);
+        if (LLVMIsAGlobalVariable(root) && ad_global_is_active(mc, root))
+          return 1;
+      }
+    }
+  return 0;
+}
+
+/* One direct call to a defined function without a rule (one whose
+ * derivative the engine builds): `caller` calls `callee`. */
+typedef struct call_edge {
+  LLVMValueRef caller;
+  size_t next; /* 1 + index of the next edge into the same callee, or 0 */
+} call_edge;
+
+/*
+ * Answers, for every function of the module at once, whether it or a
+ * function it reaches through such calls uses an active global: the
+ * direct users, then their callers, backwards over the call graph with a
+ * worklist.  Linear in the module, at any call depth (a walk per query
+ * from each caller down its chain would be quadratic in a chain, and
+ * recursion would bound its depth).  0, or -1 on out of memory.
+ */
+static int compute_touches(ad_module_ctx *mc) {
+  ad_map into; /* callee -> 1 + index of its latest edge */
+  ad_map_init(&into);
+  call_edge *edges = NULL;
+  LLVMValueRef *work = NULL;
+  size_t nedges = 0, capedges = 0, nwork = 0, capwork = 0;
+  int oom = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f && !oom;
+       f = LLVMGetNextFunction(f)) {
+    if (!LLVMCountBasicBlocks(f))
+      continue;
+    int direct = uses_active_global(mc, f);
+    oom = ad_map_put(&mc->touches_memo, f, direct ? TOUCHES_YES : TOUCHES_NO);
+    if (direct && !oom) {
+      if (nwork == capwork) {
+        capwork = capwork ? 2 * capwork : 64;
+        LLVMValueRef *g = realloc(work, capwork * sizeof *g);
+        if (!(oom = !g))
+          work = g;
+      }
+      if (!oom)
+        work[nwork++] = f;
+    }
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !oom;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !oom;
+           i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+          continue;
+        LLVMValueRef callee = ad_called_function(i);
+        if (!callee || !LLVMIsAFunction(callee) ||
+            LLVMCountBasicBlocks(callee) == 0 ||
+            ad_find_call_rule(mc->engine, i))
+          continue;
+        if (nedges == capedges) {
+          capedges = capedges ? 2 * capedges : 64;
+          call_edge *g = realloc(edges, capedges * sizeof *g);
+          if ((oom = !g))
+            break;
+          edges = g;
+        }
+        edges[nedges].caller = f;
+        edges[nedges].next = (size_t)(uintptr_t)ad_map_get(&into, callee);
+        oom = ad_map_put(&into, callee, (void *)(uintptr_t)(nedges + 1));
+        nedges++;
+      }
+  }
+  /* every function on the stack is YES; its callers become YES */
+  while (nwork && !oom) {
+    LLVMValueRef callee = work[--nwork];
+    for (size_t e = (size_t)(uintptr_t)ad_map_get(&into, callee); e && !oom;
+         e = edges[e - 1].next) {
+      LLVMValueRef caller = edges[e - 1].caller;
+      if (ad_map_get(&mc->touches_memo, caller) == TOUCHES_YES)
+        continue;
+      oom = ad_map_put(&mc->touches_memo, caller, TOUCHES_YES);
+      if (nwork == capwork && !oom) {
+        capwork = capwork ? 2 * capwork : 64;
+        LLVMValueRef *g = realloc(work, capwork * sizeof *g);
+        if (!(oom = !g))
+          work = g;
+      }
+      if (!oom)
+        work[nwork++] = caller;
+    }
+  }
+  ad_map_free(&into);
+  free(edges);
+  free(work);
+  return oom ? -1 : 0;
+}
+
+int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
+  if (mc->active_globals.count == 0)
+    return 0;
+  ad_refresh_globals_memo(mc, &mc->touches_memo, &mc->touches_generation);
+  /* a function added since the answers were computed: compute again */
+  if (mc->touches_memo.count && !ad_map_get(&mc->touches_memo, fn) &&
+      LLVMCountBasicBlocks(fn)) {
+    ad_map_free(&mc->touches_memo);
+    ad_map_init(&mc->touches_memo);
+  }
+  if (mc->touches_memo.count == 0 && compute_touches(mc) != 0) {
+    /* out of memory: the safe answer, and no partial memo kept */
+    ad_map_free(&mc->touches_memo);
+    ad_map_init(&mc->touches_memo);
+    return 1;
+  }
+  return ad_map_get(&mc->touches_memo, fn) == TOUCHES_YES;
+}
+
+/* An integer loaded only to be stored elsewhere (a vectorized or unrolled
+ * memcpy moving float bytes as i64): its shadow moves the bytes' shadow
+ * whatever they hold, as a memcpy's would, so a float/integer conflict on
+ * it does not matter. */
+static int moves_bytes_only(LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v))
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 0) != v)
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether every store of load `v` writes into memory with a shadow. */
+static int stores_into_shadowed_memory(ad_fn_ctx *fc, LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+    if (!ad_is_active(fc, LLVMGetOperand(LLVMGetUser(u), 1)))
+      return 0;
+  return 1;
+}
+
+/*
+ * A load that only moves bytes from shadowed memory to shadowed memory (a
+ * hand-written copy loop of unsigned char or uint32_t, vectorized or not)
+ * moves their shadow too, as memcpy's rule does, whatever type analysis
+ * says the bytes are: a narrow integer may be a float's bytes, and where
+ * it is integer data the shadow bytes mirror the primal ones anyway.
+ */
+static void mark_whatever_type(activity_state *st, LLVMValueRef v) {
+  if (ad_is_active(st->fc, v))
+    return;
+  if (ad_map_put(&st->fc->active, v, (void *)1) != 0)
+    st->oom = 1;
+  st->changed = 1;
+}
+
+static void visit(activity_state *st, LLVMValueRef inst) {
+  ad_fn_ctx *fc = st->fc;
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  unsigned nops = (unsigned)LLVMGetNumOperands(inst);
+  if (ad_opclass_has_no_tangent(ad_opcode_class(op)))
+    return;
+  switch (op) {
+  case LLVMRet:
+  case LLVMAlloca:
+  case LLVMAtomicCmpXchg:
+    break;
+  case LLVMStore: {
+    LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
+    if (ad_is_active(fc, v))
+      demand(st, p, 0);
+    if (ad_is_active(fc, p) && carries_pointer(st, v))
+      demand(st, v, 0);
+    break;
+  }
+  case LLVMAtomicRMW:
+    if (ad_is_active(fc, LLVMGetOperand(inst, 1)))
+      demand(st, LLVMGetOperand(inst, 0), 0);
+    if (ad_is_active(fc, LLVMGetOperand(inst, 0)))
+      mark(st, inst);
+    break;
+  case LLVMCall:
+    visit_call(st, inst);
+    break;
+  case LLVMLoad:
+    if (!ad_is_active(fc, LLVMGetOperand(inst, 0)))
+      break;
+    if (moves_bytes_only(inst) && stores_into_shadowed_memory(fc, inst))
+      mark_whatever_type(st, inst);
+    else
+      mark(st, inst);
+    break;
+  case LLVMGetElementPtr:
+  case LLVMExtractElement:
+  case LLVMExtractValue:
+    if (ad_is_active(fc, LLVMGetOperand(inst, 0)))
+      mark(st, inst);
+    break;
+  case LLVMSelect:
+    if (any_operand_active(fc, inst, 1, 3)) {
+      mark(st, inst);
+      if (carries_pointer(st, inst))
+        demand_operands(st, inst, 1, 3, 0);
+    }
+    break;
+  case LLVMPHI:
+    if (any_operand_active(fc, inst, 0, LLVMCountIncoming(inst))) {
+      mark(st, inst);
+      if (carries_pointer(st, inst))
+        demand_operands(st, inst, 0, LLVMCountIncoming(inst), 0);
+    }
+    break;
+  case LLVMInsertElement:
+  case LLVMShuffleVector:
+  case LLVMInsertValue:
+    if (any_operand_active(fc, inst, 0, 2))
+      mark(st, inst);
+    break;
+  default:
+    /* arithmetic, casts, freeze: active with any active operand */
+    if (any_operand_active(fc, inst, 0, nops))
+      mark(st, inst);
+    break;
+  }
+}
+
+/* Without activity analysis: integers and stack memory are assumed to
+ * carry derivatives (the fixpoint adds what flows from them). */
+static void seed_everything(activity_state *st, LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMAlloca ||
+          (LLVMGetInstructionOpcode(i) != LLVMCall &&
+           is_integer_valued(LLVMTypeOf(i))))
+        mark(st, i);
+}
+
+/* Whether the shadow of integer `v` is read by `user`: as a value stored
+ * or passed on, or through a user whose own shadow is read. */
+static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
+                            LLVMValueRef v, LLVMValueRef user) {
+  if (!LLVMIsAInstruction(user))
+    return 1;
+  LLVMOpcode op = LLVMGetInstructionOpcode(user);
+  ad_opclass cls = ad_opcode_class(op);
+  if (ad_opclass_has_no_tangent(cls))
+    return 0; /* the primal alone decides these */
+  switch (op) {
+  case LLVMGetElementPtr:
+    return LLVMGetOperand(user, 0) == v; /* indices are primal */
+  case LLVMStore:
+    return LLVMGetOperand(user, 0) == v;
+  case LLVMSelect:
+    if (LLVMGetOperand(user, 0) == v)
+      return 0; /* the condition */
+    break;
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMFreeze:
+  case LLVMPHI:
+    break;
+  default:
+    if (!ad_opclass_is_int_arith(cls))
+      return 1; /* calls, returns, casts to pointers or floats, aggregates */
+    break;
+  }
+  /* v flows into user's value: read when that value's shadow is */
+  if (!ad_is_active(fc, user))
+    return 0;
+  return !is_integer_valued(LLVMTypeOf(user)) ||
+         ad_map_get(needed, user) != NULL;
+}
+
+/* Active integers whose shadow nothing reads (a loop bound only compared,
+ * a count only used to index) lose their activity: no shadow code. */
+static int prune_unread_integers(activity_state *st, LLVMValueRef fn) {
+  ad_fn_ctx *fc = st->fc;
+  ad_map needed;
+  ad_map_init(&needed);
+  int changed = 1, rc = 0;
+  while (changed && rc == 0) {
+    changed = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && rc == 0;
+           i = LLVMGetNextInstruction(i)) {
+        if (!is_integer_valued(LLVMTypeOf(i)) || !ad_is_active(fc, i) ||
+            ad_map_get(&needed, i))
+          continue;
+        for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+          if (use_reads_shadow(fc, &needed, i, LLVMGetUser(u))) {
+            rc = ad_map_put(&needed, i, (void *)1);
+            changed = 1;
+            break;
+          }
+      }
+  }
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && rc == 0;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && rc == 0;
+         i = LLVMGetNextInstruction(i))
+      if (is_integer_valued(LLVMTypeOf(i)) && ad_is_active(fc, i) &&
+          !ad_map_get(&needed, i))
+        rc = ad_map_put(&fc->active, i, NULL);
+  ad_map_free(&needed);
+  if (rc)
+    st->oom = 1;
+  /* A conflicting integer whose shadow is read: no derivative is defined. */
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !st->conflict;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !st->conflict;
+         i = LLVMGetNextInstruction(i))
+      if (is_integer_valued(LLVMTypeOf(i)) && ad_is_active(fc, i) &&
+          ad_types_kind(st->types, i, -1, NULL) == AD_T_CONFLICT &&
+          !moves_bytes_only(i))
+        st->conflict = i;
+  return rc;
+}
+
+static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
+  char *text = ad_value_text(v);
+  int rc = ad_fail(fc->mc, LLVMIsAInstruction(v) ? v : fc->primal_fn,
+                   "cannot tell whether `%s` in %s holds a float or an "
+                   "integer (its bytes are used as both), so its derivative "
+                   "is undefined",
+                   text ? text : ad_value_name(v),
+                   ad_value_name(fc->primal_fn));
+  free(text);
+  return rc;
+}
+
+int ad_activity_analyze(ad_fn_ctx *fc) {
+  activity_state st = {fc, NULL, NULL, 0, 0};
+  LLVMValueRef fn = fc->primal_fn;
+  if (!ad_activity_disabled()) {
+    st.types = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+    if (!st.types)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  } else {
+    seed_everything(&st, fn);
+  }
+  for (unsigned i = 0; i < fc->sig->nparams; i++)
+    if (fc->sig->activity[i] != AD_ARG_CONST)
+      mark(&st, LLVMGetParam(fn, i));
+  int rounds = 0;
+  do {
+    st.changed = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i)) {
+        visit(&st, i);
+        if (LLVMGetInstructionOpcode(i) == LLVMRet &&
+            LLVMGetNumOperands(i) == 1 &&
+            (fc->sig->ret == AD_RET_TANGENT || fc->sig->ret == AD_RET_BOTH) &&
+            carries_pointer(&st, LLVMGetOperand(i, 0)))
+          demand(&st, LLVMGetOperand(i, 0), 0);
+      }
+    rounds++;
+  } while (st.changed && !st.oom && rounds < 10000);
+  if (st.types && !st.oom)
+    prune_unread_integers(&st, fn);
+  /* kept for the copy rule's layouts (copy_layout.c), freed with the context */
+  if (!fc->types)
+    fc->types = st.types;
+  else
+    ad_types_free(st.types);
+  if (st.oom)
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (st.conflict)
+    return conflict_error(fc, st.conflict);
+  return 0;
+}

@@ -1,0 +1,28 @@
+/* Activity: which primal values may carry a tangent. */
+#ifndef TANJIT_AD_ANALYSIS_ACTIVITY_H
+#define TANJIT_AD_ANALYSIS_ACTIVITY_H
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+/* activity.c: fills fc->active for fc->sig's function (fixpoint over the
+ * body). */
+int ad_activity_analyze(ad_fn_ctx *fc);
+/* TANJIT_AD_NO_ACTIVITY is set (read once per process): assume every
+ * integer and stack slot may carry a derivative, for measuring. */
+int ad_activity_disabled(void);
+int ad_is_active(const ad_fn_ctx *fc, LLVMValueRef primal);
+/* Strips GEPs and casts from a pointer: the allocation it points into. */
+LLVMValueRef ad_pointer_root(LLVMValueRef p);
+/* Whether defined function `fn`, or one it calls directly, uses an
+ * active global: its calls need its derivative even with no active
+ * argument. */
+int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn);
+
+/* default_activity.c: Enzyme's default activity for an unmarked request
+ * argument (whatType): float, pointer and aggregates of them are
+ * duplicated, integers constant. */
+ad_arg_activity ad_type_default_activity(LLVMTypeRef t);
+
+#endif

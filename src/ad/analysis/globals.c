@@ -1,0 +1,115 @@
+/*
+ * Shadows of constants.  A constant global is inactive data, but a pointer
+ * to it may land in active memory (a struct copied from a constant template
+ * holds pointers to constant tables).  Its shadow is then a read-only global
+ * `<name>_shadow` holding the shadow of the initializer: floats 0, integers
+ * kept, pointers to constant globals replaced by their shadows.  Reads
+ * through it see zero tangents, never primal data.
+ *
+ * A mutable global that receives active data (activity.c marks it in
+ * mc->active_globals) gets a writable `<name>_shadow` (lane k > 0:
+ * `<name>_shadow<k>`), zero-initialized, living as long as the module: the
+ * shadow Enzyme would need an `enzyme_shadow` annotation for.  Other
+ * mutable globals stand for themselves.  External globals (no initializer)
+ * can have no shadow; storing an active value into one is an error.
+ *
+ * A constant table of pointers to active globals (`double *const t[] =
+ * {&a, &b}`) is itself active: a pointer loaded from it needs a shadow, and
+ * its shadow table holds the shadows of a and b (one table per lane).
+ * Shadow globals are created lazily but only once the set of active
+ * globals is final (engine.c), so every table sees the same set.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/globals.h"
+#include "ad/core/context.h"
+#include "ad/core/map.h"
+#include "common/strbuf.h"
+
+int ad_global_can_shadow(LLVMValueRef g) {
+  return LLVMIsAGlobalVariable(g) && LLVMGetInitializer(g) &&
+         !LLVMIsThreadLocal(g);
+}
+
+/* Memo values of global_refs_memo. */
+#define REFS_NO ((void *)1)
+#define REFS_YES ((void *)2)
+
+/* Whether constant `c` mentions an active mutable global, directly or
+ * through the initializers of constant globals it mentions. */
+static int constant_refers_active(ad_module_ctx *mc, LLVMValueRef c,
+                                  int depth) {
+  if (depth > 64 || !c)
+    return 0;
+  if (LLVMIsAGlobalVariable(c)) {
+    if (!LLVMIsGlobalConstant(c))
+      return ad_map_get(&mc->active_globals, c) != NULL;
+    return ad_global_is_active(mc, c);
+  }
+  if (LLVMIsAGlobalValue(c) || LLVMIsAConstantDataSequential(c) ||
+      LLVMIsAConstantFP(c) || LLVMIsAConstantInt(c))
+    return 0;
+  int n = LLVMGetNumOperands(c);
+  for (int k = 0; k < n; k++)
+    if (constant_refers_active(mc, LLVMGetOperand(c, (unsigned)k), depth + 1))
+      return 1;
+  return 0;
+}
+
+void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
+                             size_t *generation) {
+  if (*generation == mc->active_globals.count)
+    return;
+  ad_map_free(memo);
+  ad_map_init(memo);
+  *generation = mc->active_globals.count;
+}
+
+int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g) {
+  if (!ad_global_can_shadow(g))
+    return 0;
+  if (!LLVMIsGlobalConstant(g))
+    return ad_map_get(&mc->active_globals, g) != NULL;
+  ad_refresh_globals_memo(mc, &mc->global_refs_memo,
+                          &mc->global_refs_generation);
+  void *memo = ad_map_get(&mc->global_refs_memo, g);
+  if (memo)
+    return memo == REFS_YES;
+  /* "no" while in progress: a self-referencing table terminates */
+  if (ad_map_put(&mc->global_refs_memo, g, REFS_NO) != 0)
+    return 0;
+  int yes = constant_refers_active(mc, LLVMGetInitializer(g), 0);
+  ad_map_put(&mc->global_refs_memo, g, yes ? REFS_YES : REFS_NO);
+  return yes;
+}
+
+/* Adds the mutable globals whose addresses constant c holds. */
+static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
+  if (depth > 64 || !c)
+    return 0;
+  if (LLVMIsAGlobalVariable(c)) {
+    if (!ad_global_can_shadow(c) || LLVMIsGlobalConstant(c) ||
+        ad_map_get(&mc->active_globals, c))
+      return 0;
+    return ad_map_put(&mc->active_globals, c, (void *)1) != 0 ? -1 : 1;
+  }
+  if (LLVMIsAGlobalValue(c) || LLVMIsAConstantDataSequential(c) ||
+      LLVMIsAConstantFP(c) || LLVMIsAConstantInt(c))
+    return 0;
+  int n = LLVMGetNumOperands(c), added = 0;
+  for (int k = 0; k < n; k++) {
+    int r = demand_targets(mc, LLVMGetOperand(c, (unsigned)k), depth + 1);
+    if (r < 0)
+      return -1;
+    added += r;
+  }
+  return added;
+}
+
+int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g) {
+  if (!ad_global_can_shadow(g) || !LLVMIsGlobalConstant(g))
+    return 0;
+  return demand_targets(mc, LLVMGetInitializer(g), 0);
+}
+

@@ -1,0 +1,27 @@
+/* Which globals are active (hold tangents module-wide). */
+#ifndef TANJIT_AD_ANALYSIS_GLOBALS_H
+#define TANJIT_AD_ANALYSIS_GLOBALS_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+/* Empties `memo` (one of ad_module_ctx's memos over active_globals, with
+ * its `generation`) if active globals were added since it was filled: its
+ * answers depend on that set, which only grows. */
+void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
+                             size_t *generation);
+/* Whether a defined mutable global can be given a shadow global. */
+int ad_global_can_shadow(LLVMValueRef g);
+/* Whether global g has a shadow holding tangents: an active mutable
+ * global, or a constant one whose initializer points to active globals
+ * (its shadow is a per-lane table of their shadows). */
+int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g);
+/* Makes active every mutable global whose address constant global `g`'s
+ * initializer holds (a pointer loaded from g must have a shadow).  Returns
+ * how many became active, or -1 on out of memory. */
+int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
+
+#endif

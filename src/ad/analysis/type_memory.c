@@ -1,0 +1,558 @@
+/*
+ * Type analysis: the memory model.  Every pointer value (and every integer
+ * that carries one) has an address: an abstract memory object and a byte
+ * offset in it (type_transfer.c says where objects are born).  An object's
+ * entries map byte ranges to kinds; a periodic object keeps offsets modulo
+ * its period, and one whose period is smaller than an element collapses to
+ * one summary kind.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/type_model.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+
+/* ---- storage ---- */
+
+int ta_is_int_type(LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
+    ty = LLVMGetElementType(ty);
+  return LLVMGetTypeKind(ty) == LLVMIntegerTypeKind;
+}
+
+static int vindex(ad_types *t, LLVMValueRef v, int create) {
+  void *p = ad_map_get(&t->index, v);
+  if (p)
+    return (int)((uintptr_t)p - 1);
+  if (!create)
+    return -1;
+  if (t->nvals == t->capvals) {
+    size_t ncap = t->capvals ? 2 * t->capvals : 256;
+    tval *g = realloc(t->vals, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return -1;
+    }
+    t->vals = g;
+    t->capvals = ncap;
+  }
+  tval *nv = &t->vals[t->nvals];
+  nv->f = ta_fact(AD_T_UNKNOWN, 0);
+  nv->obj = -1;
+  nv->off = 0;
+  if (ad_map_put(&t->index, v, (void *)(uintptr_t)(t->nvals + 1)) != 0) {
+    t->oom = 1;
+    return -1;
+  }
+  return (int)t->nvals++;
+}
+
+const tval *ta_vget(const ad_types *t, LLVMValueRef v) {
+  void *p = ad_map_get(&t->index, v);
+  return p ? &t->vals[(uintptr_t)p - 1] : NULL;
+}
+
+static int new_obj(ad_types *t) {
+  if (t->nobjs == t->capobjs) {
+    size_t ncap = t->capobjs ? 2 * t->capobjs : 64;
+    tobj *g = realloc(t->objs, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return -1;
+    }
+    t->objs = g;
+    t->capobjs = ncap;
+  }
+  memset(&t->objs[t->nobjs], 0, sizeof t->objs[0]);
+  return (int)t->nobjs++;
+}
+
+/* A fact about integer value v itself (other types are fixed by type). */
+void ta_note(ad_types *t, LLVMValueRef v, tfact f) {
+  if (f.kind == AD_T_UNKNOWN || !v || LLVMIsConstant(v) ||
+      !ta_is_int_type(LLVMTypeOf(v)))
+    return;
+  int i = vindex(t, v, 1);
+  if (i < 0)
+    return;
+  tfact j = ta_join(t->vals[i].f, f);
+  if (!ta_same(j, t->vals[i].f)) {
+    t->vals[i].f = j;
+    t->changed = 1;
+  }
+}
+
+static unsigned float_bits(LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
+    ty = LLVMGetElementType(ty);
+  switch (LLVMGetTypeKind(ty)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+    return 16;
+  case LLVMFloatTypeKind:
+    return 32;
+  case LLVMDoubleTypeKind:
+    return 64;
+  case LLVMX86_FP80TypeKind:
+    return 80;
+  default:
+    return 128;
+  }
+}
+
+tfact ta_value_fact(const ad_types *t, LLVMValueRef v) {
+  LLVMTypeRef ty = LLVMTypeOf(v);
+  if (ad_type_is_float(ty))
+    return ta_fact(AD_T_FLOAT, float_bits(ty));
+  if (ad_type_is_pointerish(ty))
+    return ta_fact(AD_T_POINTER, 0);
+  if (!ta_is_int_type(ty))
+    return ta_fact(AD_T_UNKNOWN, 0);
+  const tval *tv = ta_vget(t, v);
+  return tv ? tv->f : ta_fact(AD_T_UNKNOWN, 0);
+}
+
+/* ---- object layouts ---- */
+
+long long ta_norm(const tobj *o, long long off) {
+  if (!o->period)
+    return off;
+  long long p = (long long)o->period, r = off % p;
+  return r < 0 ? r + p : r;
+}
+
+static void collapse(ad_types *t, tobj *o) {
+  for (size_t i = 0; i < o->n; i++)
+    o->summary = ta_join(o->summary, o->e[i].f);
+  o->n = 0;
+  o->collapsed = 1;
+  t->changed = 1;
+}
+
+void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
+                 tfact f) {
+  if (obj < 0 || f.kind == AD_T_UNKNOWN || size == 0)
+    return;
+  tobj *o = &t->objs[obj];
+  if (o->collapsed) {
+    tfact j = ta_join(o->summary, f);
+    if (!ta_same(j, o->summary)) {
+      o->summary = j;
+      t->changed = 1;
+    }
+    return;
+  }
+  if (o->period && size > o->period) {
+    collapse(t, o);
+    ta_mem_note(t, obj, off, size, f);
+    return;
+  }
+  off = ta_norm(o, off);
+  for (size_t i = 0; i < o->n; i++)
+    if (o->e[i].off == off && o->e[i].size == size) {
+      tfact j = ta_join(o->e[i].f, f);
+      if (!ta_same(j, o->e[i].f)) {
+        o->e[i].f = j;
+        t->changed = 1;
+      }
+      return;
+    }
+  if (o->n >= MAX_TYPE_ENTRIES * 4)
+    return; /* enough: further bytes stay unknown */
+  if (o->n == o->cap) {
+    size_t ncap = o->cap ? 2 * o->cap : 8;
+    tentry *g = realloc(o->e, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return;
+    }
+    o->e = g;
+    o->cap = ncap;
+  }
+  o->e[o->n].off = off;
+  o->e[o->n].size = size;
+  o->e[o->n].f = f;
+  o->n++;
+  t->changed = 1;
+}
+
+/* The fact of bytes [off, off+size): an exact entry, else the join of the
+ * overlapping ones.  `raw` keeps a conflict; otherwise a conflict reads as
+ * unknown, so a value is never blamed for its neighbours' bytes. */
+tfact ta_mem_get(const ad_types *t, int obj, long long off,
+                 unsigned long long size, int raw) {
+  if (obj < 0)
+    return ta_fact(AD_T_UNKNOWN, 0);
+  const tobj *o = &t->objs[obj];
+  tfact f = ta_fact(AD_T_UNKNOWN, 0);
+  if (o->collapsed)
+    f = o->summary;
+  else {
+    off = ta_norm(o, off);
+    int exact = 0;
+    for (size_t i = 0; i < o->n; i++) {
+      const tentry *e = &o->e[i];
+      if (e->off == off && e->size == size) {
+        f = e->f;
+        exact = 1;
+        break;
+      }
+    }
+    for (size_t i = 0; i < o->n && !exact; i++) {
+      const tentry *e = &o->e[i];
+      long long eo = e->off;
+      if (o->period && eo + (long long)e->size <= off)
+        eo += (long long)o->period; /* an entry of the next element */
+      if (eo < off + (long long)size && off < eo + (long long)e->size)
+        f = ta_join(f, e->f);
+    }
+  }
+  if (!raw && f.kind == AD_T_CONFLICT)
+    return ta_fact(AD_T_UNKNOWN, 0);
+  return f;
+}
+
+void ta_set_period(ad_types *t, int obj, unsigned long long p) {
+  if (obj < 0 || p == 0)
+    return;
+  tobj *o = &t->objs[obj];
+  if (o->collapsed)
+    return;
+  unsigned long long np = o->period ? ta_gcd(o->period, p) : p;
+  if (np == o->period)
+    return;
+  t->changed = 1;
+  for (size_t i = 0; i < o->n; i++)
+    if (o->e[i].size > np) {
+      collapse(t, o);
+      return;
+    }
+  /* Renormalize: entries that land on the same bytes join. */
+  size_t n = o->n;
+  tentry *old = o->e;
+  o->e = NULL;
+  o->n = o->cap = 0;
+  o->period = np;
+  for (size_t i = 0; i < n; i++)
+    ta_mem_note(t, obj, old[i].off, old[i].size, old[i].f);
+  free(old);
+}
+
+/* The byte layout of type `ty` at (obj, off); integer members get `ifact`. */
+void ta_record_type(ad_types *t, int obj, long long off, LLVMTypeRef ty,
+                    tfact ifact, int depth, int *budget) {
+  if (depth > MAX_DEPTH || --*budget < 0)
+    return;
+  switch (LLVMGetTypeKind(ty)) {
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(ty);
+    for (unsigned i = 0; i < n; i++)
+      ta_record_type(t, obj, off + (long long)LLVMOffsetOfElement(t->td, ty, i),
+                     LLVMStructGetTypeAtIndex(ty, i), ifact, depth + 1, budget);
+    return;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    LLVMTypeRef el = LLVMGetElementType(ty);
+    unsigned long long n = LLVMGetTypeKind(ty) == LLVMArrayTypeKind
+                               ? LLVMGetArrayLength2(ty)
+                               : LLVMGetVectorSize(ty);
+    unsigned long long es = LLVMABISizeOfType(t->td, el);
+    for (unsigned long long i = 0; i<n && * budget> 0; i++)
+      ta_record_type(t, obj, off + (long long)(i * es), el, ifact, depth + 1,
+                     budget);
+    return;
+  }
+  case LLVMPointerTypeKind:
+    ta_mem_note(t, obj, off, LLVMStoreSizeOfType(t->td, ty),
+                ta_fact(AD_T_POINTER, 0));
+    return;
+  case LLVMIntegerTypeKind: {
+    tfact f = ifact;
+    /* an integer narrower than a pointer never holds one */
+    if (f.kind == AD_T_UNKNOWN &&
+        LLVMSizeOfTypeInBits(t->td, ty) < 8 * LLVMPointerSize(t->td))
+      f = ta_fact(AD_T_INTEGER, 0);
+    ta_mem_note(t, obj, off, LLVMStoreSizeOfType(t->td, ty), f);
+    return;
+  }
+  default:
+    if (ad_type_is_float_scalar(ty))
+      ta_mem_note(t, obj, off, LLVMStoreSizeOfType(t->td, ty),
+                  ta_fact(AD_T_FLOAT, float_bits(ty)));
+    return;
+  }
+}
+
+/* Exchanges the facts of two views of the same bytes: (a, aoff) and
+ * (b, boff), over `len` bytes (len < 0: to the end / every period). */
+static void exchange_one(ad_types *t, int from, long long foff, int to,
+                         long long toff, long long len) {
+  if (from < 0 || to < 0 || from == to)
+    return;
+  tobj *f = &t->objs[from];
+  if (f->collapsed) {
+    if (f->summary.kind != AD_T_CONFLICT && f->summary.kind != AD_T_UNKNOWN &&
+        t->objs[to].period == 0 && !t->objs[to].collapsed && len < 0)
+      ta_set_period(t, to, 1); /* collapses `to` too */
+    return;
+  }
+  if (f->period && (len < 0 || (unsigned long long)len > f->period))
+    ta_set_period(t, to, f->period);
+  size_t n = f->n;
+  for (size_t i = 0; i < n; i++) {
+    tentry e = t->objs[from].e[i]; /* mem_note may move the array */
+    long long rel = e.off - ta_norm(&t->objs[from], foff);
+    if (t->objs[from].period) {
+      long long p = (long long)t->objs[from].period;
+      rel = ((rel % p) + p) % p;
+    } else if (rel < 0) {
+      continue;
+    }
+    if (len >= 0 && rel + (long long)e.size > len)
+      continue;
+    ta_mem_note(t, to, toff + rel, e.size, e.f);
+  }
+}
+
+void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
+                 long long len) {
+  exchange_one(t, a, aoff, b, boff, len);
+  exchange_one(t, b, boff, a, aoff, len);
+}
+
+/* ---- addresses ---- */
+
+/* v = stride * X + c for some unknown integer X (stride 0: v is c). */
+void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
+               int depth) {
+  *stride = 1;
+  *c = 0;
+  if (LLVMIsAConstantInt(v)) {
+    *stride = 0;
+    *c = LLVMConstIntGetSExtValue(v);
+    return;
+  }
+  if (depth > 12 || !LLVMIsAInstruction(v))
+    return;
+  unsigned long long s0, s1;
+  long long c0, c1;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAdd:
+  case LLVMSub:
+    ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
+    ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
+    *stride = ta_gcd(s0, s1);
+    *c = LLVMGetInstructionOpcode(v) == LLVMAdd ? c0 + c1 : c0 - c1;
+    return;
+  case LLVMOr:
+    if (!LLVMGetIsDisjoint(v))
+      return;
+    ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
+    ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
+    *stride = ta_gcd(s0, s1);
+    *c = c0 + c1;
+    return;
+  case LLVMShl:
+  case LLVMMul: {
+    LLVMValueRef k = LLVMGetOperand(v, 1), x = LLVMGetOperand(v, 0);
+    if (!LLVMIsAConstantInt(k) && LLVMGetInstructionOpcode(v) == LLVMMul) {
+      k = LLVMGetOperand(v, 0);
+      x = LLVMGetOperand(v, 1);
+    }
+    if (!LLVMIsAConstantInt(k))
+      return;
+    long long m = LLVMConstIntGetSExtValue(k);
+    if (LLVMGetInstructionOpcode(v) == LLVMShl)
+      m = m >= 0 && m < 62 ? 1LL << m : 0;
+    if (m <= 0)
+      return;
+    ta_linear(x, &s0, &c0, depth + 1);
+    *stride = s0 * (unsigned long long)m;
+    *c = c0 * m;
+    return;
+  }
+  case LLVMSExt:
+  case LLVMZExt:
+  case LLVMTrunc:
+    ta_linear(LLVMGetOperand(v, 0), stride, c, depth + 1);
+    return;
+  default:
+    return;
+  }
+}
+
+/* Byte offset of a GEP (instruction or constant expression) from its base:
+ * constant part *c, variable part a multiple of *stride (0: none).  A
+ * variable index past the first one moves within an array member of a
+ * known aggregate ({int n; double x[3]} indexed as x[i]): the repetition is
+ * that member's, not the whole object's, so *stride stays 0 for it and
+ * the elements share the facts of the constant part's element. */
+void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
+                   long long *c) {
+  LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
+  unsigned n = (unsigned)LLVMGetNumOperands(gep);
+  *stride = 0;
+  *c = 0;
+  for (unsigned i = 1; i < n; i++) {
+    LLVMValueRef idx = LLVMGetOperand(gep, i);
+    if (i > 1 && LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+      if (!LLVMIsAConstantInt(idx)) {
+        *stride = 1; /* a vector-splat field index: any offset */
+        return;
+      }
+      unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
+      *c += (long long)LLVMOffsetOfElement(t->td, ty, field);
+      ty = LLVMStructGetTypeAtIndex(ty, field);
+      continue;
+    }
+    unsigned long long count = 0; /* elements of the array indexed, if known */
+    if (i > 1) {
+      if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind)
+        count = LLVMGetArrayLength2(ty);
+      ty = LLVMGetElementType(ty);
+    }
+    unsigned long long es = LLVMABISizeOfType(t->td, ty);
+    unsigned long long s;
+    long long k;
+    ta_linear(idx, &s, &k, 0);
+    /* x[i + k] stays inside x: an unrolled loop's constant k counts
+     * within the member, not past its end into the next field */
+    if (s && count)
+      k = ((k % (long long)count) + (long long)count) % (long long)count;
+    *c += k * (long long)es;
+    if (s && i == 1)
+      *stride = ta_gcd(*stride, s * es);
+    ta_note(t, idx, ta_fact(AD_T_INTEGER, 0));
+  }
+}
+
+/* The address of v, computing it for constants, arguments and globals;
+ * 0 when unknown (yet). */
+int ta_addr(ad_types *t, LLVMValueRef v, int *obj, long long *off, int depth) {
+  const tval *tv = ta_vget(t, v);
+  if (tv && tv->obj >= 0) {
+    *obj = tv->obj;
+    *off = tv->off;
+    return 1;
+  }
+  if (depth > MAX_DEPTH)
+    return 0;
+  if (LLVMIsAGlobalValue(v) || LLVMIsAArgument(v)) {
+    *obj = ta_root(t, v);
+    *off = 0;
+    return *obj >= 0;
+  }
+  if (!LLVMIsAConstantExpr(v))
+    return 0;
+  int known = 0;
+  switch (LLVMGetConstOpcode(v)) {
+  case LLVMGetElementPtr: {
+    if (!ta_addr(t, LLVMGetOperand(v, 0), obj, off, depth + 1))
+      return 0;
+    unsigned long long s;
+    long long c;
+    ta_gep_offset(t, v, &s, &c);
+    ta_set_period(t, *obj, s);
+    *off += c;
+    known = 1;
+    break;
+  }
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+    known = ta_addr(t, LLVMGetOperand(v, 0), obj, off, depth + 1);
+    break;
+  default:
+    break;
+  }
+  if (known) {
+    /* remembered, so that queries (which do not compute) find it */
+    int i = vindex(t, v, 1);
+    if (i >= 0) {
+      t->vals[i].obj = *obj;
+      t->vals[i].off = *off;
+    }
+  }
+  return known;
+}
+
+void ta_set_addr(ad_types *t, LLVMValueRef v, int obj, long long off) {
+  if (obj < 0 || LLVMIsConstant(v))
+    return;
+  int i = vindex(t, v, 1);
+  if (i < 0)
+    return;
+  tval *tv = &t->vals[i];
+  if (tv->obj < 0) {
+    tv->obj = obj;
+    tv->off = off;
+    t->changed = 1;
+  } else if (tv->obj == obj) {
+    long long d = off - tv->off;
+    if (d && ta_norm(&t->objs[obj], d) != 0)
+      ta_set_period(t, obj, (unsigned long long)(d < 0 ? -d : d));
+  } else {
+    ta_exchange(t, tv->obj, tv->off, obj, off, -1);
+  }
+}
+
+/* A fresh object for v (kept if v has one). */
+int ta_root(ad_types *t, LLVMValueRef v) {
+  const tval *tv = ta_vget(t, v);
+  if (tv && tv->obj >= 0)
+    return tv->obj;
+  int obj = new_obj(t);
+  int i = vindex(t, v, 1);
+  if (obj < 0 || i < 0)
+    return -1;
+  t->vals[i].obj = obj;
+  t->vals[i].off = 0;
+  t->changed = 1;
+  if (LLVMIsAGlobalVariable(v)) {
+    int budget = MAX_TYPE_ENTRIES;
+    ta_record_type(t, obj, 0, LLVMGlobalGetValueType(v),
+                   ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
+  }
+  return obj;
+}
+
+/* Two values that are the same thing (a PHI and an incoming value, a
+ * parameter and an argument, a call and a returned value). */
+void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b) {
+  if (ta_is_int_type(LLVMTypeOf(a))) {
+    tfact j = ta_join(ta_value_fact(t, a), ta_value_fact(t, b));
+    ta_note(t, a, j);
+    ta_note(t, b, j);
+  }
+  int oa, ob;
+  long long fa, fb;
+  int ka = ta_addr(t, a, &oa, &fa, 0), kb = ta_addr(t, b, &ob, &fb, 0);
+  if (kb)
+    ta_set_addr(t, a, ob, fb);
+  if (ka)
+    ta_set_addr(t, b, oa, fa);
+}
+
+/* A load or store of `ty` (value v, may be NULL) at pointer p. */
+void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
+  int obj;
+  long long off;
+  if (!ta_addr(t, p, &obj, &off, 0))
+    obj = ta_root(t, p), off = 0;
+  if (obj < 0)
+    return;
+  if (v && LLVMGetTypeKind(ty) == LLVMIntegerTypeKind) {
+    unsigned long long size = LLVMStoreSizeOfType(t->td, ty);
+    /* A narrow integer moved through memory may be float bits (a float
+     * copied as i32): without evidence it stays unknown. */
+    ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
+    ta_mem_note(t, obj, off, size, ta_value_fact(t, v));
+    return;
+  }
+  int budget = MAX_TYPE_ENTRIES;
+  ta_record_type(t, obj, off, ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
+}

@@ -1,0 +1,92 @@
+/*
+ * Type analysis inside: the representation its three parts share
+ * (type_lattice.c: kinds and joins; type_memory.c: values, abstract objects
+ * and addresses; type_transfer.c: what instructions and calls teach, to a
+ * fixpoint) and copy_layout.c reads.  Private to src/ad/analysis.
+ */
+#ifndef TANJIT_AD_ANALYSIS_TYPE_MODEL_H
+#define TANJIT_AD_ANALYSIS_TYPE_MODEL_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "ad/analysis/types.h"
+#include "ad/core/map.h"
+
+/* MAX_CALL_DEPTH: callees are analyzed with the function up to this many
+ * calls away from it; one farther is treated as a call to a function with
+ * no body (nothing learned: "unknown", which the engine treats
+ * conservatively).  Without the bound every derivative of a chain of N
+ * calls would analyze the rest of the chain: N^2 work in all (issue 10). */
+enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32,
+       MAX_CALL_DEPTH = 16 };
+
+typedef struct tfact {
+  unsigned char kind;  /* ad_tkind */
+  unsigned short bits; /* float width */
+} tfact;
+
+typedef struct tentry {
+  long long off;
+  unsigned long long size;
+  tfact f;
+} tentry;
+
+typedef struct tobj {
+  tentry *e;
+  size_t n, cap;
+  unsigned long long period; /* 0: not periodic */
+  int collapsed;             /* one summary fact for every byte */
+  tfact summary;
+} tobj;
+
+typedef struct tval {
+  tfact f; /* integers only; other types take their kind from the type */
+  int obj; /* -1: no known address */
+  long long off;
+} tval;
+
+struct ad_types {
+  const ad_engine *e;
+  LLVMTargetDataRef td;
+  int own_td;
+  ad_map index; /* value -> 1 + index into vals */
+  tval *vals;
+  size_t nvals, capvals;
+  tobj *objs;
+  size_t nobjs, capobjs;
+  ad_map fnset; /* functions analyzed together -> 1 + calls from the root */
+  LLVMValueRef *fns;
+  size_t nfns, capfns;
+  int changed, oom;
+};
+
+tfact ta_fact(ad_tkind k, unsigned bits);
+tfact ta_join(tfact a, tfact b);
+int ta_same(tfact a, tfact b);
+unsigned long long ta_gcd(unsigned long long a, unsigned long long b);
+int ta_is_int_type(LLVMTypeRef ty);
+const tval *ta_vget(const ad_types *t, LLVMValueRef v);
+void ta_note(ad_types *t, LLVMValueRef v, tfact f);
+tfact ta_value_fact(const ad_types *t, LLVMValueRef v);
+long long ta_norm(const tobj *o, long long off);
+void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
+                 tfact f);
+tfact ta_mem_get(const ad_types *t, int obj, long long off,
+                 unsigned long long size, int raw);
+void ta_set_period(ad_types *t, int obj, unsigned long long p);
+void ta_record_type(ad_types *t, int obj, long long off, LLVMTypeRef ty,
+                    tfact ifact, int depth, int *budget);
+void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
+                 long long len);
+void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
+               int depth);
+void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
+                   long long *c);
+int ta_addr(ad_types *t, LLVMValueRef v, int *obj, long long *off, int depth);
+void ta_set_addr(ad_types *t, LLVMValueRef v, int obj, long long off);
+int ta_root(ad_types *t, LLVMValueRef v);
+void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b);
+void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty);
+
+#endif

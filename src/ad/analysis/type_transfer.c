@@ -1,0 +1,437 @@
+/*
+ * Type analysis: for every value, and for every byte offset of the memory a
+ * pointer points into, whether it holds a float (of which width), an
+ * integer, a pointer, or is unknown (kinds and joins in types.h).
+ *
+ * Model.  Every pointer value (and every integer that carries one) has an
+ * address: an abstract memory object and a byte offset in it.  Objects are
+ * born at allocas, arguments, globals, allocation calls, loaded pointers and
+ * integers turned into pointers; GEPs and integer arithmetic move the
+ * offset.  A variable index of stride S makes the object periodic with
+ * period S (an array of S-byte elements): offsets are then kept modulo S,
+ * and strides that disagree take their gcd.  A period smaller than an
+ * element collapses the object to one summary kind.
+ *
+ * Facts come from LLVM types (loads, stores, globals' value types), from
+ * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
+ * shifts, int<->float conversions), from the argument types the rule tables
+ * give known calls (allocation, the memcpy family, the CUDA driver and
+ * runtime transfer and allocation APIs) and flow both ways through
+ * loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*, cudaMemcpy*: the
+ * two sides' layouts are exchanged) and calls to functions with bodies
+ * (parameters and arguments, returns and results), until nothing changes.
+ *
+ * It is context-insensitive (one fact per callee, joined over call sites)
+ * and follows one level of pointers (a pointer loaded from memory starts a
+ * new object): both only lose precision, and lost precision means
+ * "unknown", which the engine treats conservatively.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/type_model.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+
+/* ---- calls ---- */
+
+/*
+ * What a call's arguments are comes from the rule tables (ad_typed_rule in
+ * registry/registry.h: the memory and CUDA families), so a call the rules
+ * handle is never one this analysis knows nothing about.  Below, in the same
+ * letters, calls whose rules carry no argument types (libm's out-parameters,
+ * whose rules are rules/math.c's) or that have no rule.
+ */
+static const struct {
+  const char *name, *args;
+} untabled_calls[] = {
+    /* libm with out-parameters */
+    {"frexp", "-I"},    {"frexpf", "-I"},   {"frexpl", "-I"},
+    {"modf", "-F"},     {"modff", "-F"},    {"modfl", "-F"},
+    {"sincos", "-FF"},  {"sincosf", "-FF"}, {"sincosl", "-FF"},
+    {"lgamma_r", "-I"}, {"remquo", "--I"},
+};
+
+typedef struct call_types {
+  const char *args; /* NULL: nothing known */
+  int allocates;    /* the result is a fresh object */
+} call_types;
+
+static call_types call_types_of(const char *name) {
+  call_types ct = {NULL, 0};
+  const ad_typed_rule *r = ad_typed_rule_of(name);
+  if (r) {
+    ct.args = r->arg_types;
+    ct.allocates = r->rule.returns_allocation;
+    return ct;
+  }
+  for (size_t i = 0; i < sizeof untabled_calls / sizeof *untabled_calls; i++)
+    if (ad_name_matches(name, untabled_calls[i].name)) {
+      ct.args = untabled_calls[i].args;
+      break;
+    }
+  return ct;
+}
+
+/* The argument a letter of `args` marks, or -1 (also past nargs). */
+static int arg_marked(const char *args, char letter, unsigned nargs) {
+  const char *at = strchr(args, letter);
+  return at && (unsigned)(at - args) < nargs ? (int)(at - args) : -1;
+}
+
+/* Adds fn, `depth` calls away from the root (functions are visited in the
+ * order added, breadth first, so a function's first depth is its least). */
+static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
+  if (ad_map_get(&t->fnset, fn))
+    return;
+  if (t->nfns == t->capfns) {
+    size_t ncap = t->capfns ? 2 * t->capfns : 16;
+    LLVMValueRef *g = realloc(t->fns, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return;
+    }
+    t->fns = g;
+    t->capfns = ncap;
+  }
+  if (ad_map_put(&t->fnset, fn, (void *)(uintptr_t)(depth + 1)) != 0) {
+    t->oom = 1;
+    return;
+  }
+  t->fns[t->nfns++] = fn;
+  t->changed = 1;
+}
+
+static void visit_call(ad_types *t, LLVMValueRef call) {
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  LLVMValueRef fn = ad_called_function(call);
+  char buf[256];
+  const char *name = ad_call_rule_name(t->e, call, buf, sizeof buf);
+  call_types ct = {NULL, 0};
+  if (name)
+    ct = call_types_of(name);
+  const char *sig = ct.args;
+  size_t nsig = sig ? strlen(sig) : 0;
+  for (unsigned k = 0; k < nargs; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k);
+    char letter = k < nsig ? sig[k] : 0;
+    int obj;
+    long long off;
+    switch (letter) {
+    case 'p':
+    case 'd':
+    case 's':
+      ta_note(t, a, ta_fact(AD_T_POINTER, 0));
+      break;
+    case 'i':
+    case 'n':
+      ta_note(t, a, ta_fact(AD_T_INTEGER, 0));
+      break;
+    case 'P':
+    case 'I':
+    case 'Z':
+    case 'F':
+      if (!ta_addr(t, a, &obj, &off, 0))
+        obj = ta_root(t, a), off = 0;
+      if (letter == 'P')
+        ta_mem_note(t, obj, off, LLVMPointerSize(t->td),
+                    ta_fact(AD_T_POINTER, 0));
+      else if (letter == 'I')
+        ta_mem_note(t, obj, off, 4, ta_fact(AD_T_INTEGER, 0));
+      else if (letter == 'Z')
+        ta_mem_note(t, obj, off, LLVMPointerSize(t->td),
+                    ta_fact(AD_T_INTEGER, 0));
+      else if (ad_type_is_float(LLVMTypeOf(call))) {
+        int budget = 4;
+        ta_record_type(t, obj, off, LLVMTypeOf(call), ta_fact(AD_T_UNKNOWN, 0),
+                       0, &budget);
+      }
+      break;
+    default:
+      /* an external without a signature: integers narrower than a pointer
+       * are integers (a wider one may be a handle) */
+      if (!sig && fn && LLVMCountBasicBlocks(fn) == 0 &&
+          ta_is_int_type(LLVMTypeOf(a)) &&
+          LLVMSizeOfTypeInBits(t->td, LLVMTypeOf(a)) <
+              8 * LLVMPointerSize(t->td))
+        ta_note(t, a, ta_fact(AD_T_INTEGER, 0));
+      break;
+    }
+  }
+  int kd = sig ? arg_marked(sig, 'd', nargs) : -1;
+  int ks = sig ? arg_marked(sig, 's', nargs) : -1;
+  int kn = sig ? arg_marked(sig, 'n', nargs) : -1;
+  if (kd >= 0 && ks >= 0 && kn >= 0) {
+    LLVMValueRef d = LLVMGetOperand(call, (unsigned)kd);
+    LLVMValueRef s = LLVMGetOperand(call, (unsigned)ks);
+    LLVMValueRef n = LLVMGetOperand(call, (unsigned)kn);
+    int od, os;
+    long long fd, fs;
+    if (!ta_addr(t, d, &od, &fd, 0))
+      od = ta_root(t, d), fd = 0;
+    if (!ta_addr(t, s, &os, &fs, 0))
+      os = ta_root(t, s), fs = 0;
+    long long len = LLVMIsAConstantInt(n) ? LLVMConstIntGetSExtValue(n) : -1;
+    ta_exchange(t, os, fs, od, fd, len);
+  }
+  size_t depth = (size_t)(uintptr_t)ad_map_get(
+      &t->fnset, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+  if (ct.allocates) {
+    ta_root(t, call);
+  } else if (fn && LLVMCountBasicBlocks(fn) > 0 &&
+             LLVMCountParams(fn) == nargs &&
+             !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)) &&
+             (ad_map_get(&t->fnset, fn) || depth < MAX_CALL_DEPTH)) {
+    add_function(t, fn, depth);
+    for (unsigned k = 0; k < nargs; k++)
+      ta_unify(t, LLVMGetParam(fn, k), LLVMGetOperand(call, k));
+    if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
+      for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+           bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+        if (term && LLVMGetInstructionOpcode(term) == LLVMRet &&
+            LLVMGetNumOperands(term) == 1)
+          ta_unify(t, call, LLVMGetOperand(term, 0));
+      }
+  } else if (ad_type_is_pointerish(LLVMTypeOf(call))) {
+    ta_root(t, call);
+  }
+}
+
+/* ---- instructions ---- */
+
+/* Integer arithmetic that may move a pointer: p + k, p - k, p & mask. */
+static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
+  LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
+  tfact fa = ta_value_fact(t, a), fb = ta_value_fact(t, b);
+  int pa = fa.kind == AD_T_POINTER, pb = fb.kind == AD_T_POINTER;
+  if (fa.kind == AD_T_FLOAT || fb.kind == AD_T_FLOAT ||
+      fa.kind == AD_T_CONFLICT || fb.kind == AD_T_CONFLICT) {
+    /* integer operations on float bits */
+    ta_note(t, inst, ta_fact(AD_T_CONFLICT, 0));
+    return;
+  }
+  if (pa && pb) {
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0)); /* a difference of pointers */
+    return;
+  }
+  if (pa || (pb && op != LLVMSub)) {
+    ta_note(t, inst, ta_fact(AD_T_POINTER, 0));
+    LLVMValueRef p = pa ? a : b, k = pa ? b : a;
+    int obj;
+    long long off;
+    if (!ta_addr(t, p, &obj, &off, 0))
+      obj = ta_root(t, p), off = 0;
+    if (op == LLVMAdd || op == LLVMSub ||
+        (op == LLVMOr && LLVMGetIsDisjoint(inst))) {
+      unsigned long long s;
+      long long c;
+      ta_linear(k, &s, &c, 0);
+      ta_set_period(t, obj, s);
+      ta_set_addr(t, inst, obj, op == LLVMSub ? off - c : off + c);
+    } else {
+      ta_set_addr(t, inst, obj, off); /* masking keeps the allocation */
+    }
+    return;
+  }
+  tfact r = ta_value_fact(t, inst);
+  if (r.kind == AD_T_POINTER) {
+    /* a pointer plus an integer: the other operand is the pointer */
+    if (fa.kind == AD_T_UNKNOWN && !LLVMIsConstant(a) &&
+        (fb.kind == AD_T_INTEGER || LLVMIsConstant(b)))
+      ta_note(t, a, r);
+    else if (op != LLVMSub && fb.kind == AD_T_UNKNOWN && !LLVMIsConstant(b) &&
+             (fa.kind == AD_T_INTEGER || LLVMIsConstant(a)))
+      ta_note(t, b, r);
+  }
+  if ((fa.kind == AD_T_INTEGER || LLVMIsConstant(a)) &&
+      (fb.kind == AD_T_INTEGER || LLVMIsConstant(b)))
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+}
+
+static void visit(ad_types *t, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  int obj;
+  long long off;
+  switch (ad_opcode_class(op)) {
+  case AD_OP_INT_OFFSET:
+    if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMIntegerTypeKind)
+      visit_int_arith(t, inst, op);
+    return;
+  case AD_OP_INT_NUMBER:
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+    ta_note(t, LLVMGetOperand(inst, 0), ta_fact(AD_T_INTEGER, 0));
+    ta_note(t, LLVMGetOperand(inst, 1), ta_fact(AD_T_INTEGER, 0));
+    return;
+  case AD_OP_COMPARE:
+  case AD_OP_FLOAT_TO_INT:
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+    return;
+  case AD_OP_INT_TO_FLOAT:
+    ta_note(t, LLVMGetOperand(inst, 0), ta_fact(AD_T_INTEGER, 0));
+    return;
+  default:
+    break;
+  }
+  switch (op) {
+  case LLVMAlloca:
+    ta_root(t, inst);
+    break;
+  case LLVMLoad:
+    ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst));
+    if (ad_type_is_pointerish(LLVMTypeOf(inst)))
+      ta_root(t, inst);
+    break;
+  case LLVMStore:
+    ta_access(t, LLVMGetOperand(inst, 1), LLVMGetOperand(inst, 0),
+              LLVMTypeOf(LLVMGetOperand(inst, 0)));
+    break;
+  case LLVMAtomicRMW:
+    ta_access(t, LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1),
+              LLVMTypeOf(LLVMGetOperand(inst, 1)));
+    ta_unify(t, inst, LLVMGetOperand(inst, 1));
+    break;
+  case LLVMGetElementPtr: {
+    LLVMValueRef base = LLVMGetOperand(inst, 0);
+    unsigned long long s;
+    long long c;
+    if (LLVMGetTypeKind(LLVMTypeOf(base)) == LLVMVectorTypeKind)
+      break;
+    if (!ta_addr(t, base, &obj, &off, 0))
+      obj = ta_root(t, base), off = 0;
+    ta_gep_offset(t, inst, &s, &c);
+    /* Stepping from a pointer into the middle of an object (clang 20+
+     * indexes x[i] of struct {int n; double x[3]} as a double GEP from &x)
+     * walks a member, not the whole object: no period for it, and the
+     * elements share the facts of the first. */
+    if (obj < 0 || ta_norm(&t->objs[obj], off) == 0)
+      ta_set_period(t, obj, s);
+    ta_set_addr(t, inst, obj, off + c);
+    break;
+  }
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMFreeze: {
+    LLVMTypeRef from = LLVMTypeOf(LLVMGetOperand(inst, 0));
+    LLVMTypeRef to = LLVMTypeOf(inst);
+    if (ad_type_is_float(from) && ta_is_int_type(to))
+      ta_note(t, inst, ta_value_fact(t, LLVMGetOperand(inst, 0)));
+    else if (ta_is_int_type(from) && ad_type_is_float(to))
+      ta_note(t, LLVMGetOperand(inst, 0), ta_value_fact(t, inst));
+    else
+      ta_unify(t, inst, LLVMGetOperand(inst, 0));
+    break;
+  }
+  case LLVMPtrToInt:
+    ta_note(t, inst, ta_fact(AD_T_POINTER, 0));
+    if (ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0))
+      ta_set_addr(t, inst, obj, off);
+    break;
+  case LLVMIntToPtr:
+    ta_note(t, LLVMGetOperand(inst, 0), ta_fact(AD_T_POINTER, 0));
+    if (ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0))
+      ta_set_addr(t, inst, obj, off);
+    else if (ta_vget(t, inst) == NULL || ta_vget(t, inst)->obj < 0)
+      ta_root(t, inst);
+    break;
+  case LLVMTrunc:
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+    break;
+  case LLVMZExt:
+  case LLVMSExt:
+    ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+    ta_note(t, LLVMGetOperand(inst, 0), ta_fact(AD_T_INTEGER, 0));
+    break;
+  case LLVMSelect:
+    ta_unify(t, inst, LLVMGetOperand(inst, 1));
+    ta_unify(t, inst, LLVMGetOperand(inst, 2));
+    break;
+  case LLVMPHI: {
+    unsigned n = LLVMCountIncoming(inst);
+    for (unsigned k = 0; k < n; k++)
+      ta_unify(t, inst, LLVMGetIncomingValue(inst, k));
+    break;
+  }
+  case LLVMCall:
+    visit_call(t, inst);
+    break;
+  default:
+    break;
+  }
+}
+
+/* ---- entry points ---- */
+
+void ad_types_free(ad_types *t) {
+  if (!t)
+    return;
+  for (size_t i = 0; i < t->nobjs; i++)
+    free(t->objs[i].e);
+  free(t->objs);
+  free(t->vals);
+  free(t->fns);
+  ad_map_free(&t->index);
+  ad_map_free(&t->fnset);
+  if (t->own_td)
+    LLVMDisposeTargetData(t->td);
+  free(t);
+}
+
+ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
+                           LLVMTargetDataRef td, LLVMValueRef fn) {
+  ad_types *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->e = e;
+  ad_map_init(&t->index);
+  ad_map_init(&t->fnset);
+  if (td) {
+    t->td = td;
+  } else {
+    t->td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
+    t->own_td = 1;
+  }
+  add_function(t, fn, 0);
+  for (unsigned i = 0; i < LLVMCountParams(fn); i++)
+    if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
+      ta_root(t, LLVMGetParam(fn, i));
+  for (int round = 0; round < MAX_ROUNDS && !t->oom; round++) {
+    t->changed = 0;
+    for (size_t f = 0; f < t->nfns && !t->oom; f++)
+      for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(t->fns[f]); bb;
+           bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+             i = LLVMGetNextInstruction(i))
+          visit(t, i);
+    if (!t->changed)
+      break;
+  }
+  if (t->oom) {
+    ad_types_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
+                       unsigned *bits) {
+  tfact f;
+  if (offset < 0) {
+    f = ta_value_fact(t, v);
+  } else {
+    const tval *tv = ta_vget(t, v);
+    f = tv && tv->obj >= 0 ? ta_mem_get(t, tv->obj, tv->off + offset, 1, 1)
+                           : ta_fact(AD_T_UNKNOWN, 0);
+  }
+  if (bits)
+    *bits = f.bits;
+  return (ad_tkind)f.kind;
+}
+
+const char *ad_types_query(const ad_types *t, LLVMValueRef v,
+                           long long offset) {
+  unsigned bits = 0;
+  ad_tkind k = ad_types_kind(t, v, offset, &bits);
+  return ad_tkind_name(k, bits);
+}

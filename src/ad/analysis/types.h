@@ -1,0 +1,103 @@
+/*
+ * Type analysis, the query side (type_lattice.c, type_memory.c and
+ * type_transfer.c do the work): what each value holds and, for a pointer
+ * (or an integer that is one), what each byte offset of the memory it
+ * points into holds.  Activity analysis asks it
+ * which integers carry a pointer or a float; the copy rule asks it, through
+ * ad_copy_layout_of (below), how a copy splits into segments; the tests
+ * in tests/types ask it directly.
+ *
+ * Kinds form a lattice: unknown < {integer, pointer, float<bits>} <
+ * conflict.  Two facts about the same value or bytes join:
+ *   integer + pointer = pointer   (an integer that is sometimes a pointer
+ *                                  keeps a shadow: the safe side)
+ *   float + integer, float + pointer, float32 + float64 = conflict
+ *                                 (float bits used as integers, or one
+ *                                  union's bytes read both ways: no
+ *                                  derivative is defined)
+ * An active value whose kind is conflict is an error (activity.c) naming
+ * the value and the function.  Unknown integers keep a shadow: copying
+ * shadow bits is right whether they are pointers, float bits or integers,
+ * so only positive evidence (integer) removes it.  An integer member of an
+ * LLVM aggregate type narrower than a pointer is an integer.
+ */
+#ifndef TANJIT_AD_ANALYSIS_TYPES_H
+#define TANJIT_AD_ANALYSIS_TYPES_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+#include "ad/core/context.h"
+
+typedef enum ad_tkind {
+  AD_T_UNKNOWN = 0,
+  AD_T_INTEGER,
+  AD_T_POINTER,
+  AD_T_FLOAT,
+  AD_T_CONFLICT
+} ad_tkind;
+
+typedef struct ad_types ad_types;
+
+/*
+ * What the bytes of a copy hold, so one copy rule (memcpy, memmove, the CUDA
+ * transfers) can treat each part as Enzyme does: float and pointer bytes
+ * copy their shadow; with an inactive source, float bytes of the
+ * destination's shadow are zeroed and pointer bytes get the source's
+ * pointer; integer bytes are left alone.  UNKNOWN bytes keep the
+ * conservative behaviour (copy the shadow, or zero it).
+ */
+typedef enum ad_byte_kind {
+  AD_BYTES_UNKNOWN = 0,
+  AD_BYTES_FLOAT,
+  AD_BYTES_POINTER,
+  AD_BYTES_INTEGER
+} ad_byte_kind;
+typedef struct ad_segment {
+  unsigned long long offset, size; /* bytes, within one period */
+  ad_byte_kind kind;
+} ad_segment;
+typedef struct ad_copy_layout {
+  ad_segment *segs; /* sorted, non-overlapping; malloc'd */
+  size_t n;
+  /* The pattern repeats every `period` bytes (an array of structs copied
+   * with a run-time length); 0: the segments cover the copy once. */
+  unsigned long long period;
+} ad_copy_layout;
+/* copy_layout.c: the layout of the `len` bytes a copy call moves from `src`
+ * to `dst` (the primal operands), from the analysis of fc's function (run
+ * once, kept in fc->types).  Never fails for lack of knowledge: unknown
+ * bytes are one AD_BYTES_UNKNOWN segment.  0, or -1 (out of memory, error
+ * in fc). */
+int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
+                      LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out);
+void ad_copy_layout_free(ad_copy_layout *l);
+
+/*
+ * Analyzes `fn` together with every function with a body it calls
+ * (directly or not), to a fixpoint.  `e` (may be NULL) resolves call names
+ * (enzyme_math, ejlstr$ renames); `td` (may be NULL: the module's
+ * data layout is used) sizes types.  NULL on out of memory.
+ */
+ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
+                           LLVMTargetDataRef td, LLVMValueRef fn);
+void ad_types_free(ad_types *t); /* NULL-tolerant */
+
+/* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the
+ * memory `v` points into (offset >= 0; unknown when `v` has no known
+ * address).  *bits (may be NULL) gets a float's width. */
+ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
+                       unsigned *bits);
+/* The same, printable: "unknown", "integer", "pointer", "float32",
+ * "float64", ..., "conflict".  A static string. */
+const char *ad_types_query(const ad_types *t, LLVMValueRef v,
+                           long long offset);
+const char *ad_tkind_name(ad_tkind k, unsigned bits);
+
+/* The layout of a copy of `len` bytes from `src` to `dst` (see
+ * ad_copy_layout_of).  0, or -1 on out of memory. */
+int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst,
+                         LLVMValueRef src, LLVMValueRef len,
+                         ad_copy_layout *out);
+
+#endif

@@ -1,0 +1,23 @@
+/* Errors that say what, where and why (core/diag.c). */
+#ifndef TANJIT_AD_CORE_DIAG_H
+#define TANJIT_AD_CORE_DIAG_H
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+#include "common/error.h"
+
+/* Fails with TANJIT_ERR_DIFFERENTIATE: "<message> in <function> at
+ * <file>:<line>" (the location from `where`'s !dbg when present; `where` may
+ * be an instruction, a function, or NULL).  Returns -1; never overwrites an
+ * error already stored. */
+int ad_fail(ad_module_ctx *mc, LLVMValueRef where, const char *fmt, ...)
+    TJ_PRINTF(3, 4);
+int ad_fail_code(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
+                 const char *fmt, ...) TJ_PRINTF(4, 5);
+/* The printed text of a value, truncated for messages (caller frees). */
+char *ad_value_text(LLVMValueRef v);
+/* The name of a value ("<unnamed>" when it has none); borrowed. */
+const char *ad_value_name(LLVMValueRef v);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+ * Derivative functions: one per (function, argument activities, width,
+ * return mode), cached per module transform.  A derivative is declared and
+ * cached when first asked for and built later, from a worklist (the cache's
+ * unbuilt entries): recursive functions call their own derivative, and a
+ * chain of N calls costs a loop of N builds, not N nested ones (issue 10).
+ *
+ * The body is a clone of the primal, block by block in reverse post-order
+ * (every definition is cloned before its uses, PHIs aside), with each
+ * instruction's tangent emitted right after its clone (rules/inst.c; calls: fwd/call.c).  PHIs
+ * are created empty and filled when every block exists, since LLVM-C cannot
+ * retarget a PHI's incoming blocks.  Unreachable blocks are not cloned.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/analysis/types.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/fwd/fwd.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+#include "common/strbuf.h"
+
+/* The key leaves out the module's active globals on purpose: engine.c
+ * fixes that set before the first derivative is emitted, so within one
+ * transform a signature always means the same derivative. */
+static int sig_equal(const ad_signature *a, const ad_signature *b) {
+  return a->fn == b->fn && a->nparams == b->nparams && a->width == b->width &&
+         a->ret == b->ret &&
+         memcmp(a->activity, b->activity, a->nparams) == 0;
+}
+
+LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig) {
+  LLVMTypeRef ft = LLVMGlobalGetValueType(sig->fn);
+  unsigned n = LLVMCountParamTypes(ft);
+  LLVMTypeRef *pt = malloc((n ? n : 1) * sizeof *pt);
+  LLVMTypeRef *out = malloc((2 * n + 1) * sizeof *out);
+  unsigned k = 0;
+  if (!pt || !out) {
+    free(pt);
+    free(out);
+    return NULL;
+  }
+  LLVMGetParamTypes(ft, pt);
+  for (unsigned i = 0; i < n; i++) {
+    out[k++] = pt[i];
+    if (sig->activity[i] != AD_ARG_CONST)
+      out[k++] = sig->width > 1 ? LLVMArrayType2(pt[i], sig->width) : pt[i];
+  }
+  LLVMTypeRef r = LLVMGetReturnType(ft), rt;
+  LLVMTypeRef sr = sig->width > 1 ? LLVMArrayType2(r, sig->width) : r;
+  switch (sig->ret) {
+  case AD_RET_VOID:
+    rt = LLVMVoidTypeInContext(mc->llctx);
+    break;
+  case AD_RET_PRIMAL:
+    rt = r;
+    break;
+  case AD_RET_TANGENT:
+    rt = sr;
+    break;
+  default: {
+    LLVMTypeRef two[2] = {r, sr};
+    rt = LLVMStructTypeInContext(mc->llctx, two, 2, 0);
+    break;
+  }
+  }
+  LLVMTypeRef res = LLVMFunctionType(rt, out, k, 0);
+  free(pt);
+  free(out);
+  return res;
+}
+
+void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target) {
+  static const char *const kinds[] = {"byval", "align"};
+  int is_call = LLVMIsACallInst(target) != NULL;
+  unsigned k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned copies = sig->activity[i] != AD_ARG_CONST ? 2 : 1;
+    LLVMAttributeRef byval = LLVMGetEnumAttributeAtIndex(
+        sig->fn, i + 1, LLVMGetEnumAttributeKindForName("byval", 5));
+    for (unsigned c = 0; c < copies && byval && (c == 0 || sig->width == 1);
+         c++)
+      for (size_t a = 0; a < sizeof kinds / sizeof *kinds; a++) {
+        LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(
+            sig->fn, i + 1,
+            LLVMGetEnumAttributeKindForName(kinds[a], strlen(kinds[a])));
+        if (!at)
+          continue;
+        if (is_call)
+          LLVMAddCallSiteAttribute(target, k + c + 1, at);
+        else
+          LLVMAddAttributeAtIndex(target, k + c + 1, at);
+      }
+    k += copies;
+  }
+}
+
+/* Pointer facts of the primal's parameters that hold in the derivative
+ * too, so the optimizer treats derivative memory as it treats the primal's
+ * (Enzyme does the same).  The primal copy gets them all; the shadow of a
+ * pointer (width 1 only: wider shadows travel as arrays) is laid out like
+ * its primal, so its extent, alignment and non-nullness hold, it is
+ * captured no more than the primal, and a noalias primal has a noalias
+ * shadow (shadow memory is disjoint from primal memory, as Enzyme assumes).
+ * Memory effects (readonly, writeonly) are not copied: a rule or custom
+ * derivative may read-modify-write a shadow the primal only writes, and
+ * LLVM infers the true effects of the derivative body itself.  Names
+ * unknown to this LLVM (nocapture became captures(none) in LLVM 21) have
+ * kind 0 and are skipped. */
+static void copy_param_attr(LLVMValueRef from, unsigned from_index,
+                            LLVMValueRef to, unsigned to_index,
+                            const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAttributeRef at =
+      kind ? LLVMGetEnumAttributeAtIndex(from, from_index, kind) : NULL;
+  if (at)
+    LLVMAddAttributeAtIndex(to, to_index, at);
+}
+
+static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
+  static const char *const facts[] = {
+      "noalias", "nocapture",       "captures",
+      "nonnull", "dereferenceable", "dereferenceable_or_null",
+      "align"};
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned nd = LLVMCountParams(d), k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned copies = sig->activity[i] != AD_ARG_CONST ? 2 : 1;
+    LLVMValueRef p = LLVMGetParam(sig->fn, i);
+    int plain_ptr = LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind &&
+                    !LLVMGetEnumAttributeAtIndex(sig->fn, i + 1, byval);
+    for (unsigned c = 0; plain_ptr && c < copies && k + c < nd; c++) {
+      /* a shadow gets them only where it is a pointer itself (width 1),
+       * and not where it may be the primal itself; then the primal loses
+       * noalias too (two noalias names for one object, both written
+       * through, would be undefined) */
+      if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(d, k + c))) !=
+              LLVMPointerTypeKind ||
+          (c == 1 && sig->activity[i] == AD_ARG_DUP_RUNTIME))
+        continue;
+      for (size_t a = 0; a < sizeof facts / sizeof *facts; a++)
+        if (a != 0 || sig->activity[i] != AD_ARG_DUP_RUNTIME)
+          copy_param_attr(sig->fn, i + 1, d, k + c + 1, facts[a]);
+      if (c == 0) /* the caller passes the primal's own argument */
+        copy_param_attr(sig->fn, i + 1, d, k + 1, "noundef");
+    }
+    k += copies;
+  }
+}
+
+/* Target and floating-point environment of the primal (string attributes
+ * such as "target-features", "denormal-fp-math"); never its enum
+ * attributes, which describe the primal's memory effects and optnone. */
+static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
+  unsigned n = LLVMGetAttributeCountAtIndex(from, LLVMAttributeFunctionIndex);
+  LLVMAttributeRef *attrs = n ? malloc(n * sizeof *attrs) : NULL;
+  if (!attrs)
+    return;
+  LLVMGetAttributesAtIndex(from, LLVMAttributeFunctionIndex, attrs);
+  for (unsigned i = 0; i < n; i++) {
+    if (!LLVMIsStringAttribute(attrs[i]))
+      continue;
+    unsigned len;
+    const char *k = LLVMGetStringAttributeKind(attrs[i], &len);
+    if (len == 11 && memcmp(k, "enzyme_math", 11) == 0)
+      continue;
+    LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, attrs[i]);
+  }
+  free(attrs);
+}
+
+/* A primal kept out of line keeps its derivative out of line too (as
+ * Enzyme's clone of the primal does): derivatives are internal and called
+ * once, which the inliner otherwise takes as a reason to inline a chain of
+ * them into its head, one copy per level (quadratic in the chain). */
+static void copy_noinline(LLVMValueRef from, LLVMValueRef to) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAttributeRef at =
+      LLVMGetEnumAttributeAtIndex(from, LLVMAttributeFunctionIndex, kind);
+  if (at)
+    LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, at);
+}
+
+/* Reverse post-order of the blocks reachable from the entry. */
+static LLVMBasicBlockRef *reverse_post_order(LLVMValueRef fn, size_t *count) {
+  size_t nb = LLVMCountBasicBlocks(fn);
+  LLVMBasicBlockRef *order = malloc(nb * sizeof *order);
+  LLVMBasicBlockRef *stack = malloc(nb * sizeof *stack);
+  unsigned *next_succ = calloc(nb, sizeof *next_succ);
+  ad_map index;
+  ad_map_init(&index);
+  size_t i = 0, sp = 0, n = 0;
+  int ok = order && stack && next_succ;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok;
+       bb = LLVMGetNextBasicBlock(bb))
+    ok = ad_map_put(&index, bb, (void *)(uintptr_t)(++i)) == 0;
+  /* visited: stack slot marks via a second map */
+  ad_map seen;
+  ad_map_init(&seen);
+  if (ok) {
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    stack[sp++] = entry;
+    ok = ad_map_put(&seen, entry, (void *)1) == 0;
+  }
+  while (ok && sp) {
+    LLVMBasicBlockRef bb = stack[sp - 1];
+    size_t bi = (uintptr_t)ad_map_get(&index, bb) - 1;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
+    if (next_succ[bi] < ns) {
+      LLVMBasicBlockRef s = LLVMGetSuccessor(term, next_succ[bi]++);
+      if (!ad_map_get(&seen, s)) {
+        ok = ad_map_put(&seen, s, (void *)1) == 0;
+        stack[sp++] = s;
+      }
+    } else {
+      order[n++] = bb;
+      sp--;
+    }
+  }
+  ad_map_free(&seen);
+  ad_map_free(&index);
+  free(stack);
+  free(next_succ);
+  if (!ok) {
+    free(order);
+    return NULL;
+  }
+  for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+    LLVMBasicBlockRef t = order[a];
+    order[a] = order[b];
+    order[b] = t;
+  }
+  *count = n;
+  return order;
+}
+
+static void set_name_suffix(LLVMValueRef v, LLVMValueRef from,
+                            const char *suffix) {
+  size_t n;
+  const char *name = LLVMGetValueName2(from, &n);
+  if (!n)
+    return;
+  strbuf sb;
+  sb_init(&sb);
+  sb_appendn(&sb, name, n);
+  sb_append(&sb, suffix);
+  if (sb.data)
+    LLVMSetValueName2(v, sb.data, sb.len);
+  sb_free(&sb);
+}
+
+static int add_pending_phi(ad_fn_ctx *fc, LLVMValueRef primal,
+                           LLVMValueRef clone, LLVMValueRef shadow) {
+  if (fc->nphis == fc->capphis) {
+    size_t ncap = fc->capphis ? fc->capphis * 2 : 16;
+    void *g = realloc(fc->phis, ncap * sizeof *fc->phis);
+    if (!g)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    fc->phis = g;
+    fc->capphis = ncap;
+  }
+  fc->phis[fc->nphis].primal = primal;
+  fc->phis[fc->nphis].clone = clone;
+  fc->phis[fc->nphis].shadow = shadow;
+  fc->nphis++;
+  return 0;
+}
+
+static int emit_phi(ad_fn_ctx *fc, LLVMValueRef phi) {
+  LLVMValueRef c = LLVMBuildPhi(fc->b, LLVMTypeOf(phi), "");
+  set_name_suffix(c, phi, "");
+  ad_copy_fmf(c, phi);
+  if (ad_map_put(&fc->vmap, phi, c) != 0)
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  LLVMValueRef s = NULL;
+  if (ad_is_active(fc, phi)) {
+    s = LLVMBuildPhi(fc->b, ad_shadow_type(fc, LLVMTypeOf(phi)), "");
+    set_name_suffix(s, phi, "'");
+    ad_set_shadow(fc, phi, s);
+  }
+  return add_pending_phi(fc, phi, c, s);
+}
+
+static int fill_phis(ad_fn_ctx *fc) {
+  for (size_t i = 0; i < fc->nphis; i++) {
+    struct ad_pending_phi *p = &fc->phis[i];
+    unsigned n = LLVMCountIncoming(p->primal);
+    for (unsigned k = 0; k < n; k++) {
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(p->primal, k);
+      LLVMValueRef nb = ad_map_get(&fc->exit_block, LLVMBasicBlockAsValue(from));
+      if (!nb)
+        continue; /* an unreachable predecessor was not cloned */
+      LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);
+      LLVMValueRef v = LLVMGetIncomingValue(p->primal, k);
+      LLVMValueRef pv = ad_primal(fc, v);
+      LLVMAddIncoming(p->clone, &pv, &nbb, 1);
+      if (p->shadow) {
+        LLVMPositionBuilderBefore(fc->b, LLVMGetBasicBlockTerminator(nbb));
+        LLVMValueRef sv = ad_shadow_value(fc, v);
+        LLVMAddIncoming(p->shadow, &sv, &nbb, 1);
+      }
+    }
+  }
+  return 0;
+}
+
+static int build_body(ad_fn_ctx *fc) {
+  ad_module_ctx *mc = fc->mc;
+  LLVMValueRef fn = fc->primal_fn, d = fc->deriv_fn;
+  size_t nblocks = 0;
+  LLVMBasicBlockRef *rpo = reverse_post_order(fn, &nblocks);
+  if (!rpo)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; i < nblocks && rc == 0; i++) {
+    LLVMBasicBlockRef nb = LLVMAppendBasicBlockInContext(
+        mc->llctx, d, LLVMGetBasicBlockName(rpo[i]));
+    if (ad_map_put(&fc->vmap, LLVMBasicBlockAsValue(rpo[i]),
+                   LLVMBasicBlockAsValue(nb)) != 0)
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  }
+  unsigned k = 0;
+  for (unsigned i = 0; i < fc->sig->nparams && rc == 0; i++) {
+    LLVMValueRef p = LLVMGetParam(fn, i), np = LLVMGetParam(d, k++);
+    set_name_suffix(np, p, "");
+    if (ad_map_put(&fc->vmap, p, np) != 0)
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    if (fc->sig->activity[i] != AD_ARG_CONST) {
+      LLVMValueRef sp = LLVMGetParam(d, k++);
+      set_name_suffix(sp, p, "'");
+      ad_set_shadow(fc, p, sp);
+    }
+  }
+  if (rc == 0)
+    rc = ad_activity_analyze(fc);
+  for (size_t i = 0; i < nblocks && rc == 0; i++) {
+    LLVMBasicBlockRef nb = LLVMValueAsBasicBlock(
+        ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(rpo[i])));
+    LLVMPositionBuilderAtEnd(fc->b, nb);
+    for (LLVMValueRef inst = LLVMGetFirstInstruction(rpo[i]); inst && rc == 0;
+         inst = LLVMGetNextInstruction(inst)) {
+      /* rules leave the builder at the end of the block they end in */
+      LLVMPositionBuilderAtEnd(fc->b, LLVMGetInsertBlock(fc->b));
+      if (LLVMIsAPHINode(inst))
+        rc = emit_phi(fc, inst);
+      else
+        rc = LLVMIsACallInst(inst) ? ad_emit_call(fc, inst)
+                                   : ad_emit_instruction(fc, inst);
+      if (mc->failed)
+        rc = -1;
+    }
+    if (rc == 0 && ad_map_put(&fc->exit_block, LLVMBasicBlockAsValue(rpo[i]),
+                              LLVMBasicBlockAsValue(LLVMGetInsertBlock(fc->b))))
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  }
+  if (rc == 0)
+    rc = fill_phis(fc);
+  free(rpo);
+  return mc->failed ? -1 : rc;
+}
+
+static void fn_ctx_free(ad_fn_ctx *fc) {
+  ad_map_free(&fc->vmap);
+  ad_map_free(&fc->shadow);
+  ad_map_free(&fc->active);
+  ad_map_free(&fc->exit_block);
+  free(fc->phis);
+  ad_types_free(fc->types);
+  if (fc->b)
+    LLVMDisposeBuilder(fc->b);
+}
+
+LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
+                               LLVMValueRef where) {
+  for (size_t i = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, sig->fn); i;
+       i = mc->cache[i - 1].prev_same_fn)
+    if (sig_equal(&mc->cache[i - 1].sig, sig))
+      return mc->cache[i - 1].derivative;
+  LLVMValueRef fn = sig->fn;
+  if (LLVMCountBasicBlocks(fn) == 0) {
+    ad_fail(mc, where, "cannot differentiate %s: it has no body here",
+            ad_value_name(fn));
+    return NULL;
+  }
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn))) {
+    ad_fail(mc, where, "cannot differentiate variadic function %s",
+            ad_value_name(fn));
+    return NULL;
+  }
+  LLVMTypeRef dt = ad_derivative_type(mc, sig);
+  if (!dt) {
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+    return NULL;
+  }
+  if (mc->ncache == mc->capcache) {
+    size_t ncap = mc->capcache ? mc->capcache * 2 : 8;
+    void *g = realloc(mc->cache, ncap * sizeof *mc->cache);
+    if (!g) {
+      ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+      return NULL;
+    }
+    mc->cache = g;
+    mc->capcache = ncap;
+  }
+  ad_cache_entry *ce = &mc->cache[mc->ncache];
+  ce->sig = *sig;
+  ce->sig.activity = malloc(sig->nparams ? sig->nparams : 1);
+  ce->prev_same_fn = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, fn);
+  ce->built = 0;
+  if (!ce->sig.activity ||
+      ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)(mc->ncache + 1))) {
+    free(ce->sig.activity);
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+    return NULL;
+  }
+  memcpy(ce->sig.activity, sig->activity, sig->nparams);
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, "fwddiffe");
+  if (sig->width > 1)
+    sb_printf(&sb, "%u", sig->width);
+  sb_append(&sb, ad_value_name(fn));
+  if (sb.failed || !sb.data) {
+    sb_free(&sb);
+    ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)ce->prev_same_fn);
+    free(ce->sig.activity);
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+    return NULL;
+  }
+  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, dt);
+  sb_free(&sb);
+  LLVMSetLinkage(d, LLVMInternalLinkage);
+  copy_string_attrs(fn, d);
+  copy_noinline(fn, d);
+  ad_copy_abi_attrs(sig, d);
+  copy_pointer_param_attrs(sig, d);
+  ce->derivative = d;
+  mc->ncache++;
+  return d;
+}
+
+/* Builds the body of cache entry i (declared, not built). */
+static int build_entry(ad_module_ctx *mc, size_t i) {
+  mc->cache[i].built = 1;
+  /* The cache may move while the body begins other derivatives: the
+   * context keeps its own copy of the signature. */
+  ad_signature own = mc->cache[i].sig;
+  ad_fn_ctx fc;
+  memset(&fc, 0, sizeof fc);
+  fc.mc = mc;
+  fc.sig = &own;
+  fc.primal_fn = own.fn;
+  fc.deriv_fn = mc->cache[i].derivative;
+  fc.width = own.width;
+  fc.b = LLVMCreateBuilderInContext(mc->llctx);
+  ad_map_init(&fc.vmap);
+  ad_map_init(&fc.shadow);
+  ad_map_init(&fc.active);
+  ad_map_init(&fc.exit_block);
+  int rc = build_body(&fc);
+  fn_ctx_free(&fc);
+  return rc;
+}
+
+int ad_build_derivatives(ad_module_ctx *mc, size_t from) {
+  /* entries appended while building are picked up by the same loop; the
+   * ones below cache_built need no second look */
+  size_t i = from < mc->cache_built ? mc->cache_built : from;
+  for (; i < mc->ncache; i++)
+    if (!mc->cache[i].built && build_entry(mc, i) != 0)
+      return -1;
+  if (mc->failed)
+    return -1;
+  if (from <= mc->cache_built)
+    mc->cache_built = mc->ncache;
+  return 0;
+}
+
+void ad_forget_derivatives(ad_module_ctx *mc, size_t mark) {
+  for (size_t i = mark; i < mc->ncache; i++) {
+    LLVMValueRef d = mc->cache[i].derivative;
+    LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
+  }
+  /* newest first, so each function's index falls back to its older entry */
+  for (size_t i = mc->ncache; i-- > mark;) {
+    ad_cache_entry *ce = &mc->cache[i];
+    ad_map_put(&mc->cache_index, ce->sig.fn,
+               (void *)(uintptr_t)ce->prev_same_fn);
+    LLVMDeleteFunction(ce->derivative);
+    free(ce->sig.activity);
+  }
+  mc->ncache = mark;
+  if (mc->cache_built > mark)
+    mc->cache_built = mark;
+}

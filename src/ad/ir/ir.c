@@ -1,0 +1,134 @@
+/*
+ * How the engine reads IR, in one place: which opcodes form a class that
+ * the analyses and the rules must treat alike, and which casts a value is
+ * looked at through.  Activity analysis, type analysis (analysis/) and
+ * the instruction rules (rules/inst.c) each once kept
+ * their own lists; when one list gained an opcode the others did not, an
+ * instruction could be active with no rule for its tangent, or carry a
+ * tangent that type analysis had ruled out.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ad/ad.h"
+#include "ad/ir/ir.h"
+
+ad_opclass ad_opcode_class(LLVMOpcode op) {
+  switch (op) {
+  case LLVMBr:
+  case LLVMSwitch:
+  case LLVMUnreachable:
+  case LLVMFence:
+    return AD_OP_CONTROL;
+  case LLVMICmp:
+  case LLVMFCmp:
+    return AD_OP_COMPARE;
+  case LLVMFPToSI:
+  case LLVMFPToUI:
+    return AD_OP_FLOAT_TO_INT;
+  case LLVMSIToFP:
+  case LLVMUIToFP:
+    return AD_OP_INT_TO_FLOAT;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+    return AD_OP_INT_OFFSET;
+  case LLVMMul:
+  case LLVMUDiv:
+  case LLVMSDiv:
+  case LLVMURem:
+  case LLVMSRem:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+    return AD_OP_INT_NUMBER;
+  default:
+    return AD_OP_OTHER;
+  }
+}
+
+int ad_opclass_is_int_arith(ad_opclass c) {
+  return c == AD_OP_INT_OFFSET || c == AD_OP_INT_NUMBER;
+}
+
+int ad_opclass_has_no_tangent(ad_opclass c) {
+  return c == AD_OP_CONTROL || c == AD_OP_COMPARE ||
+         c == AD_OP_FLOAT_TO_INT || c == AD_OP_INT_TO_FLOAT;
+}
+
+/* Whether `op` is a cast that ad_strip_casts looks through under `what`. */
+static int strippable(LLVMOpcode op, unsigned what) {
+  switch (op) {
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+    return 1;
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+    return (what & AD_STRIP_INT_CASTS) != 0;
+  case LLVMGetElementPtr:
+    return (what & AD_STRIP_GEPS) != 0;
+  case LLVMFreeze:
+    return (what & AD_STRIP_FREEZE) != 0;
+  default:
+    return 0;
+  }
+}
+
+LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what) {
+  /* bounded: unreachable code may define an instruction by itself */
+  for (int depth = 0; depth < 256 && v; depth++) {
+    LLVMOpcode op;
+    if (LLVMIsAConstantExpr(v))
+      op = LLVMGetConstOpcode(v);
+    else if ((what & AD_STRIP_INSTRUCTIONS) && LLVMIsAInstruction(v))
+      op = LLVMGetInstructionOpcode(v);
+    else
+      break;
+    if (!strippable(op, what))
+      break;
+    v = LLVMGetOperand(v, 0);
+  }
+  return v;
+}
+
+int ad_function_address_taken(LLVMValueRef f) {
+  for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if ((!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user)) ||
+        LLVMGetCalledValue(user) != f)
+      return 1;
+    /* called, and perhaps passed as an argument of that call too: f(f) */
+    unsigned n = LLVMGetNumArgOperands(user);
+    for (unsigned k = 0; k < n; k++)
+      if (LLVMGetOperand(user, k) == f)
+        return 1;
+  }
+  return 0;
+}
+
+LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p) {
+  return LLVMConstIntToPtr(
+      LLVMConstInt(LLVMInt64TypeInContext(ctx), (uintptr_t)p, 0),
+      LLVMPointerTypeInContext(ctx, 0));
+}
+
+int ad_name_matches(const char *name, const char *pattern) {
+  size_t n = strlen(pattern);
+  if (strncmp(name, pattern, n) != 0)
+    return 0;
+  if (name[n] == 0)
+    return 1;
+  return strncmp(pattern, "llvm.", 5) == 0 && name[n] == '.';
+}
+
+LLVMValueRef ad_called_function(LLVMValueRef call) {
+  LLVMValueRef v = ad_strip_casts(LLVMGetCalledValue(call), 0);
+  return v && LLVMIsAFunction(v) ? v : NULL;
+}
+
+int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
+  return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
+         LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
+}

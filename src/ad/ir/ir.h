@@ -1,0 +1,79 @@
+/*
+ * How the engine reads IR, the same way everywhere: opcode classes, casts
+ * looked through, what a call calls, LLVM type classes, and helpers declared
+ * next to a call.  Depends on nothing of the engine (LLVM-C and src/common
+ * only), so every other folder of src/ad may use it.
+ */
+#ifndef TANJIT_AD_IR_IR_H
+#define TANJIT_AD_IR_IR_H
+
+#include <llvm-c/Core.h>
+
+/* ---- ir.c: opcode classes and casts ---- */
+/* Opcode classes that activity analysis, type analysis and the instruction
+ * rules must agree on (one list, so they cannot drift apart).  Opcodes
+ * outside these classes are handled one by one. */
+typedef enum ad_opclass {
+  AD_OP_OTHER = 0,
+  AD_OP_CONTROL,      /* br, switch, unreachable, fence */
+  AD_OP_COMPARE,      /* icmp, fcmp */
+  AD_OP_FLOAT_TO_INT, /* fptosi, fptoui */
+  AD_OP_INT_TO_FLOAT, /* sitofp, uitofp */
+  AD_OP_INT_OFFSET,   /* add, sub, and, or, xor: may move an address that
+                         an integer holds (p + k, p & mask) */
+  AD_OP_INT_NUMBER    /* mul, udiv, sdiv, urem, srem, shl, lshr, ashr: a
+                         plain number, operands and result */
+} ad_opclass;
+ad_opclass ad_opcode_class(LLVMOpcode op);
+/* Integer arithmetic (AD_OP_INT_OFFSET or AD_OP_INT_NUMBER). */
+int ad_opclass_is_int_arith(ad_opclass c);
+/* Never carries a tangent: control flow, comparisons, and conversions
+ * between floats and integers (their derivative is zero, exactly).
+ * Activity never marks these; the rules only clone them. */
+int ad_opclass_has_no_tangent(ad_opclass c);
+
+/* What ad_strip_casts looks through besides bitcast and addrspacecast. */
+enum {
+  AD_STRIP_INT_CASTS = 1 << 0,   /* ptrtoint, inttoptr */
+  AD_STRIP_GEPS = 1 << 1,        /* getelementptr: into the same object */
+  AD_STRIP_FREEZE = 1 << 2,      /* freeze (instructions only) */
+  AD_STRIP_INSTRUCTIONS = 1 << 3 /* instructions too, not only constant
+                                    expressions */
+};
+/* `v` with the casts selected by `what` (AD_STRIP_*) peeled off. */
+LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what);
+
+/* The function a call calls after stripping casts, or NULL if indirect. */
+LLVMValueRef ad_called_function(LLVMValueRef call);
+/* Whether f may be the target of the indirect call: same type, a body,
+ * address taken (ad_function_address_taken, ad.h).  The requests' order
+ * (engine.c) and the indirect-call rule (fwd/indirect.c) agree. */
+int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f);
+/* Name matching for rule tables: exact, or for an "llvm.*" pattern the
+ * overloaded form (pattern followed by '.'). */
+int ad_name_matches(const char *name, const char *pattern);
+
+/* ---- typeclass.c: classes of LLVM types ---- */
+int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */
+int ad_type_is_float_scalar(LLVMTypeRef t); /* half .. fp128, x86_fp80 */
+int ad_type_is_pointerish(LLVMTypeRef t);   /* ptr or vector of ptr */
+/* Whether values of this type can carry a derivative on their own (float,
+ * pointer, or an aggregate holding either); integers cannot. */
+int ad_type_can_carry(LLVMTypeRef t);
+
+/* ---- helpers.c: helpers declared next to a call ---- */
+/* Declares (or finds) `helper_name` with `fn_type` for use next to
+ * `accompanied_call`: same calling convention; if the accompanied callee is
+ * a rename `ejlstr$<f>$<lib>` (or `ejlptr$<f>$<handle>`, common/rename.h),
+ * the helper is `ejlstr$<helper_name>$<lib>` (`ejlptr$...`) carrying
+ * "enzyme_math"="<helper_name>", so it resolves from the same library. */
+LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
+                                     LLVMValueRef accompanied_call,
+                                     const char *helper_name,
+                                     LLVMTypeRef fn_type);
+/* Calls a helper made by ad_get_or_insert_helper under its convention. */
+LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
+                            LLVMValueRef *args, unsigned nargs,
+                            const char *name);
+
+#endif

@@ -1,0 +1,12 @@
+/* request.c: one derivative request (engine.c finds them). */
+#ifndef TANJIT_AD_REQUEST_H
+#define TANJIT_AD_REQUEST_H
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+/* Rewrites one __enzyme_fwddiff call.  0 or -1. */
+int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call);
+
+#endif

@@ -1,0 +1,616 @@
+/*
+ * CUDA memory calls (driver and runtime API) in forward mode, Enzyme's way.
+ *
+ * Device memory is not host-addressable, so a shadow is never touched with
+ * LLVM loads, stores or memcpy: every shadow operation is the same API call
+ * on shadow operands, replayed from the primal call (same callee value, so
+ * an `ejlstr$cuMemcpyHtoD_v2$libcuda.so.1` shadow resolves from the same
+ * RTLD_LOCAL library; same attributes, convention and !dbg).
+ *
+ *   transfers   the copy rule of rules/copy.c with a CUDA emitter: the shadow
+ *               transfer is the same call (kind and stream unchanged); a
+ *               shadow destination that must be zeroed gets cuMemsetD8[_v2]
+ *               / cuMemsetD8Async / cudaMemset[Async] when it is device
+ *               memory, an LLVM memset when it is host memory, and, when
+ *               only run time knows (unified cuMemcpy, cudaMemcpyDefault, a
+ *               kind that is not a constant), a copy from a zeroed host
+ *               buffer through the same call (kind cudaMemcpyDefault;
+ *               the stream is synchronized before the buffer is freed).
+ *   allocations the same call on the out-parameter's shadow slot, which so
+ *               receives the shadow device pointer, then zeroed with the
+ *               memset whose size type matches the allocation's (the plain
+ *               cuMemAlloc takes `unsigned int`: cuMemsetD8; size_t:
+ *               cuMemsetD8_v2; async: on its stream).  Managed memory is
+ *               device memory to the memset too; its shadow is managed
+ *               memory as well, so the program's own loads and stores
+ *               through it have host-addressable shadows.  A pitched
+ *               allocation (cuMemAllocPitch[_v2], cudaMallocPitch) writes
+ *               its pitch into a slot of the shadow's own, so the
+ *               program's pitch is written by its own call only (the
+ *               slot's shadow, if any, gets a copy, as integers' shadows
+ *               do); pitch * height bytes are zeroed.
+ *   frees       the shadow too, when it differs from the primal (a checked
+ *               free: a device free of an address twice is an error).
+ *   memsets     the same bytes into the shadow (as for host memset).
+ *
+ * A CUdeviceptr is an integer: its shadow is a "shadow integer" (core/context.h);
+ * the argument types in the table below tell type analysis
+ * (analysis/type_transfer.c) these calls' integer pointers, so activity demands them
+ * as it demands pointer arguments.  Helpers (memsets, synchronization) are
+ * declared with ad_get_or_insert_helper next to the call, so they follow
+ * its convention and rename; none carries `nocapture` (an integer cannot be
+ * captured).
+ */
+#include <string.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+
+typedef enum cuda_op { CUDA_COPY, CUDA_ALLOC, CUDA_FREE, CUDA_SET } cuda_op;
+typedef enum cuda_api { CUDA_DRIVER, CUDA_RUNTIME } cuda_api;
+/* Where a transfer's destination lives (what zeroing its shadow takes). */
+typedef enum cuda_dest {
+  DEST_NONE,
+  DEST_HOST,
+  DEST_DEVICE,
+  DEST_UNIFIED, /* either: unified addressing decides at run time */
+  DEST_BY_KIND  /* the cudaMemcpyKind operand says */
+} cuda_dest;
+
+typedef struct cuda_rule_data {
+  cuda_op op;
+  cuda_api api;
+  cuda_dest dest;
+  /* operand indices; -1: none.  ALLOC: dst is the out-parameter, len the
+   * size (with a pitch: the height, so the size is pitch * len), pitch the
+   * out-parameter receiving a pitched allocation's row pitch; FREE and SET:
+   * dst is the address. */
+  signed char dst, src, len, kind, stream, pitch;
+} cuda_rule_data;
+
+/* cudaMemcpyKind values (cuda_runtime_api.h). */
+enum { KIND_HTOH = 0, KIND_HTOD = 1, KIND_DTOH = 2, KIND_DTOD = 3,
+       KIND_DEFAULT = 4 };
+
+static LLVMTypeRef i8_t(ad_fn_ctx *fc) {
+  return LLVMInt8TypeInContext(fc->mc->llctx);
+}
+static LLVMTypeRef i32_t(ad_fn_ctx *fc) {
+  return LLVMInt32TypeInContext(fc->mc->llctx);
+}
+static LLVMTypeRef i64_t(ad_fn_ctx *fc) {
+  return LLVMInt64TypeInContext(fc->mc->llctx);
+}
+static LLVMTypeRef ptr_t(ad_fn_ctx *fc) {
+  return LLVMPointerTypeInContext(fc->mc->llctx, 0);
+}
+
+/* The status type the API returns (CUresult / cudaError_t). */
+static LLVMTypeRef status_type(ad_fn_ctx *fc, LLVMValueRef call) {
+  LLVMTypeRef t = LLVMTypeOf(call);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? t : i32_t(fc);
+}
+
+/* Calls helper `name` of type (params) -> ret, declared next to `call`.
+ * Called through our own type: a declaration already in the module under
+ * another prototype still gets a well-typed call. */
+static LLVMValueRef call_helper(ad_fn_ctx *fc, LLVMValueRef call,
+                                const char *name, LLVMTypeRef ret,
+                                LLVMTypeRef *params, LLVMValueRef *args,
+                                unsigned n) {
+  LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
+  LLVMValueRef fn = ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
+  if (!fn) {
+    ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++)
+    args[i] = ad_address_as(fc, args[i], params[i]);
+  LLVMValueRef c = LLVMBuildCall2(fc->b, ft, fn, args, n, "");
+  LLVMSetInstructionCallConv(c, LLVMGetFunctionCallConv(fn));
+  if (call && LLVMInstructionGetDebugLoc(call))
+    LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  return c;
+}
+
+static LLVMValueRef stream_of(const cuda_rule_data *d, LLVMValueRef clone) {
+  return d->stream >= 0 ? LLVMGetOperand(clone, (unsigned)d->stream) : NULL;
+}
+
+/* Zeroes `n` bytes of device memory at `dst` with the API's memset. The
+ * driver's memset matches the size type of the call it accompanies: the
+ * old 32-bit entry points pair with cuMemsetD8 (unsigned int), the size_t
+ * ones with cuMemsetD8_v2; cuMemsetD8Async only exists with size_t. */
+static int zero_device(ad_fn_ctx *fc, const cuda_rule_data *d,
+                       LLVMValueRef call, LLVMValueRef clone, LLVMValueRef dst,
+                       LLVMValueRef n) {
+  LLVMTypeRef ret = status_type(fc, call);
+  LLVMValueRef stream = stream_of(d, clone);
+  LLVMValueRef args[4];
+  LLVMTypeRef params[4];
+  const char *name;
+  unsigned nargs = 3;
+  int len32 = LLVMGetIntTypeWidth(LLVMTypeOf(n)) <= 32;
+  if (d->api == CUDA_DRIVER) {
+    params[0] = i64_t(fc), args[0] = dst;
+    params[1] = i8_t(fc), args[1] = LLVMConstNull(i8_t(fc));
+    if (stream) {
+      name = "cuMemsetD8Async";
+      params[2] = i64_t(fc);
+      args[2] = LLVMBuildZExtOrBitCast(fc->b, n, i64_t(fc), "");
+    } else {
+      name = len32 ? "cuMemsetD8" : "cuMemsetD8_v2";
+      params[2] = len32 ? i32_t(fc) : i64_t(fc);
+      args[2] = len32 ? LLVMBuildTrunc(fc->b, n, i32_t(fc), "") : n;
+    }
+  } else {
+    name = stream ? "cudaMemsetAsync" : "cudaMemset";
+    params[0] = ptr_t(fc), args[0] = dst;
+    params[1] = i32_t(fc), args[1] = LLVMConstNull(i32_t(fc));
+    params[2] = i64_t(fc);
+    args[2] = LLVMBuildZExtOrBitCast(fc->b, n, i64_t(fc), "");
+  }
+  if (stream) {
+    params[3] = LLVMTypeOf(stream), args[3] = stream;
+    nargs = 4;
+  }
+  return call_helper(fc, call, name, ret, params, args, nargs) ? 0 : -1;
+}
+
+/* Zeroes `n` bytes at `dst`, host or device as only run time knows: a
+ * zeroed host buffer copied by the same call (kind cudaMemcpyDefault, so
+ * unified addressing picks the direction). */
+static int zero_through_host(ad_fn_ctx *fc, const cuda_rule_data *d,
+                             LLVMValueRef call, LLVMValueRef clone,
+                             LLVMValueRef dst, LLVMValueRef n) {
+  LLVMTypeRef size_params[2] = {i64_t(fc), i64_t(fc)};
+  LLVMValueRef size_args[2] = {LLVMBuildZExtOrBitCast(fc->b, n, i64_t(fc), ""),
+                               LLVMConstInt(i64_t(fc), 1, 0)};
+  /* host memory from the C library, whatever library the call is from */
+  LLVMValueRef buf =
+      call_helper(fc, NULL, "calloc", ptr_t(fc), size_params, size_args, 2);
+  if (!buf)
+    return -1;
+  unsigned ops[4] = {(unsigned)d->dst, (unsigned)d->src, (unsigned)d->len};
+  LLVMValueRef vals[4] = {dst, buf, n};
+  unsigned nops = 3;
+  if (d->kind >= 0) {
+    ops[nops] = (unsigned)d->kind;
+    vals[nops++] = LLVMConstInt(LLVMTypeOf(LLVMGetOperand(clone, d->kind)),
+                                KIND_DEFAULT, 0);
+  }
+  ad_replay_call(fc, clone, ops, vals, nops);
+  LLVMValueRef stream = stream_of(d, clone);
+  if (stream) {
+    /* the copy may still read the buffer until the stream drains */
+    LLVMTypeRef sp = LLVMTypeOf(stream);
+    LLVMValueRef sa = stream;
+    const char *sync = d->api == CUDA_DRIVER ? "cuStreamSynchronize"
+                                             : "cudaStreamSynchronize";
+    if (!call_helper(fc, call, sync, status_type(fc, call), &sp, &sa, 1))
+      return -1;
+  }
+  LLVMTypeRef fp = ptr_t(fc);
+  return call_helper(fc, NULL, "free", LLVMVoidTypeInContext(fc->mc->llctx),
+                     &fp, &buf, 1)
+             ? 0
+             : -1;
+}
+
+/* The transfer's emitter for copy.c. */
+typedef struct cuda_copy_site {
+  const cuda_rule_data *d;
+  LLVMValueRef call;
+} cuda_copy_site;
+
+static int cuda_copy(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                     LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef src,
+                     LLVMValueRef n) {
+  const cuda_copy_site *site = em->data;
+  const cuda_rule_data *d = site->d;
+  unsigned ops[3] = {(unsigned)d->dst, (unsigned)d->src, (unsigned)d->len};
+  LLVMValueRef vals[3] = {dst, src, n};
+  ad_replay_call(fc, clone, ops, vals, 3);
+  return 0;
+}
+
+static cuda_dest dest_of(const cuda_rule_data *d, LLVMValueRef clone) {
+  if (d->dest != DEST_BY_KIND)
+    return d->dest;
+  LLVMValueRef kind = LLVMGetOperand(clone, (unsigned)d->kind);
+  if (!LLVMIsAConstantInt(kind))
+    return DEST_UNIFIED;
+  switch (LLVMConstIntGetZExtValue(kind)) {
+  case KIND_HTOH:
+  case KIND_DTOH:
+    return DEST_HOST;
+  case KIND_HTOD:
+  case KIND_DTOD:
+    return DEST_DEVICE;
+  default:
+    return DEST_UNIFIED;
+  }
+}
+
+static int cuda_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                     LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef n) {
+  const cuda_copy_site *site = em->data;
+  switch (dest_of(site->d, clone)) {
+  case DEST_HOST: {
+    /* An async transfer's earlier shadow copies into this host region may
+     * still be in flight: drain the stream before the host writes zeros. */
+    LLVMValueRef stream = stream_of(site->d, clone);
+    if (stream) {
+      LLVMTypeRef sp = LLVMTypeOf(stream);
+      LLVMValueRef sa = stream;
+      const char *sync = site->d->api == CUDA_DRIVER ? "cuStreamSynchronize"
+                                                     : "cudaStreamSynchronize";
+      if (!call_helper(fc, site->call, sync, status_type(fc, site->call), &sp,
+                       &sa, 1))
+        return -1;
+    }
+    LLVMBuildMemSet(fc->b, ad_address_as(fc, dst, ptr_t(fc)),
+                    LLVMConstNull(i8_t(fc)), n, 1);
+    return 0;
+  }
+  case DEST_DEVICE:
+    return zero_device(fc, site->d, site->call, clone, dst, n);
+  default:
+    return zero_through_host(fc, site->d, site->call, clone, dst, n);
+  }
+}
+
+static LLVMValueRef operand(LLVMValueRef call, signed char k) {
+  return LLVMGetOperand(call, (unsigned)k);
+}
+
+/*
+ * The shadow of an allocation is allocated only when the primal one
+ * succeeded, and zeroed only when its own allocation did.  If a shadow
+ * allocation fails (device memory for the primal but not for its shadow),
+ * the call reports that failure to the program as its status: the
+ * derivative cannot be computed, and a silent zero tangent would be wrong.
+ * (The primal allocation is then the program's to free, as after any
+ * allocation it believes failed: it leaks unless the program frees it.)
+ */
+static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
+                      LLVMValueRef clone) {
+  LLVMValueRef slot_shadow = ad_shadow_or_null(fc, operand(call, d->dst));
+  if (!slot_shadow)
+    return 0;
+  LLVMValueRef n = ad_primal(fc, operand(call, d->len));
+  LLVMValueRef pitch_slot = NULL, pitch_shadow = NULL;
+  if (d->pitch >= 0) {
+    pitch_shadow = ad_shadow_or_null(fc, operand(call, d->pitch));
+    LLVMTypeRef height_t = LLVMTypeOf(n);
+    if (LLVMGetTypeKind(height_t) != LLVMIntegerTypeKind)
+      return ad_fail(fc->mc, call,
+                     "%s: the height of a pitched allocation must be an "
+                     "integer",
+                     ad_value_name(call));
+    /* The pitch has the height's width (size_t, or unsigned int for the
+     * old cuMemAllocPitch); in the entry block, so a loop does not grow
+     * the stack. */
+    pitch_slot = ad_entry_alloca(fc->deriv_fn, height_t, "shadow.pitch");
+  }
+  /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
+   * a plain pointer, zeroed with an LLVM memset */
+  int host = d->dest == DEST_HOST;
+  LLVMTypeRef device_ptr = d->api == CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
+  LLVMTypeRef st = LLVMTypeOf(clone);
+  int has_status = LLVMGetTypeKind(st) == LLVMIntegerTypeKind;
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(fc->b);
+  LLVMBasicBlockRef shadow_bb = NULL, join = NULL;
+  if (has_status) {
+    shadow_bb = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.alloc");
+    join = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.allocated");
+    LLVMBuildCondBr(fc->b,
+                    LLVMBuildICmp(fc->b, LLVMIntEQ, clone, LLVMConstNull(st), ""),
+                    shadow_bb, join);
+    LLVMPositionBuilderAtEnd(fc->b, shadow_bb);
+  }
+  LLVMValueRef failure = has_status ? LLVMConstNull(st) : NULL;
+  /* An out-slot whose shadow may be the slot itself (inactive memory) gets
+   * no shadow allocation there: it would overwrite the primal's address,
+   * and nothing would free it. */
+  int guard = ad_shadow_may_equal_primal(fc, operand(call, d->dst));
+  LLVMValueRef primal_slot = ad_primal(fc, operand(call, d->dst));
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
+    LLVMBasicBlockRef guard_from = NULL, lane_done = NULL;
+    LLVMValueRef failure_before = failure;
+    if (guard) {
+      LLVMBasicBlockRef alloc_bb =
+          LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.slot_active");
+      lane_done = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.slot_done");
+      LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, slot, primal_slot, "");
+      guard_from = LLVMGetInsertBlock(fc->b);
+      LLVMBuildCondBr(fc->b, same, lane_done, alloc_bb);
+      LLVMPositionBuilderAtEnd(fc->b, alloc_bb);
+    }
+    unsigned ops[2] = {(unsigned)d->dst, (unsigned)d->pitch};
+    LLVMValueRef vals[2] = {slot, pitch_slot};
+    LLVMValueRef rc =
+        ad_replay_call(fc, clone, ops, vals, pitch_slot ? 2 : 1);
+    if (!rc)
+      return ad_fail(fc->mc, call, "internal: cannot replay %s", ad_value_name(call));
+    /* a frontend may pass the out-parameter as an integer (Julia's
+     * Ptr{CUdeviceptr} in an i64 ccall signature) */
+    if (LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
+      slot = ad_address_as(fc, slot, ptr_t(fc));
+    LLVMBasicBlockRef zero_bb = NULL, next = NULL;
+    if (has_status) {
+      LLVMValueRef ok = LLVMBuildICmp(fc->b, LLVMIntEQ, rc, LLVMConstNull(st), "");
+      failure = LLVMBuildSelect(fc->b, ok, failure, rc, "");
+      zero_bb = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.zero");
+      next = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.zeroed");
+      LLVMBuildCondBr(fc->b, ok, zero_bb, next);
+      LLVMPositionBuilderAtEnd(fc->b, zero_bb);
+    }
+    LLVMValueRef dev = LLVMBuildLoad2(fc->b, device_ptr, slot, "shadow.dev");
+    LLVMValueRef bytes = n;
+    if (pitch_slot) {
+      LLVMValueRef pitch =
+          LLVMBuildLoad2(fc->b, LLVMTypeOf(n), pitch_slot, "shadow.pitch");
+      bytes = LLVMBuildMul(fc->b, pitch, n, "shadow.bytes");
+      /* Where the program's pitch slot has a shadow, it mirrors the
+       * integer the call wrote, as shadows of integer stores do: a pitch
+       * read back through it (type analysis unsure what the slot holds)
+       * still offsets rows correctly. */
+      if (pitch_shadow)
+        LLVMBuildStore(fc->b, pitch,
+                       ad_address_as(fc, ad_lane(fc, pitch_shadow, lane),
+                                     ptr_t(fc)));
+    }
+    if (host)
+      LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), bytes, 1);
+    else if (zero_device(fc, d, call, clone, dev, bytes) != 0)
+      return -1;
+    if (has_status) {
+      LLVMBuildBr(fc->b, next);
+      LLVMPositionBuilderAtEnd(fc->b, next);
+    }
+    if (guard) {
+      LLVMBasicBlockRef body_end = LLVMGetInsertBlock(fc->b);
+      LLVMBuildBr(fc->b, lane_done);
+      LLVMPositionBuilderAtEnd(fc->b, lane_done);
+      if (has_status) {
+        LLVMValueRef merged = LLVMBuildPhi(fc->b, st, "");
+        LLVMValueRef vals[2] = {failure_before, failure};
+        LLVMBasicBlockRef from[2] = {guard_from, body_end};
+        LLVMAddIncoming(merged, vals, from, 2);
+        failure = merged;
+      }
+    }
+  }
+  if (has_status) {
+    LLVMBasicBlockRef last = LLVMGetInsertBlock(fc->b);
+    LLVMBuildBr(fc->b, join);
+    LLVMPositionBuilderAtEnd(fc->b, join);
+    /* the program sees the primal's status, or the shadow's failure */
+    LLVMValueRef status = LLVMBuildPhi(fc->b, st, "alloc.status");
+    LLVMValueRef in_vals[2] = {clone, failure};
+    LLVMBasicBlockRef in_bbs[2] = {before, last};
+    LLVMAddIncoming(status, in_vals, in_bbs, 2);
+    if (ad_map_put(&fc->vmap, call, status) != 0)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  return 0;
+}
+
+static int emit_free(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
+                     LLVMValueRef clone) {
+  LLVMValueRef p = operand(call, d->dst);
+  LLVMValueRef sp = ad_shadow_or_null(fc, p);
+  if (!sp)
+    return 0;
+  LLVMValueRef primal = ad_primal(fc, p);
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef s = ad_lane(fc, sp, lane);
+    LLVMBasicBlockRef free_bb = LLVMAppendBasicBlockInContext(
+        fc->mc->llctx, fc->deriv_fn, "shadow.free");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(
+        fc->mc->llctx, fc->deriv_fn, "shadow.freed");
+    /* freeing a device address twice is an error: only a distinct shadow */
+    LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, s, primal, "");
+    LLVMBuildCondBr(fc->b, same, join, free_bb);
+    LLVMPositionBuilderAtEnd(fc->b, free_bb);
+    unsigned op = (unsigned)d->dst;
+    ad_replay_call(fc, clone, &op, &s, 1);
+    LLVMBuildBr(fc->b, join);
+    LLVMPositionBuilderAtEnd(fc->b, join);
+  }
+  return 0;
+}
+
+static int emit_set(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
+                    LLVMValueRef clone) {
+  LLVMValueRef sd = ad_shadow_or_null(fc, operand(call, d->dst));
+  if (!sd)
+    return 0;
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef s = ad_lane(fc, sd, lane);
+    unsigned op = (unsigned)d->dst;
+    ad_replay_call(fc, clone, &op, &s, 1);
+  }
+  return 0;
+}
+
+static int emit_cuda(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
+                     LLVMValueRef clone) {
+  const cuda_rule_data *d = rule->data;
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  signed char need = d->dst;
+  const signed char more[] = {d->src, d->len, d->kind, d->stream, d->pitch};
+  for (size_t i = 0; i < sizeof more; i++)
+    if (more[i] > need)
+      need = more[i];
+  if ((unsigned)need >= nargs)
+    return ad_fail(fc->mc, call,
+                   "%s is called with %u arguments; its derivative rule "
+                   "needs at least %d",
+                   rule->name, nargs, need + 1);
+  switch (d->op) {
+  case CUDA_COPY: {
+    cuda_copy_site site = {d, call};
+    ad_copy_emitter em = {cuda_copy, cuda_zero, &site};
+    return ad_differentiate_copy(fc, call, clone, operand(call, d->dst),
+                                 operand(call, d->src), operand(call, d->len),
+                                 &em);
+  }
+  case CUDA_ALLOC:
+    return emit_alloc(fc, d, call, clone);
+  case CUDA_FREE:
+    return emit_free(fc, d, call, clone);
+  case CUDA_SET:
+    return emit_set(fc, d, call, clone);
+  }
+  return 0;
+}
+
+static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
+                     LLVMValueRef clone) {
+  (void)fc, (void)rule, (void)call, (void)clone;
+  return 0;
+}
+
+/* {op, api, dest, dst, src, len, kind, stream, pitch} */
+static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1, -1};
+static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3, -1};
+static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1, -1};
+static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4, -1};
+static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
+static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_cu_alloc_pitch = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
+static const cuda_rule_data d_rt_alloc_pitch = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
+static const cuda_rule_data d_cu_alloc_host = {CUDA_ALLOC, CUDA_DRIVER, DEST_HOST, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_rt_alloc_host = {CUDA_ALLOC, CUDA_RUNTIME, DEST_HOST, 0, -1, 1, -1, -1, -1};
+static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
+static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1, -1};
+static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1, -1};
+static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1, -1};
+static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1, -1};
+static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1, -1};
+static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1, -1};
+
+/* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
+ *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */
+#define COPY(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
+#define ALLOC(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
+#define FREE(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
+#define SET(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
+#define INACTIVE(n) {{n, emit_none, NULL, 0, 0, 1}, NULL}
+static const ad_typed_rule cuda_rules[] = {
+    /* driver API transfers: the old 32-bit names, _v2, async */
+    COPY("cuMemcpyHtoD", d_htod, "dsn"),
+    COPY("cuMemcpyHtoD_v2", d_htod, "dsn"),
+    COPY("cuMemcpyHtoDAsync", d_htod_async, "dsn-"),
+    COPY("cuMemcpyHtoDAsync_v2", d_htod_async, "dsn-"),
+    COPY("cuMemcpyDtoH", d_dtoh, "dsn"),
+    COPY("cuMemcpyDtoH_v2", d_dtoh, "dsn"),
+    COPY("cuMemcpyDtoHAsync", d_dtoh_async, "dsn-"),
+    COPY("cuMemcpyDtoHAsync_v2", d_dtoh_async, "dsn-"),
+    COPY("cuMemcpyDtoD", d_dtod, "dsn"),
+    COPY("cuMemcpyDtoD_v2", d_dtod, "dsn"),
+    COPY("cuMemcpyDtoDAsync", d_dtod_async, "dsn-"),
+    COPY("cuMemcpyDtoDAsync_v2", d_dtod_async, "dsn-"),
+    COPY("cuMemcpy", d_unified, "dsn"),
+    COPY("cuMemcpyAsync", d_unified_async, "dsn-"),
+    /* runtime API transfers: kind and stream replayed unchanged */
+    COPY("cudaMemcpy", d_rt_copy, "dsni"),
+    COPY("cudaMemcpyAsync", d_rt_copy_async, "dsni-"),
+    /* allocations */
+    ALLOC("cuMemAlloc", d_cu_alloc, "Pi"),
+    ALLOC("cuMemAlloc_v2", d_cu_alloc, "Pi"),
+    ALLOC("cuMemAllocAsync", d_cu_alloc_async, "Pi-"),
+    ALLOC("cudaMalloc", d_rt_alloc, "Pi"),
+    ALLOC("cudaMallocAsync", d_rt_alloc_async, "Pi-"),
+    /* managed memory: device memory the host may also address; the flags
+     * are replayed unchanged */
+    ALLOC("cuMemAllocManaged", d_cu_alloc, "Pii"),
+    ALLOC("cudaMallocManaged", d_rt_alloc, "Pii"),
+    /* pitched: (ptr, pitch out, width, height[, element size]) */
+    ALLOC("cuMemAllocPitch", d_cu_alloc_pitch, "PIiii"),
+    ALLOC("cuMemAllocPitch_v2", d_cu_alloc_pitch, "PZiii"),
+    ALLOC("cudaMallocPitch", d_rt_alloc_pitch, "PZii"),
+    ALLOC("cuMemAllocHost", d_cu_alloc_host, "Pi"),
+    ALLOC("cuMemAllocHost_v2", d_cu_alloc_host, "Pi"),
+    ALLOC("cudaMallocHost", d_rt_alloc_host, "Pi"),
+    /* deallocations */
+    FREE("cuMemFree", d_cu_free, "p"),
+    FREE("cuMemFree_v2", d_cu_free, "p"),
+    FREE("cuMemFreeAsync", d_cu_free_async, "p-"),
+    FREE("cudaFree", d_rt_free, "p"),
+    FREE("cudaFreeAsync", d_rt_free_async, "p-"),
+    FREE("cudaFreeHost", d_rt_free, "p"),
+    FREE("cuMemFreeHost", d_cu_free, "p"),
+    /* memsets: the same bytes into the shadow */
+    SET("cuMemsetD8", d_cu_set, "pii"),
+    SET("cuMemsetD8_v2", d_cu_set, "pii"),
+    SET("cuMemsetD8Async", d_cu_set, "pii-"),
+    SET("cuMemsetD16", d_cu_set, "pii"),
+    SET("cuMemsetD16_v2", d_cu_set, "pii"),
+    SET("cuMemsetD16Async", d_cu_set, "pii-"),
+    SET("cuMemsetD32", d_cu_set, "pii"),
+    SET("cuMemsetD32_v2", d_cu_set, "pii"),
+    SET("cuMemsetD32Async", d_cu_set, "pii-"),
+    SET("cudaMemset", d_rt_set, "pii"),
+    SET("cudaMemsetAsync", d_rt_set, "pii-"),
+    /* no derivative effect */
+    INACTIVE("cuInit"),
+    INACTIVE("cuStreamSynchronize"),
+    INACTIVE("cuCtxSynchronize"),
+    INACTIVE("cuGetErrorName"),
+    INACTIVE("cuGetErrorString"),
+    INACTIVE("cudaDeviceSynchronize"),
+    INACTIVE("cudaStreamSynchronize"),
+    INACTIVE("cudaGetLastError"),
+    INACTIVE("cudaPeekAtLastError"),
+    INACTIVE("cudaGetErrorName"),
+    INACTIVE("cudaGetErrorString"),
+    /* devices, contexts and streams carry no data */
+    INACTIVE("cuDeviceGet"),
+    INACTIVE("cuDeviceGetCount"),
+    INACTIVE("cuCtxSetCurrent"),
+    INACTIVE("cuCtxGetCurrent"),
+    INACTIVE("cuDevicePrimaryCtxRetain"),
+    INACTIVE("cuStreamCreate"),
+    INACTIVE("cuStreamDestroy"),
+    INACTIVE("cuStreamDestroy_v2"),
+    INACTIVE("cudaSetDevice"),
+    INACTIVE("cudaGetDevice"),
+    INACTIVE("cudaStreamCreate"),
+    INACTIVE("cudaStreamCreateWithFlags"),
+    INACTIVE("cudaStreamDestroy"),
+};
+#undef COPY
+#undef ALLOC
+#undef FREE
+#undef SET
+#undef INACTIVE
+
+const ad_typed_rule *ad_cuda_typed_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof cuda_rules / sizeof *cuda_rules; i++)
+    if (strcmp(name, cuda_rules[i].rule.name) == 0)
+      return &cuda_rules[i];
+  return NULL;
+}
+
+const ad_call_rule *ad_cuda_lookup(const char *name) {
+  const ad_typed_rule *r = ad_cuda_typed_lookup(name);
+  return r ? &r->rule : NULL;
+}

@@ -1,0 +1,341 @@
+/*
+ * Instruction rules: for each primal instruction, its clone and, when it is
+ * active, its tangent, emitted beside it.  One switch on the opcode; an
+ * opcode without a rule is an error quoting the instruction, never a
+ * silent zero.  Calls go to fwd/call.c, PHIs are built in fwd/derivative.c.
+ *
+ * Loads and stores through a pointer whose shadow may be the pointer
+ * itself (a PHI or select of a duplicated and a constant pointer) compare
+ * the two at run time, as Enzyme's runtime activity does, so a tangent is
+ * never written into primal memory nor read from it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ad/ad.h"
+#include "ad/analysis/activity.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/ir/ir.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+
+static const unsigned op0[] = {0}, op01[] = {0, 1}, op12[] = {1, 2};
+
+static int emit_ret(ad_fn_ctx *fc, LLVMValueRef inst) {
+  LLVMValueRef v = LLVMGetNumOperands(inst) ? LLVMGetOperand(inst, 0) : NULL;
+  switch (fc->sig->ret) {
+  case AD_RET_VOID:
+    LLVMBuildRetVoid(fc->b);
+    return 0;
+  case AD_RET_PRIMAL:
+    LLVMBuildRet(fc->b, ad_primal(fc, v));
+    return 0;
+  case AD_RET_TANGENT:
+    LLVMBuildRet(fc->b, ad_shadow_value(fc, v));
+    return 0;
+  case AD_RET_BOTH: {
+    LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(fc->deriv_fn));
+    LLVMValueRef agg = LLVMGetPoison(rt);
+    agg = LLVMBuildInsertValue(fc->b, agg, ad_primal(fc, v), 0, "");
+    agg = LLVMBuildInsertValue(fc->b, agg, ad_shadow_value(fc, v), 1, "");
+    LLVMBuildRet(fc->b, agg);
+    return 0;
+  }
+  }
+  return 0;
+}
+
+/* The value of a floating-point constant, scalar or splat vector. */
+static int const_fp_value(LLVMValueRef v, double *out) {
+  if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    unsigned n = LLVMGetVectorSize(vt);
+    double first = 0;
+    for (unsigned i = 0; i < n; i++) {
+      double e;
+      if (!const_fp_value(LLVMGetAggregateElement(v, i), &e))
+        return 0;
+      if (i == 0)
+        first = e;
+      else if (e != first)
+        return 0;
+    }
+    *out = first;
+    return n > 0;
+  }
+  if (!v || !LLVMIsAConstantFP(v))
+    return 0;
+  LLVMBool loses = 0;
+  *out = LLVMConstRealGetDouble(v, &loses);
+  return !loses;
+}
+
+/* Whether fn calls anything through invoke (a landing pad follows). */
+static int function_has_invoke(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    if (LLVMIsAInvokeInst(LLVMGetBasicBlockTerminator(bb)))
+      return 1;
+  return 0;
+}
+
+/* d(a op b) as a linear combination of da and db. */
+static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMValueRef a = LLVMGetOperand(inst, 0);
+  LLVMValueRef da = ad_shadow_or_null(fc, a), db = NULL;
+  LLVMValueRef pa = ad_primal(fc, a), pb = NULL;
+  if (op != LLVMFNeg) {
+    LLVMValueRef b = LLVMGetOperand(inst, 1);
+    db = ad_shadow_or_null(fc, b);
+    pb = ad_primal(fc, b);
+  }
+  ad_term terms[2] = {{NULL, da, 0}, {NULL, db, 0}};
+  LLVMValueRef divisor = NULL;
+  switch (op) {
+  case LLVMFAdd: /* d(a+b) = da + db */
+    break;
+  case LLVMFSub: /* d(a-b) = da - db */
+    terms[1].negate = 1;
+    break;
+  case LLVMFNeg: /* d(-a) = -da */
+    terms[0].negate = 1;
+    break;
+  case LLVMFMul: /* d(ab) = b da + a db */
+    terms[0].coef = pb;
+    terms[1].coef = pa;
+    break;
+  case LLVMFDiv: {
+    /* d(k/b) = -(k/b) ((k/b) (1/k)) db for a constant numerator (1/r,
+     * k/r^2): the tangent reuses the primal quotient and needs no division
+     * of its own, which matters where the divider is the bottleneck.  1/k
+     * folds in the operand's own type; (k/b)(1/k) is about 1/b, so nothing
+     * overflows that -k/b^2 would not.  Otherwise
+     * d(a/b) = (da - (a/b) db) / b. */
+    double k;
+    LLVMValueRef inv_k = NULL;
+    if (!da && const_fp_value(pa, &k) && k != 0 && isfinite(k)) {
+      inv_k = LLVMBuildFDiv(fc->b, ad_const_fp(t, 1.0), pa, "");
+      double r;
+      if (!const_fp_value(inv_k, &r) || !isfinite(r) || r == 0)
+        inv_k = NULL;
+    }
+    if (inv_k) {
+      LLVMValueRef about_inv_b = LLVMBuildFMul(fc->b, c, inv_k, "");
+      ad_copy_fmf(about_inv_b, inst);
+      LLVMValueRef coef = LLVMBuildFMul(fc->b, c, about_inv_b, "");
+      ad_copy_fmf(coef, inst);
+      terms[1].coef = coef;
+      terms[1].negate = 1;
+      break;
+    }
+    terms[1].coef = c;
+    terms[1].negate = 1;
+    divisor = pb;
+    break;
+  }
+  case LLVMFRem: { /* d fmod(a,b) = da - trunc(a/b) db */
+    LLVMValueRef q = LLVMBuildFDiv(fc->b, pa, pb, "");
+    LLVMTypeRef ov[1] = {t};
+    terms[1].coef = ad_call_intrinsic(fc, "llvm.trunc", ov, 1, &q, 1);
+    terms[1].negate = 1;
+    break;
+  }
+  default:
+    break;
+  }
+  LLVMValueRef s = ad_lincomb(fc, t, terms, op == LLVMFNeg ? 1 : 2, divisor,
+                              inst);
+  ad_set_shadow(fc, inst, s);
+  return 0;
+}
+
+static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  LLVMValueRef lanes[AD_MAX_WIDTH];
+  LLVMTypeRef at = LLVMGetAllocatedType(inst);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(fc->mc->llctx);
+  unsigned long long size = LLVMABISizeOfType(fc->mc->td, at);
+  LLVMValueRef bytes = LLVMConstInt(i64, size, 0);
+  LLVMValueRef count = ad_primal(fc, LLVMGetOperand(inst, 0));
+  if (!(LLVMIsAConstantInt(count) && LLVMConstIntGetZExtValue(count) == 1))
+    bytes = LLVMBuildMul(fc->b, bytes,
+                         LLVMBuildZExtOrBitCast(fc->b, count, i64, ""), "");
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef s = LLVMInstructionClone(c);
+    size_t n;
+    const char *name = LLVMGetValueName2(inst, &n);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s'ipa", (int)(n < 200 ? n : 200), name);
+    LLVMInsertIntoBuilderWithName(fc->b, s, buf);
+    /* A shadow allocation starts at zero: nothing has a derivative yet. */
+    LLVMBuildMemSet(fc->b, s, LLVMConstInt(LLVMInt8TypeInContext(fc->mc->llctx), 0, 0),
+                    bytes, LLVMGetAlignment(inst));
+    lanes[lane] = s;
+  }
+  ad_set_shadow(fc, inst, ad_pack(fc, LLVMTypeOf(inst), lanes));
+  return 0;
+}
+
+static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
+  if (ad_shadow_or_null(fc, p)) {
+    if (ad_shadow_may_equal_primal(fc, p))
+      ad_guarded_access(fc, inst, c);
+    else
+      ad_lanewise(fc, inst, c, op01, 2);
+    return 0;
+  }
+  if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v))) {
+    LLVMValueRef root = ad_pointer_root(p);
+    if (LLVMIsAGlobalVariable(root))
+      return ad_fail(fc->mc, inst,
+                     "store of an active value into global @%s, which has no "
+                     "shadow (it is external or thread-local)",
+                     ad_value_name(root));
+    char *t = ad_value_text(inst);
+    /* C++ with exceptions: operator new and friends under an invoke give
+     * pointers that have no shadow, and the store is where it shows. */
+    int rc = ad_fail(fc->mc, inst,
+                     "store of an active value through a pointer with no shadow "
+                     "(a constant argument or unknown memory)%s: %s",
+                     function_has_invoke(fc->primal_fn)
+                         ? "; this function makes calls through invoke "
+                           "(C++ exceptions), which are not differentiated: "
+                           "compile with -fno-exceptions"
+                         : "",
+                     t ? t : "");
+    free(t);
+    return rc;
+  }
+  return 0;
+}
+
+static int emit_atomicrmw(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  LLVMValueRef p = LLVMGetOperand(inst, 0), v = LLVMGetOperand(inst, 1);
+  if (!ad_shadow_or_null(fc, p)) {
+    if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v)))
+      return ad_fail(fc->mc, inst,
+                     "atomicrmw of an active value through a pointer with no "
+                     "shadow");
+    return 0;
+  }
+  switch (LLVMGetAtomicRMWBinOp(inst)) {
+  case LLVMAtomicRMWBinOpFAdd: /* d(*p += v) = (*dp += dv): linear */
+  case LLVMAtomicRMWBinOpFSub:
+  case LLVMAtomicRMWBinOpXchg:
+  case LLVMAtomicRMWBinOpAdd:
+  case LLVMAtomicRMWBinOpSub:
+    break;
+  default:
+    if (ad_type_is_float(LLVMTypeOf(v))) {
+      char *t = ad_value_text(inst);
+      int rc = ad_fail(fc->mc, inst,
+                       "no forward-mode rule for atomicrmw operation: %s",
+                       t ? t : "");
+      free(t);
+      return rc;
+    }
+    /* integer min/max/and/or on shadow memory: apply to the shadow too */
+    break;
+  }
+  /* the scratch slot absorbs the update where the memory is inactive */
+  LLVMValueRef s = ad_lanewise_guarded(fc, inst, c, op01, 2, 0, LLVMTypeOf(v),
+                                       AD_ACCESS_UPDATE);
+  if (ad_is_active(fc, inst))
+    ad_set_shadow(fc, inst, s);
+  return 0;
+}
+
+static int unsupported(ad_fn_ctx *fc, LLVMValueRef inst) {
+  char *t = ad_value_text(inst);
+  int rc = ad_fail(fc->mc, inst,
+                   "no forward-mode rule for instruction `%s` (in the body of "
+                   "%s)",
+                   t ? t : "?", ad_value_name(fc->primal_fn));
+  free(t);
+  return rc;
+}
+
+int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  ad_opclass cls = ad_opcode_class(op);
+  LLVMValueRef c;
+  if (ad_opclass_has_no_tangent(cls))
+    return ad_clone(fc, inst) ? 0 : -1;
+  if (ad_opclass_is_int_arith(cls) || op == LLVMInsertValue ||
+      op == LLVMInsertElement || op == LLVMShuffleVector) {
+    /* integer ops only carry a shadow integer (a pointer in disguise);
+     * aggregate and vector element moves are linear */
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    if (ad_is_active(fc, inst))
+      ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op01, 2));
+    return 0;
+  }
+  switch (op) {
+  case LLVMRet:
+    return emit_ret(fc, inst);
+  case LLVMFAdd:
+  case LLVMFSub:
+  case LLVMFMul:
+  case LLVMFDiv:
+  case LLVMFRem:
+  case LLVMFNeg:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    return ad_is_active(fc, inst) ? emit_float_arith(fc, inst, c) : 0;
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMFPTrunc:
+  case LLVMFPExt:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMFreeze:
+  case LLVMGetElementPtr:
+  case LLVMExtractValue:
+  case LLVMExtractElement:
+  case LLVMLoad:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    if (ad_is_active(fc, inst)) {
+      LLVMValueRef p = op == LLVMLoad ? LLVMGetOperand(inst, 0) : NULL;
+      if (p && !ad_shadow_or_null(fc, p))
+        return 0;
+      if (p && ad_shadow_may_equal_primal(fc, p))
+        ad_set_shadow(fc, inst, ad_guarded_access(fc, inst, c));
+      else
+        ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
+    }
+    return 0;
+  case LLVMSelect:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    if (ad_is_active(fc, inst))
+      ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op12, 2));
+    return 0;
+  case LLVMAlloca:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    return ad_is_active(fc, inst) ? emit_alloca(fc, inst, c) : 0;
+  case LLVMStore:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    return emit_store(fc, inst, c);
+  case LLVMAtomicRMW:
+    if (!(c = ad_clone(fc, inst)))
+      return -1;
+    return emit_atomicrmw(fc, inst, c);
+  case LLVMAtomicCmpXchg:
+    if (ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
+      return unsupported(fc, inst);
+    return ad_clone(fc, inst) ? 0 : -1;
+  default:
+    return unsupported(fc, inst);
+  }
+}

@@ -1,0 +1,80 @@
+/*
+ * The forward rules: one instruction's tangent (inst.c), the call families
+ * (math, memory, vector, cuda, complex: their lookups are in
+ * registry/registry.h), custom rules, and the one copy rule they share.
+ */
+#ifndef TANJIT_AD_RULES_RULES_H
+#define TANJIT_AD_RULES_RULES_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+/* ---- inst.c: one instruction's primal clone and tangent ---- */
+/* Emits the clone (unless the rule replaces it) and the tangent of primal
+ * instruction `inst` (not a call: fwd/call.c) at fc->b.  0 or -1. */
+int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst);
+
+/* ---- math.c: the table, for its self-check and the tests ---- */
+/* Every entry's programs parse.  0 or -1. */
+int ad_math_table_check(char *why, size_t whysize);
+/* The math table as (name, arity, float-arg mask) rows. */
+size_t ad_math_table_size(void);
+const char *ad_math_table_name(size_t i, unsigned which); /* 0 d,1 f,2 l,3 llvm */
+unsigned ad_math_table_arity(size_t i);
+/* Bit k set: argument k is an integer (not differentiated). */
+unsigned ad_math_table_int_args(size_t i);
+
+/* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
+ * the enzyme_inactive attribute); consulted before the built-in tables
+ * (ad_custom_lookup, registry/registry.h) ---- */
+typedef struct ad_custom_registry ad_custom_registry;
+ad_custom_registry *ad_custom_registry_new(void); /* NULL on out of memory */
+void ad_custom_registry_free(ad_custom_registry *r); /* NULL-tolerant */
+/* ad_custom_read_registrations: declared in ad.h (the loader calls it). */
+
+/* ---- copy.c: one copy rule for host and device memory ----
+ *
+ * memcpy/memmove and every CUDA transfer differentiate the same way; only
+ * how bytes are moved or zeroed differs, which an emitter says.  Addresses
+ * an emitter receives have the types of the call's own operands (a pointer,
+ * or an integer holding a device pointer).  The segment rules are those of
+ * ad_copy_layout_of (analysis/types.h). */
+typedef struct ad_copy_emitter ad_copy_emitter;
+struct ad_copy_emitter {
+  /* Emits a copy of `n` bytes from `src` to `dst` at fc->b: the call
+   * `clone` replayed on these operands (for an LLVM memcpy, the intrinsic;
+   * for CUDA, the same API call with its kind and stream).  0 or -1. */
+  int (*copy)(ad_fn_ctx *fc, const ad_copy_emitter *em, LLVMValueRef clone,
+              LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n);
+  /* Emits the zeroing of `n` bytes at `dst` (memset, cuMemsetD8_v2, ...).
+   * 0 or -1. */
+  int (*zero)(ad_fn_ctx *fc, const ad_copy_emitter *em, LLVMValueRef clone,
+              LLVMValueRef dst, LLVMValueRef n);
+  const void *data; /* the emitter's own (e.g. a CUDA rule's operands) */
+};
+/* Differentiates the copy `call` (primal; `clone` its clone, the builder
+ * after it) of `len` bytes from `src` to `dst` (primal operands of call).
+ * Emits nothing when the destination has no shadow; fails when active
+ * bytes would land in memory with no shadow.  0 or -1. */
+int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
+                          LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
+                          const ad_copy_emitter *em);
+/* `addr` + `off` bytes, for a pointer or for an integer that holds one
+ * (inttoptr, GEP, ptrtoint: device pointers are offset as pointers). */
+LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
+                               LLVMValueRef off);
+/* Converts an address between pointer and integer forms (`to` either). */
+LLVMValueRef ad_address_as(ad_fn_ctx *fc, LLVMValueRef addr, LLVMTypeRef to);
+/* Emits a copy of call `clone` at fc->b with operand ops[i] replaced by
+ * vals[i] (converted to the operand's pointer or integer type; n <= 8):
+ * same callee, attributes, calling convention and !dbg, except the
+ * alignment and dereferenceability claims of replaced operands (a piece of
+ * a copy does not inherit them).  NULL if n > 8. */
+LLVMValueRef ad_replay_call(ad_fn_ctx *fc, LLVMValueRef clone,
+                            const unsigned *ops, LLVMValueRef *vals,
+                            unsigned n);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * Shadow globals: the `<name>_shadow` globals analysis/globals.c decided
+ * on, made lazily once the set of active globals is final (engine.c), so
+ * every table sees the same set.  See analysis/globals.c for which globals
+ * get one and what they hold.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/globals.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/tangent/tangent.h"
+#include "common/strbuf.h"
+
+static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
+                                 unsigned lane);
+
+static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
+                                  unsigned lane) {
+  if (!ad_global_can_shadow(g))
+    return g;
+  int constant = LLVMIsGlobalConstant(g);
+  if (!constant && !ad_map_get(&mc->active_globals, g))
+    return g;
+  /* Read-only zeros serve every lane, unless the table points to active
+   * globals: then lane k points to their lane-k shadows. */
+  if (constant && !ad_global_is_active(mc, g))
+    lane = 0;
+  /* The key: g's address plus the lane.  A GlobalVariable object spans
+   * more than 64 bytes, so keys of different globals never meet; keys are
+   * never dereferenced. */
+  const void *key = (const char *)g + lane;
+  LLVMValueRef s = ad_map_get(&mc->global_shadows, key);
+  if (!s) {
+    strbuf sb;
+    sb_init(&sb);
+    if (lane)
+      sb_printf(&sb, "%s_shadow%u", ad_value_name(g), lane);
+    else
+      sb_printf(&sb, "%s_shadow", ad_value_name(g));
+    if (!sb.data)
+      return g;
+    LLVMTypeRef t = LLVMGlobalGetValueType(g);
+    /* LLVM makes the name unique if a global already has it */
+    s = LLVMAddGlobal(mc->mod, t, sb.data);
+    sb_free(&sb);
+    if (ad_map_put(&mc->global_shadows, key, s) != 0)
+      return g;
+    LLVMSetLinkage(s, LLVMInternalLinkage);
+    LLVMSetGlobalConstant(s, constant);
+    LLVMSetAlignment(s, LLVMGetAlignment(g));
+    /* placeholder first: a self-referencing initializer terminates */
+    LLVMSetInitializer(s, LLVMConstNull(t));
+    LLVMSetInitializer(s,
+                       shadow_const(mc, LLVMGetInitializer(g), depth + 1, lane));
+  }
+  return s;
+}
+
+static int has_pointer_or_int(LLVMTypeRef t, int depth) {
+  if (depth > 16)
+    return 1;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMPointerTypeKind:
+  case LLVMIntegerTypeKind:
+    return 1;
+  case LLVMVectorTypeKind:
+  case LLVMArrayTypeKind:
+    return has_pointer_or_int(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (has_pointer_or_int(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
+                                 unsigned lane) {
+  LLVMTypeRef t = LLVMTypeOf(c);
+  if (depth > 64)
+    return c;
+  if (LLVMIsAGlobalVariable(c))
+    return shadow_global(mc, c, depth, lane);
+  if (LLVMIsAFunction(c) || LLVMIsAConstantPointerNull(c) || LLVMIsUndef(c) ||
+      LLVMIsAConstantInt(c))
+    return c;
+  if (LLVMIsAConstantFP(c) || !has_pointer_or_int(t, 0))
+    return LLVMConstNull(t);
+  if (LLVMIsAConstantAggregateZero(c))
+    return c;
+  if (LLVMIsAConstantExpr(c)) {
+    LLVMOpcode op = LLVMGetConstOpcode(c);
+    LLVMValueRef base = LLVMGetOperand(c, 0);
+    LLVMValueRef sb = shadow_const(mc, base, depth + 1, lane);
+    if (sb == base)
+      return c;
+    /* the same address arithmetic on the shadow */
+    switch (op) {
+    case LLVMGetElementPtr: {
+      unsigned n = (unsigned)LLVMGetNumOperands(c) - 1;
+      LLVMValueRef idx[32];
+      if (n > 32)
+        return c;
+      for (unsigned i = 0; i < n; i++)
+        idx[i] = LLVMGetOperand(c, i + 1);
+      return LLVMConstGEP2(LLVMGetGEPSourceElementType(c), sb, idx, n);
+    }
+    case LLVMAddrSpaceCast:
+      return LLVMConstAddrSpaceCast(sb, t);
+    case LLVMPtrToInt:
+      return LLVMConstPtrToInt(sb, t);
+    case LLVMIntToPtr:
+      return LLVMConstIntToPtr(sb, t);
+    case LLVMBitCast:
+      return LLVMConstBitCast(sb, t);
+    default:
+      return c;
+    }
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMArrayTypeKind && k != LLVMStructTypeKind &&
+      k != LLVMVectorTypeKind)
+    return c;
+  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : LLVMGetVectorSize(t);
+  LLVMValueRef *elems = malloc((n ? n : 1) * sizeof *elems);
+  if (!elems)
+    return c;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef e = LLVMGetAggregateElement(c, i);
+    elems[i] = e ? shadow_const(mc, e, depth + 1, lane) : NULL;
+    if (!elems[i]) {
+      free(elems);
+      return c;
+    }
+  }
+  LLVMValueRef r;
+  if (k == LLVMStructTypeKind)
+    r = LLVMConstNamedStruct(t, elems, n);
+  else if (k == LLVMArrayTypeKind)
+    r = LLVMConstArray2(LLVMGetElementType(t), elems, n);
+  else
+    r = LLVMConstVector(elems, n);
+  free(elems);
+  return r;
+}
+
+LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
+                                unsigned lane) {
+  return shadow_const(mc, c, 0, lane);
+}

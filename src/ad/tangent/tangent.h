@@ -1,0 +1,109 @@
+/*
+ * What a rule writes tangents with: shadows of primal values, lanes of a
+ * batched shadow, the arithmetic of tangents, run-time activity guards,
+ * shadows of constants and globals, and the clone of a primal instruction.
+ * Everything here emits at fc->b into the body being built.
+ */
+#ifndef TANJIT_AD_TANGENT_TANGENT_H
+#define TANJIT_AD_TANGENT_TANGENT_H
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+/* ---- tangent.c: shadows, lanes and the arithmetic of tangents ---- */
+LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v);
+/* The shadow recorded for v, or NULL when v is inactive. */
+LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v);
+/* The shadow as a value: recorded one, else 0 for floats and the primal
+ * (replicated per lane) for ints and pointers.  Emits at the builder. */
+LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v);
+void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow);
+LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t);
+LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane);
+/* Packs per-lane values into a shadow of primal type t. */
+LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes);
+/* Replicates one primal-typed value into every lane. */
+LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v);
+/* Whether the shadow of pointer `p` may be `p` itself at run time: it
+ * mixes (PHI, select) pointers with a shadow and pointers without one,
+ * which stand for themselves.  Loads and stores through such a pointer
+ * compare shadow and primal at run time (Enzyme's runtime activity). */
+int ad_shadow_may_equal_primal(ad_fn_ctx *fc, LLVMValueRef p);
+/* Whether `shadow` is the derivative's shadow parameter of a pointer its
+ * caller passed AD_ARG_DUP_RUNTIME. */
+int ad_shadow_param_may_be_primal(ad_fn_ctx *fc, LLVMValueRef shadow);
+/* The tangent work of load or store `inst` (clone `clone`) through such a
+ * pointer, per lane: where shadow == primal a store writes the primal
+ * value again (a no-op) and a load reads zero float tangents.  Returns the
+ * load's shadow (NULL for a store). */
+LLVMValueRef ad_guarded_access(ad_fn_ctx *fc, LLVMValueRef inst,
+                               LLVMValueRef clone);
+
+/* One term of a tangent linear combination: sign * coef * tangent.
+ * coef NULL means 1; tangent NULL means 0 (the term is skipped). */
+typedef struct ad_term {
+  LLVMValueRef coef;
+  LLVMValueRef tangent; /* a shadow (all lanes) */
+  int negate;
+} ad_term;
+/* sum(terms) [/ divisor], per lane, fast-math flags copied from fmf_src
+ * (may be NULL).  Returns the zero tangent when every term is zero. */
+LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
+                        unsigned nterms, LLVMValueRef divisor,
+                        LLVMValueRef fmf_src);
+/* Per lane, a copy of `clone` whose operands listed in `ops` are replaced by
+ * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
+LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
+                         const unsigned *ops, unsigned nops);
+/* The shadow (lane) of pointer p to write `accessed` through: when it may
+ * be p itself at run time (ad_shadow_may_equal_primal: inactive memory), a
+ * zeroed scratch slot instead, so that writes land nowhere (and an update
+ * reads zeros).  p may be a vector of pointers (scatter).  *same_out (may
+ * be NULL) gets the run-time condition, or NULL when there is none. */
+LLVMValueRef ad_guard_shadow_pointer(ad_fn_ctx *fc, LLVMValueRef p,
+                                     LLVMValueRef shadow_lane,
+                                     LLVMTypeRef accessed,
+                                     LLVMValueRef *same_out);
+/* The shadow (lane) of a by-value argument's pointer p of type t: where it
+ * may be p itself, a copy of *p as inactive memory's shadow holds it
+ * (floats 0, pointers and integers themselves). */
+LLVMValueRef ad_guard_byval_shadow(ad_fn_ctx *fc, LLVMValueRef p,
+                                   LLVMValueRef shadow_lane, LLVMTypeRef t);
+/* An alloca of t in fn's entry block (so a loop does not grow the stack). */
+LLVMValueRef ad_entry_alloca(LLVMValueRef fn, LLVMTypeRef t, const char *name);
+/* How a rule's guarded pointer operand is accessed. */
+typedef enum ad_access {
+  AD_ACCESS_READ,  /* masked.load, gather: through the shadow, then the
+                      inactive shadow of what was read where it is p */
+  AD_ACCESS_WRITE, /* masked.store, scatter: into the scratch slot there */
+  AD_ACCESS_UPDATE /* atomicrmw: written to the scratch slot; the result
+                      is the primal's inactive shadow there */
+} ad_access;
+/* ad_lanewise, with operand `pointer_op` a pointer that may be its own
+ * shadow, accessed as `mode` says. */
+LLVMValueRef ad_lanewise_guarded(ad_fn_ctx *fc, LLVMValueRef primal,
+                                 LLVMValueRef clone, const unsigned *ops,
+                                 unsigned nops, unsigned pointer_op,
+                                 LLVMTypeRef accessed, ad_access mode);
+/* Emits intrinsic `base` (e.g. "llvm.cos") overloaded on the types given. */
+LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
+                               LLVMTypeRef *overload, unsigned noverload,
+                               LLVMValueRef *args, unsigned nargs);
+/* A float constant of type t (scalar or vector splat). */
+LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
+void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
+
+/* ---- clone.c ---- */
+/* Clones `inst` at the builder with operands mapped to the derivative
+ * body, and records it in the value map.  NULL on out of memory. */
+LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
+
+/* ---- shadow_globals.c ---- */
+/* The shadow of a constant: constant globals get a read-only `<name>_shadow`
+ * holding zero tangents (pointers inside replaced by their shadows); other
+ * constants map floats to 0 and keep integers and mutable globals. */
+LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
+                                unsigned lane);
+
+#endif
