@@ -80,12 +80,21 @@ typedef struct tanjit_options {
    * own search.  NULL-terminated; may be NULL. */
   const char *const *library_dirs;
   /* If non-NULL, the only libraries renamed ccalls may load (NULL-terminated
-   * list, matched against the name as written and its basename). */
+   * list).  An entry without a '/' is a bare name: it allows exactly that
+   * name written in the IR (found through library_dirs or the system's
+   * search), never a path ending in it.  An entry with a '/' allows only
+   * the file it names: a path in the IR is allowed when its canonical path
+   * (realpath) is that entry's. */
   const char *const *allowed_libraries;
   tanjit_binding binding;
   tanjit_unresolved_handler on_unresolved; /* NULL: print one line, abort */
   void *on_unresolved_user;
+  /* The largest file tanjit_load_file/tanjit_emit_file read, in bytes;
+   * 0: TANJIT_DEFAULT_MAX_INPUT_BYTES.  Only regular files are read. */
+  size_t max_input_bytes;
 } tanjit_options;
+
+#define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */
 
 /* Fills *opts with the defaults (O2, strict binding, no directories). */
 TANJIT_API void tanjit_options_init(tanjit_options *opts);
@@ -132,6 +141,20 @@ TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
  * failed compile the failing module is removed, so the session stays usable.
  */
 TANJIT_API void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err);
+/* The same, for a caller that will call the result: fails with
+ * TANJIT_ERR_SYMBOL when `symbol` is a variable (data), not code. */
+TANJIT_API void *tanjit_lookup_function(tanjit_session *s, const char *symbol,
+                                        tanjit_error **err);
+
+/*
+ * Warnings: what LLVM or tanjit noticed and worked around without failing
+ * (debug info dropped as invalid, a target-cpu or target-feature the host
+ * does not know, dropped), in order, never printed by the library.  The
+ * strings are borrowed and stay valid until tanjit_session_free.  A session
+ * keeps the first 1000; past them the last entry says more were dropped.
+ */
+TANJIT_API size_t tanjit_session_warning_count(tanjit_session *s);
+TANJIT_API const char *tanjit_session_warning(tanjit_session *s, size_t i);
 
 /*
  * What the session's compilations cost so far, for a frontend that wants to

@@ -9,10 +9,19 @@
  * unless it lies wholly inside managed memory, which the host may use.
  * cuMemcpy/cuMemcpyAsync use unified addressing: an operand inside the
  * device range is a device address, any other is a host pointer.
+ * A host operand must also be mapped, readable, and for a destination
+ * writable, over its whole length: each of its pages is probed without
+ * touching it, through process_vm_readv/process_vm_writev on this process,
+ * which fail with EFAULT where a plain access would fault (a wild pointer
+ * returns CUDA_ERROR_INVALID_VALUE instead of crashing the simulator).  A
+ * pointer into the wrong but mapped memory cannot be told apart.
  * A zero-length copy succeeds without looking at its addresses. */
 #include "cusim.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 enum side { SIDE_HOST, SIDE_DEVICE, SIDE_UNIFIED };
 
@@ -36,11 +45,51 @@ static enum side settle_side(uintptr_t addr, enum side side)
     return cusim_arena_overlaps(addr, 1) ? SIDE_DEVICE : SIDE_HOST;
 }
 
-static CUresult locate(uintptr_t addr, enum side side, size_t bytes, unsigned char **where)
+/* Whether every page of [addr, addr + bytes) can be read (and written back,
+ * for a destination): one byte per page goes through the kernel, which
+ * reports EFAULT for an unmapped or protected page instead of faulting.
+ * The write-back stores the byte just read. */
+static int host_range_accessible(uintptr_t addr, size_t bytes, int writable)
+{
+    enum { BATCH = 64 };
+    long page_size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t)(page_size > 0 ? page_size : 4096);
+    uintptr_t first = addr & ~(page - 1), last = (addr + bytes - 1) & ~(page - 1);
+    uintptr_t p = first;
+    for (int done = 0; !done;) {
+        unsigned char probe[BATCH];
+        struct iovec remote[BATCH];
+        int count = 0;
+        while (count < BATCH && !done) {
+            remote[count].iov_base = (void *)(p < addr ? addr : p);
+            remote[count].iov_len = 1;
+            count++;
+            if (p == last)
+                done = 1;
+            else
+                p += page;
+        }
+        struct iovec local = {probe, (size_t)count};
+        /* where the calls are unavailable (seccomp: EPERM, ENOSYS), the
+         * range cannot be judged and is taken as it is */
+        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)count, 0);
+        if (got != count)
+            return got < 0 && errno != EFAULT;
+        if (writable) {
+            got = process_vm_writev(getpid(), &local, 1, remote, (unsigned long)count, 0);
+            if (got != count)
+                return got < 0 && errno != EFAULT;
+        }
+    }
+    return 1;
+}
+
+static CUresult locate(uintptr_t addr, enum side side, size_t bytes, int writable, unsigned char **where)
 {
     if (side == SIDE_DEVICE || cusim_arena_is_managed(addr, bytes))
         return cusim_arena_view((CUdeviceptr)addr, bytes, where);
-    if (addr == 0 || addr + bytes < addr || cusim_arena_overlaps(addr, bytes))
+    if (addr == 0 || addr + bytes < addr || cusim_arena_overlaps(addr, bytes) ||
+        !host_range_accessible(addr, bytes, writable))
         return CUDA_ERROR_INVALID_VALUE;
     *where = (unsigned char *)addr;
     return CUDA_SUCCESS;
@@ -58,9 +107,9 @@ static CUresult copy_locked(uintptr_t dst, enum side dst_side, uintptr_t src, en
     src_side = settle_side(src, src_side);
     if (bytes > 0) {
         unsigned char *to, *from;
-        if ((r = locate(dst, dst_side, bytes, &to)) != CUDA_SUCCESS)
+        if ((r = locate(dst, dst_side, bytes, 1, &to)) != CUDA_SUCCESS)
             return r;
-        if ((r = locate(src, src_side, bytes, &from)) != CUDA_SUCCESS)
+        if ((r = locate(src, src_side, bytes, 0, &from)) != CUDA_SUCCESS)
             return r;
         memmove(to, from, bytes);
     }

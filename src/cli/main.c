@@ -262,6 +262,14 @@ static char *compile_c(const cli *c) {
   return path;
 }
 
+/* The session's warnings not printed yet, as `tanjit: warning: ...`. */
+static void print_warnings(tanjit_session *s) {
+  static size_t printed;
+  size_t n = tanjit_session_warning_count(s);
+  for (; printed < n; printed++)
+    fprintf(stderr, "tanjit: warning: %s\n", tanjit_session_warning(s, printed));
+}
+
 static int report(tanjit_error *err) {
   fprintf(stderr, "tanjit: %s\n", tanjit_error_message(err));
   tanjit_error_free(err);
@@ -307,15 +315,22 @@ static int run(const cli *c, tanjit_session *s, const char *ir_path) {
   for (int i = 0; i < c->n_libs; i++)
     if (tanjit_add_library(s, c->libs[i], &err))
       return report(err);
-  char *data;
-  size_t len;
-  if (read_ir(ir_path, &data, &len))
-    return 1;
-  int rc = tanjit_load_memory(s, data, len, c->file, &err);
-  free(data);
+  int rc;
+  if (ir_path == c->file) { /* the library reads it: regular files, capped */
+    rc = tanjit_load_file(s, ir_path, &err);
+  } else {
+    char *data;
+    size_t len;
+    if (read_ir(ir_path, &data, &len))
+      return 1;
+    rc = tanjit_load_memory(s, data, len, c->file, &err);
+    free(data);
+  }
+  print_warnings(s);
   if (rc)
     return report(err);
-  void *entry = tanjit_lookup(s, c->entry, &err);
+  void *entry = tanjit_lookup_function(s, c->entry, &err);
+  print_warnings(s);
   if (!entry)
     return report(err);
   int argc = c->n_program_args + 1;
@@ -334,12 +349,18 @@ static int run(const cli *c, tanjit_session *s, const char *ir_path) {
 
 static int emit(const cli *c, tanjit_session *s, const char *ir_path) {
   tanjit_error *err = NULL;
-  char *data;
-  size_t len;
-  if (read_ir(ir_path, &data, &len))
-    return 1;
-  char *text = tanjit_emit_memory(s, data, len, c->file, &err);
-  free(data);
+  char *text;
+  if (ir_path == c->file) { /* the library reads it: regular files, capped */
+    text = tanjit_emit_file(s, ir_path, &err);
+  } else {
+    char *data;
+    size_t len;
+    if (read_ir(ir_path, &data, &len))
+      return 1;
+    text = tanjit_emit_memory(s, data, len, c->file, &err);
+    free(data);
+  }
+  print_warnings(s);
   if (!text)
     return report(err);
   FILE *f = c->out ? fopen(c->out, "w") : stdout;

@@ -260,16 +260,22 @@ static int check_request(tanjit_session *s, const char *function,
   return 0;
 }
 
-void *tanjit_fwddiff(tanjit_session *s, const char *function,
-                     const tanjit_activity *act, size_t nargs, unsigned width,
-                     tanjit_error **err) {
-  if (check_request(s, function, act, nargs, width, err))
-    return NULL;
-  strbuf key;
-  sb_init(&key);
-  sb_printf(&key, "%s/w%u/", function, width);
+/* The derivative cache's key for a request (sb_free it). */
+static void request_key(strbuf *key, const char *function,
+                        const tanjit_activity *act, size_t nargs,
+                        unsigned width) {
+  sb_init(key);
+  sb_printf(key, "%s/w%u/", function, width);
   for (size_t i = 0; i < nargs; i++)
-    sb_printf(&key, "%d", (int)act[i]);
+    sb_printf(key, "%d", (int)act[i]);
+}
+
+/* tanjit_fwddiff's work, on a big stack: it parses, transforms, compiles. */
+static void *fwddiff_here(tanjit_session *s, const char *function,
+                          const tanjit_activity *act, size_t nargs,
+                          unsigned width, tanjit_error **err) {
+  strbuf key;
+  request_key(&key, function, act, nargs, width);
   if (key.failed) {
     sb_free(&key);
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
@@ -284,7 +290,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
 
   jit_context c;
   jit_context_create(&c);
-  jit_silence_diagnostics(c.ctx);
+  jit_install_diagnostics(c.ctx, s);
   LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
   LLVMValueRef fn = m ? named_function(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
@@ -329,4 +335,45 @@ done:
   pthread_mutex_unlock(&s->jit_lock);
   sb_free(&key);
   return address;
+}
+
+typedef struct fwddiff_job {
+  tanjit_session *session;
+  const char *function;
+  const tanjit_activity *act;
+  size_t nargs;
+  unsigned width;
+  tanjit_error **err;
+  void *address;
+} fwddiff_job;
+
+static void fwddiff_on_big_stack(void *p) {
+  fwddiff_job *j = p;
+  j->address = fwddiff_here(j->session, j->function, j->act, j->nargs, j->width,
+                            j->err);
+}
+
+void *tanjit_fwddiff(tanjit_session *s, const char *function,
+                     const tanjit_activity *act, size_t nargs, unsigned width,
+                     tanjit_error **err) {
+  if (check_request(s, function, act, nargs, width, err))
+    return NULL;
+  /* A repeat request is a hash lookup, with no thread to start. */
+  strbuf key;
+  request_key(&key, function, act, nargs, width);
+  void *cached = NULL;
+  if (!key.failed) {
+    pthread_mutex_lock(&s->jit_lock);
+    cached = strmap_get(&s->derivatives, key.data);
+    pthread_mutex_unlock(&s->jit_lock);
+  }
+  sb_free(&key);
+  if (cached)
+    return cached;
+  fwddiff_job job = {s, function, act, nargs, width, err, NULL};
+  if (jit_on_big_stack())
+    fwddiff_on_big_stack(&job);
+  else
+    jit_run_on_big_stack(fwddiff_on_big_stack, &job);
+  return job.address;
 }

@@ -10,6 +10,10 @@
  *   stub.c       lazy-binding stubs: IR that reports an unresolved call
  *   views.c      loaded modules' pristine copies as views of compiled code
  *   derivative.c tanjit_fwddiff: run-time requests over those views
+ *   validate.c   what LLVM would abort on or miscompile, refused at load
+ *   diagnostics.c LLVM's diagnostics: errors fail the operation, warnings
+ *                are kept for tanjit_session_warning
+ *   big_stack.c  LLVM's recursive work on a thread with a large stack
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -33,7 +37,10 @@ typedef struct jit_module {
   LLVMOrcResourceTrackerRef tracker;
   LLVMModuleRef pending;      /* identity only, until materialized */
   char **defined;             /* externally visible definitions */
+  unsigned char *defined_is_function; /* per entry of `defined` */
   size_t n_defined;
+  char **declared;            /* external functions it declares */
+  size_t n_declared;
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
@@ -70,6 +77,14 @@ struct tanjit_session {
   unsigned long compiled_in_lookup[JIT_MAX_COMPILED_PER_LOOKUP];
   size_t n_compiled_in_lookup;
   unsigned long next_derivative_id; /* names wrappers uniquely (jit_lock) */
+  /* Names loaded modules declare as an external function, with how many
+   * modules do: resolve.c binds them only to code (under lock). */
+  strmap declared_functions;
+  size_t max_input_bytes;    /* tanjit_load_file's limit */
+  /* LLVM's and tanjit's warnings, in order (under lock; see diagnostics.c) */
+  char **warnings;
+  size_t n_warnings, cap_warnings;
+  unsigned long dropped_warnings;
 };
 
 /* session.c */
@@ -93,14 +108,55 @@ extern _Thread_local tanjit_error *jit_thread_transform_error;
 LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
 
 /* load.c */
-/* Parses text or bitcode (detected) into ctx and verifies it. */
-int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
+/* Parses text or bitcode (detected) into ctx and verifies it; debug info
+ * LLVM would drop is dropped with a warning to s (may be NULL).  On a big
+ * stack (jit_run_on_big_stack). */
+int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data, size_t len,
                      const char *name, LLVMModuleRef *out, tanjit_error **err);
-/* Installs a diagnostic handler that never exits the process. */
-void jit_silence_diagnostics(LLVMContextRef ctx);
-/* Reads a whole file; caller frees *data. */
-int jit_read_file(const char *path, char **data, size_t *len,
+/* Reads a whole regular file of at most max_bytes; caller frees *data. */
+int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                   tanjit_error **err);
+/* The deepest bracket nesting IR text may have (parsed recursively by LLVM). */
+#define JIT_MAX_TEXT_NESTING 20000
+
+/* diagnostics.c */
+/* Gives ctx the diagnostic handler: error-severity diagnostics are kept
+ * for this thread's current operation (jit_take_diagnostic_errors),
+ * warnings become the session's (s may be NULL: then they are dropped).
+ * Nothing is printed, and LLVM never exits the process on an error. */
+void jit_install_diagnostics(LLVMContextRef ctx, tanjit_session *s);
+/* Forgets the errors kept on this thread. */
+void jit_clear_diagnostic_errors(void);
+/* The errors kept on this thread since the last clear or take, joined by
+ * "; " (caller frees), or NULL when there were none. */
+char *jit_take_diagnostic_errors(void);
+/* Appends a warning to the session's list (copied; s may be NULL). */
+void jit_add_warning(tanjit_session *s, const char *fmt, ...) TJ_PRINTF(2, 3);
+/* Once per process: LLVM options that keep it from printing (the debug-info
+ * auto-upgrade, which load.c does instead). */
+void jit_configure_llvm_once(void);
+
+/* validate.c */
+/* Checks and adjusts a parsed, verified module for this host before
+ * anything can hand it to code that aborts on what it cannot compile:
+ * triple and data layout, per-function target-cpu/target-features,
+ * intrinsics of other targets, scalable vectors, thread-locals, ifuncs.
+ * Unknown CPU names and features are dropped with a warning; what cannot
+ * run here fails with TANJIT_ERR_UNSUPPORTED. */
+int jit_validate_module(tanjit_session *s, LLVMModuleRef m, const char *name,
+                        tanjit_error **err);
+
+/* big_stack.c */
+/* 1 GiB of reserved stack: deep enough for the nesting tanjit_load_* lets
+ * through (JIT_MAX_TEXT_NESTING), with room for the optimizer and codegen
+ * recursing on the same structure. */
+#define JIT_BIG_STACK_BYTES ((size_t)1 << 30)
+#define JIT_BIG_STACK_MIN_BYTES ((size_t)64 << 20)
+/* Runs fn(arg) to completion on a thread with a big stack (in place when
+ * the caller is on one already). */
+void jit_run_on_big_stack(void (*fn)(void *), void *arg);
+/* Whether this thread is a big-stack worker. */
+int jit_on_big_stack(void);
 
 /* transform.c */
 /* Installs the transform on the session's JIT. */
@@ -163,6 +219,9 @@ void jit_drop_julia_gc_preserve(LLVMModuleRef m);
 int jit_resolver_attach(tanjit_session *s, tanjit_error **err);
 int jit_resolver_add_library(jit_resolver *r, const char *path,
                              tanjit_error **err);
+/* Whether address starts a data symbol (ELF object/TLS/common) of a loaded
+ * object; 0 for code and for what no symbol table describes. */
+int jit_address_is_data(const void *address);
 /* Opens `name` (soname or path) as the session would: library_dirs first. */
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
 

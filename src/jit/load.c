@@ -7,13 +7,17 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/DebugInfo.h>
 
 #include "common/strbuf.h"
 #include "jit/jit.h"
@@ -25,23 +29,68 @@ static int is_bitcode(const unsigned char *p, size_t len) {
 }
 
 /*
- * LLVM's default diagnostic handler prints and calls exit(1) on an error
- * (LLVMParseBitcodeInContext2 reports through it): capture the text while
- * parsing, and ignore afterwards rather than exit.
+ * The deepest nesting of (), [] and {} in IR text, outside strings and
+ * comments.  LLVM's parser recurses once per level (types, constant
+ * expressions, metadata): beyond JIT_MAX_TEXT_NESTING even the big stack
+ * could overflow, so such text is refused before LLVM sees it.
  */
-static void capture_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
-  if (!ctx || LLVMGetDiagInfoSeverity(di) != LLVMDSError)
-    return;
-  char *text = LLVMGetDiagInfoDescription(di);
-  strbuf *sb = ctx;
-  if (sb->len)
-    sb_append(sb, "; ");
-  sb_append(sb, text);
-  LLVMDisposeMessage(text);
+static size_t text_nesting(const char *p, size_t len) {
+  size_t depth = 0, deepest = 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = p[i];
+    if (c == '"') { /* LLVM writes a quote in a string as \22 */
+      while (++i < len && p[i] != '"')
+        ;
+    } else if (c == ';') {
+      while (++i < len && p[i] != '\n')
+        ;
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (++depth > deepest)
+        deepest = depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
-void jit_silence_diagnostics(LLVMContextRef ctx) {
-  LLVMContextSetDiagnosticHandler(ctx, capture_diagnostic, NULL);
+/*
+ * Debug info LLVM's auto-upgrade would have dropped (it is switched off,
+ * since it prints; diagnostics.c): debug info of another version than
+ * LLVM's, and debug info the verifier finds broken.  Each drop is a
+ * warning.  Returns the verifier's complaint about the rest of the module
+ * (caller frees), or NULL when it is valid.
+ */
+static char *verify_dropping_bad_debug_info(tanjit_session *s, LLVMModuleRef m,
+                                            const char *name) {
+  unsigned version = LLVMGetModuleDebugMetadataVersion(m);
+  if (version != LLVMDebugMetadataVersion() && LLVMStripModuleDebugInfo(m))
+    jit_add_warning(s,
+                    "%s: debug info of version %u (not LLVM's %u) was dropped",
+                    name, version, LLVMDebugMetadataVersion());
+  char *msg = NULL;
+  if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    LLVMDisposeMessage(msg);
+    return NULL;
+  }
+  char *first = NULL;
+  if (LLVMStripModuleDebugInfo(m)) {
+    char *again = NULL;
+    if (!LLVMVerifyModule(m, LLVMReturnStatusAction, &again)) {
+      size_t n = msg ? strcspn(msg, "\n") : 0;
+      jit_add_warning(s, "%s: invalid debug info was dropped: %.*s", name,
+                      (int)n, msg ? msg : "");
+      LLVMDisposeMessage(again);
+      LLVMDisposeMessage(msg);
+      return NULL;
+    }
+    first = tj_strdup(again ? again : "");
+    LLVMDisposeMessage(again);
+  } else {
+    first = tj_strdup(msg ? msg : "");
+  }
+  LLVMDisposeMessage(msg);
+  return first ? first : tj_strdup("");
 }
 
 /* Whether a module's symbol takes a name tanjit gives its own: "tanjit."
@@ -80,44 +129,50 @@ static LLVMValueRef reserved_symbol(LLVMModuleRef m) {
   return NULL;
 }
 
-int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
-                     const char *name, LLVMModuleRef *out, tanjit_error **err) {
+int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data,
+                     size_t len, const char *name, LLVMModuleRef *out,
+                     tanjit_error **err) {
   *out = NULL;
   int bitcode = is_bitcode(data, len);
+  if (!bitcode && text_nesting(data, len) > JIT_MAX_TEXT_NESTING)
+    return tj_fail(err, TANJIT_ERR_PARSE,
+                   "%s: brackets nest more than %d deep, more than tanjit "
+                   "lets LLVM's recursive parser take",
+                   name, JIT_MAX_TEXT_NESTING);
   /* The copy is NUL-terminated, which the text parser requires. */
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len, name);
   char *msg = NULL;
   LLVMModuleRef m = NULL;
-  strbuf diagnostics;
-  sb_init(&diagnostics);
-  LLVMContextSetDiagnosticHandler(ctx, capture_diagnostic, &diagnostics);
+  jit_install_diagnostics(ctx, s);
+  jit_clear_diagnostic_errors();
   LLVMBool failed = bitcode ? LLVMParseBitcodeInContext2(ctx, buf, &m)
                             : jit_parse_ir_text(ctx, buf, name, &m, &msg);
-  jit_silence_diagnostics(ctx);
+  char *diagnostics = jit_take_diagnostic_errors();
   LLVMDisposeMemoryBuffer(buf);
-  if (failed) {
+  if (failed || diagnostics) {
     if (bitcode)
       tj_fail(err, TANJIT_ERR_PARSE,
               "%s: invalid or truncated LLVM bitcode (%zu bytes): %s", name,
-              len, diagnostics.data ? diagnostics.data : "unreadable");
+              len, diagnostics ? diagnostics : "unreadable");
     else
       tj_fail(err, TANJIT_ERR_PARSE, "malformed LLVM IR: %s",
-              msg ? msg : name);
+              msg ? msg : diagnostics ? diagnostics : name);
     LLVMDisposeMessage(msg);
-    sb_free(&diagnostics);
+    free(diagnostics);
+    if (!failed && m)
+      LLVMDisposeModule(m);
     return -1;
   }
   LLVMDisposeMessage(msg);
-  sb_free(&diagnostics);
-  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+  char *broken = verify_dropping_bad_debug_info(s, m, name);
+  if (broken) {
     tj_fail(err, TANJIT_ERR_VERIFY, "%s: the module fails LLVM's verifier: %s",
-            name, msg ? msg : "");
-    LLVMDisposeMessage(msg);
+            name, broken);
+    free(broken);
     LLVMDisposeModule(m);
     return -1;
   }
-  LLVMDisposeMessage(msg);
   LLVMValueRef reserved = reserved_symbol(m);
   if (reserved) {
     size_t n;
@@ -142,46 +197,118 @@ int jit_parse_module(LLVMContextRef ctx, const void *data, size_t len,
     LLVMDisposeModule(m);
     return -1;
   }
-  if (!*LLVMGetTarget(m)) {
-    char *triple = LLVMGetDefaultTargetTriple();
-    LLVMSetTarget(m, triple);
-    LLVMDisposeMessage(triple);
-  }
   *out = m;
   return 0;
 }
 
-int jit_read_file(const char *path, char **data, size_t *len,
+/*
+ * Only a regular file is read, and only up to max_bytes: a device
+ * (/dev/zero), a FIFO or a terminal would be read until memory runs out.
+ * The size is taken from the open file itself, so a file swapped after
+ * the check is not read past it.
+ */
+int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                   tanjit_error **err) {
   *data = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
     return tj_fail(err, TANJIT_ERR_IO, "cannot open %s: %s", path,
                    strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap)
-      break;
-    char *grown = realloc(buf, cap *= 2);
-    if (!grown)
+  struct stat st;
+  if (fstat(fd, &st)) {
+    int e = errno;
+    close(fd);
+    return tj_fail(err, TANJIT_ERR_IO, "cannot read %s: %s", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return tj_fail(err, TANJIT_ERR_IO,
+                   "cannot read %s: not a regular file (a %s)", path,
+                   S_ISDIR(st.st_mode)    ? "directory"
+                   : S_ISCHR(st.st_mode)  ? "character device"
+                   : S_ISBLK(st.st_mode)  ? "block device"
+                   : S_ISFIFO(st.st_mode) ? "pipe"
+                   : S_ISSOCK(st.st_mode) ? "socket"
+                                          : "special file");
+  }
+  if ((unsigned long long)st.st_size > max_bytes) {
+    close(fd);
+    return tj_fail(err, TANJIT_ERR_IO,
+                   "cannot read %s: %lld bytes, more than the limit of %zu "
+                   "(tanjit_options.max_input_bytes)",
+                   path, (long long)st.st_size, max_bytes);
+  }
+  size_t size = (size_t)st.st_size;
+  char *buf = malloc(size ? size : 1);
+  if (!buf) {
+    close(fd);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory reading %s (%zu bytes)",
+                   path, size);
+  }
+  size_t n = 0;
+  while (n < size) {
+    ssize_t got = read(fd, buf + n, size - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      int e = got < 0 ? errno : 0;
+      close(fd);
       free(buf);
-    buf = grown;
+      return tj_fail(err, TANJIT_ERR_IO, "cannot read %s: %s", path,
+                     e ? strerror(e) : "the file shrank while being read");
+    }
+    n += (size_t)got;
   }
-  int read_error = ferror(f) ? errno : 0;
-  fclose(f);
-  if (!buf)
-    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory reading %s", path);
-  if (read_error) {
-    free(buf);
-    return tj_fail(err, TANJIT_ERR_IO, "cannot read %s: %s", path,
-                   strerror(read_error));
-  }
+  close(fd);
   *data = buf;
   *len = n;
   return 0;
+}
+
+typedef struct load_job {
+  tanjit_session *session;
+  const void *buf;
+  size_t len;
+  const char *name;
+  LLVMModuleRef module; /* tanjit_load_module: serialized on the big stack */
+  tanjit_error **err;
+  int rc;
+} load_job;
+
+/* Parse, verify, validate and add, on a big stack: each of them (and the
+ * bitcode writer keeping the pristine copy) recurses on nesting. */
+static void load_on_big_stack(void *p) {
+  load_job *job = p;
+  LLVMMemoryBufferRef bc = NULL;
+  if (job->module) {
+    jit_canonicalize_markers(job->module); /* before bitcode drops them */
+    bc = LLVMWriteBitcodeToMemoryBuffer(job->module);
+    LLVMDisposeModule(job->module); /* ownership was ours from the call */
+    job->module = NULL;
+    if (!bc) {
+      job->rc = tj_fail(job->err, TANJIT_ERR_NO_MEMORY,
+                        "out of memory copying a module");
+      return;
+    }
+    job->buf = LLVMGetBufferStart(bc);
+    job->len = LLVMGetBufferSize(bc);
+  }
+  jit_context c;
+  jit_context_create(&c);
+  LLVMModuleRef m;
+  if (jit_parse_module(job->session, c.ctx, job->buf ? job->buf : "", job->len,
+                       job->name, &m, job->err) ||
+      jit_validate_module(job->session, m, job->name, job->err)) {
+    if (m)
+      LLVMDisposeModule(m);
+    jit_context_abandon(&c);
+    job->rc = -1;
+  } else {
+    job->rc = jit_session_add_module(job->session, &c, m, job->name, 0, job->err);
+  }
+  if (bc)
+    LLVMDisposeMemoryBuffer(bc);
 }
 
 int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
@@ -189,16 +316,9 @@ int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
   if (!s || (!buf && len))
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_load_memory: session and buffer are required");
-  if (!name)
-    name = "<memory>";
-  jit_context c;
-  jit_context_create(&c);
-  LLVMModuleRef m;
-  if (jit_parse_module(c.ctx, buf ? buf : "", len, name, &m, err)) {
-    jit_context_abandon(&c);
-    return -1;
-  }
-  return jit_session_add_module(s, &c, m, name, 0, err);
+  load_job job = {s, buf, len, name ? name : "<memory>", NULL, err, -1};
+  jit_run_on_big_stack(load_on_big_stack, &job);
+  return job.rc;
 }
 
 int tanjit_load_file(tanjit_session *s, const char *path, tanjit_error **err) {
@@ -207,7 +327,7 @@ int tanjit_load_file(tanjit_session *s, const char *path, tanjit_error **err) {
                    "tanjit_load_file: session and path are required");
   char *data;
   size_t len;
-  if (jit_read_file(path, &data, &len, err))
+  if (jit_read_file(path, s->max_input_bytes, &data, &len, err))
     return -1;
   int rc = tanjit_load_memory(s, data, len, path, err);
   free(data);
@@ -230,20 +350,17 @@ int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
     memcpy(name, ident, len);
     name[len] = '\0';
   }
-  jit_canonicalize_markers(m); /* before bitcode drops them */
-  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
-  LLVMDisposeModule(m); /* ownership was ours from the call */
   int rc;
-  if (!s)
-    rc = tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                 "tanjit_load_module: session is required");
-  else if (!bc || !name)
-    rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory copying a module");
-  else
-    rc = tanjit_load_memory(s, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc),
-                            *name ? name : "<module>", err);
-  if (bc)
-    LLVMDisposeMemoryBuffer(bc);
+  if (!s || !name) {
+    LLVMDisposeModule(m); /* ownership was ours from the call */
+    rc = !s ? tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                      "tanjit_load_module: session is required")
+            : tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory copying a module");
+  } else {
+    load_job job = {s, NULL, 0, *name ? name : "<module>", m, err, -1};
+    jit_run_on_big_stack(load_on_big_stack, &job);
+    rc = job.rc;
+  }
   free(name);
   return rc;
 }

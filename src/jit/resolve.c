@@ -148,15 +148,73 @@ void *jit_open_library(tanjit_session *s, const char *name, char **why) {
   return h;
 }
 
-static int library_allowed(tanjit_session *s, const char *name) {
+/* Whether a bare allow-list entry names `name`, as written or with the
+ * ".so" jit_open_library adds to a name without one. */
+static int bare_entry_matches(const char *entry, const char *name) {
+  size_t n = strlen(name);
+  return strcmp(entry, name) == 0 ||
+         (!strstr(name, ".so") && strncmp(entry, name, n) == 0 &&
+          strcmp(entry + n, ".so") == 0);
+}
+
+/*
+ * Whether the allow-list lets a renamed ccall open `name`.  A bare entry
+ * allows the bare name only (a path ending in it could be any file); an
+ * entry with a '/' allows the file it names, compared by canonical path, so
+ * neither ./elsewhere/ nor a symlink reaches another file.  For an allowed
+ * path, *canonical is its realpath (caller frees), which is what is then
+ * opened: the file that was checked.
+ */
+static int library_allowed(tanjit_session *s, const char *name,
+                           char **canonical) {
+  *canonical = NULL;
   if (!s->allowed_libraries)
     return 1;
-  const char *base = strrchr(name, '/');
-  base = base ? base + 1 : name;
-  for (char **a = s->allowed_libraries; *a; a++)
-    if (strcmp(*a, name) == 0 || strcmp(*a, base) == 0)
+  if (!strchr(name, '/')) {
+    for (char **a = s->allowed_libraries; *a; a++)
+      if (!strchr(*a, '/') && bare_entry_matches(*a, name))
+        return 1;
+    return 0;
+  }
+  char *real = realpath(name, NULL);
+  if (!real)
+    return 0;
+  for (char **a = s->allowed_libraries; *a; a++) {
+    if (!strchr(*a, '/'))
+      continue;
+    char *entry = realpath(*a, NULL);
+    int same = entry && strcmp(entry, real) == 0;
+    free(entry);
+    if (same) {
+      *canonical = real;
       return 1;
+    }
+  }
+  free(real);
   return 0;
+}
+
+/*
+ * Whether `address` is the start of a data symbol (an ELF object, TLS or
+ * common symbol) of a loaded object.  Code and addresses no object's symbol
+ * table describes (JIT code, a stripped object) are not.
+ */
+int jit_address_is_data(const void *address) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (!dladdr1(address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+      info.dli_saddr != address)
+    return 0;
+  int type = ELF64_ST_TYPE(sym->st_info);
+  return type == STT_OBJECT || type == STT_TLS || type == STT_COMMON;
+}
+
+/* The file holding `address`, for messages (borrowed from the loader). */
+static const char *object_file_of(const void *address) {
+  Dl_info info;
+  if (dladdr(address, &info) && info.dli_fname && *info.dli_fname)
+    return info.dli_fname;
+  return "the process";
 }
 
 int jit_resolver_add_library(jit_resolver *r, const char *path,
@@ -191,10 +249,17 @@ static void *renamed_library(jit_resolver *r, const char *lib,
       return r->renamed.items[i].handle;
     }
   library entry = {tj_strdup(lib), NULL, NULL};
-  if (!library_allowed(r->session, lib))
-    entry.why = tj_strdup("not in the session's library allow-list");
+  char *canonical;
+  if (!library_allowed(r->session, lib, &canonical))
+    entry.why = tj_strdup(strchr(lib, '/')
+                              ? "not in the session's library allow-list (a "
+                                "path is allowed only by an entry naming the "
+                                "same file)"
+                              : "not in the session's library allow-list");
   else
-    entry.handle = jit_open_library(r->session, lib, &entry.why);
+    entry.handle = jit_open_library(r->session, canonical ? canonical : lib,
+                                    &entry.why);
+  free(canonical);
   if (!entry.name || list_push(&r->renamed, entry)) {
     free(entry.name);
     free(entry.why);
@@ -322,6 +387,19 @@ static int is_platform_name(const char *name) {
 
 _Thread_local const char *jit_frontend_lookup;
 
+/* Whether a plain name not claimed here is left to the process JITDylib. */
+static int from_process_of(const char *name, int owned) {
+  return !owned && !is_platform_name(name) && tj_parse_rename(name, NULL) == 0 &&
+         dlsym(RTLD_DEFAULT, name) != NULL;
+}
+
+static int declared_as_function(tanjit_session *s, const char *name) {
+  jit_session_lock(s);
+  int declared = strmap_get(&s->declared_functions, name) != NULL;
+  jit_session_unlock(s);
+  return declared;
+}
+
 static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
                              LLVMOrcLookupStateRef *state, LLVMOrcLookupKind kind,
                              LLVMOrcJITDylibRef jd, LLVMOrcJITDylibLookupFlags jd_flags,
@@ -346,6 +424,19 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
     } else if (!is_platform_name(name)) {
       resolve_plain(r, name, &b);
       owned = b.why[0] != '\0'; /* nothing provides it */
+    }
+    if ((b.address || from_process_of(name, owned)) &&
+        declared_as_function(s, name)) {
+      const void *target = b.address ? b.address : dlsym(RTLD_DEFAULT, name);
+      if (target && jit_address_is_data(target)) {
+        b.address = NULL;
+        b.unresolvable = 1;
+        owned = 1;
+        snprintf(b.why, sizeof b.why,
+                 "the IR calls it as a function, but %s is data (an object "
+                 "in %s)",
+                 b.fn[0] ? b.fn : name, object_file_of(target));
+      }
     }
     if (b.address) {
       LLVMOrcRetainSymbolStringPoolEntry(set[i].Name); /* the pair takes one */

@@ -21,6 +21,7 @@ static pthread_once_t native_target_once = PTHREAD_ONCE_INIT;
 static int native_target_status;
 
 static void init_native_target(void) {
+  jit_configure_llvm_once();
   native_target_status = LLVMInitializeNativeTarget() ||
                          LLVMInitializeNativeAsmPrinter() ||
                          LLVMInitializeNativeAsmParser();
@@ -142,6 +143,9 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->binding = opts->binding;
   s->on_unresolved = opts->on_unresolved;
   s->on_unresolved_user = opts->on_unresolved_user;
+  s->max_input_bytes = opts->max_input_bytes ? opts->max_input_bytes
+                                             : TANJIT_DEFAULT_MAX_INPUT_BYTES;
+  strmap_init(&s->declared_functions);
   if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
@@ -183,6 +187,10 @@ static void module_record_free(jit_module *m) {
   for (size_t i = 0; i < m->n_defined; i++)
     free(m->defined[i]);
   free(m->defined);
+  free(m->defined_is_function);
+  for (size_t i = 0; i < m->n_declared; i++)
+    free(m->declared[i]);
+  free(m->declared);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
   if (m->tracker)
@@ -209,6 +217,10 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
   strmap_free(&s->derivatives);
+  strmap_free(&s->declared_functions);
+  for (size_t i = 0; i < s->n_warnings; i++)
+    free(s->warnings[i]);
+  free(s->warnings);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);
   free(s);
@@ -262,12 +274,51 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
         if (!p)
           return -1;
         rec->defined = p;
+        unsigned char *k = realloc(rec->defined_is_function, cap);
+        if (!k)
+          return -1;
+        rec->defined_is_function = k;
       }
       if (!(rec->defined[rec->n_defined] = tj_strndup(name, len)))
         return -1;
+      /* an alias has its aliasee's value type */
+      rec->defined_is_function[rec->n_defined] =
+          LLVMGetTypeKind(LLVMGlobalGetValueType(v)) == LLVMFunctionTypeKind;
       rec->n_defined++;
     }
   return 0;
+}
+
+/* Counts the external functions m declares, for resolve.c (a name the IR
+ * calls must bind to code), and keeps them in rec to uncount at removal.
+ * Under lock. */
+static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
+                                      jit_module *rec) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f))
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    char **p = realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
+    if (!p)
+      return -1;
+    rec->declared = p;
+    uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, name);
+    if (!(p[rec->n_declared] = tj_strdup(name)) ||
+        strmap_put(&s->declared_functions, name, (void *)(count + 1)))
+      return -1;
+    rec->n_declared++;
+  }
+  return 0;
+}
+
+/* Undoes note_function_declarations for a module leaving.  Under lock. */
+static void forget_function_declarations(tanjit_session *s, jit_module *rec) {
+  for (size_t i = 0; i < rec->n_declared; i++) {
+    uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, rec->declared[i]);
+    if (count)
+      strmap_put(&s->declared_functions, rec->declared[i], (void *)(count - 1));
+  }
 }
 
 /*
@@ -398,6 +449,10 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
       full = 0;
     }
   }
+  if (!full && note_function_declarations(s, m, &rec)) {
+    forget_function_declarations(s, &rec);
+    full = 1;
+  }
   jit_session_unlock(s);
   if (full) {
     pthread_mutex_unlock(&s->jit_lock);
@@ -410,6 +465,9 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   /* Takes tsm, even on failure. */
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
+    jit_session_lock(s);
+    forget_function_declarations(s, &rec);
+    jit_session_unlock(s);
     pthread_mutex_unlock(&s->jit_lock);
     module_record_free(&rec);
     strbuf what;
@@ -483,6 +541,7 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     if (e)
       LLVMConsumeError(e);
     removed_frontend_code |= !s->modules[i].generated;
+    forget_function_declarations(s, &s->modules[i]);
     module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
@@ -543,12 +602,8 @@ static void mark_unlinked_modules(tanjit_session *s) {
   s->n_compiled_in_lookup = 0;
 }
 
-void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
-  if (!s || !symbol) {
-    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-            "tanjit_lookup: session and symbol are required");
-    return NULL;
-  }
+/* tanjit_lookup's work, on a big stack: it may compile. */
+static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **err) {
   tanjit_error_free(jit_thread_transform_error);
   jit_thread_transform_error = NULL;
   LLVMOrcExecutorAddress addr = 0;
@@ -606,6 +661,84 @@ void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
   else
     tanjit_error_free(result);
   return NULL;
+}
+
+typedef struct lookup_job {
+  tanjit_session *session;
+  const char *symbol;
+  tanjit_error **err;
+  void *address;
+} lookup_job;
+
+static void lookup_on_big_stack(void *p) {
+  lookup_job *job = p;
+  job->address = lookup_here(job->session, job->symbol, job->err);
+}
+
+/* Whether looking `symbol` up compiles nothing: its module was compiled
+ * (and with it, at link time, everything it depends on). */
+static int already_compiled(tanjit_session *s, const char *symbol) {
+  int compiled = 0;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (module_defines(&s->modules[i], symbol)) {
+      compiled = !s->modules[i].pending && !s->modules[i].failed;
+      break;
+    }
+  jit_session_unlock(s);
+  return compiled;
+}
+
+void *tanjit_lookup(tanjit_session *s, const char *symbol, tanjit_error **err) {
+  if (!s || !symbol) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_lookup: session and symbol are required");
+    return NULL;
+  }
+  if (jit_on_big_stack() || already_compiled(s, symbol))
+    return lookup_here(s, symbol, err);
+  lookup_job job = {s, symbol, err, NULL};
+  jit_run_on_big_stack(lookup_on_big_stack, &job);
+  return job.address;
+}
+
+/* -1: a module defines `symbol` as data; 1: as a function; 0: none does. */
+static int defined_kind(tanjit_session *s, const char *symbol) {
+  int kind = 0;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules && !kind; i++)
+    for (size_t k = 0; k < s->modules[i].n_defined; k++)
+      if (strcmp(s->modules[i].defined[k], symbol) == 0) {
+        kind = s->modules[i].defined_is_function[k] ? 1 : -1;
+        break;
+      }
+  jit_session_unlock(s);
+  return kind;
+}
+
+void *tanjit_lookup_function(tanjit_session *s, const char *symbol,
+                             tanjit_error **err) {
+  if (!s || !symbol) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_lookup_function: session and symbol are required");
+    return NULL;
+  }
+  int kind = defined_kind(s, symbol);
+  if (kind < 0) {
+    tj_fail(err, TANJIT_ERR_SYMBOL,
+            "'%s' is a global variable, not a function: it cannot be called",
+            symbol);
+    return NULL;
+  }
+  void *address = tanjit_lookup(s, symbol, err);
+  /* not a module's: the process's or a library's, whose ELF symbol says */
+  if (address && kind == 0 && jit_address_is_data(address)) {
+    tj_fail(err, TANJIT_ERR_SYMBOL,
+            "'%s' is data (%s), not a function: it cannot be called", symbol,
+            "an object in a library or the process");
+    return NULL;
+  }
+  return address;
 }
 
 void tanjit_free(void *p) { free(p); }

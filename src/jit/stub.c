@@ -51,6 +51,7 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
   jit_context c;
   jit_context_create(&c);
   LLVMContextRef ctx = c.ctx;
+  jit_install_diagnostics(ctx, s);
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tanjit.lazy_stub", ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0);
   LLVMTypeRef ret_fields[] = {LLVMInt64TypeInContext(ctx), LLVMDoubleTypeInContext(ctx)};

@@ -74,6 +74,9 @@ void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err) {
   codegen_started = 0;
+  /* From here to the object layer's callback (codegen), an error
+   * diagnostic on this thread is this module's. */
+  jit_clear_diagnostic_errors();
   /* Transforms run under jit_lock (lookups, tanjit_emit_file), so one
    * target machine per session serves them all. */
   if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
@@ -118,6 +121,12 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   LLVMDisposePassBuilderOptions(opts);
   if (e)
     return tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
+  char *diagnosed = jit_take_diagnostic_errors();
+  if (diagnosed) {
+    tj_fail(err, TANJIT_ERR_LINK, "optimization failed: %s", diagnosed);
+    free(diagnosed);
+    return -1;
+  }
   double t2 = seconds_now();
   tanjit_stats cost = {.modules = 1,
                        .requests = requests,
@@ -156,15 +165,30 @@ static LLVMErrorRef transform_module(void *ctx, LLVMOrcThreadSafeModuleRef *tsm,
   return e;
 }
 
-/* Passes the object through; only reads the clock. */
+/*
+ * Passes the object through, reading the clock, unless code generation
+ * reported an error diagnostic (an inline-asm assembler error: the object
+ * lacks the instruction): then the object is refused, which fails the
+ * lookup with the diagnostic's text.
+ */
 static LLVMErrorRef note_object(void *ctx, LLVMMemoryBufferRef *obj) {
-  (void)obj;
   if (codegen_started > 0) {
     tanjit_stats cost = {.codegen_seconds = seconds_now() - codegen_started};
     add_stats(ctx, &cost);
     codegen_started = 0;
   }
-  return NULL;
+  char *diagnosed = jit_take_diagnostic_errors();
+  if (!diagnosed)
+    return NULL;
+  strbuf msg;
+  sb_init(&msg);
+  sb_printf(&msg, "code generation failed: %s", diagnosed);
+  free(diagnosed);
+  LLVMErrorRef e = LLVMCreateStringError(msg.data ? msg.data : "code generation failed");
+  sb_free(&msg);
+  LLVMDisposeMemoryBuffer(*obj);
+  *obj = NULL;
+  return e;
 }
 
 void jit_install_transform(tanjit_session *s) {
@@ -174,6 +198,45 @@ void jit_install_transform(tanjit_session *s) {
       LLVMOrcLLJITGetObjTransformLayer(s->jit), note_object, s);
 }
 
+typedef struct emit_job {
+  tanjit_session *session;
+  const void *buf;
+  size_t len;
+  const char *name;
+  tanjit_error **err;
+  char *text;
+} emit_job;
+
+/* Parse, validate, transform and print, on a big stack (each recurses on
+ * nesting). */
+static void emit_on_big_stack(void *p) {
+  emit_job *job = p;
+  tanjit_session *s = job->session;
+  tanjit_error **err = job->err;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  if (jit_parse_module(s, ctx, job->buf ? job->buf : "", job->len, job->name, &m,
+                       err) == 0) {
+    if (jit_validate_module(s, m, job->name, err) == 0) {
+      pthread_mutex_lock(&s->jit_lock);
+      int rc = jit_transform_module(s, m, err);
+      codegen_started = 0; /* nothing is compiled */
+      pthread_mutex_unlock(&s->jit_lock);
+      if (rc) {
+        tj_error_prefix(err ? *err : NULL, "%s", job->name);
+      } else {
+        char *llvm_text = LLVMPrintModuleToString(m);
+        job->text = tj_strdup(llvm_text); /* so tanjit_free (free) releases it */
+        LLVMDisposeMessage(llvm_text);
+        if (!job->text)
+          tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory printing %s", job->name);
+      }
+    }
+    LLVMDisposeModule(m);
+  }
+  LLVMContextDispose(ctx);
+}
+
 char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
                          const char *name, tanjit_error **err) {
   if (!s || (!buf && len)) {
@@ -181,29 +244,9 @@ char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
             "tanjit_emit_memory: session and buffer are required");
     return NULL;
   }
-  if (!name)
-    name = "<memory>";
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m;
-  char *text = NULL;
-  if (jit_parse_module(ctx, buf ? buf : "", len, name, &m, err) == 0) {
-    pthread_mutex_lock(&s->jit_lock);
-    int rc = jit_transform_module(s, m, err);
-    codegen_started = 0; /* nothing is compiled */
-    pthread_mutex_unlock(&s->jit_lock);
-    if (rc) {
-      tj_error_prefix(err ? *err : NULL, "%s", name);
-    } else {
-      char *llvm_text = LLVMPrintModuleToString(m);
-      text = tj_strdup(llvm_text); /* so tanjit_free (free) releases it */
-      LLVMDisposeMessage(llvm_text);
-      if (!text)
-        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory printing %s", name);
-    }
-    LLVMDisposeModule(m);
-  }
-  LLVMContextDispose(ctx);
-  return text;
+  emit_job job = {s, buf, len, name ? name : "<memory>", err, NULL};
+  jit_run_on_big_stack(emit_on_big_stack, &job);
+  return job.text;
 }
 
 char *tanjit_emit_file(tanjit_session *s, const char *path,
@@ -215,7 +258,7 @@ char *tanjit_emit_file(tanjit_session *s, const char *path,
   }
   char *data;
   size_t len;
-  if (jit_read_file(path, &data, &len, err))
+  if (jit_read_file(path, s->max_input_bytes, &data, &len, err))
     return NULL;
   char *text = tanjit_emit_memory(s, data, len, path, err);
   free(data);

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define STRINGIFY(x) #x
 #define EXPANDED_NAME(x) STRINGIFY(x)
@@ -313,6 +315,33 @@ START_TEST(host_allocations)
 }
 END_TEST
 
+/* Issue 10: a wild host pointer is refused, not followed into a crash;
+ * so is a read-only destination, and a range running off its mapping. */
+START_TEST(wild_host_pointers_are_invalid_values)
+{
+    CUdeviceptr d;
+    CK_CU(cuMemAlloc(&d, 8192));
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(two, MAP_FAILED);
+    memset(two, 3, 2 * (size_t)page);
+    ck_assert_int_eq(munmap(two + page, (size_t)page), 0); /* second page gone */
+    ck_assert_int_eq(cuMemcpyHtoD_v2(d, (const void *)(uintptr_t)0x10, 16), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cuMemcpyHtoD_v2(d, two + page, 16), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cuMemcpyHtoD_v2(d, two + page - 8, 16), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(cuMemcpyDtoH_v2(two + page - 8, d, 16), CUDA_ERROR_INVALID_VALUE);
+    ck_assert_int_eq(mprotect(two, (size_t)page, PROT_READ), 0);
+    ck_assert_int_eq(cuMemcpyDtoH_v2(two, d, 16), CUDA_ERROR_INVALID_VALUE);
+    /* what is mapped still copies, and the data arrives */
+    CK_CU(cuMemcpyHtoD_v2(d, two + page - 16, 16));
+    unsigned char back[16] = {0};
+    CK_CU(cuMemcpyDtoH_v2(back, d, 16));
+    ck_assert_uint_eq(back[15], 3);
+    munmap(two, (size_t)page);
+    CK_CU(cuMemFree(d));
+}
+END_TEST
+
 TCase *tcase_driver_transfers(void)
 {
     TCase *tc = tcase_create("driver_transfers");
@@ -327,5 +356,6 @@ TCase *tcase_driver_transfers(void)
     tcase_add_test(tc, counters_exact_and_reset_keeps_live);
     tcase_add_test(tc, first_fit_reuses_and_runs_out);
     tcase_add_test(tc, host_allocations);
+    tcase_add_test(tc, wild_host_pointers_are_invalid_values);
     return tc;
 }
