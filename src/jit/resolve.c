@@ -435,7 +435,7 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
         snprintf(b.why, sizeof b.why,
                  "the IR calls it as a function, but %s is data (an object "
                  "in %s)",
-                 b.fn[0] ? b.fn : name, object_file_of(target));
+                 b.fn ? b.fn : name, object_file_of(target));
       }
     }
     if (b.address) {
