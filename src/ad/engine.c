@@ -6,6 +6,7 @@
  * first, on copies of the module (discover_active_globals).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,13 @@ struct ad_engine {
   pthread_mutex_t kept_lock;
   char **kept;
   size_t n_kept, cap_kept;
+  /* rule lookups that reached the families, over all transforms */
+  _Atomic unsigned long rule_lookups;
 };
+
+unsigned long ad_engine_rule_lookups(const ad_engine *e) {
+  return e ? atomic_load(&e->rule_lookups) : 0;
+}
 
 ad_engine *ad_engine_new(void) {
   ad_engine *e = calloc(1, sizeof(ad_engine));
@@ -449,9 +456,12 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
+  atomic_fetch_add(&e->rule_lookups, mc.rule_lookups);
   for (size_t i = 0; i < mc.ncache; i++)
     free(mc.cache[i].sig.activity);
   free(mc.cache);
+  ad_map_free(&mc.rule_memo);
+  ad_map_free(&mc.rule_memo_callee);
   LLVMDisposeTargetData(mc.td);
   ad_map_free(&mc.active_globals);
   ad_map_free(&mc.global_shadows);

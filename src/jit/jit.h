@@ -96,6 +96,12 @@ void jit_session_unlock(tanjit_session *s);
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* What loading does to a module before the JIT sees it: a session-unique
+ * id (*id_out, may be NULL), linkonce definitions kept, module-private
+ * state promoted to hidden names unique to it.  tanjit_emit_* does the same
+ * so that it prints what a run compiles.  0, or -1 on out of memory. */
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
@@ -104,6 +110,31 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
 extern _Thread_local const char *jit_frontend_lookup;
 /* The error of the last transform that failed on this thread (owned). */
 extern _Thread_local tanjit_error *jit_thread_transform_error;
+
+/* Why the resolver (resolve.c) could not bind a name, as the lookup that
+ * asked reports it (session.c): a code and fields, not text to match. */
+typedef enum jit_bind_failure_kind {
+  JIT_BIND_FAILED_NONE = 0,
+  /* a plain name nothing defines (no module, registered library or the
+   * process); ORC then fails the lookup with its own "not found" */
+  JIT_BIND_FAILED_UNDEFINED,
+  /* a name that cannot be bound: a renamed ccall that is malformed, whose
+   * library does not load (TANJIT_ERR_LIBRARY) or lacks the function
+   * (TANJIT_ERR_SYMBOL), or data the IR calls as a function */
+  JIT_BIND_FAILED_UNBINDABLE,
+  /* lazy binding could not define the stub (its error's code) */
+  JIT_BIND_FAILED_STUB
+} jit_bind_failure_kind;
+typedef struct jit_bind_failure {
+  jit_bind_failure_kind kind;   /* of the first failure */
+  tanjit_error_code code;
+  char name[256];               /* the first name that failed */
+  char more_undefined;          /* UNDEFINED: other names failed too */
+  char why[768];                /* UNBINDABLE, STUB: what went wrong */
+} jit_bind_failure;
+/* The first bind failure of the frontend lookup under way on this thread
+ * (tanjit_lookup clears it; resolve.c's generator fills it). */
+extern _Thread_local jit_bind_failure jit_thread_bind_failure;
 /* A target machine for the host at the session's opt level; caller disposes. */
 LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
 

@@ -276,6 +276,7 @@ static void *renamed_library(jit_resolver *r, const char *lib,
 typedef struct binding {
   void *address;       /* non-NULL: bind here */
   int unresolvable;    /* a name we own that cannot be bound */
+  tanjit_error_code code; /* then: why, as a code */
   char *fn;            /* the function part of a renamed name (owned) */
   const char *library; /* NULL for plain names */
   char why[512];
@@ -320,6 +321,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
                                         sizeof TJ_RENAME_HANDLE - 1) == 0;
   if (parsed != 1) {
     b->unresolvable = 1;
+    b->code = TANJIT_ERR_SYMBOL;
     snprintf(b->why, sizeof b->why,
              "malformed renamed ccall: expected %s<function>$<library>",
              by_handle ? TJ_RENAME_HANDLE : TJ_RENAME_LIBRARY);
@@ -327,6 +329,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   }
   if (!(b->fn = tj_strndup(rn.fn, rn.fn_len))) {
     b->unresolvable = 1;
+    b->code = TANJIT_ERR_NO_MEMORY;
     snprintf(b->why, sizeof b->why, "out of memory");
     return;
   }
@@ -335,6 +338,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   if (by_handle) {
     if (!(handle = open_handle_named_by(b->library))) {
       b->unresolvable = 1;
+      b->code = TANJIT_ERR_SYMBOL;
       snprintf(b->why, sizeof b->why,
                "%s is not the handle of a library open in this process",
                b->library);
@@ -350,6 +354,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
     pthread_mutex_unlock(&r->lock);
     if (!handle) {
       b->unresolvable = 1;
+      b->code = TANJIT_ERR_LIBRARY;
       return;
     }
   }
@@ -358,6 +363,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   if (!b->address) {
     const char *e = dlerror();
     b->unresolvable = 1;
+    b->code = TANJIT_ERR_SYMBOL;
     snprintf(b->why, sizeof b->why, "symbol %s not found in library %s%s%s",
              b->fn, b->library, e ? ": " : "", e ? e : "");
   }
@@ -386,6 +392,24 @@ static int is_platform_name(const char *name) {
 }
 
 _Thread_local const char *jit_frontend_lookup;
+_Thread_local jit_bind_failure jit_thread_bind_failure;
+
+/* Keeps the first failure of the lookup (the one its error names). */
+static void note_bind_failure(jit_bind_failure_kind kind,
+                              tanjit_error_code code, const char *name,
+                              const char *why) {
+  jit_bind_failure *f = &jit_thread_bind_failure;
+  if (f->kind != JIT_BIND_FAILED_NONE) {
+    if (f->kind == JIT_BIND_FAILED_UNDEFINED && kind == f->kind &&
+        strcmp(f->name, name) != 0)
+      f->more_undefined = 1;
+    return;
+  }
+  f->kind = kind;
+  f->code = code;
+  snprintf(f->name, sizeof f->name, "%s", name);
+  snprintf(f->why, sizeof f->why, "%s", why ? why : "");
+}
 
 /* Whether a plain name not claimed here is left to the process JITDylib. */
 static int from_process_of(const char *name, int owned) {
@@ -431,6 +455,7 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       if (target && jit_address_is_data(target)) {
         b.address = NULL;
         b.unresolvable = 1;
+        b.code = TANJIT_ERR_SYMBOL;
         owned = 1;
         snprintf(b.why, sizeof b.why,
                  "the IR calls it as a function, but %s is data (an object "
@@ -458,6 +483,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       tanjit_error *e = NULL;
       if (jit_define_lazy_stub(s, r, name, b.fn ? b.fn : name,
                                b.library, b.why, &e)) {
+        note_bind_failure(JIT_BIND_FAILED_STUB, tanjit_error_get_code(e), name,
+                          tanjit_error_message(e));
         failure = LLVMCreateStringError(tanjit_error_message(e));
         tanjit_error_free(e);
       }
@@ -465,8 +492,15 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       strbuf msg;
       sb_init(&msg);
       sb_printf(&msg, "cannot bind %s: %s", name, b.why);
+      note_bind_failure(JIT_BIND_FAILED_UNBINDABLE,
+                        b.code ? b.code : TANJIT_ERR_SYMBOL, name,
+                        msg.data ? msg.data : b.why);
       failure = LLVMCreateStringError(msg.data ? msg.data : "out of memory");
       sb_free(&msg);
+    } else {
+      /* left unresolved: ORC fails the lookup, session.c says why */
+      note_bind_failure(JIT_BIND_FAILED_UNDEFINED, TANJIT_ERR_SYMBOL, name,
+                        b.why);
     }
   next:
     free(b.fn);

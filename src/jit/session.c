@@ -134,6 +134,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  strmap_init(&s->derivatives); /* string keys: not the zeroed state */
   pthread_mutexattr_t recursive;
   pthread_mutexattr_init(&recursive);
   pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
@@ -408,14 +409,22 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
  * Adds a parsed, verified module (in context c, not yet wrapped) to the JIT.
  * Takes ownership of the module and the context, on success and failure.
  */
-int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
-                           const char *name, int generated, tanjit_error **err) {
-  jit_module rec = {0};
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out) {
   jit_session_lock(s);
   unsigned long id = ++s->next_module_id;
   jit_session_unlock(s);
   keep_linkonce_definitions(m);
-  if (promote_private_state(m, id)) {
+  if (id_out)
+    *id_out = id;
+  return promote_private_state(m, id);
+}
+
+int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, int generated, tanjit_error **err) {
+  jit_module rec = {0};
+  unsigned long id;
+  if (jit_prepare_for_session(s, m, &id)) {
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
@@ -610,8 +619,10 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   pthread_mutex_lock(&s->jit_lock);
   const char *outer = jit_frontend_lookup; /* JIT code may look up again */
   jit_frontend_lookup = symbol;
-  if (!outer)
+  if (!outer) {
     s->n_compiled_in_lookup = 0;
+    memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
+  }
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
   jit_frontend_lookup = outer;
   if (!e) {
@@ -627,26 +638,25 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   jit_session_lock(s);
   int defined = any_module_defines(s, symbol);
   if (!result) {
-    /* The lookup's own text only says "Failed to materialize symbols" when
-     * the cause went to the error reporter. */
-    const char *why = llvm_msg;
-    if (strstr(llvm_msg, "Failed to materialize") && s->reported_error)
-      why = s->reported_error;
-    const char *missing = strstr(why, "Symbols not found");
-    if (missing && !defined)
+    const jit_bind_failure *bind = &jit_thread_bind_failure;
+    if (bind->kind == JIT_BIND_FAILED_UNDEFINED && !defined)
       result = tj_error_new(TANJIT_ERR_SYMBOL,
                             "no symbol '%s': no loaded module defines it", symbol);
-    else if (missing)
+    else if (bind->kind == JIT_BIND_FAILED_UNDEFINED)
       result = tj_error_new(
           TANJIT_ERR_SYMBOL,
-          "cannot compile '%s': unresolved external %s (searched the loaded "
-          "modules, the registered libraries, renamed ccalls and the process)",
-          symbol, missing + strlen("Symbols not found: "));
+          "cannot compile '%s': unresolved external %s%s (searched the "
+          "loaded modules, the registered libraries, renamed ccalls and the "
+          "process)",
+          symbol, bind->name, bind->more_undefined ? " and others" : "");
+    else if (bind->kind != JIT_BIND_FAILED_NONE)
+      result = tj_error_new(bind->code, "cannot compile '%s': %s", symbol,
+                            bind->why);
     else
-      result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
-                            : strstr(why, "cannot bind")       ? TANJIT_ERR_SYMBOL
-                                                               : TANJIT_ERR_LINK,
-                            "cannot compile '%s': %s", symbol, why);
+      /* A module another thread was compiling failed; ORC's text for this
+       * lookup only says it failed to materialize, the reporter has why. */
+      result = tj_error_new(TANJIT_ERR_LINK, "cannot compile '%s': %s", symbol,
+                            s->reported_error ? s->reported_error : llvm_msg);
   } else {
     tj_error_prefix(result, "cannot compile '%s'", symbol);
   }

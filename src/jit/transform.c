@@ -218,8 +218,15 @@ static void emit_on_big_stack(void *p) {
   if (jit_parse_module(s, ctx, job->buf ? job->buf : "", job->len, job->name, &m,
                        err) == 0) {
     if (jit_validate_module(s, m, job->name, err) == 0) {
+      /* What loading does before the JIT transforms a module (private
+       * state promoted, linkonce kept): the text shows what `run`
+       * compiles. */
+      int rc = jit_prepare_for_session(s, m, NULL);
+      if (rc)
+        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
       pthread_mutex_lock(&s->jit_lock);
-      int rc = jit_transform_module(s, m, err);
+      if (rc == 0)
+        rc = jit_transform_module(s, m, err);
       codegen_started = 0; /* nothing is compiled */
       pthread_mutex_unlock(&s->jit_lock);
       if (rc) {

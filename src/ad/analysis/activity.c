@@ -179,7 +179,7 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
   case LLVMCall: {
     /* An allocation, or a defined function returning a pointer (or an
      * integer holding one): its derivative returns the shadow. */
-    const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, p);
+    const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
     LLVMValueRef callee = ad_called_function(p);
     if (r && r->returns_allocation) {
       mark(st, p);
@@ -215,7 +215,7 @@ static int any_operand_active(ad_fn_ctx *fc, LLVMValueRef inst, unsigned from,
 static void visit_call(activity_state *st, LLVMValueRef call) {
   ad_fn_ctx *fc = st->fc;
   unsigned nargs = LLVMGetNumArgOperands(call);
-  const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *r = ad_rule_of_call(fc->mc, call);
   if (r && r->inactive)
     return;
   int any = any_operand_active(fc, call, 0, nargs);
@@ -311,7 +311,7 @@ static int compute_touches(ad_module_ctx *mc) {
         LLVMValueRef callee = ad_called_function(i);
         if (!callee || !LLVMIsAFunction(callee) ||
             LLVMCountBasicBlocks(callee) == 0 ||
-            ad_find_call_rule(mc->engine, i))
+            ad_rule_of_call(mc, i))
           continue;
         if (nedges == capedges) {
           capedges = capedges ? 2 * capedges : 64;

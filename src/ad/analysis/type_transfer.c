@@ -103,14 +103,29 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   t->changed = 1;
 }
 
-static void visit_call(ad_types *t, LLVMValueRef call) {
-  unsigned nargs = LLVMGetNumArgOperands(call);
-  LLVMValueRef fn = ad_called_function(call);
+/* call_types_of the call's rule name, resolved once per call. */
+static call_types types_of_call(ad_types *t, LLVMValueRef call) {
+  const call_types *known = ad_map_get(&t->call_memo, call);
+  if (known)
+    return *known;
   char buf[256];
   const char *name = ad_call_rule_name(t->e, call, buf, sizeof buf);
   call_types ct = {NULL, 0};
   if (name)
     ct = call_types_of(name);
+  call_types *keep = malloc(sizeof *keep);
+  if (keep) { /* without memory, only the memo is lost */
+    *keep = ct;
+    if (ad_map_put(&t->call_memo, call, keep) != 0)
+      free(keep);
+  }
+  return ct;
+}
+
+static void visit_call(ad_types *t, LLVMValueRef call) {
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  LLVMValueRef fn = ad_called_function(call);
+  call_types ct = types_of_call(t, call);
   const char *sig = ct.args;
   size_t nsig = sig ? strlen(sig) : 0;
   for (unsigned k = 0; k < nargs; k++) {
@@ -373,6 +388,10 @@ void ad_types_free(ad_types *t) {
   free(t->fns);
   ad_map_free(&t->index);
   ad_map_free(&t->fnset);
+  for (size_t i = 0; i < t->call_memo.cap; i++)
+    if (t->call_memo.keys[i])
+      free(t->call_memo.vals[i]);
+  ad_map_free(&t->call_memo);
   if (t->own_td)
     LLVMDisposeTargetData(t->td);
   free(t);
@@ -386,6 +405,7 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
   t->e = e;
   ad_map_init(&t->index);
   ad_map_init(&t->fnset);
+  ad_map_init(&t->call_memo);
   if (td) {
     t->td = td;
   } else {

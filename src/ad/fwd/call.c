@@ -216,7 +216,7 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
     if (strncmp(name, "llvm.dbg.", 9) == 0)
       return 0;
   }
-  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   LLVMValueRef c;
   if (rule) {
     if (!(c = ad_clone(fc, call)))

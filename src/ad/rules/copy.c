@@ -332,7 +332,7 @@ static const char *const non_overlapping_copies[] = {
     "memcpy", "llvm.memcpy", "llvm.memcpy.inline"};
 
 static int may_overlap(const ad_fn_ctx *fc, LLVMValueRef call) {
-  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   if (!rule || !rule->name)
     return 1;
   for (size_t i = 0;

@@ -458,10 +458,10 @@ static int emit_nothing(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
 static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
                       LLVMValueRef call, LLVMValueRef clone);
 
-static const ad_call_rule inactive_rule = {"enzyme_inactive", emit_nothing,
-                                           NULL, 0, 0, 1};
-static const ad_call_rule in_ir_rule = {"enzyme_derivative", emit_in_ir, NULL,
-                                        1, 0, 0};
+static const ad_call_rule inactive_rule = {
+    .name = "enzyme_inactive", .emit = emit_nothing, .inactive = 1};
+static const ad_call_rule in_ir_rule = {
+    .name = "enzyme_derivative", .emit = emit_in_ir, .writes_pointer_args = 1};
 
 static int has_inactive_attr(LLVMValueRef call, LLVMValueRef fn) {
   if (LLVMGetCallSiteStringAttribute(call, LLVMAttributeFunctionIndex,
