@@ -92,6 +92,17 @@ typedef struct tanjit_options {
   /* The largest file tanjit_load_file/tanjit_emit_file read, in bytes;
    * 0: TANJIT_DEFAULT_MAX_INPUT_BYTES.  Only regular files are read. */
   size_t max_input_bytes;
+  /* Bitcode (tanjit_load_file/_memory, the emit functions) is untrusted by
+   * default: it is parsed, verified and re-serialized first in the helper
+   * process tanjit-bitcode-check, so a crash of LLVM's bitcode reader on a
+   * malformed file is an error (TANJIT_ERR_PARSE), not the host's crash.
+   * Nonzero: parse it in-process (about 30 ms less per load: the helper's
+   * start; README.md).  Modules
+   * passed to tanjit_load_module and IR text never use the helper. */
+  int trust_bitcode;
+  /* The helper's path; NULL: the TANJIT_BITCODE_CHECK environment variable,
+   * else the libexec directory beside the library. */
+  const char *bitcode_checker;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
@@ -40,7 +41,7 @@ unsigned long ad_engine_rule_lookups(const ad_engine *e) {
 }
 
 ad_engine *ad_engine_new(void) {
-  ad_engine *e = calloc(1, sizeof(ad_engine));
+  ad_engine *e = tj_calloc(1, sizeof(ad_engine));
   if (e && !(e->custom = ad_custom_registry_new())) {
     free(e);
     return NULL;
@@ -68,7 +69,7 @@ const char *ad_engine_keep_string(ad_engine *e, const char *s) {
   pthread_mutex_lock(&e->kept_lock);
   if (e->n_kept == e->cap_kept) {
     size_t cap = e->cap_kept ? 2 * e->cap_kept : 8;
-    char **g = realloc(e->kept, cap * sizeof *g);
+    char **g = tj_realloc(e->kept, cap * sizeof *g);
     if (!g) {
       pthread_mutex_unlock(&e->kept_lock);
       free(copy);
@@ -143,7 +144,7 @@ int ad_is_request_function(LLVMValueRef f) {
 /* The calls to `fn` (collected first: rewriting changes the use list). */
 static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   size_t n = 0, cap = 8;
-  LLVMValueRef *out = malloc(cap * sizeof *out);
+  LLVMValueRef *out = tj_malloc(cap * sizeof *out);
   if (!out)
     return NULL;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
@@ -151,7 +152,7 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
     if (!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user))
       continue;
     if (n == cap) {
-      LLVMValueRef *g = realloc(out, cap * 2 * sizeof *out);
+      LLVMValueRef *g = tj_realloc(out, cap * 2 * sizeof *out);
       if (!g) {
         free(out);
         return NULL;
@@ -189,7 +190,7 @@ static void reach_memo_init(reach_memo *r, LLVMModuleRef m) {
       continue;
     if (r->ntaken == cap) {
       cap = cap ? 2 * cap : 16;
-      LLVMValueRef *g = realloc(r->taken, cap * sizeof *g);
+      LLVMValueRef *g = tj_realloc(r->taken, cap * sizeof *g);
       if (!g) {
         r->oom = 1;
         return;
@@ -216,7 +217,7 @@ static int walk_push(ad_map *seen, LLVMValueRef **stack, size_t *sp,
   if (ad_map_get(seen, f))
     return 0;
   if (*sp == *cap) {
-    LLVMValueRef *grown = realloc(*stack, 2 * *cap * sizeof **stack);
+    LLVMValueRef *grown = tj_realloc(*stack, 2 * *cap * sizeof **stack);
     if (!grown)
       return -1;
     *stack = grown;
@@ -235,8 +236,8 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
   if (seen)
     return seen;
   size_t sp = 0, cap = 64;
-  LLVMValueRef *stack = malloc(cap * sizeof *stack);
-  seen = malloc(sizeof *seen);
+  LLVMValueRef *stack = tj_malloc(cap * sizeof *stack);
+  seen = tj_malloc(sizeof *seen);
   if (seen)
     ad_map_init(seen);
   int failed = !stack || !seen || r->oom ||
@@ -331,7 +332,7 @@ static int collect_requests(ad_module_ctx *mc, LLVMModuleRef m,
     if (!ad_is_request_function(f))
       continue;
     if (fns) {
-      LLVMValueRef *g = realloc(*fns, (*nfns + 1) * sizeof *g);
+      LLVMValueRef *g = tj_realloc(*fns, (*nfns + 1) * sizeof *g);
       if (!g)
         return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
       *fns = g;
@@ -343,7 +344,7 @@ static int collect_requests(ad_module_ctx *mc, LLVMModuleRef m,
       return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     if (*nall + ncalls > cap) {
       cap = (*nall + ncalls) * 2;
-      LLVMValueRef *g = realloc(*all, cap * sizeof *g);
+      LLVMValueRef *g = tj_realloc(*all, cap * sizeof *g);
       if (!g) {
         free(calls);
         return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
@@ -481,7 +482,7 @@ static int has_mutable_global(LLVMModuleRef m) {
 
 /* The first n globals of m, in order (NULL on out of memory). */
 static LLVMValueRef *globals_of(LLVMModuleRef m, size_t n) {
-  LLVMValueRef *out = malloc((n ? n : 1) * sizeof *out);
+  LLVMValueRef *out = tj_malloc((n ? n : 1) * sizeof *out);
   size_t i = 0;
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); out && g && i < n;
        g = LLVMGetNextGlobal(g))

@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdlib.h>
@@ -11,7 +12,7 @@ static tanjit_error out_of_memory = {TANJIT_ERR_NO_MEMORY,
 
 static tanjit_error *error_vnew(tanjit_error_code code, const char *fmt,
                                 va_list ap) {
-  tanjit_error *e = malloc(sizeof *e);
+  tanjit_error *e = tj_malloc(sizeof *e);
   if (!e)
     return &out_of_memory;
   strbuf sb;

@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/hashmap.h"
 
 #include <stdint.h>
@@ -57,7 +58,7 @@ void *tj_hashmap_get(const tj_hashmap *m, const void *key) {
 
 static int grow(tj_hashmap *m) {
   size_t cap = m->cap ? 2 * m->cap : m->kind == TJ_KEYS_STRINGS ? 16 : 64;
-  void **keys = calloc(cap, sizeof *keys), **vals = calloc(cap, sizeof *vals);
+  void **keys = tj_calloc(cap, sizeof *keys), **vals = tj_calloc(cap, sizeof *vals);
   if (!keys || !vals) {
     free(keys);
     free(vals);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "jit/jit.h"
@@ -40,7 +41,7 @@ static void push_function(reach_set *set, LLVMValueRef f) {
     return;
   if (strmap_put(&set->names, name, (void *)1) ||
       (set->n == set->cap &&
-       !(set->stack = realloc(set->stack, (set->cap = set->cap ? 2 * set->cap : 64) *
+       !(set->stack = tj_realloc(set->stack, (set->cap = set->cap ? 2 * set->cap : 64) *
                                               sizeof *set->stack)))) {
     set->failed = 1;
     return;
@@ -155,9 +156,9 @@ static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMTypeRef fn_type = LLVMGlobalGetValueType(fn);
   unsigned np = LLVMCountParamTypes(fn_type);
-  LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
-  LLVMTypeRef *wt = malloc((np * (width + 1) + 1) * sizeof *wt);
-  LLVMValueRef *args = malloc((np * (width + 2) + 4) * sizeof *args);
+  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
+  LLVMTypeRef *wt = tj_malloc((np * (width + 1) + 1) * sizeof *wt);
+  LLVMValueRef *args = tj_malloc((np * (width + 2) + 4) * sizeof *args);
   if (!pt || !wt || !args) {
     free(pt), free(wt), free(args);
     return -1;

@@ -85,6 +85,8 @@ struct tanjit_session {
   char **warnings;
   size_t n_warnings, cap_warnings;
   unsigned long dropped_warnings;
+  int trust_bitcode;         /* skip the sandboxed bitcode reader */
+  char *bitcode_checker;     /* the helper's path, or NULL: searched */
 };
 
 /* session.c */
@@ -144,6 +146,8 @@ LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
  * stack (jit_run_on_big_stack). */
 int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data, size_t len,
                      const char *name, LLVMModuleRef *out, tanjit_error **err);
+/* 1 if the bytes start with a bitcode magic (raw or wrapper). */
+int jit_is_bitcode(const void *data, size_t len);
 /* Reads a whole regular file of at most max_bytes; caller frees *data. */
 int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                   tanjit_error **err);
@@ -188,6 +192,21 @@ int jit_validate_module(tanjit_session *s, LLVMModuleRef m, const char *name,
 void jit_run_on_big_stack(void (*fn)(void *), void *arg);
 /* Whether this thread is a big-stack worker. */
 int jit_on_big_stack(void);
+
+/* bitcode_sandbox.c */
+/* 1 when `data` is bitcode that must go through the sandboxed reader (the
+ * session does not trust its bitcode). */
+static inline int jit_bitcode_untrusted(const tanjit_session *s,
+                                        const void *data, size_t len) {
+  return !s->trust_bitcode && jit_is_bitcode(data, len);
+}
+/* Parses, verifies and re-serializes untrusted bitcode in the
+ * tanjit-bitcode-check helper process; *out (caller frees) is the helper's
+ * output, bitcode from LLVM's writer.  A crash of the reader becomes a
+ * TANJIT_ERR_PARSE error naming the signal. */
+int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
+                         const char *name, char **out, size_t *out_len,
+                         tanjit_error **err);
 
 /* transform.c */
 /* Installs the transform on the session's JIT. */

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "common/rename.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
@@ -56,7 +57,7 @@ struct jit_resolver {
 static int list_push(library_list *l, library lib) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 8;
-    library *p = realloc(l->items, cap * sizeof *p);
+    library *p = tj_realloc(l->items, cap * sizeof *p);
     if (!p)
       return -1;
     l->items = p;
@@ -83,7 +84,7 @@ const char *jit_resolver_keep_string(jit_resolver *r, const char *s) {
   pthread_mutex_lock(&r->lock);
   if (r->n_kept == r->cap_kept) {
     size_t cap = r->cap_kept ? 2 * r->cap_kept : 16;
-    char **p = realloc(r->kept, cap * sizeof *p);
+    char **p = tj_realloc(r->kept, cap * sizeof *p);
     if (!p) {
       pthread_mutex_unlock(&r->lock);
       free(copy);
@@ -432,9 +433,12 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
   jit_resolver *r = ctx;
   tanjit_session *s = r->session;
   int lazy = s->binding == TANJIT_BIND_LAZY && kind == LLVMOrcLookupKindStatic;
-  LLVMOrcCSymbolMapPairs pairs = calloc(n ? n : 1, sizeof *pairs);
-  if (!pairs)
-    return LLVMCreateStringError("tanjit: out of memory resolving symbols");
+  LLVMOrcCSymbolMapPairs pairs = tj_calloc(n ? n : 1, sizeof *pairs);
+  if (!pairs) {
+    note_bind_failure(JIT_BIND_FAILED_UNBINDABLE, TANJIT_ERR_NO_MEMORY, "",
+                      "out of memory resolving symbols");
+    return LLVMCreateStringError("out of memory resolving symbols");
+  }
   size_t n_pairs = 0;
   LLVMErrorRef failure = NULL;
   for (size_t i = 0; i < n && !failure; i++) {
@@ -493,8 +497,10 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       sb_init(&msg);
       sb_printf(&msg, "cannot bind %s: %s", name, b.why);
       note_bind_failure(JIT_BIND_FAILED_UNBINDABLE,
-                        b.code ? b.code : TANJIT_ERR_SYMBOL, name,
-                        msg.data ? msg.data : b.why);
+                        !msg.data ? TANJIT_ERR_NO_MEMORY
+                        : b.code  ? b.code
+                                  : TANJIT_ERR_SYMBOL,
+                        name, msg.data ? msg.data : b.why);
       failure = LLVMCreateStringError(msg.data ? msg.data : "out of memory");
       sb_free(&msg);
     } else {
@@ -530,7 +536,7 @@ static void dispose_resolver(void *ctx) {
 }
 
 int jit_resolver_attach(tanjit_session *s, tanjit_error **err) {
-  jit_resolver *r = calloc(1, sizeof *r);
+  jit_resolver *r = tj_calloc(1, sizeof *r);
   if (!r)
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
   r->session = s;

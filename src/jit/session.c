@@ -14,6 +14,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Target.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -85,7 +86,7 @@ static int copy_string_list(const char *const *list, char ***out) {
   size_t n = 0;
   while (list[n])
     n++;
-  char **copy = calloc(n + 1, sizeof *copy);
+  char **copy = tj_calloc(n + 1, sizeof *copy);
   if (!copy)
     return -1;
   for (size_t i = 0; i < n; i++)
@@ -128,7 +129,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
             "optimization level %d is not in 0..3", opts->opt_level);
     return NULL;
   }
-  tanjit_session *s = calloc(1, sizeof *s);
+  tanjit_session *s = tj_calloc(1, sizeof *s);
   if (!s) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
     return NULL;
@@ -147,7 +148,10 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->max_input_bytes = opts->max_input_bytes ? opts->max_input_bytes
                                              : TANJIT_DEFAULT_MAX_INPUT_BYTES;
   strmap_init(&s->declared_functions);
-  if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
+  s->trust_bitcode = opts->trust_bitcode != 0;
+  if ((opts->bitcode_checker &&
+       !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
+      copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
@@ -217,6 +221,7 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->library_dirs);
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
+  free(s->bitcode_checker);
   strmap_free(&s->derivatives);
   strmap_free(&s->declared_functions);
   for (size_t i = 0; i < s->n_warnings; i++)
@@ -271,11 +276,11 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
       const char *name = LLVMGetValueName2(v, &len);
       if (rec->n_defined == cap) {
         cap = cap ? 2 * cap : 16;
-        char **p = realloc(rec->defined, cap * sizeof *p);
+        char **p = tj_realloc(rec->defined, cap * sizeof *p);
         if (!p)
           return -1;
         rec->defined = p;
-        unsigned char *k = realloc(rec->defined_is_function, cap);
+        unsigned char *k = tj_realloc(rec->defined_is_function, cap);
         if (!k)
           return -1;
         rec->defined_is_function = k;
@@ -300,7 +305,7 @@ static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
       continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    char **p = realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
+    char **p = tj_realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
     if (!p)
       return -1;
     rec->declared = p;
@@ -451,7 +456,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   int full = s->n_modules == s->cap_modules;
   if (full) {
     size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
-    jit_module *p = realloc(s->modules, cap * sizeof *p);
+    jit_module *p = tj_realloc(s->modules, cap * sizeof *p);
     if (p) {
       s->modules = p;
       s->cap_modules = cap;

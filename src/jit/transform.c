@@ -251,8 +251,17 @@ char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
             "tanjit_emit_memory: session and buffer are required");
     return NULL;
   }
-  emit_job job = {s, buf, len, name ? name : "<memory>", err, NULL};
+  if (!name)
+    name = "<memory>";
+  char *checked = NULL; /* untrusted bitcode: the helper's output */
+  if (jit_bitcode_untrusted(s, buf, len)) {
+    if (jit_bitcode_sanitize(s, buf, len, name, &checked, &len, err))
+      return NULL;
+    buf = checked;
+  }
+  emit_job job = {s, buf, len, name, err, NULL};
   jit_run_on_big_stack(emit_on_big_stack, &job);
+  free(checked);
   return job.text;
 }
 

@@ -47,6 +47,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "common/alloc.h"
 
 typedef struct activity_state {
   ad_fn_ctx *fc;
@@ -295,7 +296,7 @@ static int compute_touches(ad_module_ctx *mc) {
     if (direct && !oom) {
       if (nwork == capwork) {
         capwork = capwork ? 2 * capwork : 64;
-        LLVMValueRef *g = realloc(work, capwork * sizeof *g);
+        LLVMValueRef *g = tj_realloc(work, capwork * sizeof *g);
         if (!(oom = !g))
           work = g;
       }
@@ -315,7 +316,7 @@ static int compute_touches(ad_module_ctx *mc) {
           continue;
         if (nedges == capedges) {
           capedges = capedges ? 2 * capedges : 64;
-          call_edge *g = realloc(edges, capedges * sizeof *g);
+          call_edge *g = tj_realloc(edges, capedges * sizeof *g);
           if ((oom = !g))
             break;
           edges = g;
@@ -337,7 +338,7 @@ static int compute_touches(ad_module_ctx *mc) {
       oom = ad_map_put(&mc->touches_memo, caller, TOUCHES_YES);
       if (nwork == capwork && !oom) {
         capwork = capwork ? 2 * capwork : 64;
-        LLVMValueRef *g = realloc(work, capwork * sizeof *g);
+        LLVMValueRef *g = tj_realloc(work, capwork * sizeof *g);
         if (!(oom = !g))
           work = g;
       }

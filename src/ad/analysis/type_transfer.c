@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/type_model.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
@@ -87,7 +88,7 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
     return;
   if (t->nfns == t->capfns) {
     size_t ncap = t->capfns ? 2 * t->capfns : 16;
-    LLVMValueRef *g = realloc(t->fns, ncap * sizeof *g);
+    LLVMValueRef *g = tj_realloc(t->fns, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
       return;
@@ -113,7 +114,7 @@ static call_types types_of_call(ad_types *t, LLVMValueRef call) {
   call_types ct = {NULL, 0};
   if (name)
     ct = call_types_of(name);
-  call_types *keep = malloc(sizeof *keep);
+  call_types *keep = tj_malloc(sizeof *keep);
   if (keep) { /* without memory, only the memo is lost */
     *keep = ct;
     if (ad_map_put(&t->call_memo, call, keep) != 0)
@@ -399,7 +400,7 @@ void ad_types_free(ad_types *t) {
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
-  ad_types *t = calloc(1, sizeof *t);
+  ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
   t->e = e;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
 #include "ad/core/context.h"
@@ -117,8 +118,8 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   if (na != np)
     return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
                    ad_value_name(fn), na, np);
-  unsigned char *act = malloc(np ? np : 1);
-  LLVMValueRef *args = malloc((2 * np + 1) * sizeof *args);
+  unsigned char *act = tj_malloc(np ? np : 1);
+  LLVMValueRef *args = tj_malloc((2 * np + 1) * sizeof *args);
   if (!act || !args) {
     free(act);
     free(args);
