@@ -175,7 +175,8 @@ TANJIT_API void tanjit_session_free(tanjit_session *s);
  * Registers a library whose symbols resolve externals of later lookups,
  * searched in registration order after the modules' own definitions.  It is
  * opened RTLD_LAZY|RTLD_LOCAL: never made global to the process.  A bare name
- * is searched in the options' library_dirs first.  0 or -1.
+ * is searched in the options' library_dirs first.  An empty name is refused
+ * (dlopen would give the main program).  0 or -1.
  */
 TANJIT_API int tanjit_add_library(tanjit_session *s, const char *path, tanjit_error **err);
 

@@ -85,8 +85,24 @@ int ad_function_address_taken(LLVMValueRef f);
  * library or hands it data (lazy stubs, run-time reports). (ir.c) */
 LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p);
 
-/* Whether calls to `f` are forward-mode requests: a declaration whose name
- * contains __enzyme_fwddiff, as Enzyme decides (C++ mangles templates). */
+/*
+ * What calls to `f` are, by its name alone (one predicate for the engine
+ * and the JIT; engine.c).  A declaration is a request when its name
+ * contains an entry point's name, as Enzyme decides (C++ mangles
+ * templates: _Z16__enzyme_fwddiffIdJddEET_PvDpT0_; C's asm labels give
+ * variants).  A definition is one only under the entry point's own name or
+ * its C++ mangling: a fallback stub (code built without Enzyme carries
+ * one), whose body is ignored, as Enzyme ignores it; a function of the
+ * program merely containing the name (call__enzyme_fwddiff_cube) is
+ * ordinary code.
+ */
+typedef enum ad_request_kind {
+  AD_NOT_A_REQUEST = 0,
+  AD_REQUEST_FORWARD, /* __enzyme_fwddiff: what tanjit differentiates */
+  AD_REQUEST_REVERSE  /* Enzyme's reverse-mode entries: refused */
+} ad_request_kind;
+ad_request_kind ad_request_kind_of(LLVMValueRef f);
+/* ad_request_kind_of(f) == AD_REQUEST_FORWARD. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*

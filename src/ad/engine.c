@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,21 +110,35 @@ static int name_contains(const char *s, size_t n, const char *word) {
   return 0;
 }
 
-int ad_is_request_function(LLVMValueRef f) {
-  size_t n;
-  const char *name = LLVMGetValueName2(f, &n);
-  /* only a declaration: a function of the program may have such a name */
-  return LLVMIsDeclaration(f) && name_contains(name, n, "__enzyme_fwddiff");
+/* Whether `name` is `word` itself or a C++ mangling of it (_Z<len><word>
+ * followed by template arguments and parameter types). */
+static int name_is(const char *s, size_t n, const char *word) {
+  size_t w = strlen(word);
+  if (n == w && memcmp(s, word, w) == 0)
+    return 1;
+  char mangled[64];
+  int m = snprintf(mangled, sizeof mangled, "_Z%zu%s", w, word);
+  return m > 0 && (size_t)m < sizeof mangled && n >= (size_t)m &&
+         memcmp(s, mangled, (size_t)m) == 0;
 }
 
-/* Enzyme's reverse-mode entry points (whole, split and batched forms). */
-static int is_reverse_mode_request(const char *name, size_t n) {
+ad_request_kind ad_request_kind_of(LLVMValueRef f) {
   static const char *const reverse[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
                                         "__enzyme_reverse", "__enzyme_virtualreverse"};
+  size_t n;
+  const char *name = LLVMGetValueName2(f, &n);
+  int (*match)(const char *, size_t, const char *) =
+      LLVMIsDeclaration(f) ? name_contains : name_is;
+  if (match(name, n, "__enzyme_fwddiff"))
+    return AD_REQUEST_FORWARD;
   for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
-    if (name_contains(name, n, reverse[i]))
-      return 1;
-  return 0;
+    if (match(name, n, reverse[i]))
+      return AD_REQUEST_REVERSE;
+  return AD_NOT_A_REQUEST;
+}
+
+int ad_is_request_function(LLVMValueRef f) {
+  return ad_request_kind_of(f) == AD_REQUEST_FORWARD;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -258,20 +273,28 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
   return seen;
 }
 
+/* The function a request names, or NULL (request.c decodes it fully). */
+static LLVMValueRef request_target(LLVMValueRef call) {
+  LLVMValueRef target = LLVMGetNumArgOperands(call) ? LLVMGetOperand(call, 0) : NULL;
+  if (target && !LLVMIsAFunction(target) && LLVMGetNumArgOperands(call) > 1)
+    target = LLVMGetOperand(call, 1); /* after an sret pointer */
+  return target && LLVMIsAFunction(target) ? target : NULL;
+}
+
+static LLVMValueRef holder_of(LLVMValueRef inst) {
+  return LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst));
+}
+
 /* Whether the target of request `outer` reaches the function that holds
  * request `inner`. */
 static int request_reaches(reach_memo *r, LLVMValueRef outer,
                            LLVMValueRef inner) {
-  LLVMValueRef target = LLVMGetNumArgOperands(outer) ? LLVMGetOperand(outer, 0) : NULL;
-  if (target && !LLVMIsAFunction(target) && LLVMGetNumArgOperands(outer) > 1)
-    target = LLVMGetOperand(outer, 1); /* after an sret pointer */
-  if (!target || !LLVMIsAFunction(target))
+  LLVMValueRef target = request_target(outer);
+  if (!target)
     return 0;
-  LLVMValueRef holder =
-      LLVMGetBasicBlockParent(LLVMGetInstructionParent(inner));
   ad_map *reached = reach_set(r, target);
   /* out of memory: assume it does, which only orders requests */
-  return !reached || ad_map_get(reached, holder) != NULL;
+  return !reached || ad_map_get(reached, holder_of(inner)) != NULL;
 }
 
 static const char *const marker_globals[] = {
@@ -299,71 +322,94 @@ static void drop_dead_markers(LLVMModuleRef m) {
   }
 }
 
-/* Rewrites every request of `m` (mc set up), inner requests first. */
-static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
-  int rc = 0;
-  size_t nall = 0, cap = 0;
-  LLVMValueRef *all = NULL, *req_fns = NULL;
-  size_t nfns = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 0;
-       f = LLVMGetNextFunction(f)) {
+/* The calls to every request function of `m` into *all (and the
+ * functions into *fns when non-NULL).  0, or -1 on out of memory. */
+static int collect_requests(ad_module_ctx *mc, LLVMModuleRef m,
+                            LLVMValueRef **all, size_t *nall,
+                            LLVMValueRef **fns, size_t *nfns) {
+  size_t cap = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!ad_is_request_function(f))
       continue;
-    LLVMValueRef *g = tj_realloc(req_fns, (nfns + 1) * sizeof *g);
-    if (!g) {
-      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-      break;
+    if (fns) {
+      LLVMValueRef *g = tj_realloc(*fns, (*nfns + 1) * sizeof *g);
+      if (!g)
+        return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+      *fns = g;
+      (*fns)[(*nfns)++] = f;
     }
-    req_fns = g;
-    req_fns[nfns++] = f;
     size_t ncalls = 0;
     LLVMValueRef *calls = calls_of(f, &ncalls);
-    if (!calls) {
-      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-      break;
-    }
-    if (nall + ncalls > cap) {
-      cap = (nall + ncalls) * 2;
-      g = tj_realloc(all, cap * sizeof *g);
+    if (!calls)
+      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    if (*nall + ncalls > cap) {
+      cap = (*nall + ncalls) * 2;
+      LLVMValueRef *g = tj_realloc(*all, cap * sizeof *g);
       if (!g) {
         free(calls);
-        rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-        break;
+        return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
       }
-      all = g;
+      *all = g;
     }
     if (ncalls)
-      memcpy(all + nall, calls, ncalls * sizeof *calls);
-    nall += ncalls;
+      memcpy(*all + *nall, calls, ncalls * sizeof *calls);
+    *nall += ncalls;
     free(calls);
   }
-  /* Inner requests first: a request whose target reaches (through calls,
-   * direct or indirect) a function holding another pending request waits
-   * for it, so the outer derivative differentiates the already rewritten
-   * inner one. */
-  reach_memo reach;
-  reach_memo_init(&reach, m);
-  while (rc == 0 && nall) {
-    size_t pick = 0;
-    for (size_t i = 0; i < nall; i++) {
-      int blocked = 0;
-      for (size_t j = 0; j < nall && !blocked; j++)
-        if (j != i && request_reaches(&reach, all[i], all[j]))
-          blocked = 1;
-      if (!blocked) {
-        pick = i;
-        break;
-      }
+  return 0;
+}
+
+/*
+ * Rewrites every request of `m` (mc set up), inner requests first.  A
+ * function that reaches its own request (it requests its own derivative,
+ * or one of a function that calls back into it) has that request cloned
+ * into the derivative, where it is inactive (fwd/call.c refuses an
+ * active one): it is a request of the derivative, for a derivative that
+ * exists by then, so a second round rewrites it and finds nothing new.
+ */
+static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
+  LLVMValueRef *req_fns = NULL;
+  size_t nfns = 0;
+  int rc = 0;
+  for (int round = 0; rc == 0; round++) {
+    LLVMValueRef *all = NULL;
+    size_t nall = 0;
+    rc = collect_requests(mc, m, &all, &nall, round ? NULL : &req_fns, &nfns);
+    if (rc == 0 && nall && round == 4)
+      rc = ad_fail(mc, all[0], "internal: requests inside derivatives did "
+                               "not settle");
+    if (rc || !nall) {
+      free(all);
+      break;
     }
-    LLVMValueRef call = all[pick];
-    all[pick] = all[--nall];
-    rc = ad_rewrite_request(mc, call);
+    /* Inner requests first: a request whose target reaches (through calls,
+     * direct or indirect) a function holding another pending request waits
+     * for it, so the outer derivative differentiates the already rewritten
+     * inner one. */
+    reach_memo reach;
+    reach_memo_init(&reach, m);
+    while (rc == 0 && nall) {
+      size_t pick = 0;
+      for (size_t i = 0; i < nall; i++) {
+        int blocked = 0;
+        for (size_t j = 0; j < nall && !blocked; j++)
+          if (j != i && request_reaches(&reach, all[i], all[j]))
+            blocked = 1;
+        if (!blocked) {
+          pick = i;
+          break;
+        }
+      }
+      LLVMValueRef call = all[pick];
+      all[pick] = all[--nall];
+      rc = ad_rewrite_request(mc, call);
+    }
+    reach_memo_free(&reach);
+    free(all);
   }
-  reach_memo_free(&reach);
   for (size_t i = 0; rc == 0 && i < nfns; i++)
     if (!LLVMGetFirstUse(req_fns[i]))
       LLVMDeleteFunction(req_fns[i]);
-  free(all);
   free(req_fns);
   if (rc == 0)
     drop_dead_markers(m);
@@ -394,6 +440,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_init(&mc.global_shadows);
   ad_map_init(&mc.global_refs_memo);
   ad_map_init(&mc.touches_memo);
+  ad_map_init(&mc.cache_index);
   int rc = 0;
   for (size_t i = 0; i < nglobals && rc == 0; i++)
     if (ad_map_get(seed, globals[0][i]) &&
@@ -421,6 +468,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_free(&mc.global_shadows);
   ad_map_free(&mc.global_refs_memo);
   ad_map_free(&mc.touches_memo);
+  ad_map_free(&mc.cache_index);
   return rc;
 }
 
@@ -508,10 +556,9 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   /* Requests first, so a module without any costs one pass over names. */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(f, &n);
-    if (LLVMIsDeclaration(f) && is_reverse_mode_request(name, n) &&
-        LLVMGetFirstUse(f)) {
+    if (ad_request_kind_of(f) == AD_REQUEST_REVERSE && LLVMGetFirstUse(f)) {
+      size_t n;
+      const char *name = LLVMGetValueName2(f, &n);
       LLVMValueRef where = NULL;
       for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
         if (LLVMIsAInstruction(LLVMGetUser(u)))

@@ -20,6 +20,7 @@
  *   with enzyme_primal_return, stored into the request's declared return
  *   type by layout (a struct of N doubles, a vector, an array ...).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,27 @@ static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef wan
   return v;
 }
 
+/* The value of integer constant c, whatever its width
+ * (LLVMConstIntGetSExtValue keeps only the low 64 bits of a wider one:
+ * 2^64 + 2 would read as 2), and its decimal text (for errors).  0 when it
+ * does not fit a long long. */
+static int constant_int_value(LLVMValueRef c, long long *out, char *text,
+                              size_t size) {
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(c)) <= 64) {
+    *out = LLVMConstIntGetSExtValue(c);
+    snprintf(text, size, "%lld", *out);
+    return 1;
+  }
+  char *printed = LLVMPrintValueToString(c); /* "i128 18446744073709551618" */
+  const char *digits = printed ? strchr(printed, ' ') : NULL;
+  snprintf(text, size, "%s", digits ? digits + 1 : "?");
+  LLVMDisposeMessage(printed);
+  char *end;
+  errno = 0;
+  *out = strtoll(text, &end, 10);
+  return errno == 0 && end != text && *end == 0;
+}
+
 /* Pre-scan for the markers that apply to the whole request. */
 static int scan_global_markers(request *r) {
   for (unsigned i = r->first; i < r->nargs; i++) {
@@ -189,10 +211,12 @@ static int scan_global_markers(request *r) {
       if (!LLVMIsAConstantInt(w))
         return ad_fail(r->mc, r->call,
                        "enzyme_width must be followed by a constant integer");
-      long long n = LLVMConstIntGetSExtValue(w);
-      if (n < 1 || n > AD_MAX_WIDTH)
+      char text[64];
+      long long n = 0;
+      if (!constant_int_value(w, &n, text, sizeof text) || n < 1 ||
+          n > AD_MAX_WIDTH)
         return ad_fail(r->mc, r->call,
-                       "enzyme_width %lld is out of range (1..%d)", n,
+                       "enzyme_width %s is out of range (1..%d)", text,
                        AD_MAX_WIDTH);
       r->width = (unsigned)n;
     }
@@ -588,6 +612,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     goto out;
   }
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (d && ad_build_derivatives(mc, 0) != 0)
+    d = NULL;
   if (!d) {
     rc = -1;
     goto out;

@@ -76,11 +76,8 @@ static int holds_request(LLVMValueRef f) {
       if (!LLVMIsACallInst(i))
         continue;
       LLVMValueRef callee = LLVMGetCalledValue(i);
-      size_t len;
-      const char *name = callee && LLVMIsAFunction(callee)
-                             ? LLVMGetValueName2(callee, &len)
-                             : NULL;
-      if (name && strncmp(name, "__enzyme_", 9) == 0)
+      if (callee && LLVMIsAFunction(callee) &&
+          ad_request_kind_of(callee) != AD_NOT_A_REQUEST)
         return 1;
     }
   return 0;
@@ -367,8 +364,15 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
              ++s->next_derivative_id);
-    if (drop_unreachable_requests(m, fn) ||
-        add_wrapper(m, fn, wrapper, act, width, flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
+    if (LLVMGetNamedFunction(m, wrapper) || LLVMGetNamedGlobal(m, wrapper)) {
+      /* loads refuse such names (load.c): a module's function of the
+       * wrapper's name must never be what this returns */
+      tj_fail(err, TANJIT_ERR_INTERNAL,
+              "tanjit_fwddiff of %s: a loaded module holds %s", function,
+              wrapper);
+    } else if (drop_unreachable_requests(m, fn) ||
+               add_wrapper(m, fn, wrapper, act, width,
+                           flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
       strbuf name;

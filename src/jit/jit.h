@@ -273,6 +273,11 @@ void jit_report_runtime_failure(void *session, const char *what,
 /* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,
  * which survive bitcode copies. */
 void jit_canonicalize_markers(LLVMModuleRef m);
+/* A module's own definitions of Enzyme's entry points (fallback stubs, see
+ * ad_request_kind_of) become declarations, before anything links or copies
+ * the module: calls to them are requests, whatever the stub does, and the
+ * session never exports one module's stub to another. */
+void jit_drop_request_stubs(LLVMModuleRef m);
 
 /* julia_plt.c */
 /* Binds Julia's jlplt_<fn>_<N>_got GOTs to ejlstr$<fn>$<lib> declarations

@@ -5,6 +5,7 @@
  * Text and bitcode are told apart by content, not by file name: frontends
  * hand over buffers without names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,6 +96,42 @@ static char *verify_dropping_bad_debug_info(tanjit_session *s, LLVMModuleRef m,
   return first ? first : tj_strdup("");
 }
 
+/* Whether a module's symbol takes a name tanjit gives its own: "tanjit."
+ * (the run-time request wrappers tanjit.fwddiff.<n>, the views' anchors
+ * and placeholders) or the session's renames of module-private symbols
+ * (<name>.tanjit.m<N>, session.c).  A module defining or declaring one
+ * could stand in for them (tanjit_fwddiff would return its function). */
+static int is_reserved_name(LLVMValueRef g) {
+  static const char prefix[] = "tanjit.";
+  size_t n;
+  const char *name = LLVMGetValueName2(g, &n);
+  if (n >= sizeof prefix - 1 && memcmp(name, prefix, sizeof prefix - 1) == 0)
+    return 1;
+  size_t tag = sizeof TANJIT_PRIVATE_SUFFIX - 1;
+  for (size_t i = 0; i + tag < n; i++)
+    if (memcmp(name + i, TANJIT_PRIVATE_SUFFIX, tag) == 0 &&
+        isdigit((unsigned char)name[i + tag]))
+      return 1;
+  return 0;
+}
+
+/* The first symbol of m with a reserved name, or NULL. */
+static LLVMValueRef reserved_symbol(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_reserved_name(f))
+      return f;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (is_reserved_name(g))
+      return g;
+  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m); a; a = LLVMGetNextGlobalAlias(a))
+    if (is_reserved_name(a))
+      return a;
+  for (LLVMValueRef i = LLVMGetFirstGlobalIFunc(m); i; i = LLVMGetNextGlobalIFunc(i))
+    if (is_reserved_name(i))
+      return i;
+  return NULL;
+}
+
 int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data,
                      size_t len, const char *name, LLVMModuleRef *out,
                      tanjit_error **err) {
@@ -139,6 +176,20 @@ int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data,
     LLVMDisposeModule(m);
     return -1;
   }
+  LLVMValueRef reserved = reserved_symbol(m);
+  if (reserved) {
+    size_t n;
+    const char *what = LLVMGetValueName2(reserved, &n);
+    tj_fail(err, TANJIT_ERR_LINK,
+            "%s: the module %s `%.*s`, a name reserved for tanjit's own "
+            "symbols (names beginning with `tanjit.` or holding `"
+            TANJIT_PRIVATE_SUFFIX "<N>`): rename it",
+            name, LLVMIsDeclaration(reserved) ? "declares" : "defines",
+            (int)(n > 200 ? 200 : n), what);
+    LLVMDisposeModule(m);
+    return -1;
+  }
+  jit_drop_request_stubs(m);
   /* Julia's GOTs are bound here, before anything copies the module, so every
    * later view of it (the JIT's, a derivative's) sees direct calls. */
   jit_canonicalize_markers(m);

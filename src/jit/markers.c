@@ -6,8 +6,12 @@
  * through bitcode (tanjit_load_module, the pristine copies behind
  * tanjit_fwddiff).  So the metadata spelling is rewritten to the global one,
  * which the engine reads the same way, as soon as a module is parsed.
+ * A module's own definitions of the entry points (fallback stubs) become
+ * declarations then too.
  */
 #include <string.h>
+
+#include <llvm-c/Comdat.h>
 
 #include "jit/jit.h"
 
@@ -44,14 +48,23 @@ static void rewrite_call(LLVMModuleRef m, LLVMValueRef call) {
 
 void jit_canonicalize_markers(LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    if (len < 9 || strncmp(name, "__enzyme_", 9) != 0)
+    if (ad_request_kind_of(f) == AD_NOT_A_REQUEST)
       continue;
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (LLVMIsACallInst(user) || LLVMIsAInvokeInst(user))
         rewrite_call(m, user);
     }
+  }
+}
+
+void jit_drop_request_stubs(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || ad_request_kind_of(f) == AD_NOT_A_REQUEST)
+      continue;
+    jit_drop_body(f);
+    LLVMSetComdat(f, NULL);
+    LLVMSetLinkage(f, LLVMExternalLinkage);
+    LLVMSetVisibility(f, LLVMDefaultVisibility);
   }
 }

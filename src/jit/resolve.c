@@ -278,7 +278,7 @@ typedef struct binding {
   void *address;       /* non-NULL: bind here */
   int unresolvable;    /* a name we own that cannot be bound */
   tanjit_error_code code; /* then: why, as a code */
-  char fn[256];        /* the function part of a renamed name */
+  char *fn;            /* the function part of a renamed name (owned) */
   const char *library; /* NULL for plain names */
   char why[512];
 } binding;
@@ -320,7 +320,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   int by_handle = parsed == 1 ? rn.kind == TJ_RENAME_FROM_HANDLE
                               : strncmp(name, TJ_RENAME_HANDLE,
                                         sizeof TJ_RENAME_HANDLE - 1) == 0;
-  if (parsed != 1 || rn.fn_len >= sizeof b->fn) {
+  if (parsed != 1) {
     b->unresolvable = 1;
     b->code = TANJIT_ERR_SYMBOL;
     snprintf(b->why, sizeof b->why,
@@ -328,8 +328,12 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
              by_handle ? TJ_RENAME_HANDLE : TJ_RENAME_LIBRARY);
     return;
   }
-  memcpy(b->fn, rn.fn, rn.fn_len);
-  b->fn[rn.fn_len] = '\0';
+  if (!(b->fn = tj_strndup(rn.fn, rn.fn_len))) {
+    b->unresolvable = 1;
+    b->code = TANJIT_ERR_NO_MEMORY;
+    snprintf(b->why, sizeof b->why, "out of memory");
+    return;
+  }
   b->library = rn.lib;
   void *handle;
   if (by_handle) {
@@ -460,7 +464,7 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
         snprintf(b.why, sizeof b.why,
                  "the IR calls it as a function, but %s is data (an object "
                  "in %s)",
-                 b.fn[0] ? b.fn : name, object_file_of(target));
+                 b.fn ? b.fn : name, object_file_of(target));
       }
     }
     if (b.address) {
@@ -471,17 +475,17 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
           LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
       pairs[n_pairs].Sym.Flags.TargetFlags = 0;
       n_pairs++;
-      continue;
+      goto next;
     }
     if (!owned ||
         set[i].LookupFlags == LLVMOrcSymbolLookupFlagsWeaklyReferencedSymbol)
-      continue;
+      goto next;
     /* the name the frontend itself looks up is never stubbed: a lookup of
      * a missing symbol is an error, and a stub would block a module that
      * defines it later */
     if (lazy && !(jit_frontend_lookup && strcmp(name, jit_frontend_lookup) == 0)) {
       tanjit_error *e = NULL;
-      if (jit_define_lazy_stub(s, r, name, b.fn[0] ? b.fn : name,
+      if (jit_define_lazy_stub(s, r, name, b.fn ? b.fn : name,
                                b.library, b.why, &e)) {
         note_bind_failure(JIT_BIND_FAILED_STUB, tanjit_error_get_code(e), name,
                           tanjit_error_message(e));
@@ -504,6 +508,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       note_bind_failure(JIT_BIND_FAILED_UNDEFINED, TANJIT_ERR_SYMBOL, name,
                         b.why);
     }
+  next:
+    free(b.fn);
   }
   if (!failure && n_pairs) {
     LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n_pairs);

@@ -288,6 +288,9 @@ int tanjit_add_library(tanjit_session *s, const char *path,
   if (!s || !path)
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_add_library: session and path are required");
+  if (!*path) /* dlopen("") is the main program, not a library */
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_add_library: the library name is empty");
   return jit_resolver_add_library(s->resolver, path, err);
 }
 

@@ -7,6 +7,9 @@
  */
 #include "test_common.h"
 
+#include <pthread.h>
+
+#include <llvm-c/Analysis.h>
 #include <llvm/Config/llvm-config.h>
 
 /* ---- scalar arithmetic ---- */
@@ -876,6 +879,9 @@ START_TEST(test_error_malformed) {
        "is a marker"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 -1, double %x, double 1.0)",
        "enzyme_width -1 is out of range"},
+      /* 2^64 + 2: its low 64 bits alone read as 2 */
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i128 18446744073709551618, double %x, double 1.0, double 2.0)",
+       "enzyme_width 18446744073709551618 is out of range"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dupp\", double %x, double 1.0)",
        "unknown marker enzyme_dupp at argument 1"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 2, double %x, double 1.0, double 2.0, double %x, double 0.0, double 0.0)",
@@ -896,6 +902,47 @@ START_TEST(test_error_malformed) {
     const char *parts[] = {cases[i].part, " in caller", NULL};
     expect_error(ir, TANJIT_ERR_DIFFERENTIATE, parts);
   }
+}
+END_TEST
+
+/* A function requesting its own derivative: where nothing the request is
+ * given carries a tangent in the derivative, the request cloned into the
+ * derivative is the derivative's own (it used to stay undifferentiated:
+ * "unresolved external __enzyme_fwddiff"); with active arguments its
+ * tangent would need derivatives without end, a clear error. */
+START_TEST(test_request_for_own_derivative) {
+  static const char ir[] = REQ_DECLS
+      "define double @g(double %x, i32 %depth) {\n"
+      "  %top = icmp eq i32 %depth, 0\n"
+      "  br i1 %top, label %inner, label %leaf\n"
+      "inner:\n" /* g'(3) at depth 1: 6 */
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, double 3.0, double 1.0, i32 1)\n"
+      "  %y = fmul double %x, %x\n"
+      "  %r = fmul double %y, %d\n"
+      "  ret double %r\n"
+      "leaf:\n"
+      "  %s = fmul double %x, %x\n"
+      "  ret double %s\n"
+      "}\n"
+      "define double @dg(double %x) {\n"
+      "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, double %x, double 1.0, i32 0)\n"
+      "  ret double %r\n"
+      "}\n";
+  for (int opt = 0; opt <= 2; opt += 2) {
+    double (*g)(double, int) = (double (*)(double, int))jit_symbol(ir, "g", opt);
+    double (*dg)(double) = (double (*)(double))jit_symbol(ir, "dg", opt);
+    ck_assert_close(g(2.0, 0), 24.0, 1e-15); /* 6 x^2 */
+    ck_assert_close(dg(2.0), 24.0, 1e-15);   /* 12 x */
+  }
+  close_sessions();
+  static const char active[] = REQ_DECLS
+      "define double @h(double %x) {\n"
+      "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @h, double %x, double 1.0)\n"
+      "  ret double %d\n"
+      "}\n";
+  const char *parts[] = {"__enzyme_fwddiff of h inside h", "active arguments",
+                         NULL};
+  expect_error(active, TANJIT_ERR_DIFFERENTIATE, parts);
 }
 END_TEST
 
@@ -988,6 +1035,146 @@ START_TEST(test_error_through_session) {
 }
 END_TEST
 
+/* ---- long call chains (issue 10) ---- */
+
+/* IR of a chain of n noinline functions with one request on the first.
+ * through_arguments: f_i(x) = f_{i+1}(x) + x, the last x*x, so
+ * d/dx f_0 = 2x + n - 1.  Otherwise the tangent travels through a global
+ * only: h(x) stores x into @g and calls f_0(), f_i() = f_{i+1}() + 1, the
+ * last loads g and squares it, so d/dx h = 2x, and no call of the chain has
+ * an active argument.  Caller frees. */
+static char *call_chain_ir(int n, int through_arguments) {
+  size_t cap = (size_t)n * 160 + 1024, len = 0;
+  char *ir = malloc(cap);
+  ck_assert_ptr_nonnull(ir);
+#define EMIT(...) len += (size_t)snprintf(ir + len, cap - len, __VA_ARGS__)
+  EMIT("declare double @__enzyme_fwddiff(ptr, ...)\n@g = global double 0.0\n");
+  for (int i = 0; i + 1 < n; i++)
+    if (through_arguments)
+      EMIT("define double @f%d(double %%x) noinline {\n"
+           "  %%y = call double @f%d(double %%x)\n"
+           "  %%r = fadd double %%y, %%x\n  ret double %%r\n}\n", i, i + 1);
+    else
+      EMIT("define double @f%d() noinline {\n  %%y = call double @f%d()\n"
+           "  %%r = fadd double %%y, 1.0\n  ret double %%r\n}\n", i, i + 1);
+  if (through_arguments)
+    EMIT("define double @f%d(double %%x) noinline {\n"
+         "  %%r = fmul double %%x, %%x\n  ret double %%r\n}\n"
+         "define double @h(double %%x) {\n"
+         "  %%r = call double @f0(double %%x)\n  ret double %%r\n}\n", n - 1);
+  else
+    EMIT("define double @f%d() noinline {\n  %%v = load double, ptr @g\n"
+         "  %%r = fmul double %%v, %%v\n  ret double %%r\n}\n"
+         "define double @h(double %%x) {\n  store double %%x, ptr @g\n"
+         "  %%r = call double @f0()\n  ret double %%r\n}\n", n - 1);
+  EMIT("define double @dh(double %%x) {\n"
+       "  %%r = call double (ptr, ...) @__enzyme_fwddiff(ptr @h, double %%x, "
+       "double 1.0)\n  ret double %%r\n}\n");
+#undef EMIT
+  ck_assert_uint_lt(len, cap);
+  return ir;
+}
+
+/* Runs fn(arg) on a thread with a 512 KiB stack: the engine once built
+ * each derivative inside its caller's, a stack frame set per callee. */
+static void on_small_stack(void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  pthread_t t;
+  ck_assert_int_eq(pthread_attr_init(&attr), 0);
+  ck_assert_int_eq(pthread_attr_setstacksize(&attr, 512 * 1024), 0);
+  ck_assert_int_eq(pthread_create(&t, &attr, fn, arg), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  pthread_attr_destroy(&attr);
+}
+
+typedef struct chain_job {
+  const char *ir;
+  LLVMModuleRef m; /* engine only: the module to transform */
+  double x, derivative;
+  char why[512];
+} chain_job;
+
+static void *differentiate_chain(void *arg) {
+  chain_job *job = arg;
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.opt_level = 0;
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  double (*dh)(double) = NULL;
+  if (s && tanjit_load_memory(s, job->ir, strlen(job->ir), "chain.ll", &err) == 0)
+    dh = (double (*)(double))tanjit_lookup(s, "dh", &err);
+  if (dh)
+    job->derivative = dh(job->x);
+  else
+    snprintf(job->why, sizeof job->why, "%s",
+             err ? tanjit_error_message(err) : "no session");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+  return NULL;
+}
+
+/* A chain of 2,000 calls differentiates on a small stack, through
+ * arguments, and through a global used 2,000 calls down (a walk of the
+ * call graph once stopped at depth 200 there: derivative 0). */
+START_TEST(test_long_call_chain) {
+  enum { N = 2000 };
+  int through_arguments = _i == 0;
+  char *ir = call_chain_ir(N, through_arguments);
+  chain_job job = {ir, NULL, 1.5, NAN, ""};
+  on_small_stack(differentiate_chain, &job);
+  free(ir);
+  ck_assert_msg(!job.why[0], "chain of %d: %s", N, job.why);
+  ck_assert_close(job.derivative, through_arguments ? 2 * 1.5 + N - 1 : 2 * 1.5,
+                  1e-12);
+}
+END_TEST
+
+static void *transform_chain(void *arg) {
+  chain_job *job = arg;
+  ad_engine *e = ad_engine_new();
+  tanjit_error *err = NULL;
+  if (!e || ad_transform_module(e, job->m, &err) != 0)
+    snprintf(job->why, sizeof job->why, "%s",
+             err ? tanjit_error_message(err) : "no engine");
+  tanjit_error_free(err);
+  ad_engine_free(e);
+  return NULL;
+}
+
+/* 20,000 calls through the engine alone (compiling them would measure
+ * LLVM's code generator), on a small stack and in linear time: each
+ * derivative once analyzed the rest of the chain, quadratic in all (4,000
+ * took 83 s).  Every function of the chain gets one derivative, and the
+ * result verifies. */
+START_TEST(test_long_call_chain_engine) {
+  enum { N = 20000 };
+  char *ir = call_chain_ir(N, _i == 0);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "chain.ll");
+  free(ir);
+  chain_job job = {NULL, NULL, 0, 0, ""};
+  char *msg = NULL;
+  ck_assert_msg(LLVMParseIRInContext(ctx, buf, &job.m, &msg) == 0, "parse: %s",
+                msg);
+  on_small_stack(transform_chain, &job);
+  ck_assert_msg(!job.why[0], "chain of %d: %s", N, job.why);
+  ck_assert_int_eq(LLVMVerifyModule(job.m, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  int derivatives = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(job.m); f;
+       f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    derivatives += n > 9 && memcmp(name, "fwddiffef", 9) == 0;
+  }
+  ck_assert_int_eq(derivatives, N);
+  LLVMDisposeModule(job.m);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 Suite *math_suite(void); /* test_math.c */
 
 static Suite *engine_suite(void) {
@@ -1019,12 +1206,18 @@ static Suite *engine_suite(void) {
   tcase_add_test(t, test_enzyme_math_attribute);
   tcase_add_test(t, test_helpers);
   suite_add_tcase(s, t);
+  t = tcase_create("call chains");
+  tcase_set_timeout(t, 120);
+  tcase_add_loop_test(t, test_long_call_chain, 0, 2);
+  tcase_add_loop_test(t, test_long_call_chain_engine, 0, 2);
+  suite_add_tcase(s, t);
   t = tcase_create("errors");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_error_no_rule);
   tcase_add_test(t, test_signbits_or_disjoint);
   tcase_add_test(t, test_error_reverse_mode);
   tcase_add_test(t, test_error_malformed);
+  tcase_add_test(t, test_request_for_own_derivative);
   tcase_add_test(t, test_error_unknown_instruction);
   tcase_add_test(t, test_error_mutable_global);
   tcase_add_test(t, test_error_indirect_no_target_differentiable);

@@ -1,7 +1,8 @@
 /* A request is a call to a *declared* function whose name contains
- * __enzyme_fwddiff (C++ templates mangle it).  The program's own functions
- * may carry the name too, defined and even unused: they are ordinary code,
- * kept and called like any other. */
+ * __enzyme_fwddiff (C++ templates mangle it), or to a definition of
+ * __enzyme_fwddiff itself (a fallback stub, ignored).  The program's own
+ * functions may carry the name inside theirs, defined and even unused: they
+ * are ordinary code, kept and called like any other. */
 #include "enzyme.h"
 #include "tangent_check.h"
 

@@ -200,6 +200,25 @@ START_TEST(renamed_ccall_absolute_path) {
 }
 END_TEST
 
+/* A function part over 255 characters binds like any (it was "malformed"). */
+START_TEST(renamed_ccall_long_function_name) {
+  char fn[301], ir[2048];
+  memcpy(fn, "tjtest_long_", 12);
+  memset(fn + 12, 'a', 288);
+  fn[300] = '\0';
+  snprintf(ir, sizeof ir,
+           "declare i32 @\"ejlstr$%s$%s\"(i32)\n"
+           "define i32 @h(i32 %%x) {\n"
+           "  %%r = call i32 @\"ejlstr$%s$%s\"(i32 %%x)\n  ret i32 %%r\n}\n",
+           fn, test_lib(), fn, test_lib());
+  tanjit_session *s = new_session();
+  load_ok(s, ir, "long.ll");
+  int_fn h = (int_fn)(uintptr_t)lookup_ok(s, "h");
+  ck_assert_int_eq(h(6), 42);
+  tanjit_session_free(s);
+}
+END_TEST
+
 START_TEST(renamed_ccall_soname_in_search_dir) {
   tanjit_options o;
   tanjit_options_init(&o);
@@ -316,6 +335,12 @@ START_TEST(add_library_missing) {
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LIBRARY);
   ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "libnothing.so"));
   ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "No such file"));
+  tanjit_error_free(err);
+  /* dlopen("") would open the main program */
+  err = NULL;
+  ck_assert_int_eq(tanjit_add_library(s, "", &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "empty"));
   tanjit_error_free(err);
   assert_still_usable(s);
   tanjit_session_free(s);
@@ -502,6 +527,82 @@ START_TEST(duplicate_definition) {
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LINK);
   ck_assert_ptr_nonnull(strstr(tanjit_error_message(err), "square"));
   tanjit_error_free(err);
+  assert_still_usable(s);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* Reserved names (issue 10): a module's fallback stub of the request entry
+ * point (code built without Enzyme carries one) is not what requests call,
+ * in its own module, in later modules, or behind tanjit_fwddiff. */
+START_TEST(request_stub_definitions_are_ignored) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "define double @__enzyme_fwddiff(ptr %f, ...) {\n  ret double 0.0\n}\n"
+          "define linkonce_odr double @_Z16__enzyme_fwddiffIdJddEET_PvDpT0_("
+          "ptr %f, double %a, double %b) {\n  ret double 0.0\n}\n"
+          "define double @square(double %x) {\n  %r = fmul double %x, %x\n"
+          "  ret double %r\n}\n"
+          "define double @dsquare(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @square, "
+          "double %x, double 1.0)\n  ret double %d\n}\n"
+          "define double @dsquare_cxx(double %x) {\n"
+          "  %d = call double @_Z16__enzyme_fwddiffIdJddEET_PvDpT0_(ptr "
+          "@square, double %x, double 1.0)\n  ret double %d\n}\n",
+          "stub.ll");
+  load_ok(s,
+          "declare double @__enzyme_fwddiff(ptr, ...)\n"
+          "define double @cube(double %x) {\n  %s = fmul double %x, %x\n"
+          "  %r = fmul double %s, %x\n  ret double %r\n}\n"
+          "define double @dcube(double %x) {\n"
+          "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @cube, "
+          "double %x, double 1.0)\n  ret double %d\n}\n",
+          "later.ll");
+  ck_assert_double_eq(((dbl_fn)lookup_ok(s, "dsquare"))(3.0), 6.0);
+  ck_assert_double_eq(((dbl_fn)lookup_ok(s, "dsquare_cxx"))(3.0), 6.0);
+  ck_assert_double_eq(((dbl_fn)lookup_ok(s, "dcube"))(2.0), 12.0);
+  tanjit_activity dup = TANJIT_DUP;
+  tanjit_error *err = NULL;
+  double (*d)(double, double) =
+      (double (*)(double, double))tanjit_fwddiff(s, "cube", &dup, 1, 1, &err);
+  ck_assert_msg(d, "tanjit_fwddiff: %s", tanjit_error_message(err));
+  ck_assert_double_eq(d(2.0, 1.0), 12.0);
+  /* the stub is no symbol of the session */
+  ck_assert_ptr_null(tanjit_lookup(s, "__enzyme_fwddiff", &err));
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* tanjit's own names (run-time request wrappers tanjit.fwddiff.<n>, the
+ * session's renames <name>.tanjit.m<N>) are refused in a module, defined
+ * or declared; so tanjit_fwddiff never returns a module's function. */
+START_TEST(reserved_names_are_refused) {
+  static const char *const names[] = {"tanjit.fwddiff.1", "helper.tanjit.m1",
+                                      "tanjit.view_indirect_targets"};
+  tanjit_session *s = new_session();
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char ir[512];
+    snprintf(ir, sizeof ir,
+             i == 2 ? "declare double @\"%s\"(double)\n"
+                    : "define double @\"%s\"(double %%x, double %%dx) {\n"
+                      "  ret double 42.0\n}\n",
+             names[i]);
+    tanjit_error *err = NULL;
+    ck_assert_int_eq(tanjit_load_memory(s, ir, strlen(ir), "reserved.ll", &err), -1);
+    ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LINK);
+    const char *msg = tanjit_error_message(err);
+    ck_assert_msg(strstr(msg, names[i]) && strstr(msg, "reserved"), "%s", msg);
+    tanjit_error_free(err);
+  }
+  load_ok(s, "define double @twice(double %x) {\n  %r = fmul double %x, 2.0\n"
+             "  ret double %r\n}\n", "twice.ll");
+  tanjit_activity dup = TANJIT_DUP;
+  tanjit_error *err = NULL;
+  double (*d)(double, double) =
+      (double (*)(double, double))tanjit_fwddiff(s, "twice", &dup, 1, 1, &err);
+  ck_assert_msg(d, "tanjit_fwddiff: %s", tanjit_error_message(err));
+  ck_assert_double_eq(d(5.0, 1.0), 2.0);
   assert_still_usable(s);
   tanjit_session_free(s);
 }
@@ -960,6 +1061,7 @@ Suite *jit_suite(void) {
   tcase_add_test(resolve, registered_library_is_local_and_ordered);
   tcase_add_test(resolve, renamed_ccall_absolute_path);
   tcase_add_test(resolve, renamed_ccall_soname_in_search_dir);
+  tcase_add_test(resolve, renamed_ccall_long_function_name);
   tcase_add_test(resolve, renamed_ccall_allow_list);
   tcase_add_test(resolve, lazy_binding_stub_reports_call);
   tcase_add_test(resolve, julia_plt_got_binds_from_local_library);
@@ -981,6 +1083,8 @@ Suite *jit_suite(void) {
   tcase_add_test(errors, verifier_failure);
   tcase_add_test(errors, missing_entry);
   tcase_add_test(errors, duplicate_definition);
+  tcase_add_test(errors, request_stub_definitions_are_ignored);
+  tcase_add_test(errors, reserved_names_are_refused);
   tcase_add_test(errors, transform_error_reaches_caller);
   tcase_add_test(errors, bad_options);
   tcase_add_test(errors, failed_compile_blames_the_right_module);

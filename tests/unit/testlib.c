@@ -16,3 +16,9 @@ void tjtest_vscale(double *p, double k) { *p *= k; }
 void tjtest_vscale_fwd(double *p, double *dp, double k, double dk) {
   *dp = *dp * k + *p * dk;
 }
+/* A symbol longer than 255 characters (C++ manglings often are), for a
+ * renamed ccall's function part: tjtest_long_ then 288 'a'. */
+#define TJ_A16 "aaaaaaaaaaaaaaaa"
+#define TJ_A96 TJ_A16 TJ_A16 TJ_A16 TJ_A16 TJ_A16 TJ_A16
+int tjtest_long_name(int x) __asm__("tjtest_long_" TJ_A96 TJ_A96 TJ_A96);
+int tjtest_long_name(int x) { return 7 * x; }

@@ -34,6 +34,8 @@
  * off, for measuring what it saves: every integer instruction and every
  * alloca is assumed to carry a derivative, as without activity analysis.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "common/alloc.h"
 
 typedef struct activity_state {
   ad_fn_ctx *fc;
@@ -54,15 +57,20 @@ typedef struct activity_state {
   int oom;
 } activity_state;
 
-/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once;
- * a race between first readers only reads the environment twice. */
+/* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once
+ * per process; pthread_once orders the write before every reader (sessions
+ * transform on several threads: a plain cached int is a data race). */
+static pthread_once_t activity_mode_once = PTHREAD_ONCE_INIT;
+static int activity_mode;
+
+static void read_activity_mode(void) {
+  const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
+  activity_mode = v && *v && strcmp(v, "0") != 0;
+}
+
 int ad_activity_disabled(void) {
-  static volatile int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("TANJIT_AD_NO_ACTIVITY");
-    mode = v && *v && strcmp(v, "0") != 0;
-  }
-  return mode;
+  pthread_once(&activity_mode_once, read_activity_mode);
+  return activity_mode;
 }
 
 static int is_integer_valued(LLVMTypeRef t) {
@@ -257,55 +265,110 @@ static int uses_active_global(ad_module_ctx *mc, LLVMValueRef fn) {
   return 0;
 }
 
+/* One direct call to a defined function without a rule (one whose
+ * derivative the engine builds): `caller` calls `callee`. */
+typedef struct call_edge {
+  LLVMValueRef caller;
+  size_t next; /* 1 + index of the next edge into the same callee, or 0 */
+} call_edge;
+
 /*
- * Over the functions reachable from `fn` through direct calls to defined
- * functions without a rule (those whose derivative the engine builds): one
- * that uses an active global.  The memo holds final answers, per set of
- * active globals; `seen` guards this walk against call cycles.
+ * Answers, for every function of the module at once, whether it or a
+ * function it reaches through such calls uses an active global: the
+ * direct users, then their callers, backwards over the call graph with a
+ * worklist.  Linear in the module, at any call depth (a walk per query
+ * from each caller down its chain would be quadratic in a chain, and
+ * recursion would bound its depth).  0, or -1 on out of memory.
  */
-static int touches_walk(ad_module_ctx *mc, LLVMValueRef fn, ad_map *seen,
-                        int depth) {
-  void *memo = ad_map_get(&mc->touches_memo, fn);
-  if (memo)
-    return memo == TOUCHES_YES;
-  if (depth > 200 || ad_map_get(seen, fn))
-    return 0;
-  if (ad_map_put(seen, fn, (void *)1) != 0)
-    return 1; /* out of memory: the safe answer */
-  if (uses_active_global(mc, fn))
-    return 1;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
-        continue;
-      LLVMValueRef callee = ad_called_function(i);
-      if (!callee || !LLVMIsAFunction(callee) ||
-          LLVMCountBasicBlocks(callee) == 0 ||
-          ad_rule_of_call(mc, i))
-        continue;
-      if (touches_walk(mc, callee, seen, depth + 1))
-        return 1;
+static int compute_touches(ad_module_ctx *mc) {
+  ad_map into; /* callee -> 1 + index of its latest edge */
+  ad_map_init(&into);
+  call_edge *edges = NULL;
+  LLVMValueRef *work = NULL;
+  size_t nedges = 0, capedges = 0, nwork = 0, capwork = 0;
+  int oom = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f && !oom;
+       f = LLVMGetNextFunction(f)) {
+    if (!LLVMCountBasicBlocks(f))
+      continue;
+    int direct = uses_active_global(mc, f);
+    oom = ad_map_put(&mc->touches_memo, f, direct ? TOUCHES_YES : TOUCHES_NO);
+    if (direct && !oom) {
+      if (nwork == capwork) {
+        capwork = capwork ? 2 * capwork : 64;
+        LLVMValueRef *g = tj_realloc(work, capwork * sizeof *g);
+        if (!(oom = !g))
+          work = g;
+      }
+      if (!oom)
+        work[nwork++] = f;
     }
-  return 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !oom;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !oom;
+           i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+          continue;
+        LLVMValueRef callee = ad_called_function(i);
+        if (!callee || !LLVMIsAFunction(callee) ||
+            LLVMCountBasicBlocks(callee) == 0 ||
+            ad_rule_of_call(mc, i))
+          continue;
+        if (nedges == capedges) {
+          capedges = capedges ? 2 * capedges : 64;
+          call_edge *g = tj_realloc(edges, capedges * sizeof *g);
+          if ((oom = !g))
+            break;
+          edges = g;
+        }
+        edges[nedges].caller = f;
+        edges[nedges].next = (size_t)(uintptr_t)ad_map_get(&into, callee);
+        oom = ad_map_put(&into, callee, (void *)(uintptr_t)(nedges + 1));
+        nedges++;
+      }
+  }
+  /* every function on the stack is YES; its callers become YES */
+  while (nwork && !oom) {
+    LLVMValueRef callee = work[--nwork];
+    for (size_t e = (size_t)(uintptr_t)ad_map_get(&into, callee); e && !oom;
+         e = edges[e - 1].next) {
+      LLVMValueRef caller = edges[e - 1].caller;
+      if (ad_map_get(&mc->touches_memo, caller) == TOUCHES_YES)
+        continue;
+      oom = ad_map_put(&mc->touches_memo, caller, TOUCHES_YES);
+      if (nwork == capwork && !oom) {
+        capwork = capwork ? 2 * capwork : 64;
+        LLVMValueRef *g = tj_realloc(work, capwork * sizeof *g);
+        if (!(oom = !g))
+          work = g;
+      }
+      if (!oom)
+        work[nwork++] = caller;
+    }
+  }
+  ad_map_free(&into);
+  free(edges);
+  free(work);
+  return oom ? -1 : 0;
 }
 
 int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
   if (mc->active_globals.count == 0)
     return 0;
   ad_refresh_globals_memo(mc, &mc->touches_memo, &mc->touches_generation);
-  void *memo = ad_map_get(&mc->touches_memo, fn);
-  if (memo)
-    return memo == TOUCHES_YES;
-  ad_map seen;
-  ad_map_init(&seen);
-  int yes = touches_walk(mc, fn, &seen, 0);
-  ad_map_free(&seen);
-  /* Only the root's answer is final: a "no" below it may stem from a
-   * cycle back into a function still being walked. */
-  ad_map_put(&mc->touches_memo, fn, yes ? TOUCHES_YES : TOUCHES_NO);
-  return yes;
+  /* a function added since the answers were computed: compute again */
+  if (mc->touches_memo.count && !ad_map_get(&mc->touches_memo, fn) &&
+      LLVMCountBasicBlocks(fn)) {
+    ad_map_free(&mc->touches_memo);
+    ad_map_init(&mc->touches_memo);
+  }
+  if (mc->touches_memo.count == 0 && compute_touches(mc) != 0) {
+    /* out of memory: the safe answer, and no partial memo kept */
+    ad_map_free(&mc->touches_memo);
+    ad_map_init(&mc->touches_memo);
+    return 1;
+  }
+  return ad_map_get(&mc->touches_memo, fn) == TOUCHES_YES;
 }
 
 /* An integer loaded only to be stored elsewhere (a vectorized or unrolled

@@ -13,7 +13,13 @@
 #include "ad/analysis/types.h"
 #include "ad/core/map.h"
 
-enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32 };
+/* MAX_CALL_DEPTH: callees are analyzed with the function up to this many
+ * calls away from it; one farther is treated as a call to a function with
+ * no body (nothing learned: "unknown", which the engine treats
+ * conservatively).  Without the bound every derivative of a chain of N
+ * calls would analyze the rest of the chain: N^2 work in all (issue 10). */
+enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32,
+       MAX_CALL_DEPTH = 16 };
 
 typedef struct tfact {
   unsigned char kind;  /* ad_tkind */
@@ -49,7 +55,7 @@ struct ad_types {
   size_t nvals, capvals;
   tobj *objs;
   size_t nobjs, capobjs;
-  ad_map fnset; /* functions analyzed together */
+  ad_map fnset; /* functions analyzed together -> 1 + calls from the root */
   /* call -> what its rule says of its arguments (malloc'd call_types):
    * the fixpoint visits each call every round, names are resolved once */
   ad_map call_memo;

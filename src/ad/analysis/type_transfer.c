@@ -81,7 +81,9 @@ static int arg_marked(const char *args, char letter, unsigned nargs) {
   return at && (unsigned)(at - args) < nargs ? (int)(at - args) : -1;
 }
 
-static void add_function(ad_types *t, LLVMValueRef fn) {
+/* Adds fn, `depth` calls away from the root (functions are visited in the
+ * order added, breadth first, so a function's first depth is its least). */
+static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   if (ad_map_get(&t->fnset, fn))
     return;
   if (t->nfns == t->capfns) {
@@ -94,7 +96,7 @@ static void add_function(ad_types *t, LLVMValueRef fn) {
     t->fns = g;
     t->capfns = ncap;
   }
-  if (ad_map_put(&t->fnset, fn, (void *)1) != 0) {
+  if (ad_map_put(&t->fnset, fn, (void *)(uintptr_t)(depth + 1)) != 0) {
     t->oom = 1;
     return;
   }
@@ -189,12 +191,15 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
     long long len = LLVMIsAConstantInt(n) ? LLVMConstIntGetSExtValue(n) : -1;
     ta_exchange(t, os, fs, od, fd, len);
   }
+  size_t depth = (size_t)(uintptr_t)ad_map_get(
+      &t->fnset, LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
   if (ct.allocates) {
     ta_root(t, call);
   } else if (fn && LLVMCountBasicBlocks(fn) > 0 &&
              LLVMCountParams(fn) == nargs &&
-             !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn))) {
-    add_function(t, fn);
+             !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)) &&
+             (ad_map_get(&t->fnset, fn) || depth < MAX_CALL_DEPTH)) {
+    add_function(t, fn, depth);
     for (unsigned k = 0; k < nargs; k++)
       ta_unify(t, LLVMGetParam(fn, k), LLVMGetOperand(call, k));
     if (LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind)
@@ -408,7 +413,7 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
     t->td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
     t->own_td = 1;
   }
-  add_function(t, fn);
+  add_function(t, fn, 0);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++)
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));

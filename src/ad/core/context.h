@@ -65,6 +65,8 @@ typedef struct ad_signature {
 typedef struct ad_cache_entry {
   ad_signature sig;
   LLVMValueRef derivative;
+  size_t prev_same_fn; /* 1 + index of the previous entry for sig.fn, or 0 */
+  int built;           /* its body exists (else it waits on the worklist) */
 } ad_cache_entry;
 
 struct ad_module_ctx {
@@ -73,8 +75,13 @@ struct ad_module_ctx {
   LLVMContextRef llctx;
   LLVMTargetDataRef td; /* the module's data layout (owned) */
   /* fwd/derivative.c: the derivatives made so far */
+  /* every derivative begun, in creation order; the ones not yet built
+   * are the worklist (fwd/derivative.c), so that a chain of calls is
+   * differentiated by a loop, not by one nested build per callee */
   ad_cache_entry *cache;
   size_t ncache, capcache;
+  ad_map cache_index; /* primal fn -> 1 + index of its latest entry */
+  size_t cache_built; /* entries below it are all built */
   /* analysis/globals.c: mutable globals that receive active data: they get
    * shadow globals.  Complete before the first derivative is emitted
    * (engine.c discovers the set first), so a cached derivative never sees

@@ -101,7 +101,8 @@ static int holds_pointer(LLVMTypeRef t, int depth) {
 }
 
 int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
-                           LLVMValueRef *primal_out, LLVMValueRef *shadow_out) {
+                       int build_now, LLVMValueRef *primal_out,
+                       LLVMValueRef *shadow_out) {
   ad_module_ctx *mc = fc->mc;
   unsigned np = LLVMCountParams(fn);
   unsigned na = LLVMGetNumArgOperands(call);
@@ -143,7 +144,10 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   else if (passes_shadow(fc, call))
     sig.ret = AD_RET_BOTH;
   /* The callee's body is built with its own builder: ours stays put. */
+  size_t mark = mc->ncache;
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
+  if (d && build_now && ad_build_derivatives(mc, mark) != 0)
+    d = NULL;
   if (!d) {
     free(act);
     free(args);
@@ -194,7 +198,7 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
 static int emit_derivative_call(ad_fn_ctx *fc, LLVMValueRef call,
                                 LLVMValueRef fn) {
   LLVMValueRef p, s;
-  if (ad_derivative_call(fc, call, fn, &p, &s) != 0)
+  if (ad_derivative_call(fc, call, fn, 0, &p, &s) != 0)
     return -1;
   if (p)
     ad_map_put(&fc->vmap, call, p);
@@ -238,6 +242,25 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
     return ad_clone(fc, call) ? 0 : -1;
   if (fn && LLVMCountBasicBlocks(fn) > 0)
     return emit_derivative_call(fc, call, fn);
+  if (fn && ad_is_request_function(fn)) {
+    /* A request not rewritten yet inside a function being differentiated:
+     * the function reaches its own request (engine.c).  Its tangent would
+     * be a derivative of this very derivative, and so on without end. */
+    LLVMValueRef target = LLVMGetNumArgOperands(call)
+                              ? ad_strip_casts(LLVMGetOperand(call, 0),
+                                               AD_STRIP_INT_CASTS |
+                                                   AD_STRIP_INSTRUCTIONS)
+                              : NULL;
+    return ad_fail(fc->mc, call,
+                   "__enzyme_fwddiff of %s inside %s, which is being "
+                   "differentiated by a request it reaches itself, with "
+                   "active arguments: its tangent would need a derivative of "
+                   "that derivative, without end (a function may request its "
+                   "own derivative only where nothing the request is given "
+                   "carries a tangent)",
+                   target && LLVMIsAFunction(target) ? ad_value_name(target) : "?",
+                   ad_value_name(fc->primal_fn));
+  }
   if (fn) {
     char buf[256];
     const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);

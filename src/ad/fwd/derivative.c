@@ -1,8 +1,9 @@
 /*
  * Derivative functions: one per (function, argument activities, width,
- * return mode), cached per module transform.  The declaration is created and
- * cached before its body is built, so recursive functions call their own
- * derivative.
+ * return mode), cached per module transform.  A derivative is declared and
+ * cached when first asked for and built later, from a worklist (the cache's
+ * unbuilt entries): recursive functions call their own derivative, and a
+ * chain of N calls costs a loop of N builds, not N nested ones (issue 10).
  *
  * The body is a clone of the primal, block by block in reverse post-order
  * (every definition is cloned before its uses, PHIs aside), with each
@@ -172,6 +173,18 @@ static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
     LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, attrs[i]);
   }
   free(attrs);
+}
+
+/* A primal kept out of line keeps its derivative out of line too (as
+ * Enzyme's clone of the primal does): derivatives are internal and called
+ * once, which the inliner otherwise takes as a reason to inline a chain of
+ * them into its head, one copy per level (quadratic in the chain). */
+static void copy_noinline(LLVMValueRef from, LLVMValueRef to) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAttributeRef at =
+      LLVMGetEnumAttributeAtIndex(from, LLVMAttributeFunctionIndex, kind);
+  if (at)
+    LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, at);
 }
 
 /* Reverse post-order of the blocks reachable from the entry. */
@@ -366,9 +379,10 @@ static void fn_ctx_free(ad_fn_ctx *fc) {
 
 LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
                                LLVMValueRef where) {
-  for (size_t i = 0; i < mc->ncache; i++)
-    if (sig_equal(&mc->cache[i].sig, sig))
-      return mc->cache[i].derivative;
+  for (size_t i = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, sig->fn); i;
+       i = mc->cache[i - 1].prev_same_fn)
+    if (sig_equal(&mc->cache[i - 1].sig, sig))
+      return mc->cache[i - 1].derivative;
   LLVMValueRef fn = sig->fn;
   if (LLVMCountBasicBlocks(fn) == 0) {
     ad_fail(mc, where, "cannot differentiate %s: it has no body here",
@@ -385,24 +399,6 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
   }
-  strbuf sb;
-  sb_init(&sb);
-  sb_append(&sb, "fwddiffe");
-  if (sig->width > 1)
-    sb_printf(&sb, "%u", sig->width);
-  sb_append(&sb, ad_value_name(fn));
-  if (sb.failed || !sb.data) {
-    sb_free(&sb);
-    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
-    return NULL;
-  }
-  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, dt);
-  sb_free(&sb);
-  LLVMSetLinkage(d, LLVMInternalLinkage);
-  copy_string_attrs(fn, d);
-  ad_copy_abi_attrs(sig, d);
-  copy_pointer_param_attrs(sig, d);
-
   if (mc->ncache == mc->capcache) {
     size_t ncap = mc->capcache ? mc->capcache * 2 : 8;
     void *g = tj_realloc(mc->cache, ncap * sizeof *mc->cache);
@@ -416,30 +412,91 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   ad_cache_entry *ce = &mc->cache[mc->ncache];
   ce->sig = *sig;
   ce->sig.activity = tj_malloc(sig->nparams ? sig->nparams : 1);
-  if (!ce->sig.activity) {
+  ce->prev_same_fn = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, fn);
+  ce->built = 0;
+  if (!ce->sig.activity ||
+      ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)(mc->ncache + 1))) {
+    free(ce->sig.activity);
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
   }
   memcpy(ce->sig.activity, sig->activity, sig->nparams);
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, "fwddiffe");
+  if (sig->width > 1)
+    sb_printf(&sb, "%u", sig->width);
+  sb_append(&sb, ad_value_name(fn));
+  if (sb.failed || !sb.data) {
+    sb_free(&sb);
+    ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)ce->prev_same_fn);
+    free(ce->sig.activity);
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+    return NULL;
+  }
+  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, dt);
+  sb_free(&sb);
+  LLVMSetLinkage(d, LLVMInternalLinkage);
+  copy_string_attrs(fn, d);
+  copy_noinline(fn, d);
+  ad_copy_abi_attrs(sig, d);
+  copy_pointer_param_attrs(sig, d);
   ce->derivative = d;
   mc->ncache++;
+  return d;
+}
 
+/* Builds the body of cache entry i (declared, not built). */
+static int build_entry(ad_module_ctx *mc, size_t i) {
+  mc->cache[i].built = 1;
+  /* The cache may move while the body begins other derivatives: the
+   * context keeps its own copy of the signature. */
+  ad_signature own = mc->cache[i].sig;
   ad_fn_ctx fc;
   memset(&fc, 0, sizeof fc);
   fc.mc = mc;
-  fc.sig = &mc->cache[mc->ncache - 1].sig;
-  fc.primal_fn = fn;
-  fc.deriv_fn = d;
-  fc.width = sig->width;
+  fc.sig = &own;
+  fc.primal_fn = own.fn;
+  fc.deriv_fn = mc->cache[i].derivative;
+  fc.width = own.width;
   fc.b = LLVMCreateBuilderInContext(mc->llctx);
   ad_map_init(&fc.vmap);
   ad_map_init(&fc.shadow);
   ad_map_init(&fc.active);
   ad_map_init(&fc.exit_block);
-  /* The cache may move while the body recurses: keep our own copy. */
-  ad_signature own = *fc.sig;
-  fc.sig = &own;
   int rc = build_body(&fc);
   fn_ctx_free(&fc);
-  return rc == 0 ? d : NULL;
+  return rc;
+}
+
+int ad_build_derivatives(ad_module_ctx *mc, size_t from) {
+  /* entries appended while building are picked up by the same loop; the
+   * ones below cache_built need no second look */
+  size_t i = from < mc->cache_built ? mc->cache_built : from;
+  for (; i < mc->ncache; i++)
+    if (!mc->cache[i].built && build_entry(mc, i) != 0)
+      return -1;
+  if (mc->failed)
+    return -1;
+  if (from <= mc->cache_built)
+    mc->cache_built = mc->ncache;
+  return 0;
+}
+
+void ad_forget_derivatives(ad_module_ctx *mc, size_t mark) {
+  for (size_t i = mark; i < mc->ncache; i++) {
+    LLVMValueRef d = mc->cache[i].derivative;
+    LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
+  }
+  /* newest first, so each function's index falls back to its older entry */
+  for (size_t i = mc->ncache; i-- > mark;) {
+    ad_cache_entry *ce = &mc->cache[i];
+    ad_map_put(&mc->cache_index, ce->sig.fn,
+               (void *)(uintptr_t)ce->prev_same_fn);
+    LLVMDeleteFunction(ce->derivative);
+    free(ce->sig.activity);
+  }
+  mc->ncache = mark;
+  if (mc->cache_built > mark)
+    mc->cache_built = mark;
 }

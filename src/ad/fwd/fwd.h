@@ -8,11 +8,19 @@
 #include "ad/core/context.h"
 
 /* ---- derivative.c ---- */
-/* The derivative function for `sig` (cached; created with internal linkage,
- * declaration first so recursion terminates).  `where` locates errors.
- * NULL on failure with the error in mc. */
+/* The derivative function for `sig` (cached; created with internal linkage).
+ * A new one is only declared: its body is built by ad_build_derivatives,
+ * so a derivative calling others (or itself) never nests their builds.
+ * `where` locates errors.  NULL on failure with the error in mc. */
 LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
                                LLVMValueRef where);
+/* Builds the bodies of every derivative begun at cache index `from` or
+ * later, including those their bodies begin (a worklist, in creation
+ * order).  0, or -1 with the error in mc. */
+int ad_build_derivatives(ad_module_ctx *mc, size_t from);
+/* Forgets the derivatives begun at cache index `mark` or later: their
+ * functions are deleted (uses replaced by poison) and their entries freed. */
+void ad_forget_derivatives(ad_module_ctx *mc, size_t mark);
 /* Copies the primal's by-value (byval + align) parameter attributes to the
  * matching parameters of a derivative function or of a call to it (a
  * by-value struct's shadow is passed by value too; batched shadows travel
@@ -26,8 +34,12 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
 /* Emits a call to the derivative of `fn` for the activities the arguments
  * of `call` have here; its primal result (or NULL for void) and its shadow
  * (NULL when the result is inactive).  0 or -1. */
+/* build_now: the derivative (and those it calls) is built before the call
+ * is emitted, not later from the worklist, so that a failure leaves no call
+ * behind (an indirect call's candidate, indirect.c). */
 int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
-                       LLVMValueRef *primal_out, LLVMValueRef *shadow_out);
+                       int build_now, LLVMValueRef *primal_out,
+                       LLVMValueRef *shadow_out);
 
 /* ---- indirect.c ---- */
 /* An indirect call with active arguments: dispatch on the target. */

@@ -25,15 +25,7 @@
  * error's text is returned (caller frees; NULL if none was kept).
  */
 static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
-  for (size_t i = mark; i < mc->ncache; i++) {
-    LLVMValueRef d = mc->cache[i].derivative;
-    LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
-  }
-  for (size_t i = mark; i < mc->ncache; i++) {
-    LLVMDeleteFunction(mc->cache[i].derivative);
-    free(mc->cache[i].sig.activity);
-  }
-  mc->ncache = mark;
+  ad_forget_derivatives(mc, mark);
   mc->failed = 0;
   mc->failed_code = TANJIT_OK;
   char *why = NULL;
@@ -130,7 +122,7 @@ int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMBuildCondBr(fc->b, eq, hit, next);
     LLVMPositionBuilderAtEnd(fc->b, hit);
     size_t mark = mc->ncache;
-    rc = ad_derivative_call(fc, call, cands[i], &prim[nok], &shad[nok]);
+    rc = ad_derivative_call(fc, call, cands[i], 1, &prim[nok], &shad[nok]);
     if (rc && mc->failed && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
       report_at_run_time(fc, cands[i], why);
