@@ -631,6 +631,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     goto out;
   }
   LLVMPositionBuilderBefore(b, call);
+  ad_emit_shadow_reset(mc, b);
   LLVMValueRef res = LLVMBuildCall2(b, LLVMGlobalGetValueType(d), d, args, k,
                                     sig.ret == AD_RET_VOID ? "" : "fwddiff");
   ad_copy_abi_attrs(&sig, res);
