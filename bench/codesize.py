@@ -3,7 +3,9 @@
 
 Compares the functions defined in the IR given to tanjit (ORIGINAL) with
 those in `tanjit emit -O 0` of it (EMITTED, differentiated but not yet
-optimized): every function only EMITTED defines is generated, and its
+optimized): every function only EMITTED defines is generated (a
+module-private function keeps its name there up to the `.tanjit.m<N>`
+suffix loading gives it), and its
 instruction count is printed beside the primal it derives from (the
 longest original function name it contains).
 
@@ -14,6 +16,7 @@ import re
 import sys
 
 DEFINE = re.compile(r'^define\b.*?@("?)([^"(\s]+)\1\(')
+PROMOTED = re.compile(r'\.tanjit\.m\d+$')
 
 
 def instruction_counts(path):
@@ -23,7 +26,7 @@ def instruction_counts(path):
         for line in f:
             m = DEFINE.match(line)
             if m:
-                current = m.group(2)
+                current = PROMOTED.sub("", m.group(2))
                 counts[current] = 0
             elif current is not None:
                 if line.startswith("}"):

@@ -3,9 +3,10 @@
 # missing, builds, and runs every suite (unit, engine, CUDA simulator,
 # program corpus, randomized differential test).
 #   scripts/test.sh            LLVM 19, all suites
-#   scripts/test.sh --all      also: every suite against LLVM 22 and under
-#                              ASan/UBSan, and the threaded suites under TSan
-#                              (what CI runs)
+#   scripts/test.sh --all      also: the install (scripts/test-install.sh),
+#                              every suite against LLVM 22 and under
+#                              ASan/UBSan, the threaded suites under TSan,
+#                              and each fuzz harness for 20 s (what CI runs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -29,6 +30,12 @@ scripts/bootstrap.sh build 19 || exit 1
 run_suites build "LLVM 19" || status=1
 
 if [ "${1:-}" = "--all" ]; then
+  echo "== install"
+  if scripts/test-install.sh build; then
+    echo "install|1|0|0" >>/tmp/tanjit-summary.$$
+  else
+    echo "install|0|1|0" >>/tmp/tanjit-summary.$$; status=1
+  fi
   if scripts/bootstrap.sh build-llvm22 22; then
     run_suites build-llvm22 "LLVM 22" || status=1
   else
@@ -47,6 +54,22 @@ if [ "${1:-}" = "--all" ]; then
   else
     echo "thread-sanitizer build failed"; status=1
   fi
+  # Each libFuzzer harness (fuzz/) for a short, bounded time from the
+  # program corpus: a crash, leak or sanitizer report fails the run and
+  # leaves its reproducer in build-fuzz/artifacts-TARGET/.
+  for target in ir_text bitcode requests; do
+    echo "== fuzz $target (20 s)"
+    log=$(mktemp)
+    if scripts/fuzz.sh "$target" 20 -seed=1 >"$log" 2>&1; then
+      grep -E "^#[0-9]+ +DONE" "$log" | tail -1
+      echo "fuzz $target|1|0|0" >>/tmp/tanjit-summary.$$
+    else
+      tail -40 "$log"
+      echo "fuzz $target (build-fuzz/artifacts-$target/)|0|1|0" >>/tmp/tanjit-summary.$$
+      status=1
+    fi
+    rm -f "$log"
+  done
 fi
 echo
 python3 scripts/test-summary.py --total /tmp/tanjit-summary.$$

@@ -24,6 +24,13 @@
 
 #include <stddef.h>
 
+/* The version of this header; meson.build refuses to configure when these
+ * differ from the project's version.  tanjit_version() is the library's. */
+#define TANJIT_VERSION_MAJOR 0
+#define TANJIT_VERSION_MINOR 1
+#define TANJIT_VERSION_PATCH 0
+#define TANJIT_VERSION_STRING "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -57,6 +64,24 @@ TANJIT_API tanjit_error_code tanjit_error_get_code(const tanjit_error *err);
 /* Borrowed; valid until tanjit_error_free(err). */
 TANJIT_API const char *tanjit_error_message(const tanjit_error *err);
 TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
+/*
+ * Where the error arose, when known (a differentiation error always has its
+ * function, usually its instruction; file, line and column come from the
+ * IR's debug info): the function as the frontend named it, the IR text of
+ * the instruction, the source file.  NULL or 0 when unknown; strings are
+ * borrowed, valid until tanjit_error_free(err).
+ */
+TANJIT_API const char *tanjit_error_function(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_instruction(const tanjit_error *err);
+TANJIT_API const char *tanjit_error_file(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_line(const tanjit_error *err);
+TANJIT_API unsigned tanjit_error_column(const tanjit_error *err);
+
+/* The version of the tanjit library loaded ("MAJOR.MINOR.PATCH"), which may
+ * differ from the header's TANJIT_VERSION_STRING; and the version of the
+ * LLVM library it runs on ("19.1.7").  Static strings. */
+TANJIT_API const char *tanjit_version(void);
+TANJIT_API const char *tanjit_llvm_version(void);
 
 /*
  * Called when code calls a symbol that lazy binding could not resolve.
@@ -73,7 +98,16 @@ typedef enum tanjit_binding {
   TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
 } tanjit_binding;
 
+/*
+ * Session options.  The struct grows at its end from release to release;
+ * `struct_size` keeps old callers working: tanjit_options_init sets it to
+ * the sizeof the caller was compiled with, and the library reads only the
+ * fields within that size, giving every later field its default.  Always
+ * fill the struct with tanjit_options_init before setting fields; a
+ * struct_size of 0 (an uninitialized struct) is an error.
+ */
 typedef struct tanjit_options {
+  size_t struct_size; /* set by tanjit_options_init: sizeof(tanjit_options) */
   int opt_level; /* 0..3: IR pipeline default<ON> and codegen level; default 2 */
   /* Directories searched, in order, for a library named by a bare soname in
    * an `ejlstr$fn$lib` rename or in tanjit_add_library(); then the system's
@@ -92,12 +126,33 @@ typedef struct tanjit_options {
   /* The largest file tanjit_load_file/tanjit_emit_file read, in bytes;
    * 0: TANJIT_DEFAULT_MAX_INPUT_BYTES.  Only regular files are read. */
   size_t max_input_bytes;
+  /* Bitcode (tanjit_load_file/_memory, the emit functions) is untrusted by
+   * default: it is parsed, verified and re-serialized first in the helper
+   * process tanjit-bitcode-check, so a crash of LLVM's bitcode reader on a
+   * malformed file is an error (TANJIT_ERR_PARSE), not the host's crash.
+   * Nonzero: parse it in-process (about 30 ms less per load: the helper's
+   * start; README.md).  Modules
+   * passed to tanjit_load_module and IR text never use the helper. */
+  int trust_bitcode;
+  /* The helper's path; NULL: the TANJIT_BITCODE_CHECK environment variable,
+   * else the libexec directory beside the library. */
+  const char *bitcode_checker;
+  /* Makes compiled code visible to debuggers through the GDB JIT interface
+   * (gdb, lldb): backtraces name JIT functions, with file:line where the IR
+   * carries debug info (clang -g).  Costs memory per compiled module. */
+  int debug_info;
+  /* Appends each compiled function to /tmp/perf-<pid>.map, which `perf
+   * report` reads to name JIT code (implies the registration above). */
+  int perf_map;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */
 
-/* Fills *opts with the defaults (O2, strict binding, no directories). */
-TANJIT_API void tanjit_options_init(tanjit_options *opts);
+/* Fills *opts with the defaults (O2, strict binding, no directories) and
+ * sets struct_size.  A macro, so struct_size is the caller's sizeof. */
+TANJIT_API void tanjit_options_init_sized(tanjit_options *opts, size_t size);
+#define tanjit_options_init(opts) \
+  tanjit_options_init_sized((opts), sizeof(tanjit_options))
 
 /* opts may be NULL (defaults).  Returns NULL on failure. */
 TANJIT_API tanjit_session *tanjit_session_new(const tanjit_options *opts,
@@ -113,6 +168,18 @@ TANJIT_API void tanjit_session_free(tanjit_session *s);
  * is searched in the options' library_dirs first.  0 or -1.
  */
 TANJIT_API int tanjit_add_library(tanjit_session *s, const char *path, tanjit_error **err);
+
+/*
+ * Binds `name` to `address` in the embedding program (a host function or
+ * variable) for every later compile: found before the registered libraries,
+ * renamed ccalls and the process, so the program needs no -rdynamic.  The
+ * address must stay valid as long as the session.  Defining a name again at
+ * the same address is a no-op; a name already defined otherwise (by a
+ * loaded module, another address, or an external an earlier compile
+ * resolved) is a TANJIT_ERR_LINK error.  0 or -1.
+ */
+TANJIT_API int tanjit_define_symbol(tanjit_session *s, const char *name,
+                                    void *address, tanjit_error **err);
 
 /*
  * Loading.  Each verifies the module and adds it to the session; nothing is
@@ -132,6 +199,29 @@ TANJIT_API int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len
 struct LLVMOpaqueModule;
 TANJIT_API int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
                        tanjit_error **err);
+
+/*
+ * Removes the module loaded under `module_name` (the `name` given to
+ * tanjit_load_memory, the path given to tanjit_load_file; every module
+ * loaded under that name), with its code, so that a module defining the
+ * same names can be loaded.  Code compiled against it is never left
+ * calling freed code:
+ *  - a loaded module whose compiled code refers to its names (directly or
+ *    through other such modules), or whose own __enzyme_fwddiff requests
+ *    were differentiated through its code, is RE-LINKED: its code is
+ *    dropped and it compiles again at its next lookup, against whatever
+ *    defines the names then; its global state starts afresh;
+ *  - a derivative from tanjit_fwddiff made while it was loaded (it may be
+ *    built from its IR), or whose code refers to a re-linked module, is
+ *    removed with its cache entry (a repeat request makes it anew).
+ * Every address handed out for the unloaded, re-linked or removed code
+ * becomes invalid.  A name no module was loaded under is a
+ * TANJIT_ERR_INVALID_ARGUMENT error.  0 or -1 (-1 after the unload itself
+ * succeeded only if a dependent could not be added again: the error says
+ * which).  Host symbols and registered libraries are not modules.
+ */
+TANJIT_API int tanjit_unload(tanjit_session *s, const char *module_name,
+                             tanjit_error **err);
 
 /*
  * Returns the address of `symbol` (compiling its module first if needed), or
@@ -218,7 +308,8 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  * derivative can be made after its module was compiled and ran, and through
  * calls into other loaded modules.  Derivatives are cached per (function,
  * activities, width): a repeat request is a hash lookup.  The address lives
- * as long as the session.  Returns NULL with an error for an unknown
+ * as long as the session, or until tanjit_unload of a module loaded before
+ * it was made.  Returns NULL with an error for an unknown
  * function, a wrong activity count or value, width 0, or a function that
  * cannot be differentiated (the engine's message).
  */
@@ -231,6 +322,20 @@ typedef enum tanjit_activity {
 TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
                                 const tanjit_activity *activities, size_t nargs,
                                 unsigned width, tanjit_error **err);
+
+/*
+ * tanjit_fwddiff with flags.  TANJIT_FWDDIFF_RETURN_PRIMAL (Enzyme.jl's
+ * ForwardWithPrimal, `enzyme_primal_return` in IR): the derivative computes
+ * the primal result too.  For a result with a tangent it returns void and
+ * takes `T *out` FIRST, where it stores the primal and then the `width`
+ * tangents (`T out[1 + width]`), for every width; for a result with none
+ * (an integer) it returns the primal.  Cached apart from the plain request.
+ */
+enum { TANJIT_FWDDIFF_RETURN_PRIMAL = 1 };
+TANJIT_API void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                           const tanjit_activity *activities,
+                                           size_t nargs, unsigned width,
+                                           unsigned flags, tanjit_error **err);
 
 /*
  * Custom derivatives for symbols with no IR (a ccall into a closed library):
@@ -259,6 +364,14 @@ enum { TANJIT_RULE_RETURNS_PRIMAL = 1 };
 TANJIT_API int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
                                         const char *derivative, unsigned flags,
                                         tanjit_error **err);
+/* The same rule with the derivative given by its address in the embedding
+ * program (with the signature above), so it needs no symbol name: the
+ * usual companion of tanjit_define_symbol for a host function.  Messages
+ * call it "derivative of <function> at <address>". */
+TANJIT_API int tanjit_register_fwd_rule_address(tanjit_session *s,
+                                                const char *function,
+                                                void *derivative, unsigned flags,
+                                                tanjit_error **err);
 
 /* Frees a string returned by tanjit.  NULL-tolerant. */
 TANJIT_API void tanjit_free(void *p);

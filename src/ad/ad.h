@@ -43,6 +43,10 @@ typedef void (*ad_runtime_report)(void *user, const char *what,
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);
 void ad_engine_free(ad_engine *e); /* NULL-tolerant */
+/* How many times this engine's transforms asked the rule families which
+ * rule a call gets (at most once per call site of each transform: the
+ * analyses and the rules share a memo).  For tests and measurements. */
+unsigned long ad_engine_rule_lookups(const ad_engine *e);
 /* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);

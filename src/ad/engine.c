@@ -6,9 +6,11 @@
  * first, on copies of the module (discover_active_globals).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
@@ -30,10 +32,16 @@ struct ad_engine {
   pthread_mutex_t kept_lock;
   char **kept;
   size_t n_kept, cap_kept;
+  /* rule lookups that reached the families, over all transforms */
+  _Atomic unsigned long rule_lookups;
 };
 
+unsigned long ad_engine_rule_lookups(const ad_engine *e) {
+  return e ? atomic_load(&e->rule_lookups) : 0;
+}
+
 ad_engine *ad_engine_new(void) {
-  ad_engine *e = calloc(1, sizeof(ad_engine));
+  ad_engine *e = tj_calloc(1, sizeof(ad_engine));
   if (e && !(e->custom = ad_custom_registry_new())) {
     free(e);
     return NULL;
@@ -61,7 +69,7 @@ const char *ad_engine_keep_string(ad_engine *e, const char *s) {
   pthread_mutex_lock(&e->kept_lock);
   if (e->n_kept == e->cap_kept) {
     size_t cap = e->cap_kept ? 2 * e->cap_kept : 8;
-    char **g = realloc(e->kept, cap * sizeof *g);
+    char **g = tj_realloc(e->kept, cap * sizeof *g);
     if (!g) {
       pthread_mutex_unlock(&e->kept_lock);
       free(copy);
@@ -122,7 +130,7 @@ static int is_reverse_mode_request(const char *name, size_t n) {
 /* The calls to `fn` (collected first: rewriting changes the use list). */
 static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
   size_t n = 0, cap = 8;
-  LLVMValueRef *out = malloc(cap * sizeof *out);
+  LLVMValueRef *out = tj_malloc(cap * sizeof *out);
   if (!out)
     return NULL;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
@@ -130,7 +138,7 @@ static LLVMValueRef *calls_of(LLVMValueRef fn, size_t *count) {
     if (!LLVMIsACallInst(user) && !LLVMIsAInvokeInst(user))
       continue;
     if (n == cap) {
-      LLVMValueRef *g = realloc(out, cap * 2 * sizeof *out);
+      LLVMValueRef *g = tj_realloc(out, cap * 2 * sizeof *out);
       if (!g) {
         free(out);
         return NULL;
@@ -168,7 +176,7 @@ static void reach_memo_init(reach_memo *r, LLVMModuleRef m) {
       continue;
     if (r->ntaken == cap) {
       cap = cap ? 2 * cap : 16;
-      LLVMValueRef *g = realloc(r->taken, cap * sizeof *g);
+      LLVMValueRef *g = tj_realloc(r->taken, cap * sizeof *g);
       if (!g) {
         r->oom = 1;
         return;
@@ -195,7 +203,7 @@ static int walk_push(ad_map *seen, LLVMValueRef **stack, size_t *sp,
   if (ad_map_get(seen, f))
     return 0;
   if (*sp == *cap) {
-    LLVMValueRef *grown = realloc(*stack, 2 * *cap * sizeof **stack);
+    LLVMValueRef *grown = tj_realloc(*stack, 2 * *cap * sizeof **stack);
     if (!grown)
       return -1;
     *stack = grown;
@@ -214,8 +222,8 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
   if (seen)
     return seen;
   size_t sp = 0, cap = 64;
-  LLVMValueRef *stack = malloc(cap * sizeof *stack);
-  seen = malloc(sizeof *seen);
+  LLVMValueRef *stack = tj_malloc(cap * sizeof *stack);
+  seen = tj_malloc(sizeof *seen);
   if (seen)
     ad_map_init(seen);
   int failed = !stack || !seen || r->oom ||
@@ -302,7 +310,7 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
        f = LLVMGetNextFunction(f)) {
     if (!ad_is_request_function(f))
       continue;
-    LLVMValueRef *g = realloc(req_fns, (nfns + 1) * sizeof *g);
+    LLVMValueRef *g = tj_realloc(req_fns, (nfns + 1) * sizeof *g);
     if (!g) {
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
       break;
@@ -317,7 +325,7 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     }
     if (nall + ncalls > cap) {
       cap = (nall + ncalls) * 2;
-      g = realloc(all, cap * sizeof *g);
+      g = tj_realloc(all, cap * sizeof *g);
       if (!g) {
         free(calls);
         rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
@@ -405,9 +413,12 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
+  atomic_fetch_add(&e->rule_lookups, mc.rule_lookups);
   for (size_t i = 0; i < mc.ncache; i++)
     free(mc.cache[i].sig.activity);
   free(mc.cache);
+  ad_map_free(&mc.rule_memo);
+  ad_map_free(&mc.rule_memo_callee);
   LLVMDisposeTargetData(mc.td);
   ad_map_free(&mc.active_globals);
   ad_map_free(&mc.global_shadows);
@@ -426,7 +437,7 @@ static int has_mutable_global(LLVMModuleRef m) {
 
 /* The first n globals of m, in order (NULL on out of memory). */
 static LLVMValueRef *globals_of(LLVMModuleRef m, size_t n) {
-  LLVMValueRef *out = malloc((n ? n : 1) * sizeof *out);
+  LLVMValueRef *out = tj_malloc((n ? n : 1) * sizeof *out);
   size_t i = 0;
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); out && g && i < n;
        g = LLVMGetNextGlobal(g))

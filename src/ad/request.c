@@ -27,6 +27,7 @@
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
 #include "ad/core/context.h"
@@ -150,7 +151,7 @@ typedef struct request {
 
 static char *type_text(LLVMTypeRef t) {
   char *s = LLVMPrintTypeToString(t);
-  char *c = s ? strdup(s) : NULL;
+  char *c = s ? tj_strdup(s) : NULL;
   LLVMDisposeMessage(s);
   return c;
 }
@@ -315,9 +316,9 @@ static int flatten_layout(LLVMTargetDataRef td, LLVMTypeRef t,
  */
 enum { MAX_RESULT_SCALARS = 1024 };
 static int same_scalars(request *r, LLVMTypeRef have, LLVMTypeRef layout) {
-  LLVMTypeRef *a = malloc(MAX_RESULT_SCALARS * sizeof *a);
-  LLVMTypeRef *b = malloc(MAX_RESULT_SCALARS * sizeof *b);
-  unsigned long long *offs = malloc(MAX_RESULT_SCALARS * sizeof *offs);
+  LLVMTypeRef *a = tj_malloc(MAX_RESULT_SCALARS * sizeof *a);
+  LLVMTypeRef *b = tj_malloc(MAX_RESULT_SCALARS * sizeof *b);
+  unsigned long long *offs = tj_malloc(MAX_RESULT_SCALARS * sizeof *offs);
   unsigned na = 0, nb = 0;
   int same = a && b && offs &&
              flatten_layout(r->mc->td, have, 0, a, offs, &na, MAX_RESULT_SCALARS) == 0 &&
@@ -333,9 +334,9 @@ static int same_scalars(request *r, LLVMTypeRef have, LLVMTypeRef layout) {
  * scalar at layout's offsets.  0, or -1 on out of memory. */
 static int store_as_layout(request *r, LLVMBuilderRef b, LLVMValueRef v,
                            LLVMTypeRef layout, LLVMValueRef p) {
-  LLVMValueRef *vals = malloc(MAX_RESULT_SCALARS * sizeof *vals);
-  LLVMTypeRef *types = malloc(MAX_RESULT_SCALARS * sizeof *types);
-  unsigned long long *offs = malloc(MAX_RESULT_SCALARS * sizeof *offs);
+  LLVMValueRef *vals = tj_malloc(MAX_RESULT_SCALARS * sizeof *vals);
+  LLVMTypeRef *types = tj_malloc(MAX_RESULT_SCALARS * sizeof *types);
+  unsigned long long *offs = tj_malloc(MAX_RESULT_SCALARS * sizeof *offs);
   unsigned nv = 0, nt = 0;
   int rc = -1;
   if (vals && types && offs &&
@@ -413,7 +414,7 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->llctx, wrapper, ""));
   unsigned n = LLVMCountParams(wrapper);
-  LLVMValueRef *args = malloc((n ? n : 1) * sizeof *args);
+  LLVMValueRef *args = tj_malloc((n ? n : 1) * sizeof *args);
   if (!args) {
     LLVMDisposeBuilder(b);
     LLVMDeleteFunction(wrapper);
@@ -479,9 +480,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
   unsigned np = LLVMCountParamTypes(ft);
-  LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
-  unsigned char *act = malloc(np ? np : 1);
-  LLVMValueRef *args = malloc((np * 2 + 1) * sizeof *args);
+  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
+  unsigned char *act = tj_malloc(np ? np : 1);
+  LLVMValueRef *args = tj_malloc((np * 2 + 1) * sizeof *args);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   int rc = 0;
   if (!pt || !act || !args) {
@@ -593,8 +594,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     else
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: too many arguments (%s takes %u "
-                   "parameters; argument %u is extra)",
-                   ad_value_name(r.fn), ad_value_name(r.fn), np, i + 1 - fi);
+                   "parameter%s; argument %u is extra)",
+                   ad_value_name(r.fn), ad_value_name(r.fn), np,
+                   np == 1 ? "" : "s", i + 1 - fi);
   }
   if (rc)
     goto out;

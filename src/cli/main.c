@@ -4,6 +4,7 @@
  *   tanjit run  FILE [--entry NAME] [--lib LIB]... [-L DIR]... [-O N] [--lazy]
  *                    [--stats] [-Xclang-arg ARG]... [-- ARGS...]
  *   tanjit emit FILE [-L DIR]... [-O N] [--stats] [-Xclang-arg ARG]... [-o OUT]
+ *   (both also take --trust-bitcode)
  *
  * FILE is LLVM IR (.ll text or .bc bitcode, told apart by content) or C
  * (.c), which is compiled to IR by the clang matching tanjit's LLVM.
@@ -49,7 +50,11 @@ static const char usage[] =
     "  --stats           print what compiling cost to standard error at the\n"
     "                    end: time differentiating, optimizing, generating\n"
     "                    code, and differentiate / (optimize + codegen)\n"
+    "  --trust-bitcode   parse .bc input in this process instead of in the\n"
+    "                    sandboxed reader (only for bitcode you produced)\n"
     "  -Xclang-arg ARG   pass ARG to clang when FILE is C (repeatable)\n"
+    "  -g                debug info: clang -g for C, JIT code visible to gdb\n"
+    "                    (function, file:line) and perf (/tmp/perf-PID.map)\n"
     "  -o OUT            emit: write to OUT instead of standard output\n"
     "  -h, --help        this text\n"
     "\n"
@@ -59,7 +64,7 @@ typedef struct cli {
   const char *command, *file, *entry, *out;
   const char *libs[MAX_LIST], *dirs[MAX_LIST + 1], *clang_args[MAX_LIST];
   int n_libs, n_dirs, n_clang_args;
-  int opt_level, lazy, stats;
+  int opt_level, lazy, stats, trust_bitcode, debug;
   char **program_args;
   int n_program_args;
 } cli;
@@ -77,7 +82,7 @@ static int fail_usage(const char *fmt, const char *arg) {
 enum { RUN = 1, EMIT = 2 };
 typedef enum option_id {
   OPT_ENTRY, OPT_LIB, OPT_DIR, OPT_LEVEL, OPT_LAZY, OPT_STATS, OPT_CLANG_ARG,
-  OPT_OUT
+  OPT_OUT, OPT_TRUST_BITCODE, OPT_DEBUG
 } option_id;
 typedef struct option {
   const char *name;
@@ -95,6 +100,8 @@ static const option options[] = {
     {"--stats", OPT_STATS, RUN | EMIT, 0, 0},
     {"-Xclang-arg", OPT_CLANG_ARG, RUN | EMIT, 1, 0},
     {"-o", OPT_OUT, EMIT, 1, 0},
+    {"--trust-bitcode", OPT_TRUST_BITCODE, RUN | EMIT, 0, 0},
+    {"-g", OPT_DEBUG, RUN | EMIT, 0, 0},
 };
 
 static const option *find_option(const char *arg, const char **glued) {
@@ -137,6 +144,12 @@ static int apply_option(cli *c, const option *o, const char *value) {
     return 0;
   case OPT_STATS:
     c->stats = 1;
+    return 0;
+  case OPT_TRUST_BITCODE:
+    c->trust_bitcode = 1;
+    return 0;
+  case OPT_DEBUG:
+    c->debug = 1;
     return 0;
   case OPT_LEVEL: {
     char *end;
@@ -238,6 +251,8 @@ static char *compile_c(const cli *c) {
   argv[n++] = level;
   argv[n++] = "-emit-llvm";
   argv[n++] = "-c";
+  if (c->debug)
+    argv[n++] = "-g";
   for (int i = 0; i < c->n_clang_args; i++)
     argv[n++] = c->clang_args[i];
   argv[n++] = "-o";
@@ -413,6 +428,10 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
+  /* Bitcode clang just wrote for a .c FILE comes from LLVM's own writer. */
+  opts.trust_bitcode = c.trust_bitcode || compiled != NULL;
+  opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
+  opts.perf_map = c.debug;
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&opts, &err);
   if (!s) {

@@ -1,17 +1,19 @@
+#include "common/alloc.h"
 #include "common/error.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/strbuf.h"
 
 /* Returned when even the error cannot be allocated; tanjit_error_free knows
  * not to free it. */
-static tanjit_error out_of_memory = {TANJIT_ERR_NO_MEMORY,
-                                     (char *)"out of memory"};
+static tanjit_error out_of_memory = {.code = TANJIT_ERR_NO_MEMORY,
+                                     .message = (char *)"out of memory"};
 
 static tanjit_error *error_vnew(tanjit_error_code code, const char *fmt,
                                 va_list ap) {
-  tanjit_error *e = malloc(sizeof *e);
+  tanjit_error *e = tj_malloc(sizeof *e);
   if (!e)
     return &out_of_memory;
   strbuf sb;
@@ -22,6 +24,7 @@ static tanjit_error *error_vnew(tanjit_error_code code, const char *fmt,
     free(e);
     return &out_of_memory;
   }
+  memset(e, 0, sizeof *e);
   e->code = code;
   e->message = sb_take(&sb);
   return e;
@@ -83,5 +86,46 @@ void tanjit_error_free(tanjit_error *err) {
   if (!err || err == &out_of_memory)
     return;
   free(err->message);
+  free(err->function);
+  free(err->instruction);
+  free(err->file);
   free(err);
+}
+
+void tj_error_set_location(tanjit_error *e, const char *function,
+                           const char *instruction, const char *file,
+                           unsigned line, unsigned column) {
+  if (!e || e == &out_of_memory)
+    return;
+  free(e->function);
+  free(e->instruction);
+  free(e->file);
+  /* out of memory leaves a field unknown: the message still says it */
+  e->function = function ? tj_strdup(function) : NULL;
+  e->instruction = instruction ? tj_strdup(instruction) : NULL;
+  e->file = file ? tj_strdup(file) : NULL;
+  e->line = line;
+  e->column = column;
+}
+
+void tj_error_set_message(tanjit_error *e, const char *message) {
+  char *copy;
+  if (!e || e == &out_of_memory || !(copy = tj_strdup(message)))
+    return;
+  free(e->message);
+  e->message = copy;
+}
+
+const char *tanjit_error_function(const tanjit_error *err) {
+  return err ? err->function : NULL;
+}
+const char *tanjit_error_instruction(const tanjit_error *err) {
+  return err ? err->instruction : NULL;
+}
+const char *tanjit_error_file(const tanjit_error *err) {
+  return err ? err->file : NULL;
+}
+unsigned tanjit_error_line(const tanjit_error *err) { return err ? err->line : 0; }
+unsigned tanjit_error_column(const tanjit_error *err) {
+  return err ? err->column : 0;
 }

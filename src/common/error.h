@@ -15,6 +15,9 @@
 struct tanjit_error {
   tanjit_error_code code;
   char *message;
+  /* where, when known (tanjit_error_function and friends); owned */
+  char *function, *instruction, *file;
+  unsigned line, column;
 };
 
 /* A new error; never NULL (falls back to a static out-of-memory object). */
@@ -26,6 +29,12 @@ int tj_fail(tanjit_error **err, tanjit_error_code code, const char *fmt, ...)
 /* Consumes an LLVMErrorRef into *err with `what: <llvm message>`; returns -1. */
 int tj_fail_llvm(tanjit_error **err, tanjit_error_code code, LLVMErrorRef e,
                  const char *what);
+/* Records where an error arose (each string copied; any may be NULL). */
+void tj_error_set_location(tanjit_error *e, const char *function,
+                           const char *instruction, const char *file,
+                           unsigned line, unsigned column);
+/* Replaces an error's message. */
+void tj_error_set_message(tanjit_error *e, const char *message);
 /* Prefixes an existing error's message: "<prefix>: <message>". */
 void tj_error_prefix(tanjit_error *e, const char *fmt, ...) TJ_PRINTF(2, 3);
 

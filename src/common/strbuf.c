@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/strbuf.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@ static int sb_reserve(strbuf *sb, size_t extra) {
   size_t cap = sb->cap ? sb->cap : 64;
   while (cap < sb->len + extra + 1)
     cap *= 2;
-  char *p = realloc(sb->data, cap);
+  char *p = tj_realloc(sb->data, cap);
   if (!p) {
     sb->failed = 1;
     return -1;
@@ -66,7 +67,7 @@ char *sb_take(strbuf *sb) {
 }
 
 char *tj_strndup(const char *s, size_t n) {
-  char *p = malloc(n + 1);
+  char *p = tj_malloc(n + 1);
   if (!p)
     return NULL;
   memcpy(p, s, n);

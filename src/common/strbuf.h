@@ -21,8 +21,7 @@ void sb_printf(strbuf *sb, const char *fmt, ...) TJ_PRINTF(2, 3);
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
 /* Hands the buffer to the caller (free()); the strbuf is left empty. */
 char *sb_take(strbuf *sb);
-/* A heap copy of s, or NULL. */
-char *tj_strdup(const char *s);
-char *tj_strndup(const char *s, size_t n);
+/* tj_strdup, tj_strndup: common/alloc.h */
+#include "common/alloc.h"
 
 #endif

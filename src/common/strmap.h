@@ -1,20 +1,23 @@
-/* A string-keyed hash map (open addressing); keys are copied, values are the
- * caller's.  Not synchronized: callers hold their own lock. */
+/* A string-keyed map: common/hashmap.h with string keys (copied); values
+ * are the caller's.  Not synchronized: callers hold their own lock. */
 #ifndef TANJIT_COMMON_STRMAP_H
 #define TANJIT_COMMON_STRMAP_H
 
-#include <stddef.h>
+#include "common/hashmap.h"
 
-typedef struct strmap {
-  char **keys;
-  void **vals;
-  size_t cap, count;
-} strmap;
+typedef tj_hashmap strmap;
 
-void strmap_init(strmap *m);
-void strmap_free(strmap *m); /* frees the keys, not the values */
-void *strmap_get(const strmap *m, const char *key);
+static inline void strmap_init(strmap *m) {
+  tj_hashmap_init(m, TJ_KEYS_STRINGS);
+}
+/* Frees the keys, not the values. */
+static inline void strmap_free(strmap *m) { tj_hashmap_free(m); }
+static inline void *strmap_get(const strmap *m, const char *key) {
+  return tj_hashmap_get(m, key);
+}
 /* Inserts or replaces; 0, or -1 on out of memory. */
-int strmap_put(strmap *m, const char *key, void *val);
+static inline int strmap_put(strmap *m, const char *key, void *val) {
+  return tj_hashmap_put(m, key, val);
+}
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "jit/jit.h"
@@ -40,7 +41,7 @@ static void push_function(reach_set *set, LLVMValueRef f) {
     return;
   if (strmap_put(&set->names, name, (void *)1) ||
       (set->n == set->cap &&
-       !(set->stack = realloc(set->stack, (set->cap = set->cap ? 2 * set->cap : 64) *
+       !(set->stack = tj_realloc(set->stack, (set->cap = set->cap ? 2 * set->cap : 64) *
                                               sizeof *set->stack)))) {
     set->failed = 1;
     return;
@@ -152,28 +153,34 @@ static int carries_tangent(LLVMTypeRef t) {
   }
 }
 
-/* Adds @wrapper calling __enzyme_fwddiff on @fn; NULL-free on success. */
+/* Adds @wrapper calling __enzyme_fwddiff on @fn; NULL-free on success.
+ * With `primal` (TANJIT_FWDDIFF_RETURN_PRIMAL) the request carries
+ * enzyme_primal_return, as an in-IR request would, and its result is
+ * declared [1 + width x R]: the primal, then the tangents. */
 static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
-                       const tanjit_activity *act, unsigned width) {
+                       const tanjit_activity *act, unsigned width, int primal) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMTypeRef fn_type = LLVMGlobalGetValueType(fn);
   unsigned np = LLVMCountParamTypes(fn_type);
-  LLVMTypeRef *pt = malloc((np ? np : 1) * sizeof *pt);
-  LLVMTypeRef *wt = malloc((np * (width + 1) + 1) * sizeof *wt);
-  LLVMValueRef *args = malloc((np * (width + 2) + 4) * sizeof *args);
+  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
+  LLVMTypeRef *wt = tj_malloc((np * (width + 1) + 1) * sizeof *wt);
+  LLVMValueRef *args = tj_malloc((np * (width + 2) + 5) * sizeof *args);
   if (!pt || !wt || !args) {
     free(pt), free(wt), free(args);
     return -1;
   }
   LLVMGetParamTypes(fn_type, pt);
   LLVMTypeRef rt = LLVMGetReturnType(fn_type);
-  if (!carries_tangent(rt))
-    rt = LLVMVoidTypeInContext(ctx);
-  else if (width > 1)
-    rt = LLVMArrayType2(rt, width);
-  /* Width > 1 writes the tangents through a leading pointer: an array return
-   * would not follow the C ABI of a struct of `width` elements. */
-  int through_pointer = width > 1 && LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
+  /* Several results are written through a leading pointer: an array return
+   * would not follow the C ABI of a struct of that many elements. */
+  int through_pointer = 0;
+  if (!carries_tangent(rt)) {
+    if (!primal) /* with primal and no tangent: the primal alone */
+      rt = LLVMVoidTypeInContext(ctx);
+  } else if (primal || width > 1) {
+    rt = LLVMArrayType2(rt, width + (primal ? 1 : 0));
+    through_pointer = 1;
+  }
   unsigned nw = 0;
   if (through_pointer)
     wt[nw++] = LLVMPointerTypeInContext(ctx, 0);
@@ -190,6 +197,8 @@ static int add_wrapper(LLVMModuleRef m, LLVMValueRef fn, const char *wrapper,
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, w, "entry"));
   unsigned na = 0, next_param = through_pointer ? 1 : 0;
   args[na++] = fn;
+  if (primal)
+    args[na++] = marker(ctx, "enzyme_primal_return");
   if (width > 1) {
     args[na++] = marker(ctx, "enzyme_width");
     args[na++] = LLVMConstInt(LLVMInt64TypeInContext(ctx), width, 0);
@@ -244,6 +253,54 @@ static LLVMValueRef named_function(LLVMModuleRef m, const char *function) {
   return found ? found : fn;
 }
 
+/* The request as the frontend made it, for messages:
+ * "tanjit_fwddiff of f (dup, const; width 1)". */
+static void describe_request(strbuf *sb, const char *function,
+                             const tanjit_activity *act, size_t nargs,
+                             unsigned width, unsigned flags) {
+  static const char *const names[] = {"const", "dup", "dupnoneed"};
+  sb_printf(sb, "tanjit_fwddiff of %s (", function);
+  for (size_t i = 0; i < nargs; i++)
+    sb_printf(sb, "%s%s", i ? ", " : "", names[act[i]]);
+  sb_printf(sb, "%swidth %u%s)", nargs ? "; " : "", width,
+            flags & TANJIT_FWDDIFF_RETURN_PRIMAL ? "; with primal" : "");
+}
+
+/*
+ * A failed compile of the request's module speaks of the wrapper tanjit
+ * made ("cannot compile 'tanjit.fwddiff.3'", "in tanjit.fwddiff.3"), a name
+ * the frontend never saw: the message names the request instead.
+ */
+static void name_the_request(tanjit_error *e, const char *wrapper,
+                             const char *request) {
+  const char *msg = tanjit_error_message(e);
+  strbuf quoted, out;
+  sb_init(&quoted);
+  sb_init(&out);
+  sb_printf(&quoted, "'%s': ", wrapper);
+  const char *from = strstr(msg, request); /* the module's name, as loaded */
+  const char *after_wrapper = quoted.data ? strstr(msg, quoted.data) : NULL;
+  if (from)
+    msg = from;
+  else if (after_wrapper)
+    msg = after_wrapper + quoted.len;
+  if (!from)
+    sb_printf(&out, "%s: ", request);
+  /* the location the engine appends names the wrapper: drop it */
+  size_t wlen = strlen(wrapper);
+  for (const char *p = msg; *p;) {
+    if (strncmp(p, " in ", 4) == 0 && strncmp(p + 4, wrapper, wlen) == 0) {
+      p += 4 + wlen;
+      continue;
+    }
+    sb_printf(&out, "%c", *p++);
+  }
+  if (!out.failed && out.data)
+    tj_error_set_message(e, out.data);
+  sb_free(&quoted);
+  sb_free(&out);
+}
+
 static int check_request(tanjit_session *s, const char *function,
                          const tanjit_activity *act, size_t nargs, unsigned width,
                          tanjit_error **err) {
@@ -266,9 +323,9 @@ static int check_request(tanjit_session *s, const char *function,
 /* The derivative cache's key for a request (sb_free it). */
 static void request_key(strbuf *key, const char *function,
                         const tanjit_activity *act, size_t nargs,
-                        unsigned width) {
+                        unsigned width, unsigned flags) {
   sb_init(key);
-  sb_printf(key, "%s/w%u/", function, width);
+  sb_printf(key, "%s/w%u/f%u/", function, width, flags);
   for (size_t i = 0; i < nargs; i++)
     sb_printf(key, "%d", (int)act[i]);
 }
@@ -276,9 +333,9 @@ static void request_key(strbuf *key, const char *function,
 /* tanjit_fwddiff's work, on a big stack: it parses, transforms, compiles. */
 static void *fwddiff_here(tanjit_session *s, const char *function,
                           const tanjit_activity *act, size_t nargs,
-                          unsigned width, tanjit_error **err) {
+                          unsigned width, unsigned flags, tanjit_error **err) {
   strbuf key;
-  request_key(&key, function, act, nargs, width);
+  request_key(&key, function, act, nargs, width, flags);
   if (key.failed) {
     sb_free(&key);
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
@@ -300,27 +357,40 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
     tj_fail(err, TANJIT_ERR_SYMBOL,
             "tanjit_fwddiff: no loaded module defines a function %s", function);
   } else if (m && LLVMCountParams(fn) != nargs) {
+    unsigned np = LLVMCountParams(fn);
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-            "tanjit_fwddiff of %s: %zu activities given, but %s takes %u "
-            "parameters",
-            function, nargs, function, LLVMCountParams(fn));
+            "tanjit_fwddiff of %s: %zu activit%s given, but %s takes %u "
+            "parameter%s",
+            function, nargs, nargs == 1 ? "y" : "ies", function, np,
+            np == 1 ? "" : "s");
   } else if (m) {
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
              ++s->next_derivative_id);
-    if (drop_unreachable_requests(m, fn) || add_wrapper(m, fn, wrapper, act, width)) {
+    if (drop_unreachable_requests(m, fn) ||
+        add_wrapper(m, fn, wrapper, act, width, flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     } else {
-      char name[128];
-      snprintf(name, sizeof name, "derivative of %s", function);
+      strbuf name;
+      sb_init(&name);
+      describe_request(&name, function, act, nargs, width, flags);
+      const char *request = name.data ? name.data : "tanjit_fwddiff";
       LLVMModuleRef module = m;
       m = NULL; /* jit_session_add_module takes the module and the context */
-      if (jit_session_add_module(s, &c, module, name, 1, err) == 0 &&
-          (address = tanjit_lookup(s, wrapper, err)) &&
+      tanjit_error *e = NULL;
+      if (jit_session_add_module(s, &c, module, request, 1, &e) == 0 &&
+          (address = tanjit_lookup(s, wrapper, &e)) &&
           strmap_put(&s->derivatives, key.data, address)) {
-        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+        tj_fail(&e, TANJIT_ERR_NO_MEMORY, "out of memory");
         address = NULL;
       }
+      if (e)
+        name_the_request(e, wrapper, request);
+      if (err)
+        *err = e;
+      else
+        tanjit_error_free(e);
+      sb_free(&name);
       goto done;
     }
   }
@@ -338,7 +408,7 @@ typedef struct fwddiff_job {
   const char *function;
   const tanjit_activity *act;
   size_t nargs;
-  unsigned width;
+  unsigned width, flags;
   tanjit_error **err;
   void *address;
 } fwddiff_job;
@@ -346,17 +416,29 @@ typedef struct fwddiff_job {
 static void fwddiff_on_big_stack(void *p) {
   fwddiff_job *j = p;
   j->address = fwddiff_here(j->session, j->function, j->act, j->nargs, j->width,
-                            j->err);
+                            j->flags, j->err);
 }
 
 void *tanjit_fwddiff(tanjit_session *s, const char *function,
                      const tanjit_activity *act, size_t nargs, unsigned width,
                      tanjit_error **err) {
+  return tanjit_fwddiff_with_flags(s, function, act, nargs, width, 0, err);
+}
+
+void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                const tanjit_activity *act, size_t nargs,
+                                unsigned width, unsigned flags,
+                                tanjit_error **err) {
   if (check_request(s, function, act, nargs, width, err))
     return NULL;
+  if (flags & ~(unsigned)TANJIT_FWDDIFF_RETURN_PRIMAL) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_fwddiff of %s: unknown flags 0x%x", function, flags);
+    return NULL;
+  }
   /* A repeat request is a hash lookup, with no thread to start. */
   strbuf key;
-  request_key(&key, function, act, nargs, width);
+  request_key(&key, function, act, nargs, width, flags);
   void *cached = NULL;
   if (!key.failed) {
     pthread_mutex_lock(&s->jit_lock);
@@ -366,7 +448,7 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   sb_free(&key);
   if (cached)
     return cached;
-  fwddiff_job job = {s, function, act, nargs, width, err, NULL};
+  fwddiff_job job = {s, function, act, nargs, width, flags, err, NULL};
   if (jit_on_big_stack())
     fwddiff_on_big_stack(&job);
   else

@@ -22,6 +22,7 @@
 
 #include <llvm-c/Support.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -52,7 +53,7 @@ static void add_warning_text(tanjit_session *s, char *text) {
     free(text);
   } else if (s->n_warnings == s->cap_warnings) {
     size_t cap = s->cap_warnings ? 2 * s->cap_warnings : 8;
-    char **p = realloc(s->warnings, cap * sizeof *p);
+    char **p = tj_realloc(s->warnings, cap * sizeof *p);
     if (p) {
       s->warnings = p;
       s->cap_warnings = cap;

@@ -14,6 +14,9 @@
  *   diagnostics.c LLVM's diagnostics: errors fail the operation, warnings
  *                are kept for tanjit_session_warning
  *   big_stack.c  LLVM's recursive work on a thread with a large stack
+ *   host.c       host symbols (tanjit_define_symbol), rules by address
+ *   unload.c     tanjit_unload: a module, what was compiled against it
+ *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -44,6 +47,13 @@ typedef struct jit_module {
   LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
+  int compiled;               /* transformed: its code holds addresses */
+  char **referenced;          /* names its compiled code binds to (unload.c) */
+  size_t n_referenced;
+  int references_unknown;     /* out of memory listing them: depends on all */
+  /* its requests were differentiated through views of the modules with ids
+   * up to this one (0: none), whose code its derivatives may hold */
+  unsigned long views_upto;
 } jit_module;
 
 struct tanjit_session {
@@ -85,6 +95,10 @@ struct tanjit_session {
   char **warnings;
   size_t n_warnings, cap_warnings;
   unsigned long dropped_warnings;
+  int trust_bitcode;         /* skip the sandboxed bitcode reader */
+  char *bitcode_checker;     /* the helper's path, or NULL: searched */
+  strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
+  int debug_info, perf_map;  /* the options of the same names */
 };
 
 /* session.c */
@@ -96,6 +110,17 @@ void jit_session_unlock(tanjit_session *s);
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* Frees a module record's own memory and releases its tracker (after the
+ * caller removed the tracker's code, if it had to). */
+void jit_module_record_free(jit_module *m);
+/* Uncounts the function declarations of a module leaving (under lock). */
+void jit_forget_function_declarations(tanjit_session *s, jit_module *rec);
+/* What loading does to a module before the JIT sees it: a session-unique
+ * id (*id_out, may be NULL), linkonce definitions kept, module-private
+ * state promoted to hidden names unique to it.  tanjit_emit_* does the same
+ * so that it prints what a run compiles.  0, or -1 on out of memory. */
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out);
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
@@ -104,6 +129,31 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
 extern _Thread_local const char *jit_frontend_lookup;
 /* The error of the last transform that failed on this thread (owned). */
 extern _Thread_local tanjit_error *jit_thread_transform_error;
+
+/* Why the resolver (resolve.c) could not bind a name, as the lookup that
+ * asked reports it (session.c): a code and fields, not text to match. */
+typedef enum jit_bind_failure_kind {
+  JIT_BIND_FAILED_NONE = 0,
+  /* a plain name nothing defines (no module, registered library or the
+   * process); ORC then fails the lookup with its own "not found" */
+  JIT_BIND_FAILED_UNDEFINED,
+  /* a name that cannot be bound: a renamed ccall that is malformed, whose
+   * library does not load (TANJIT_ERR_LIBRARY) or lacks the function
+   * (TANJIT_ERR_SYMBOL), or data the IR calls as a function */
+  JIT_BIND_FAILED_UNBINDABLE,
+  /* lazy binding could not define the stub (its error's code) */
+  JIT_BIND_FAILED_STUB
+} jit_bind_failure_kind;
+typedef struct jit_bind_failure {
+  jit_bind_failure_kind kind;   /* of the first failure */
+  tanjit_error_code code;
+  char name[256];               /* the first name that failed */
+  char more_undefined;          /* UNDEFINED: other names failed too */
+  char why[768];                /* UNBINDABLE, STUB: what went wrong */
+} jit_bind_failure;
+/* The first bind failure of the frontend lookup under way on this thread
+ * (tanjit_lookup clears it; resolve.c's generator fills it). */
+extern _Thread_local jit_bind_failure jit_thread_bind_failure;
 /* A target machine for the host at the session's opt level; caller disposes. */
 LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
 
@@ -113,6 +163,8 @@ LLVMTargetMachineRef jit_host_target_machine(int opt_level, tanjit_error **err);
  * stack (jit_run_on_big_stack). */
 int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data, size_t len,
                      const char *name, LLVMModuleRef *out, tanjit_error **err);
+/* 1 if the bytes start with a bitcode magic (raw or wrapper). */
+int jit_is_bitcode(const void *data, size_t len);
 /* Reads a whole regular file of at most max_bytes; caller frees *data. */
 int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                   tanjit_error **err);
@@ -157,6 +209,21 @@ int jit_validate_module(tanjit_session *s, LLVMModuleRef m, const char *name,
 void jit_run_on_big_stack(void (*fn)(void *), void *arg);
 /* Whether this thread is a big-stack worker. */
 int jit_on_big_stack(void);
+
+/* bitcode_sandbox.c */
+/* 1 when `data` is bitcode that must go through the sandboxed reader (the
+ * session does not trust its bitcode). */
+static inline int jit_bitcode_untrusted(const tanjit_session *s,
+                                        const void *data, size_t len) {
+  return !s->trust_bitcode && jit_is_bitcode(data, len);
+}
+/* Parses, verifies and re-serializes untrusted bitcode in the
+ * tanjit-bitcode-check helper process; *out (caller frees) is the helper's
+ * output, bitcode from LLVM's writer.  A crash of the reader becomes a
+ * TANJIT_ERR_PARSE error naming the signal. */
+int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
+                         const char *name, char **out, size_t *out_len,
+                         tanjit_error **err);
 
 /* transform.c */
 /* Installs the transform on the session's JIT. */
@@ -219,6 +286,22 @@ int jit_resolver_add_library(jit_resolver *r, const char *path,
 int jit_address_is_data(const void *address);
 /* Opens `name` (soname or path) as the session would: library_dirs first. */
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
+
+/* unload.c */
+/* Marks rec compiled and records the names m's transformed code refers to
+ * and the views it was differentiated through (on success of its
+ * transform, under the session lock). */
+void jit_record_references(jit_module *rec, LLVMModuleRef m);
+/* Set by the transform on this thread: the views_upto of the module it
+ * just transformed. */
+extern _Thread_local unsigned long jit_thread_views_upto;
+
+/* debug.c */
+/* Registers every object the JIT links with the GDB JIT interface. */
+int jit_enable_debug_support(tanjit_session *s, tanjit_error **err);
+/* With the perf_map option: appends the functions of the objects linked
+ * since the last call to /tmp/perf-<pid>.map.  Never fails. */
+void jit_perf_map_update(tanjit_session *s);
 
 /* stub.c */
 /* Defines `name` in the main JITDylib as a stub that reports a call to

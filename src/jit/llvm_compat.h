@@ -15,6 +15,10 @@
 #error "tanjit supports LLVM 19 to 22"
 #endif
 
+/* LLVMOrcLLJITEnableDebugSupport (llvm-c/LLJITUtils.h, debug.c) exists
+ * with the same signature in every supported version (since LLVM 18),
+ * and so does __jit_debug_descriptor in libLLVM: no shim needed. */
+
 /*
  * A module's LLVMContext and the ThreadSafeContext that will own it.  LLVM 21
  * removed LLVMOrcThreadSafeContextGetContext: there the context is created

@@ -18,6 +18,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -26,6 +27,8 @@ static int is_bitcode(const unsigned char *p, size_t len) {
   static const unsigned char wrapper[] = {0xDE, 0xC0, 0x17, 0x0B};
   return len >= 4 && (memcmp(p, raw, 4) == 0 || memcmp(p, wrapper, 4) == 0);
 }
+
+int jit_is_bitcode(const void *data, size_t len) { return is_bitcode(data, len); }
 
 /*
  * The deepest nesting of (), [] and {} in IR text, outside strings and
@@ -189,7 +192,7 @@ int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                    path, (long long)st.st_size, max_bytes);
   }
   size_t size = (size_t)st.st_size;
-  char *buf = malloc(size ? size : 1);
+  char *buf = tj_malloc(size ? size : 1);
   if (!buf) {
     close(fd);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory reading %s (%zu bytes)",
@@ -265,8 +268,20 @@ int tanjit_load_memory(tanjit_session *s, const void *buf, size_t len,
   if (!s || (!buf && len))
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
                    "tanjit_load_memory: session and buffer are required");
-  load_job job = {s, buf, len, name ? name : "<memory>", NULL, err, -1};
+  if (!name)
+    name = "<memory>";
+  /* Untrusted bitcode is read in the helper process first; what is parsed
+   * here is its output (bitcode_sandbox.c).  tanjit_load_module's copy is
+   * LLVM's own writing and does not come this way. */
+  char *checked = NULL;
+  if (jit_bitcode_untrusted(s, buf, len)) {
+    if (jit_bitcode_sanitize(s, buf, len, name, &checked, &len, err))
+      return -1;
+    buf = checked;
+  }
+  load_job job = {s, buf, len, name, NULL, err, -1};
   jit_run_on_big_stack(load_on_big_stack, &job);
+  free(checked);
   return job.rc;
 }
 
@@ -294,7 +309,7 @@ int tanjit_load_module(tanjit_session *s, struct LLVMOpaqueModule *m,
                    "tanjit_load_module: module is required");
   size_t len;
   const char *ident = LLVMGetModuleIdentifier(m, &len);
-  char *name = malloc(len + 1);
+  char *name = tj_malloc(len + 1);
   if (name) {
     memcpy(name, ident, len);
     name[len] = '\0';

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "common/rename.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
@@ -56,7 +57,7 @@ struct jit_resolver {
 static int list_push(library_list *l, library lib) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 8;
-    library *p = realloc(l->items, cap * sizeof *p);
+    library *p = tj_realloc(l->items, cap * sizeof *p);
     if (!p)
       return -1;
     l->items = p;
@@ -83,7 +84,7 @@ const char *jit_resolver_keep_string(jit_resolver *r, const char *s) {
   pthread_mutex_lock(&r->lock);
   if (r->n_kept == r->cap_kept) {
     size_t cap = r->cap_kept ? 2 * r->cap_kept : 16;
-    char **p = realloc(r->kept, cap * sizeof *p);
+    char **p = tj_realloc(r->kept, cap * sizeof *p);
     if (!p) {
       pthread_mutex_unlock(&r->lock);
       free(copy);
@@ -276,6 +277,7 @@ static void *renamed_library(jit_resolver *r, const char *lib,
 typedef struct binding {
   void *address;       /* non-NULL: bind here */
   int unresolvable;    /* a name we own that cannot be bound */
+  tanjit_error_code code; /* then: why, as a code */
   char fn[256];        /* the function part of a renamed name */
   const char *library; /* NULL for plain names */
   char why[512];
@@ -320,6 +322,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
                                         sizeof TJ_RENAME_HANDLE - 1) == 0;
   if (parsed != 1 || rn.fn_len >= sizeof b->fn) {
     b->unresolvable = 1;
+    b->code = TANJIT_ERR_SYMBOL;
     snprintf(b->why, sizeof b->why,
              "malformed renamed ccall: expected %s<function>$<library>",
              by_handle ? TJ_RENAME_HANDLE : TJ_RENAME_LIBRARY);
@@ -332,6 +335,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   if (by_handle) {
     if (!(handle = open_handle_named_by(b->library))) {
       b->unresolvable = 1;
+      b->code = TANJIT_ERR_SYMBOL;
       snprintf(b->why, sizeof b->why,
                "%s is not the handle of a library open in this process",
                b->library);
@@ -347,6 +351,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
     pthread_mutex_unlock(&r->lock);
     if (!handle) {
       b->unresolvable = 1;
+      b->code = TANJIT_ERR_LIBRARY;
       return;
     }
   }
@@ -355,6 +360,7 @@ static void resolve_renamed(jit_resolver *r, const char *name, binding *b) {
   if (!b->address) {
     const char *e = dlerror();
     b->unresolvable = 1;
+    b->code = TANJIT_ERR_SYMBOL;
     snprintf(b->why, sizeof b->why, "symbol %s not found in library %s%s%s",
              b->fn, b->library, e ? ": " : "", e ? e : "");
   }
@@ -383,6 +389,24 @@ static int is_platform_name(const char *name) {
 }
 
 _Thread_local const char *jit_frontend_lookup;
+_Thread_local jit_bind_failure jit_thread_bind_failure;
+
+/* Keeps the first failure of the lookup (the one its error names). */
+static void note_bind_failure(jit_bind_failure_kind kind,
+                              tanjit_error_code code, const char *name,
+                              const char *why) {
+  jit_bind_failure *f = &jit_thread_bind_failure;
+  if (f->kind != JIT_BIND_FAILED_NONE) {
+    if (f->kind == JIT_BIND_FAILED_UNDEFINED && kind == f->kind &&
+        strcmp(f->name, name) != 0)
+      f->more_undefined = 1;
+    return;
+  }
+  f->kind = kind;
+  f->code = code;
+  snprintf(f->name, sizeof f->name, "%s", name);
+  snprintf(f->why, sizeof f->why, "%s", why ? why : "");
+}
 
 /* Whether a plain name not claimed here is left to the process JITDylib. */
 static int from_process_of(const char *name, int owned) {
@@ -405,9 +429,12 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
   jit_resolver *r = ctx;
   tanjit_session *s = r->session;
   int lazy = s->binding == TANJIT_BIND_LAZY && kind == LLVMOrcLookupKindStatic;
-  LLVMOrcCSymbolMapPairs pairs = calloc(n ? n : 1, sizeof *pairs);
-  if (!pairs)
-    return LLVMCreateStringError("tanjit: out of memory resolving symbols");
+  LLVMOrcCSymbolMapPairs pairs = tj_calloc(n ? n : 1, sizeof *pairs);
+  if (!pairs) {
+    note_bind_failure(JIT_BIND_FAILED_UNBINDABLE, TANJIT_ERR_NO_MEMORY, "",
+                      "out of memory resolving symbols");
+    return LLVMCreateStringError("out of memory resolving symbols");
+  }
   size_t n_pairs = 0;
   LLVMErrorRef failure = NULL;
   for (size_t i = 0; i < n && !failure; i++) {
@@ -428,6 +455,7 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       if (target && jit_address_is_data(target)) {
         b.address = NULL;
         b.unresolvable = 1;
+        b.code = TANJIT_ERR_SYMBOL;
         owned = 1;
         snprintf(b.why, sizeof b.why,
                  "the IR calls it as a function, but %s is data (an object "
@@ -455,6 +483,8 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       tanjit_error *e = NULL;
       if (jit_define_lazy_stub(s, r, name, b.fn[0] ? b.fn : name,
                                b.library, b.why, &e)) {
+        note_bind_failure(JIT_BIND_FAILED_STUB, tanjit_error_get_code(e), name,
+                          tanjit_error_message(e));
         failure = LLVMCreateStringError(tanjit_error_message(e));
         tanjit_error_free(e);
       }
@@ -462,8 +492,17 @@ static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx,
       strbuf msg;
       sb_init(&msg);
       sb_printf(&msg, "cannot bind %s: %s", name, b.why);
+      note_bind_failure(JIT_BIND_FAILED_UNBINDABLE,
+                        !msg.data ? TANJIT_ERR_NO_MEMORY
+                        : b.code  ? b.code
+                                  : TANJIT_ERR_SYMBOL,
+                        name, msg.data ? msg.data : b.why);
       failure = LLVMCreateStringError(msg.data ? msg.data : "out of memory");
       sb_free(&msg);
+    } else {
+      /* left unresolved: ORC fails the lookup, session.c says why */
+      note_bind_failure(JIT_BIND_FAILED_UNDEFINED, TANJIT_ERR_SYMBOL, name,
+                        b.why);
     }
   }
   if (!failure && n_pairs) {
@@ -491,7 +530,7 @@ static void dispose_resolver(void *ctx) {
 }
 
 int jit_resolver_attach(tanjit_session *s, tanjit_error **err) {
-  jit_resolver *r = calloc(1, sizeof *r);
+  jit_resolver *r = tj_calloc(1, sizeof *r);
   if (!r)
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
   r->session = s;

@@ -14,6 +14,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Target.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -27,10 +28,47 @@ static void init_native_target(void) {
                          LLVMInitializeNativeAsmParser();
 }
 
-void tanjit_options_init(tanjit_options *opts) {
-  memset(opts, 0, sizeof *opts);
-  opts->opt_level = 2;
-  opts->binding = TANJIT_BIND_STRICT;
+/* Writes only the caller's `size` bytes: a caller built against an older
+ * header has a shorter struct. */
+void tanjit_options_init_sized(tanjit_options *opts, size_t size) {
+  tanjit_options defaults;
+  memset(&defaults, 0, sizeof defaults);
+  defaults.opt_level = 2;
+  defaults.binding = TANJIT_BIND_STRICT;
+  if (!opts || size < sizeof defaults.struct_size)
+    return;
+  memset(opts, 0, size);
+  memcpy(opts, &defaults, size < sizeof defaults ? size : sizeof defaults);
+  opts->struct_size = size;
+}
+
+/*
+ * The caller's options as this library's struct: fields past the caller's
+ * struct_size keep their defaults.  A caller built against a newer header
+ * may have set fields this library does not know; refuse those rather than
+ * ignore a request (the bytes past our struct must be zero, as
+ * tanjit_options_init_sized leaves them).
+ */
+static int read_options(const tanjit_options *opts, tanjit_options *out,
+                        tanjit_error **err) {
+  tanjit_options_init_sized(out, sizeof *out);
+  if (!opts)
+    return 0;
+  size_t size = opts->struct_size;
+  if (size < sizeof opts->struct_size)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_options.struct_size is %zu: fill the options with "
+                   "tanjit_options_init first",
+                   size);
+  for (size_t i = sizeof *out; i < size; i++)
+    if (((const unsigned char *)opts)[i])
+      return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                     "tanjit_options has fields this tanjit %s does not know "
+                     "(struct_size %zu, this library's %zu)",
+                     tanjit_version(), size, sizeof *out);
+  memcpy(out, opts, size < sizeof *out ? size : sizeof *out);
+  out->struct_size = sizeof *out;
+  return 0;
 }
 
 LLVMTargetMachineRef jit_host_target_machine(int opt_level,
@@ -85,7 +123,7 @@ static int copy_string_list(const char *const *list, char ***out) {
   size_t n = 0;
   while (list[n])
     n++;
-  char **copy = calloc(n + 1, sizeof *copy);
+  char **copy = tj_calloc(n + 1, sizeof *copy);
   if (!copy)
     return -1;
   for (size_t i = 0; i < n; i++)
@@ -112,11 +150,10 @@ static void report_session_error(void *ctx, LLVMErrorRef e) {
 
 tanjit_session *tanjit_session_new(const tanjit_options *opts,
                                    tanjit_error **err) {
-  tanjit_options defaults;
-  if (!opts) {
-    tanjit_options_init(&defaults);
-    opts = &defaults;
-  }
+  tanjit_options given;
+  if (read_options(opts, &given, err))
+    return NULL;
+  opts = &given;
   if (opts->binding != TANJIT_BIND_STRICT && opts->binding != TANJIT_BIND_LAZY) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "binding %d is neither TANJIT_BIND_STRICT nor TANJIT_BIND_LAZY",
@@ -128,12 +165,13 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
             "optimization level %d is not in 0..3", opts->opt_level);
     return NULL;
   }
-  tanjit_session *s = calloc(1, sizeof *s);
+  tanjit_session *s = tj_calloc(1, sizeof *s);
   if (!s) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  strmap_init(&s->derivatives); /* string keys: not the zeroed state */
   pthread_mutexattr_t recursive;
   pthread_mutexattr_init(&recursive);
   pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
@@ -146,7 +184,13 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->max_input_bytes = opts->max_input_bytes ? opts->max_input_bytes
                                              : TANJIT_DEFAULT_MAX_INPUT_BYTES;
   strmap_init(&s->declared_functions);
-  if (copy_string_list(opts->library_dirs, &s->library_dirs) ||
+  strmap_init(&s->host_symbols);
+  s->debug_info = opts->debug_info != 0;
+  s->perf_map = opts->perf_map != 0;
+  s->trust_bitcode = opts->trust_bitcode != 0;
+  if ((opts->bitcode_checker &&
+       !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
+      copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory creating a session");
@@ -174,6 +218,10 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(s->jit),
                                           report_session_error, s);
   s->main_jd = LLVMOrcLLJITGetMainJITDylib(s->jit);
+  if ((s->debug_info || s->perf_map) && jit_enable_debug_support(s, err)) {
+    tanjit_session_free(s);
+    return NULL;
+  }
   jit_install_transform(s);
   if (jit_resolver_attach(s, err)) {
     tanjit_session_free(s);
@@ -182,7 +230,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   return s;
 }
 
-static void module_record_free(jit_module *m) {
+void jit_module_record_free(jit_module *m) {
   free(m->name);
   for (size_t i = 0; i < m->n_defined; i++)
     free(m->defined[i]);
@@ -191,6 +239,9 @@ static void module_record_free(jit_module *m) {
   for (size_t i = 0; i < m->n_declared; i++)
     free(m->declared[i]);
   free(m->declared);
+  for (size_t i = 0; i < m->n_referenced; i++)
+    free(m->referenced[i]);
+  free(m->referenced);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
   if (m->tracker)
@@ -201,7 +252,7 @@ void tanjit_session_free(tanjit_session *s) {
   if (!s)
     return;
   for (size_t i = 0; i < s->n_modules; i++)
-    module_record_free(&s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
   free(s->modules);
   /* Disposing the JIT disposes the resolver's generator, which closes every
    * library handle the session opened. */
@@ -216,11 +267,13 @@ void tanjit_session_free(tanjit_session *s) {
   free_string_list(s->library_dirs);
   free_string_list(s->allowed_libraries);
   free(s->reported_error);
+  free(s->bitcode_checker);
   strmap_free(&s->derivatives);
   strmap_free(&s->declared_functions);
   for (size_t i = 0; i < s->n_warnings; i++)
     free(s->warnings[i]);
   free(s->warnings);
+  strmap_free(&s->host_symbols);
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->jit_lock);
   free(s);
@@ -267,11 +320,11 @@ static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
       const char *name = LLVMGetValueName2(v, &len);
       if (rec->n_defined == cap) {
         cap = cap ? 2 * cap : 16;
-        char **p = realloc(rec->defined, cap * sizeof *p);
+        char **p = tj_realloc(rec->defined, cap * sizeof *p);
         if (!p)
           return -1;
         rec->defined = p;
-        unsigned char *k = realloc(rec->defined_is_function, cap);
+        unsigned char *k = tj_realloc(rec->defined_is_function, cap);
         if (!k)
           return -1;
         rec->defined_is_function = k;
@@ -296,7 +349,7 @@ static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
       continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    char **p = realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
+    char **p = tj_realloc(rec->declared, (rec->n_declared + 1) * sizeof *p);
     if (!p)
       return -1;
     rec->declared = p;
@@ -310,7 +363,7 @@ static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
 }
 
 /* Undoes note_function_declarations for a module leaving.  Under lock. */
-static void forget_function_declarations(tanjit_session *s, jit_module *rec) {
+void jit_forget_function_declarations(tanjit_session *s, jit_module *rec) {
   for (size_t i = 0; i < rec->n_declared; i++) {
     uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, rec->declared[i]);
     if (count)
@@ -405,21 +458,29 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
  * Adds a parsed, verified module (in context c, not yet wrapped) to the JIT.
  * Takes ownership of the module and the context, on success and failure.
  */
-int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
-                           const char *name, int generated, tanjit_error **err) {
-  jit_module rec = {0};
+int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
+                            unsigned long *id_out) {
   jit_session_lock(s);
   unsigned long id = ++s->next_module_id;
   jit_session_unlock(s);
   keep_linkonce_definitions(m);
-  if (promote_private_state(m, id)) {
+  if (id_out)
+    *id_out = id;
+  return promote_private_state(m, id);
+}
+
+int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, int generated, tanjit_error **err) {
+  jit_module rec = {0};
+  unsigned long id;
+  if (jit_prepare_for_session(s, m, &id)) {
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.name = tj_strdup(name ? name : "<module>");
   rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
   if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
@@ -439,7 +500,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   int full = s->n_modules == s->cap_modules;
   if (full) {
     size_t cap = s->cap_modules ? 2 * s->cap_modules : 8;
-    jit_module *p = realloc(s->modules, cap * sizeof *p);
+    jit_module *p = tj_realloc(s->modules, cap * sizeof *p);
     if (p) {
       s->modules = p;
       s->cap_modules = cap;
@@ -447,14 +508,14 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     }
   }
   if (!full && note_function_declarations(s, m, &rec)) {
-    forget_function_declarations(s, &rec);
+    jit_forget_function_declarations(s, &rec);
     full = 1;
   }
   jit_session_unlock(s);
   if (full) {
     pthread_mutex_unlock(&s->jit_lock);
     LLVMOrcDisposeThreadSafeModule(tsm);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.id = id;
@@ -463,10 +524,10 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(s->jit, rec.tracker, tsm);
   if (e) {
     jit_session_lock(s);
-    forget_function_declarations(s, &rec);
+    jit_forget_function_declarations(s, &rec);
     jit_session_unlock(s);
     pthread_mutex_unlock(&s->jit_lock);
-    module_record_free(&rec);
+    jit_module_record_free(&rec);
     strbuf what;
     sb_init(&what);
     sb_printf(&what, "cannot add %s", name ? name : "module");
@@ -494,6 +555,8 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
       /* ORC frees the module after this; a later module may reuse the
        * address, so the identity must not outlive the transform. */
       s->modules[i].pending = NULL;
+      if (!e)
+        jit_record_references(&s->modules[i], m);
       if (e) {
         tj_error_prefix(e, "%s", s->modules[i].name);
         s->modules[i].failed = 1;
@@ -538,8 +601,8 @@ static void remove_failed_modules(tanjit_session *s, const char *symbol) {
     if (e)
       LLVMConsumeError(e);
     removed_frontend_code |= !s->modules[i].generated;
-    forget_function_declarations(s, &s->modules[i]);
-    module_record_free(&s->modules[i]);
+    jit_forget_function_declarations(s, &s->modules[i]);
+    jit_module_record_free(&s->modules[i]);
     s->modules[i] = s->modules[--s->n_modules];
     removed = 1;
   }
@@ -607,11 +670,14 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   pthread_mutex_lock(&s->jit_lock);
   const char *outer = jit_frontend_lookup; /* JIT code may look up again */
   jit_frontend_lookup = symbol;
-  if (!outer)
+  if (!outer) {
     s->n_compiled_in_lookup = 0;
+    memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
+  }
   LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
   jit_frontend_lookup = outer;
   if (!e) {
+    jit_perf_map_update(s);
     pthread_mutex_unlock(&s->jit_lock);
     return (void *)(uintptr_t)addr;
   }
@@ -624,26 +690,26 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   jit_session_lock(s);
   int defined = any_module_defines(s, symbol);
   if (!result) {
-    /* The lookup's own text only says "Failed to materialize symbols" when
-     * the cause went to the error reporter. */
-    const char *why = llvm_msg;
-    if (strstr(llvm_msg, "Failed to materialize") && s->reported_error)
-      why = s->reported_error;
-    const char *missing = strstr(why, "Symbols not found");
-    if (missing && !defined)
+    const jit_bind_failure *bind = &jit_thread_bind_failure;
+    if (bind->kind == JIT_BIND_FAILED_UNDEFINED && !defined)
       result = tj_error_new(TANJIT_ERR_SYMBOL,
                             "no symbol '%s': no loaded module defines it", symbol);
-    else if (missing)
+    else if (bind->kind == JIT_BIND_FAILED_UNDEFINED)
       result = tj_error_new(
           TANJIT_ERR_SYMBOL,
-          "cannot compile '%s': unresolved external %s (searched the loaded "
-          "modules, the registered libraries, renamed ccalls and the process)",
-          symbol, missing + strlen("Symbols not found: "));
+          "cannot compile '%s': unresolved external %s%s (searched the "
+          "loaded modules, host symbols, the registered libraries, renamed "
+          "ccalls and the process; a function of the embedding program needs "
+          "tanjit_define_symbol, or the program linked with -rdynamic)",
+          symbol, bind->name, bind->more_undefined ? " and others" : "");
+    else if (bind->kind != JIT_BIND_FAILED_NONE)
+      result = tj_error_new(bind->code, "cannot compile '%s': %s", symbol,
+                            bind->why);
     else
-      result = tj_error_new(strstr(why, "cannot load library") ? TANJIT_ERR_LIBRARY
-                            : strstr(why, "cannot bind")       ? TANJIT_ERR_SYMBOL
-                                                               : TANJIT_ERR_LINK,
-                            "cannot compile '%s': %s", symbol, why);
+      /* A module another thread was compiling failed; ORC's text for this
+       * lookup only says it failed to materialize, the reporter has why. */
+      result = tj_error_new(TANJIT_ERR_LINK, "cannot compile '%s': %s", symbol,
+                            s->reported_error ? s->reported_error : llvm_msg);
   } else {
     tj_error_prefix(result, "cannot compile '%s'", symbol);
   }

@@ -96,6 +96,10 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   strmap own;
   strmap_init(&own);
   int views = requests ? jit_link_views_for_requests(s, m, &own, err) : 0;
+  /* its derivatives may now hold code of every module loaded so far */
+  jit_session_lock(s);
+  jit_thread_views_upto = views > 0 ? s->next_module_id : 0;
+  jit_session_unlock(s);
   int rc = views < 0 ? -1 : ad_transform_module(s->ad, m, err);
   if (views > 0 && rc == 0)
     jit_unlink_views(m, &own);
@@ -218,8 +222,15 @@ static void emit_on_big_stack(void *p) {
   if (jit_parse_module(s, ctx, job->buf ? job->buf : "", job->len, job->name, &m,
                        err) == 0) {
     if (jit_validate_module(s, m, job->name, err) == 0) {
+      /* What loading does before the JIT transforms a module (private
+       * state promoted, linkonce kept): the text shows what `run`
+       * compiles. */
+      int rc = jit_prepare_for_session(s, m, NULL);
+      if (rc)
+        tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
       pthread_mutex_lock(&s->jit_lock);
-      int rc = jit_transform_module(s, m, err);
+      if (rc == 0)
+        rc = jit_transform_module(s, m, err);
       codegen_started = 0; /* nothing is compiled */
       pthread_mutex_unlock(&s->jit_lock);
       if (rc) {
@@ -244,8 +255,17 @@ char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t len,
             "tanjit_emit_memory: session and buffer are required");
     return NULL;
   }
-  emit_job job = {s, buf, len, name ? name : "<memory>", err, NULL};
+  if (!name)
+    name = "<memory>";
+  char *checked = NULL; /* untrusted bitcode: the helper's output */
+  if (jit_bitcode_untrusted(s, buf, len)) {
+    if (jit_bitcode_sanitize(s, buf, len, name, &checked, &len, err))
+      return NULL;
+    buf = checked;
+  }
+  emit_job job = {s, buf, len, name, err, NULL};
   jit_run_on_big_stack(emit_on_big_stack, &job);
+  free(checked);
   return job.text;
 }
 

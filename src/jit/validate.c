@@ -35,6 +35,7 @@
 
 #include <llvm-c/TargetMachine.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -126,7 +127,7 @@ static void learn_host(void) {
   host.cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   size_t n = strlen(features);
-  host.features = malloc(n + 3);
+  host.features = tj_malloc(n + 3);
   if (host.features)
     snprintf(host.features, n + 3, ",%s,", features);
   LLVMDisposeMessage(features);
@@ -461,7 +462,7 @@ typedef struct ptr_set {
 static int ptr_set_add(ptr_set *set, const void *p) {
   if (2 * (set->count + 1) > set->cap) {
     size_t cap = set->cap ? 2 * set->cap : 256;
-    const void **slots = calloc(cap, sizeof *slots);
+    const void **slots = tj_calloc(cap, sizeof *slots);
     if (!slots)
       return -1;
     for (size_t i = 0; i < set->cap; i++)
@@ -495,7 +496,7 @@ typedef struct ptr_stack {
 static int ptr_stack_push(ptr_stack *st, void *p) {
   if (st->n == st->cap) {
     size_t cap = st->cap ? 2 * st->cap : 64;
-    void **items = realloc(st->items, cap * sizeof *items);
+    void **items = tj_realloc(st->items, cap * sizeof *items);
     if (!items)
       return -1;
     st->items = items;
@@ -556,7 +557,7 @@ static int type_is_scalable(scalable_search *ss, LLVMTypeRef t) {
     } else if (kind == LLVMFunctionTypeKind) {
       failed = ptr_stack_push(&ss->types, LLVMGetReturnType(ty));
       unsigned n = LLVMCountParamTypes(ty);
-      LLVMTypeRef *params = n ? malloc(n * sizeof *params) : NULL;
+      LLVMTypeRef *params = n ? tj_malloc(n * sizeof *params) : NULL;
       if (n && !params)
         failed = 1;
       else if (n)

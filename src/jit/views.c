@@ -17,6 +17,7 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -143,7 +144,7 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
   LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
   jit_session_lock(s);
   size_t n = s->n_modules;
-  LLVMMemoryBufferRef *copies = calloc(n ? n : 1, sizeof *copies);
+  LLVMMemoryBufferRef *copies = tj_calloc(n ? n : 1, sizeof *copies);
   for (size_t i = 0; copies && i < n; i++)
     if (!s->modules[i].generated &&
         !(exclude && s->modules[i].pending == exclude))
@@ -291,7 +292,7 @@ int jit_link_views_for_requests(tanjit_session *s, LLVMModuleRef m,
    * from an anchor, so the linker brings their bodies and the engine sees
    * their addresses taken. */
   size_t n = 0;
-  LLVMValueRef *targets = malloc((taken.count ? taken.count : 1) * sizeof *targets);
+  LLVMValueRef *targets = tj_malloc((taken.count ? taken.count : 1) * sizeof *targets);
   if (!targets) {
     strmap_free(&taken);
     LLVMDisposeModule(views);

@@ -1,7 +1,8 @@
 /*
  * ad_driver IN.ll [OUT.ll]: parses IN (text or bitcode), runs the
  * forward-mode transform, verifies, prints the result (to OUT or stdout).
- * Exit 1 with the engine's message on failure.  A debugging aid and the
+ * Exit 1 with the engine's message on failure; AD_DRIVER_STATS=1 prints
+ * how many rule lookups the transform made.  A debugging aid and the
  * way the shell tests feed programs to lli.
  */
 #include <stdio.h>
@@ -46,6 +47,9 @@ int main(int argc, char **argv) {
     }
     LLVMDisposeMessage(msg);
   }
+  /* AD_DRIVER_STATS=1: what the transform cost in rule lookups */
+  if (getenv("AD_DRIVER_STATS"))
+    fprintf(stderr, "ad_driver: %lu rule lookups\n", ad_engine_rule_lookups(e));
   if (rc == 0 || getenv("AD_DRIVER_PRINT_ANYWAY")) {
     if (argc > 2) {
       if (LLVMPrintModuleToFile(m, argv[2], &msg)) {

@@ -46,42 +46,7 @@ START_TEST(test_arith) {
 }
 END_TEST
 
-/* Fast-math flags of a primal operation reach its tangent operations. */
-START_TEST(test_fast_math_kept) {
-  static const char ir[] = REQ_DECLS
-      "define double @f(double %x) {\n"
-      "  %a = fmul fast double %x, %x\n"
-      "  ret double %a\n"
-      "}\n"
-      "define double @df(double %x) {\n"
-      "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0)\n"
-      "  ret double %r\n"
-      "}\n";
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m;
-  char *msg;
-  LLVMParseIRInContext(
-      ctx, LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "t"), &m,
-      &msg);
-  ad_engine *e = ad_engine_new();
-  ck_assert_int_eq(ad_transform_module(e, m, NULL), 0);
-  LLVMValueRef d = LLVMGetNamedFunction(m, "fwddiffef");
-  ck_assert_ptr_nonnull(d);
-  ck_assert_int_eq(LLVMGetLinkage(d), LLVMInternalLinkage);
-  char *text = LLVMPrintValueToString(d);
-  /* the clone and both tangent products are fast */
-  int fast = 0;
-  for (char *p = text; (p = strstr(p, "fmul fast")); p++)
-    fast++;
-  ck_assert_msg(fast >= 3, "%s", text);
-  ck_assert_ptr_null(strstr(text, "fadd double")); /* a plain fadd lost flags */
-  ck_assert_ptr_null(LLVMGetNamedFunction(m, "__enzyme_fwddiff"));
-  LLVMDisposeMessage(text);
-  ad_engine_free(e);
-  LLVMDisposeModule(m);
-  LLVMContextDispose(ctx);
-}
-END_TEST
+/* Fast-math flags reaching tangents: tests/filecheck/fast_math.ll. */
 
 /* ---- float types and conversions ---- */
 
@@ -1030,7 +995,6 @@ static Suite *engine_suite(void) {
   TCase *t = tcase_create("instructions");
   tcase_set_timeout(t, 120);
   tcase_add_loop_test(t, test_arith, 0, 2);
-  tcase_add_test(t, test_fast_math_kept);
   tcase_add_loop_test(t, test_types, 0, 2);
   tcase_add_loop_test(t, test_control_flow, 0, 2);
   tcase_add_loop_test(t, test_aggregates_vectors, 0, 2);

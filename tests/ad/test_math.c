@@ -14,6 +14,8 @@ const char *ad_math_table_name(size_t i, unsigned which);
 unsigned ad_math_table_arity(size_t i);
 unsigned ad_math_table_int_args(size_t i);
 int ad_math_table_check(char *why, size_t whysize);
+int ad_math_program_check(const char *program, unsigned arity,
+                          unsigned int_args, char *why, size_t whysize);
 
 static const char *const type_names[4] = {"double", "float", "x86_fp80",
                                           "double"};
@@ -106,6 +108,102 @@ START_TEST(test_math_table_programs_parse) {
 }
 END_TEST
 
+/* The check every row's program gets when the table is parsed: what it
+ * rejects, and why. */
+START_TEST(test_math_program_check) {
+  static const struct {
+    const char *program;
+    unsigned arity, int_args;
+    const char *why; /* NULL: accepted */
+  } cases[] = {
+      {"x cos", 1, 0, NULL},
+      {"y itof x y dec powi * y itof nz", 2, 2, NULL},
+      {"x y +", 1, 0, "'y' names argument 2 of 1"},
+      {"x frob", 1, 0, "unknown token 'frob'"},
+      {"x x", 1, 0, "leaves 2 values"},
+      {"+", 2, 0, "stack underflow at '+'"},
+      {"x y *", 2, 2, "'*' takes a float as operand 2"},
+      {"x itof", 1, 0, "'itof' takes an integer as operand 1"},
+      {"y dec", 2, 2, "leaves 1 values (an integer)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char why[256] = "";
+    int rc = ad_math_program_check(cases[i].program, cases[i].arity,
+                                   cases[i].int_args, why, sizeof why);
+    if (!cases[i].why) {
+      ck_assert_msg(rc == 0, "%s: %s", cases[i].program, why);
+      continue;
+    }
+    ck_assert_msg(rc == -1, "%s accepted", cases[i].program);
+    ck_assert_msg(strstr(why, cases[i].why), "%s: got \"%s\", want \"%s\"",
+                  cases[i].program, why, cases[i].why);
+  }
+}
+END_TEST
+
+/* The analyses and the rules ask which rule a call gets many times (each
+ * activity round, each tangent, each copy layout); the registry answers the
+ * families once per call site of a transform. */
+START_TEST(test_rule_lookups_once_per_call_site) {
+  static const char ir[] =
+      "declare double @sin(double)\n"
+      "declare double @cos(double)\n"
+      "declare double @exp(double)\n"
+      "declare double @pow(double, double)\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define internal double @g(double %x, ptr %p) {\n"
+      "  %s = call double @sin(double %x)\n"
+      "  %t = alloca double\n"
+      "  store double %s, ptr %t\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %p, ptr %t, i64 8, i1 false)\n"
+      "  %c = call double @cos(double %s)\n"
+      "  %e = call double @exp(double %c)\n"
+      "  %w = call double @pow(double %e, double %x)\n"
+      "  ret double %w\n"
+      "}\n"
+      "define double @f(double %x, ptr %p) {\n"
+      "  %a = call double @g(double %x, ptr %p)\n"
+      "  %b = call double @g(double %a, ptr %p)\n"
+      "  %s = call double @sin(double %b)\n"
+      "  ret double %s\n"
+      "}\n"
+      "declare double @__enzyme_fwddiff(...)\n"
+      "define double @df(double %x, double %dx, ptr %p, ptr %dp) {\n"
+      "  %r = call double (...) @__enzyme_fwddiff(ptr @f, double %x, double "
+      "%dx, ptr %p, ptr %dp)\n"
+      "  ret double %r\n"
+      "}\n";
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_int_eq(
+      LLVMParseIRInContext(
+          ctx, LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "t"),
+          &m, &msg),
+      0);
+  /* the call sites of the functions differentiated (g and f) */
+  unsigned sites = 0;
+  const char *differentiated[] = {"f", "g"};
+  for (int k = 0; k < 2; k++)
+    for (LLVMBasicBlockRef bb =
+             LLVMGetFirstBasicBlock(LLVMGetNamedFunction(m, differentiated[k]));
+         bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i))
+        sites += LLVMIsACallInst(i) != NULL;
+  ad_engine *e = ad_engine_new();
+  tanjit_error *err = NULL;
+  ck_assert_msg(ad_transform_module(e, m, &err) == 0, "%s",
+                err ? tanjit_error_message(err) : "");
+  unsigned long lookups = ad_engine_rule_lookups(e);
+  ck_assert_msg(lookups > 0 && lookups <= sites,
+                "%lu rule lookups for %u call sites", lookups, sites);
+  ad_engine_free(e);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 START_TEST(test_math_table) {
   unsigned ran = 0, skipped = 0;
   static char ir[16384];
@@ -164,6 +262,8 @@ Suite *math_suite(void) {
   TCase *t = tcase_create("table");
   tcase_set_timeout(t, 600);
   tcase_add_test(t, test_math_table_programs_parse);
+  tcase_add_test(t, test_math_program_check);
+  tcase_add_test(t, test_rule_lookups_once_per_call_site);
   tcase_add_test(t, test_math_table);
   suite_add_tcase(s, t);
   return s;

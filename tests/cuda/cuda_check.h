@@ -29,7 +29,7 @@ static __attribute__((unused)) void expect(const char *what, int i,
 
 static __attribute__((unused)) int finish(const char *name) {
   printf("%s: %d checks, %d failures\n", name, cc_checks, cc_failures);
-  return cc_failures;
+  return cc_failures != 0; /* a raw count wraps to 0 at 256 */
 }
 
 #endif

@@ -7,7 +7,8 @@
  */
 #include <math.h>
 
-int enzyme_dup, enzyme_const, enzyme_dupnoneed, enzyme_width;
+int enzyme_dup, enzyme_const, enzyme_dupnoneed, enzyme_width,
+    enzyme_primal_return;
 
 double __enzyme_fwddiff(void *fn, ...) {
   (void)fn;

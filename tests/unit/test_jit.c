@@ -258,6 +258,7 @@ START_TEST(renamed_ccall_missing_library) {
   ck_assert_ptr_nonnull(strstr(msg, "libdoes-not-exist.so.3"));
   /* dlerror's own text */
   ck_assert_ptr_nonnull(strstr(msg, "cannot open shared object file"));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_LIBRARY);
   tanjit_error_free(err);
   assert_still_usable(s);
   tanjit_session_free(s);
@@ -279,6 +280,29 @@ START_TEST(renamed_ccall_missing_symbol) {
   ck_assert_ptr_nonnull(strstr(msg, "no_such_fn"));
   ck_assert_ptr_nonnull(strstr(msg, test_lib()));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  tanjit_error_free(err);
+  assert_still_usable(s);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* The resolver hands the session a code, not text to classify: a function
+ * whose name reads like another failure is still a missing symbol. */
+START_TEST(renamed_ccall_code_is_not_read_from_text) {
+  tanjit_session *s = new_session();
+  char ir[1024];
+  snprintf(ir, sizeof ir,
+           "declare i32 @\"ejlstr$cannot load library$%s\"(i32)\n"
+           "define i32 @h(i32 %%x) {\n"
+           "  %%r = call i32 @\"ejlstr$cannot load library$%s\"(i32 %%x)\n"
+           "  ret i32 %%r\n}\n",
+           test_lib(), test_lib());
+  load_ok(s, ir, "renamed.ll");
+  tanjit_error *err = NULL;
+  ck_assert_ptr_null(tanjit_lookup(s, "h", &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  ck_assert_ptr_nonnull(strstr(tanjit_error_message(err),
+                               "symbol cannot load library not found"));
   tanjit_error_free(err);
   assert_still_usable(s);
   tanjit_session_free(s);
@@ -948,6 +972,7 @@ Suite *jit_suite(void) {
   tcase_set_timeout(errors, 60);
   tcase_add_test(errors, renamed_ccall_missing_library);
   tcase_add_test(errors, renamed_ccall_missing_symbol);
+  tcase_add_test(errors, renamed_ccall_code_is_not_read_from_text);
   tcase_add_test(errors, add_library_missing);
   tcase_add_test(errors, strict_unresolved_external);
   tcase_add_test(errors, malformed_ir_reports_line_and_column);

@@ -212,7 +212,7 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
   case LLVMCall: {
     /* An allocation, or a defined function returning a pointer (or an
      * integer holding one): its derivative returns the shadow. */
-    const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, p);
+    const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
     LLVMValueRef callee = ad_called_function(p);
     if (r && r->returns_allocation) {
       mark(st, p);
@@ -248,7 +248,7 @@ static int any_operand_active(ad_fn_ctx *fc, LLVMValueRef inst, unsigned from,
 static void visit_call(activity_state *st, LLVMValueRef call) {
   ad_fn_ctx *fc = st->fc;
   unsigned nargs = LLVMGetNumArgOperands(call);
-  const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *r = ad_rule_of_call(fc->mc, call);
   if (r && r->inactive)
     return;
   int any = any_operand_active(fc, call, 0, nargs);
@@ -323,7 +323,7 @@ static int touches_walk(ad_module_ctx *mc, LLVMValueRef fn, ad_map *seen,
       LLVMValueRef callee = ad_called_function(i);
       if (!callee || !LLVMIsAFunction(callee) ||
           LLVMCountBasicBlocks(callee) == 0 ||
-          ad_find_call_rule(mc->engine, i))
+          ad_rule_of_call(mc, i))
         continue;
       if (touches_walk(mc, callee, seen, depth + 1))
         return 1;

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/type_model.h"
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
@@ -68,7 +69,7 @@ static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
   }
   if (out->n == *cap) {
     size_t ncap = *cap ? 2 * *cap : 8;
-    ad_segment *g = realloc(out->segs, ncap * sizeof *g);
+    ad_segment *g = tj_realloc(out->segs, ncap * sizeof *g);
     if (!g)
       return -1;
     out->segs = g;

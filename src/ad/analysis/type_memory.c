@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/type_model.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
@@ -30,7 +31,7 @@ static int vindex(ad_types *t, LLVMValueRef v, int create) {
     return -1;
   if (t->nvals == t->capvals) {
     size_t ncap = t->capvals ? 2 * t->capvals : 256;
-    tval *g = realloc(t->vals, ncap * sizeof *g);
+    tval *g = tj_realloc(t->vals, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
       return -1;
@@ -57,7 +58,7 @@ const tval *ta_vget(const ad_types *t, LLVMValueRef v) {
 static int new_obj(ad_types *t) {
   if (t->nobjs == t->capobjs) {
     size_t ncap = t->capobjs ? 2 * t->capobjs : 64;
-    tobj *g = realloc(t->objs, ncap * sizeof *g);
+    tobj *g = tj_realloc(t->objs, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
       return -1;
@@ -163,7 +164,7 @@ void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
     return; /* enough: further bytes stay unknown */
   if (o->n == o->cap) {
     size_t ncap = o->cap ? 2 * o->cap : 8;
-    tentry *g = realloc(o->e, ncap * sizeof *g);
+    tentry *g = tj_realloc(o->e, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
       return;

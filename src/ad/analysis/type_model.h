@@ -50,6 +50,9 @@ struct ad_types {
   tobj *objs;
   size_t nobjs, capobjs;
   ad_map fnset; /* functions analyzed together */
+  /* call -> what its rule says of its arguments (malloc'd call_types):
+   * the fixpoint visits each call every round, names are resolved once */
+  ad_map call_memo;
   LLVMValueRef *fns;
   size_t nfns, capfns;
   int changed, oom;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/type_model.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
@@ -85,7 +86,7 @@ static void add_function(ad_types *t, LLVMValueRef fn) {
     return;
   if (t->nfns == t->capfns) {
     size_t ncap = t->capfns ? 2 * t->capfns : 16;
-    LLVMValueRef *g = realloc(t->fns, ncap * sizeof *g);
+    LLVMValueRef *g = tj_realloc(t->fns, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
       return;
@@ -101,14 +102,29 @@ static void add_function(ad_types *t, LLVMValueRef fn) {
   t->changed = 1;
 }
 
-static void visit_call(ad_types *t, LLVMValueRef call) {
-  unsigned nargs = LLVMGetNumArgOperands(call);
-  LLVMValueRef fn = ad_called_function(call);
+/* call_types_of the call's rule name, resolved once per call. */
+static call_types types_of_call(ad_types *t, LLVMValueRef call) {
+  const call_types *known = ad_map_get(&t->call_memo, call);
+  if (known)
+    return *known;
   char buf[256];
   const char *name = ad_call_rule_name(t->e, call, buf, sizeof buf);
   call_types ct = {NULL, 0};
   if (name)
     ct = call_types_of(name);
+  call_types *keep = tj_malloc(sizeof *keep);
+  if (keep) { /* without memory, only the memo is lost */
+    *keep = ct;
+    if (ad_map_put(&t->call_memo, call, keep) != 0)
+      free(keep);
+  }
+  return ct;
+}
+
+static void visit_call(ad_types *t, LLVMValueRef call) {
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  LLVMValueRef fn = ad_called_function(call);
+  call_types ct = types_of_call(t, call);
   const char *sig = ct.args;
   size_t nsig = sig ? strlen(sig) : 0;
   for (unsigned k = 0; k < nargs; k++) {
@@ -368,6 +384,10 @@ void ad_types_free(ad_types *t) {
   free(t->fns);
   ad_map_free(&t->index);
   ad_map_free(&t->fnset);
+  for (size_t i = 0; i < t->call_memo.cap; i++)
+    if (t->call_memo.keys[i])
+      free(t->call_memo.vals[i]);
+  ad_map_free(&t->call_memo);
   if (t->own_td)
     LLVMDisposeTargetData(t->td);
   free(t);
@@ -375,12 +395,13 @@ void ad_types_free(ad_types *t) {
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
-  ad_types *t = calloc(1, sizeof *t);
+  ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
   t->e = e;
   ad_map_init(&t->index);
   ad_map_init(&t->fnset);
+  ad_map_init(&t->call_memo);
   if (td) {
     t->td = td;
   } else {

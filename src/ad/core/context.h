@@ -89,6 +89,11 @@ struct ad_module_ctx {
    * functions that reach active globals through direct calls (activity.c) */
   ad_map global_refs_memo, touches_memo;
   size_t global_refs_generation, touches_generation;
+  /* registry/registry.c: call -> its rule (or "none"), and call -> the
+   * callee it had then (a call erased and another made at its address is
+   * looked up again); each lookup that missed the memo */
+  ad_map rule_memo, rule_memo_callee;
+  size_t rule_lookups;
   /* core/diag.c: the error state */
   tanjit_error **err;
   int failed; /* an error is already stored in *err */

@@ -79,6 +79,29 @@ static void strip_session_suffixes(char *s) {
   *w = 0;
 }
 
+/* The same location as fields of the error (tanjit_error_function ...). */
+static void record_location(tanjit_error *e, LLVMValueRef where) {
+  LLVMValueRef fn = function_of(where);
+  char *function = fn ? tj_strdup(ad_value_name(fn)) : NULL;
+  char *inst = where && LLVMIsAInstruction(where) ? ad_value_text(where) : NULL;
+  char *file = NULL;
+  unsigned line = 0, column = 0;
+  if (inst && LLVMInstructionGetDebugLoc(where)) {
+    unsigned len = 0;
+    const char *f = LLVMGetDebugLocFilename(where, &len);
+    file = f && len ? tj_strndup(f, len) : NULL;
+    line = LLVMGetDebugLocLine(where);
+    column = LLVMGetDebugLocColumn(where);
+  }
+  if (function)
+    strip_session_suffixes(function);
+  if (inst)
+    strip_session_suffixes(inst);
+  tj_error_set_location(e, function, inst ? inst + strspn(inst, " ") : NULL,
+                        file, line, column);
+  free(function), free(inst), free(file);
+}
+
 static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
                  const char *fmt, va_list ap) {
   if (mc->failed)
@@ -93,6 +116,8 @@ static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
     strip_session_suffixes(sb.data);
   tj_fail(mc->err, code, "%s", sb.data ? sb.data : "differentiation failed");
   sb_free(&sb);
+  if (mc->err)
+    record_location(*mc->err, where);
   return -1;
 }
 

@@ -1,19 +1,22 @@
-/* A pointer-keyed hash map (open addressing): the engine's value map,
- * shadow map, activity set and memos.  LLVM-C has no ValueMap, and
- * LLVMValueRef identity is value identity. */
+/* A pointer-keyed map (common/hashmap.h by identity): the engine's value
+ * map, shadow map, activity set and memos. */
 #ifndef TANJIT_AD_CORE_MAP_H
 #define TANJIT_AD_CORE_MAP_H
 
-#include <stddef.h>
+#include "common/hashmap.h"
 
-typedef struct ad_map {
-  void **keys, **vals;
-  size_t cap, count;
-} ad_map;
-void ad_map_init(ad_map *m);
-void ad_map_free(ad_map *m);
+typedef tj_hashmap ad_map;
+
+static inline void ad_map_init(ad_map *m) {
+  tj_hashmap_init(m, TJ_KEYS_POINTERS);
+}
+static inline void ad_map_free(ad_map *m) { tj_hashmap_free(m); }
 /* 0, or -1 on out of memory. */
-int ad_map_put(ad_map *m, const void *key, void *val);
-void *ad_map_get(const ad_map *m, const void *key);
+static inline int ad_map_put(ad_map *m, const void *key, void *val) {
+  return tj_hashmap_put(m, key, val);
+}
+static inline void *ad_map_get(const ad_map *m, const void *key) {
+  return tj_hashmap_get(m, key);
+}
 
 #endif

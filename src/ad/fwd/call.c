@@ -8,6 +8,7 @@
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
 #include "ad/core/context.h"
@@ -114,10 +115,10 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
                    "only logs)",
                    ad_value_name(fn));
   if (na != np)
-    return ad_fail(mc, call, "call to %s passes %u arguments for %u parameters",
-                   ad_value_name(fn), na, np);
-  unsigned char *act = malloc(np ? np : 1);
-  LLVMValueRef *args = malloc((2 * np + 1) * sizeof *args);
+    return ad_fail(mc, call, "call to %s passes %u argument%s for %u parameter%s",
+                   ad_value_name(fn), na, na == 1 ? "" : "s", np, np == 1 ? "" : "s");
+  unsigned char *act = tj_malloc(np ? np : 1);
+  LLVMValueRef *args = tj_malloc((2 * np + 1) * sizeof *args);
   if (!act || !args) {
     free(act);
     free(args);
@@ -212,7 +213,7 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
     if (strncmp(name, "llvm.dbg.", 9) == 0)
       return 0;
   }
-  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   LLVMValueRef c;
   if (rule) {
     if (!(c = ad_clone(fc, call)))

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/activity.h"
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
@@ -36,8 +37,8 @@ static int sig_equal(const ad_signature *a, const ad_signature *b) {
 LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig) {
   LLVMTypeRef ft = LLVMGlobalGetValueType(sig->fn);
   unsigned n = LLVMCountParamTypes(ft);
-  LLVMTypeRef *pt = malloc((n ? n : 1) * sizeof *pt);
-  LLVMTypeRef *out = malloc((2 * n + 1) * sizeof *out);
+  LLVMTypeRef *pt = tj_malloc((n ? n : 1) * sizeof *pt);
+  LLVMTypeRef *out = tj_malloc((2 * n + 1) * sizeof *out);
   unsigned k = 0;
   if (!pt || !out) {
     free(pt);
@@ -157,7 +158,7 @@ static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
  * attributes, which describe the primal's memory effects and optnone. */
 static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
   unsigned n = LLVMGetAttributeCountAtIndex(from, LLVMAttributeFunctionIndex);
-  LLVMAttributeRef *attrs = n ? malloc(n * sizeof *attrs) : NULL;
+  LLVMAttributeRef *attrs = n ? tj_malloc(n * sizeof *attrs) : NULL;
   if (!attrs)
     return;
   LLVMGetAttributesAtIndex(from, LLVMAttributeFunctionIndex, attrs);
@@ -176,9 +177,9 @@ static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
 /* Reverse post-order of the blocks reachable from the entry. */
 static LLVMBasicBlockRef *reverse_post_order(LLVMValueRef fn, size_t *count) {
   size_t nb = LLVMCountBasicBlocks(fn);
-  LLVMBasicBlockRef *order = malloc(nb * sizeof *order);
-  LLVMBasicBlockRef *stack = malloc(nb * sizeof *stack);
-  unsigned *next_succ = calloc(nb, sizeof *next_succ);
+  LLVMBasicBlockRef *order = tj_malloc(nb * sizeof *order);
+  LLVMBasicBlockRef *stack = tj_malloc(nb * sizeof *stack);
+  unsigned *next_succ = tj_calloc(nb, sizeof *next_succ);
   ad_map index;
   ad_map_init(&index);
   size_t i = 0, sp = 0, n = 0;
@@ -246,7 +247,7 @@ static int add_pending_phi(ad_fn_ctx *fc, LLVMValueRef primal,
                            LLVMValueRef clone, LLVMValueRef shadow) {
   if (fc->nphis == fc->capphis) {
     size_t ncap = fc->capphis ? fc->capphis * 2 : 16;
-    void *g = realloc(fc->phis, ncap * sizeof *fc->phis);
+    void *g = tj_realloc(fc->phis, ncap * sizeof *fc->phis);
     if (!g)
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     fc->phis = g;
@@ -404,7 +405,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
 
   if (mc->ncache == mc->capcache) {
     size_t ncap = mc->capcache ? mc->capcache * 2 : 8;
-    void *g = realloc(mc->cache, ncap * sizeof *mc->cache);
+    void *g = tj_realloc(mc->cache, ncap * sizeof *mc->cache);
     if (!g) {
       ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
       return NULL;
@@ -414,7 +415,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   }
   ad_cache_entry *ce = &mc->cache[mc->ncache];
   ce->sig = *sig;
-  ce->sig.activity = malloc(sig->nparams ? sig->nparams : 1);
+  ce->sig.activity = tj_malloc(sig->nparams ? sig->nparams : 1);
   if (!ce->sig.activity) {
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;

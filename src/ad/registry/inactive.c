@@ -26,7 +26,7 @@ static int emit_nothing(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
   return 0;
 }
 
-#define INACTIVE(n) {n, emit_nothing, NULL, 0, 0, 1}
+#define INACTIVE(n) {.name = n, .emit = emit_nothing, .inactive = 1}
 static const ad_call_rule inactive_rules[] = {
     INACTIVE("printf"),
     INACTIVE("fprintf"),

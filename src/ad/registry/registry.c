@@ -75,3 +75,19 @@ const ad_typed_rule *ad_typed_rule_of(const char *name) {
   const ad_typed_rule *r = ad_memory_typed_lookup(name);
   return r ? r : ad_cuda_typed_lookup(name);
 }
+
+/* The memo's value for a call with no rule (NULL means "not asked yet"). */
+static const char no_rule;
+
+const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  void *known = ad_map_get(&mc->rule_memo, call);
+  if (known && ad_map_get(&mc->rule_memo_callee, call) == (void *)callee)
+    return known == &no_rule ? NULL : known;
+  const ad_call_rule *r = ad_find_call_rule(mc->engine, call);
+  mc->rule_lookups++;
+  /* out of memory only costs the memo */
+  if (ad_map_put(&mc->rule_memo, call, r ? (void *)r : (void *)&no_rule) == 0)
+    ad_map_put(&mc->rule_memo_callee, call, callee);
+  return r;
+}

@@ -28,7 +28,9 @@
  *      when it receives active data).
  *   5. types: a family whose calls take pointers, sizes or out-parameters
  *      keeps its table as ad_typed_rule entries (below) and exports a typed
- *      lookup that ad_typed_rule_of asks.
+ *      lookup that ad_typed_rule_of (registry.c) asks.
+ * Rows are written with designated initializers.  The analyses and the
+ * rules ask through ad_rule_of_call, which memoizes per module transform.
  */
 #ifndef TANJIT_AD_REGISTRY_REGISTRY_H
 #define TANJIT_AD_REGISTRY_REGISTRY_H
@@ -79,6 +81,10 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call,
                               char *buf, size_t bufsize);
 /* The rule for `call`: custom first, then the families.  NULL: none. */
 const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
+/* The same, asked once per call site of the module being transformed (the
+ * analyses and the rules ask about the same call many times): memoized in
+ * mc, which counts the lookups that reached the families. */
+const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call);
 /* The typed entry (argument classes) for rule name `name`, or NULL. */
 const ad_typed_rule *ad_typed_rule_of(const char *name);
 

@@ -11,7 +11,9 @@
  * The tangent is computed with the same helpers, declared next to the call
  * under its convention (ir/helpers.c), so NaN and infinity follow C's rules.
  *
- * And the double-precision complex functions of <complex.h>, called as
+ * And the complex functions of <complex.h>, as rows (cfn_data: a
+ * holomorphic function's derivative f'(z), or cabs, carg and cpow's
+ * tangent), called as
  * {double, double} f(double re, double im) on x86-64 and AArch64:
  *   cexp' = cexp   csin' = ccos   ccos' = -csin   csinh' = ccosh
  *   ccosh' = csinh   ctan' = 1 + r^2   ctanh' = 1 - r^2
@@ -142,17 +144,6 @@ static cplx c_parts(LLVMBuilderRef b, LLVMValueRef v) {
   return r;
 }
 
-typedef enum cfn {
-  CF_EXP, CF_SIN, CF_COS, CF_SINH, CF_COSH, CF_TAN, CF_TANH, CF_SQRT, CF_LOG,
-  CF_POW, CF_ABS, CF_ARG
-} cfn;
-
-typedef struct cfn_data {
-  cfn op;
-  const char *base;    /* the double form's name: "csin" */
-  const char *partner; /* the function giving the derivative, or NULL */
-} cfn_data;
-
 /* How the call carries its complex operands: each either as two scalar
  * arguments of `real`, or packed in one two-element argument. */
 typedef struct cfn_form {
@@ -227,15 +218,122 @@ static cplx call_partner(ad_fn_ctx *fc, LLVMValueRef call, const cfn_form *f,
   return c_parts(fc->b, ad_call_helper(fc->b, fn, args, f->nparams, ""));
 }
 
+/* What a row's derivative is computed from: the primal operands z (and w,
+ * cpow's exponent), the result r, and the partner's value at z. */
+typedef struct cfn_eval {
+  LLVMBuilderRef b;
+  LLVMTypeRef real;
+  cplx z, w, r, partner;
+  LLVMValueRef result; /* the primal result, as the call returns it */
+} cfn_eval;
+
+/* One row of the <complex.h> table.  A holomorphic function states its
+ * derivative f'(z) (`factor`; the tangent is f'(z) dz); cabs, carg and cpow
+ * state their tangent from dz and dw (`tangent`). */
+typedef struct cfn_data {
+  const char *base;          /* the double form's name: "csin" */
+  const char *partner;       /* the function called at z for the derivative */
+  unsigned char two_operands; /* cpow(z, w); others take z alone */
+  unsigned char real_result;  /* cabs, carg: the result is not complex */
+  cplx (*factor)(const cfn_eval *e);
+  LLVMValueRef (*tangent)(const cfn_eval *e, cplx dz, cplx dw, LLVMTypeRef rt);
+} cfn_data;
+
+static cplx unit(const cfn_eval *e) {
+  cplx one = {LLVMConstReal(e->real, 1.0), LLVMConstReal(e->real, 0.0)};
+  return one;
+}
+static cplx factor_result(const cfn_eval *e) { return e->r; }
+static cplx factor_partner(const cfn_eval *e) { return e->partner; }
+static cplx factor_neg_partner(const cfn_eval *e) {
+  cplx n = {LLVMBuildFNeg(e->b, e->partner.re, ""),
+            LLVMBuildFNeg(e->b, e->partner.im, "")};
+  return n;
+}
+static cplx factor_one_plus_r2(const cfn_eval *e) { /* ctan */
+  cplx sq = c_mul(e->b, e->r, e->r);
+  cplx f = {LLVMBuildFAdd(e->b, unit(e).re, sq.re, ""), sq.im};
+  return f;
+}
+static cplx factor_one_minus_r2(const cfn_eval *e) { /* ctanh */
+  cplx sq = c_mul(e->b, e->r, e->r);
+  cplx f = {LLVMBuildFSub(e->b, unit(e).re, sq.re, ""),
+            LLVMBuildFNeg(e->b, sq.im, "")};
+  return f;
+}
+static cplx factor_recip_2r(const cfn_eval *e) { /* csqrt */
+  cplx two_r = {LLVMBuildFMul(e->b, e->r.re, LLVMConstReal(e->real, 2.0), ""),
+                LLVMBuildFMul(e->b, e->r.im, LLVMConstReal(e->real, 2.0), "")};
+  return c_div(e->b, unit(e), two_r);
+}
+static cplx factor_recip_z(const cfn_eval *e) { /* clog */
+  return c_div(e->b, unit(e), e->z);
+}
+
+/* cabs: (re dre + im dim) / |z| */
+static LLVMValueRef tangent_abs(const cfn_eval *e, cplx dz, cplx dw,
+                                LLVMTypeRef rt) {
+  (void)dw, (void)rt;
+  LLVMBuilderRef b = e->b;
+  LLVMValueRef dot = LLVMBuildFAdd(b, LLVMBuildFMul(b, e->z.re, dz.re, ""),
+                                   LLVMBuildFMul(b, e->z.im, dz.im, ""), "");
+  return LLVMBuildFDiv(b, dot, e->result, "");
+}
+/* carg: (re dim - im dre) / |z|^2 */
+static LLVMValueRef tangent_arg(const cfn_eval *e, cplx dz, cplx dw,
+                                LLVMTypeRef rt) {
+  (void)dw, (void)rt;
+  LLVMBuilderRef b = e->b;
+  cplx z = e->z;
+  LLVMValueRef cross = LLVMBuildFSub(b, LLVMBuildFMul(b, z.re, dz.im, ""),
+                                     LLVMBuildFMul(b, z.im, dz.re, ""), "");
+  LLVMValueRef n2 = LLVMBuildFAdd(b, LLVMBuildFMul(b, z.re, z.re, ""),
+                                  LLVMBuildFMul(b, z.im, z.im, ""), "");
+  return LLVMBuildFDiv(b, cross, n2, "");
+}
+/* cpow(z, w) = r: dr = r (dw log z + w dz / z); the partner is clog */
+static LLVMValueRef tangent_pow(const cfn_eval *e, cplx dz, cplx dw,
+                                LLVMTypeRef rt) {
+  LLVMBuilderRef b = e->b;
+  cplx a = c_mul(b, dw, e->partner), q = c_mul(b, e->w, c_div(b, dz, e->z));
+  cplx sum = {LLVMBuildFAdd(b, a.re, q.re, ""),
+              LLVMBuildFAdd(b, a.im, q.im, "")};
+  cplx t = c_mul(b, e->r, sum);
+  return make_complex(b, rt, t.re, t.im);
+}
+
+/* The table: one row per function (its f and l forms share it). */
+static const cfn_data cf_exp = {.base = "cexp", .factor = factor_result};
+static const cfn_data cf_sin = {
+    .base = "csin", .partner = "ccos", .factor = factor_partner};
+static const cfn_data cf_cos = {
+    .base = "ccos", .partner = "csin", .factor = factor_neg_partner};
+static const cfn_data cf_sinh = {
+    .base = "csinh", .partner = "ccosh", .factor = factor_partner};
+static const cfn_data cf_cosh = {
+    .base = "ccosh", .partner = "csinh", .factor = factor_partner};
+static const cfn_data cf_tan = {.base = "ctan", .factor = factor_one_plus_r2};
+static const cfn_data cf_tanh = {.base = "ctanh",
+                                 .factor = factor_one_minus_r2};
+static const cfn_data cf_sqrt = {.base = "csqrt", .factor = factor_recip_2r};
+static const cfn_data cf_log = {.base = "clog", .factor = factor_recip_z};
+static const cfn_data cf_pow = {.base = "cpow",
+                                .partner = "clog",
+                                .tangent = tangent_pow,
+                                .two_operands = 1};
+static const cfn_data cf_abs = {
+    .base = "cabs", .tangent = tangent_abs, .real_result = 1};
+static const cfn_data cf_arg = {
+    .base = "carg", .tangent = tangent_arg, .real_result = 1};
+
 static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
                            LLVMValueRef call, LLVMValueRef clone) {
   if (!ad_is_active(fc, call))
     return 0;
   const cfn_data *d = rule->data;
   LLVMBuilderRef b = fc->b;
-  unsigned ncomplex = d->op == CF_POW ? 2 : 1;
   cfn_form form;
-  if (LLVMGetNumArgOperands(call) < 1 || cfn_form_of(call, ncomplex, &form))
+  if (LLVMGetNumArgOperands(call) < 1 || cfn_form_of(call, d->two_operands ? 2 : 1, &form))
     return ad_fail(fc->mc, call,
                    "no forward-mode rule for %s with this signature (a complex "
                    "argument must be two floating-point values or one pair; "
@@ -252,118 +350,54 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
     pv[k] = ad_primal(fc, LLVMGetOperand(call, k));
     sh[k] = ad_shadow_value(fc, LLVMGetOperand(call, k));
   }
-  cplx z = cfn_operand(b, &form, pv, 0);
-  LLVMTypeRef rt = LLVMTypeOf(call), real = form.real;
-  LLVMValueRef one = LLVMConstReal(real, 1.0), zero = LLVMConstReal(real, 0.0);
-  /* the factor f'(z), computed once for every lane */
+  LLVMTypeRef rt = LLVMTypeOf(call);
+  cfn_eval e = {.b = b, .real = form.real, .z = cfn_operand(b, &form, pv, 0),
+                .result = ad_primal(fc, call)};
+  if (!d->real_result)
+    e.r = c_parts(b, clone);
+  if (d->partner) {
+    e.partner = call_partner(fc, call, &form, partner, e.z);
+    if (!e.partner.re)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  if (d->two_operands)
+    e.w = cfn_operand(b, &form, pv, 1);
+  /* f'(z), computed once for every lane */
   cplx fprime = {NULL, NULL};
-  cplx r = {NULL, NULL};
-  if (d->op != CF_ABS && d->op != CF_ARG)
-    r = c_parts(b, clone);
-  switch (d->op) {
-  case CF_EXP:
-    fprime = r;
-    break;
-  case CF_SIN: case CF_COS: case CF_SINH: case CF_COSH:
-    fprime = call_partner(fc, call, &form, partner, z);
-    if (!fprime.re)
-      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-    if (d->op == CF_COS) {
-      fprime.re = LLVMBuildFNeg(b, fprime.re, "");
-      fprime.im = LLVMBuildFNeg(b, fprime.im, "");
-    }
-    break;
-  case CF_TAN: case CF_TANH: {
-    cplx sq = c_mul(b, r, r);
-    fprime.re = d->op == CF_TAN ? LLVMBuildFAdd(b, one, sq.re, "")
-                                : LLVMBuildFSub(b, one, sq.re, "");
-    fprime.im = d->op == CF_TAN ? sq.im : LLVMBuildFNeg(b, sq.im, "");
-    break;
-  }
-  case CF_SQRT: {
-    cplx two_r = {LLVMBuildFMul(b, r.re, LLVMConstReal(real, 2.0), ""),
-                  LLVMBuildFMul(b, r.im, LLVMConstReal(real, 2.0), "")};
-    cplx unit = {one, zero};
-    fprime = c_div(b, unit, two_r);
-    break;
-  }
-  case CF_LOG: {
-    cplx unit = {one, zero};
-    fprime = c_div(b, unit, z);
-    break;
-  }
-  default:
-    break;
-  }
-  cplx log_z = {NULL, NULL}, w = {NULL, NULL};
-  if (d->op == CF_POW) {
-    log_z = call_partner(fc, call, &form, partner, z);
-    if (!log_z.re)
-      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-    w = cfn_operand(b, &form, pv, 1);
-  }
+  if (d->factor)
+    fprime = d->factor(&e);
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef lane_sh[4];
     for (unsigned k = 0; k < nargs; k++)
       lane_sh[k] = ad_lane(fc, sh[k], lane);
-    cplx dz = cfn_operand(b, &form, lane_sh, 0);
-    switch (d->op) {
-    case CF_ABS: {
-      LLVMValueRef dot = LLVMBuildFAdd(b, LLVMBuildFMul(b, z.re, dz.re, ""),
-                                       LLVMBuildFMul(b, z.im, dz.im, ""), "");
-      lanes[lane] = LLVMBuildFDiv(b, dot, ad_primal(fc, call), "");
-      continue;
-    }
-    case CF_ARG: {
-      LLVMValueRef cross = LLVMBuildFSub(b, LLVMBuildFMul(b, z.re, dz.im, ""),
-                                         LLVMBuildFMul(b, z.im, dz.re, ""), "");
-      LLVMValueRef n2 = LLVMBuildFAdd(b, LLVMBuildFMul(b, z.re, z.re, ""),
-                                      LLVMBuildFMul(b, z.im, z.im, ""), "");
-      lanes[lane] = LLVMBuildFDiv(b, cross, n2, "");
-      continue;
-    }
-    case CF_POW: {
-      cplx dw = cfn_operand(b, &form, lane_sh, 1);
-      cplx a = c_mul(b, dw, log_z), q = c_mul(b, w, c_div(b, dz, z));
-      cplx sum = {LLVMBuildFAdd(b, a.re, q.re, ""), LLVMBuildFAdd(b, a.im, q.im, "")};
-      cplx t = c_mul(b, r, sum);
-      lanes[lane] = make_complex(b, rt, t.re, t.im);
-      continue;
-    }
-    default: {
+    cplx dz = cfn_operand(b, &form, lane_sh, 0), dw = {NULL, NULL};
+    if (d->two_operands)
+      dw = cfn_operand(b, &form, lane_sh, 1);
+    if (d->tangent) {
+      lanes[lane] = d->tangent(&e, dz, dw, rt);
+    } else {
       cplx t = c_mul(b, fprime, dz);
       lanes[lane] = make_complex(b, rt, t.re, t.im);
-    }
     }
   }
   ad_set_shadow(fc, call, ad_pack(fc, rt, lanes));
   return 0;
 }
 
-static const cfn_data cf_exp = {CF_EXP, "cexp", NULL},
-                      cf_sin = {CF_SIN, "csin", "ccos"},
-                      cf_cos = {CF_COS, "ccos", "csin"},
-                      cf_sinh = {CF_SINH, "csinh", "ccosh"},
-                      cf_cosh = {CF_COSH, "ccosh", "csinh"},
-                      cf_tan = {CF_TAN, "ctan", NULL},
-                      cf_tanh = {CF_TANH, "ctanh", NULL},
-                      cf_sqrt = {CF_SQRT, "csqrt", NULL},
-                      cf_log = {CF_LOG, "clog", NULL},
-                      cf_pow = {CF_POW, "cpow", "clog"},
-                      cf_abs = {CF_ABS, "cabs", NULL},
-                      cf_arg = {CF_ARG, "carg", NULL};
+static const complex_rule_data mul_d = {.multiply = "__muldc3"},
+                               mul_s = {.multiply = "__mulsc3"},
+                               mul_x = {.multiply = "__mulxc3"},
+                               div_d = {.divide = 1, .multiply = "__muldc3"},
+                               div_s = {.divide = 1, .multiply = "__mulsc3"},
+                               div_x = {.divide = 1, .multiply = "__mulxc3"};
 
-static const complex_rule_data mul_d = {0, "__muldc3"}, mul_s = {0, "__mulsc3"},
-                                mul_x = {0, "__mulxc3"}, div_d = {1, "__muldc3"},
-                                div_s = {1, "__mulsc3"}, div_x = {1, "__mulxc3"};
-
-#define COMPLEX(n, data) {n, emit_complex, &data, 0, 0, 0}
+#define COMPLEX(n, d) {.name = n, .emit = emit_complex, .data = &d}
 static const ad_call_rule complex_rules[] = {
     COMPLEX("__muldc3", mul_d), COMPLEX("__mulsc3", mul_s),
     COMPLEX("__mulxc3", mul_x), COMPLEX("__divdc3", div_d),
     COMPLEX("__divsc3", div_s), COMPLEX("__divxc3", div_x),
-#define CFN(n, data) {n, emit_complex_fn, &data, 0, 0, 0}
+#define CFN(n, d) {.name = n, .emit = emit_complex_fn, .data = &d}
 #define CFN3(n, data) CFN(n, data), CFN(n "f", data), CFN(n "l", data)
     CFN3("cexp", cf_exp),   CFN3("csin", cf_sin),   CFN3("ccos", cf_cos),
     CFN3("csinh", cf_sinh), CFN3("ccosh", cf_cosh), CFN3("ctan", cf_tan),

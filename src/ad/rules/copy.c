@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/activity.h"
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
@@ -286,7 +287,7 @@ typedef struct copy_plan {
 
 static int plan_actions(const ad_copy_layout *lay, const copy_action *table,
                         copy_plan *p) {
-  p->acts = malloc((lay->n ? lay->n : 1) * sizeof *p->acts);
+  p->acts = tj_malloc((lay->n ? lay->n : 1) * sizeof *p->acts);
   if (!p->acts)
     return -1;
   p->uniform = 1;
@@ -332,7 +333,7 @@ static const char *const non_overlapping_copies[] = {
     "memcpy", "llvm.memcpy", "llvm.memcpy.inline"};
 
 static int may_overlap(const ad_fn_ctx *fc, LLVMValueRef call) {
-  const ad_call_rule *rule = ad_find_call_rule(fc->mc->engine, call);
+  const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   if (!rule || !rule->name)
     return 1;
   for (size_t i = 0;

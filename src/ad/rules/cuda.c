@@ -52,7 +52,6 @@
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 
-typedef enum cuda_op { CUDA_COPY, CUDA_ALLOC, CUDA_FREE, CUDA_SET } cuda_op;
 typedef enum cuda_api { CUDA_DRIVER, CUDA_RUNTIME } cuda_api;
 /* Where a transfer's destination lives (what zeroing its shadow takes). */
 typedef enum cuda_dest {
@@ -63,13 +62,14 @@ typedef enum cuda_dest {
   DEST_BY_KIND  /* the cudaMemcpyKind operand says */
 } cuda_dest;
 
+/* What a row's emitter (the row names one per kind of call: copy, alloc,
+ * free, set) needs besides the call. */
 typedef struct cuda_rule_data {
-  cuda_op op;
   cuda_api api;
   cuda_dest dest;
-  /* operand indices; -1: none.  ALLOC: dst is the out-parameter, len the
+  /* operand indices; -1: none.  alloc: dst is the out-parameter, len the
    * size (with a pitch: the height, so the size is pitch * len), pitch the
-   * out-parameter receiving a pitched allocation's row pitch; FREE and SET:
+   * out-parameter receiving a pitched allocation's row pitch; free and set:
    * dst is the address. */
   signed char dst, src, len, kind, stream, pitch;
 } cuda_rule_data;
@@ -443,8 +443,10 @@ static int emit_set(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   return 0;
 }
 
-static int emit_cuda(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
-                     LLVMValueRef clone) {
+/* Whether the call has every operand the row names (a declaration with
+ * fewer parameters than the API's).  0, or -1 with the error. */
+static int check_operands(ad_fn_ctx *fc, const ad_call_rule *rule,
+                          LLVMValueRef call) {
   const cuda_rule_data *d = rule->data;
   unsigned nargs = LLVMGetNumArgOperands(call);
   signed char need = d->dst;
@@ -457,22 +459,40 @@ static int emit_cuda(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                    "%s is called with %u arguments; its derivative rule "
                    "needs at least %d",
                    rule->name, nargs, need + 1);
-  switch (d->op) {
-  case CUDA_COPY: {
-    cuda_copy_site site = {d, call};
-    ad_copy_emitter em = {cuda_copy, cuda_zero, &site};
-    return ad_differentiate_copy(fc, call, clone, operand(call, d->dst),
-                                 operand(call, d->src), operand(call, d->len),
-                                 &em);
-  }
-  case CUDA_ALLOC:
-    return emit_alloc(fc, d, call, clone);
-  case CUDA_FREE:
-    return emit_free(fc, d, call, clone);
-  case CUDA_SET:
-    return emit_set(fc, d, call, clone);
-  }
   return 0;
+}
+
+static int emit_cuda_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
+                          LLVMValueRef call, LLVMValueRef clone) {
+  const cuda_rule_data *d = rule->data;
+  if (check_operands(fc, rule, call) != 0)
+    return -1;
+  cuda_copy_site site = {d, call};
+  ad_copy_emitter em = {cuda_copy, cuda_zero, &site};
+  return ad_differentiate_copy(fc, call, clone, operand(call, d->dst),
+                               operand(call, d->src), operand(call, d->len),
+                               &em);
+}
+
+static int emit_cuda_alloc(ad_fn_ctx *fc, const ad_call_rule *rule,
+                           LLVMValueRef call, LLVMValueRef clone) {
+  return check_operands(fc, rule, call) != 0
+             ? -1
+             : emit_alloc(fc, rule->data, call, clone);
+}
+
+static int emit_cuda_free(ad_fn_ctx *fc, const ad_call_rule *rule,
+                          LLVMValueRef call, LLVMValueRef clone) {
+  return check_operands(fc, rule, call) != 0
+             ? -1
+             : emit_free(fc, rule->data, call, clone);
+}
+
+static int emit_cuda_set(ad_fn_ctx *fc, const ad_call_rule *rule,
+                         LLVMValueRef call, LLVMValueRef clone) {
+  return check_operands(fc, rule, call) != 0
+             ? -1
+             : emit_set(fc, rule->data, call, clone);
 }
 
 static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
@@ -481,39 +501,90 @@ static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
-/* {op, api, dest, dst, src, len, kind, stream, pitch} */
-static const cuda_rule_data d_htod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
-static const cuda_rule_data d_htod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
-static const cuda_rule_data d_dtoh = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, -1, -1};
-static const cuda_rule_data d_dtoh_async = {CUDA_COPY, CUDA_DRIVER, DEST_HOST, 0, 1, 2, -1, 3, -1};
-static const cuda_rule_data d_dtod = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, -1, -1};
-static const cuda_rule_data d_dtod_async = {CUDA_COPY, CUDA_DRIVER, DEST_DEVICE, 0, 1, 2, -1, 3, -1};
-static const cuda_rule_data d_unified = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, -1, -1};
-static const cuda_rule_data d_unified_async = {CUDA_COPY, CUDA_DRIVER, DEST_UNIFIED, 0, 1, 2, -1, 3, -1};
-static const cuda_rule_data d_rt_copy = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, -1, -1};
-static const cuda_rule_data d_rt_copy_async = {CUDA_COPY, CUDA_RUNTIME, DEST_BY_KIND, 0, 1, 2, 3, 4, -1};
-static const cuda_rule_data d_cu_alloc = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
-static const cuda_rule_data d_cu_alloc_async = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
-static const cuda_rule_data d_rt_alloc = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, -1, -1};
-static const cuda_rule_data d_cu_alloc_pitch = {CUDA_ALLOC, CUDA_DRIVER, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
-static const cuda_rule_data d_rt_alloc_pitch = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 3, -1, -1, 1};
-static const cuda_rule_data d_cu_alloc_host = {CUDA_ALLOC, CUDA_DRIVER, DEST_HOST, 0, -1, 1, -1, -1, -1};
-static const cuda_rule_data d_rt_alloc_host = {CUDA_ALLOC, CUDA_RUNTIME, DEST_HOST, 0, -1, 1, -1, -1, -1};
-static const cuda_rule_data d_rt_alloc_async = {CUDA_ALLOC, CUDA_RUNTIME, DEST_DEVICE, 0, -1, 1, -1, 2, -1};
-static const cuda_rule_data d_cu_free = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, -1, -1};
-static const cuda_rule_data d_cu_free_async = {CUDA_FREE, CUDA_DRIVER, DEST_NONE, 0, -1, -1, -1, 1, -1};
-static const cuda_rule_data d_rt_free = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, -1, -1};
-static const cuda_rule_data d_rt_free_async = {CUDA_FREE, CUDA_RUNTIME, DEST_NONE, 0, -1, -1, -1, 1, -1};
-static const cuda_rule_data d_cu_set = {CUDA_SET, CUDA_DRIVER, DEST_NONE, 0, -1, 2, -1, -1, -1};
-static const cuda_rule_data d_rt_set = {CUDA_SET, CUDA_RUNTIME, DEST_NONE, 0, -1, 2, -1, -1, -1};
+static const cuda_rule_data d_htod = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_htod_async = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = 3, .pitch = -1};
+static const cuda_rule_data d_dtoh = {
+    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_dtoh_async = {
+    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = 3, .pitch = -1};
+static const cuda_rule_data d_dtod = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_dtod_async = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = 3, .pitch = -1};
+static const cuda_rule_data d_unified = {
+    .api = CUDA_DRIVER, .dest = DEST_UNIFIED, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_unified_async = {
+    .api = CUDA_DRIVER, .dest = DEST_UNIFIED, .dst = 0, .src = 1, .len = 2,
+    .kind = -1, .stream = 3, .pitch = -1};
+static const cuda_rule_data d_rt_copy = {
+    .api = CUDA_RUNTIME, .dest = DEST_BY_KIND, .dst = 0, .src = 1, .len = 2,
+    .kind = 3, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_rt_copy_async = {
+    .api = CUDA_RUNTIME, .dest = DEST_BY_KIND, .dst = 0, .src = 1, .len = 2,
+    .kind = 3, .stream = 4, .pitch = -1};
+static const cuda_rule_data d_cu_alloc = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_cu_alloc_async = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = 2, .pitch = -1};
+static const cuda_rule_data d_rt_alloc = {
+    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_cu_alloc_pitch = {
+    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 3,
+    .kind = -1, .stream = -1, .pitch = 1};
+static const cuda_rule_data d_rt_alloc_pitch = {
+    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 3,
+    .kind = -1, .stream = -1, .pitch = 1};
+static const cuda_rule_data d_cu_alloc_host = {
+    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_rt_alloc_host = {
+    .api = CUDA_RUNTIME, .dest = DEST_HOST, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_rt_alloc_async = {
+    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
+    .kind = -1, .stream = 2, .pitch = -1};
+static const cuda_rule_data d_cu_free = {
+    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_cu_free_async = {
+    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
+    .kind = -1, .stream = 1, .pitch = -1};
+static const cuda_rule_data d_rt_free = {
+    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_rt_free_async = {
+    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
+    .kind = -1, .stream = 1, .pitch = -1};
+static const cuda_rule_data d_cu_set = {
+    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
+static const cuda_rule_data d_rt_set = {
+    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = 2,
+    .kind = -1, .stream = -1, .pitch = -1};
 
 /* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
  *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */
-#define COPY(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
-#define ALLOC(n, d, types) {{n, emit_cuda, &d, 1, 0, 0}, types}
-#define FREE(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
-#define SET(n, d, types) {{n, emit_cuda, &d, 0, 0, 0}, types}
-#define INACTIVE(n) {{n, emit_none, NULL, 0, 0, 1}, NULL}
+#define COPY(n, d, types)                                                      \
+  {{.name = n, .emit = emit_cuda_copy, .data = &d, .writes_pointer_args = 1}, \
+   types}
+#define ALLOC(n, d, types)                                                     \
+  {{.name = n, .emit = emit_cuda_alloc, .data = &d, .writes_pointer_args = 1},\
+   types}
+#define FREE(n, d, types) {{.name = n, .emit = emit_cuda_free, .data = &d}, types}
+#define SET(n, d, types) {{.name = n, .emit = emit_cuda_set, .data = &d}, types}
+#define INACTIVE(n) {{.name = n, .emit = emit_none, .inactive = 1}, NULL}
 static const ad_typed_rule cuda_rules[] = {
     /* driver API transfers: the old 32-bit names, _v2, async */
     COPY("cuMemcpyHtoD", d_htod, "dsn"),

@@ -64,6 +64,7 @@
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
 
+#include "common/alloc.h"
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
 #include "ad/core/context.h"
@@ -93,7 +94,7 @@ struct ad_custom_registry {
 };
 
 ad_custom_registry *ad_custom_registry_new(void) {
-  ad_custom_registry *r = calloc(1, sizeof *r);
+  ad_custom_registry *r = tj_calloc(1, sizeof *r);
   if (!r)
     return NULL;
   if (pthread_mutex_init(&r->lock, NULL) != 0) {
@@ -132,7 +133,7 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
                    "TANJIT_RULE_RETURNS_PRIMAL is defined)",
                    function, flags);
   ad_custom_registry *r = ad_engine_custom(e);
-  custom_rule *cr = calloc(1, sizeof *cr);
+  custom_rule *cr = tj_calloc(1, sizeof *cr);
   if (!r || !cr || !(cr->function = tj_strdup(function)) ||
       !(cr->derivative = tj_strdup(derivative))) {
     if (cr) {
@@ -152,7 +153,7 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
   pthread_mutex_lock(&r->lock);
   if (r->n == r->cap) {
     size_t ncap = r->cap ? r->cap * 2 : 8;
-    custom_rule **g = realloc(r->rules, ncap * sizeof *g);
+    custom_rule **g = tj_realloc(r->rules, ncap * sizeof *g);
     if (g) {
       r->rules = g;
       r->cap = ncap;
@@ -332,7 +333,7 @@ static void drop_from_used_lists(LLVMModuleRef m, LLVMValueRef g) {
     if (!init || !LLVMIsAConstantArray(init))
       continue;
     unsigned n = (unsigned)LLVMGetNumOperands(init), kept = 0;
-    LLVMValueRef *keep = malloc((n ? n : 1) * sizeof *keep);
+    LLVMValueRef *keep = tj_malloc((n ? n : 1) * sizeof *keep);
     if (!keep)
       continue;
     for (unsigned k = 0; k < n; k++) {
@@ -385,7 +386,7 @@ int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 8;
-      LLVMValueRef *nf = realloc(found, cap * sizeof *nf);
+      LLVMValueRef *nf = tj_realloc(found, cap * sizeof *nf);
       if (!nf) {
         free(found);
         return tj_fail(err, TANJIT_ERR_NO_MEMORY,
@@ -458,10 +459,10 @@ static int emit_nothing(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
 static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
                       LLVMValueRef call, LLVMValueRef clone);
 
-static const ad_call_rule inactive_rule = {"enzyme_inactive", emit_nothing,
-                                           NULL, 0, 0, 1};
-static const ad_call_rule in_ir_rule = {"enzyme_derivative", emit_in_ir, NULL,
-                                        1, 0, 0};
+static const ad_call_rule inactive_rule = {
+    .name = "enzyme_inactive", .emit = emit_nothing, .inactive = 1};
+static const ad_call_rule in_ir_rule = {
+    .name = "enzyme_derivative", .emit = emit_in_ir, .writes_pointer_args = 1};
 
 static int has_inactive_attr(LLVMValueRef call, LLVMValueRef fn) {
   if (LLVMGetCallSiteStringAttribute(call, LLVMAttributeFunctionIndex,
@@ -513,7 +514,7 @@ static int any_active(ad_fn_ctx *fc, LLVMValueRef call) {
  * *count gets their number.  NULL on out of memory. */
 static LLVMTypeRef *derivative_params(LLVMValueRef call, unsigned *count) {
   unsigned na = LLVMGetNumArgOperands(call), k = 0;
-  LLVMTypeRef *t = malloc((2 * na + 1) * sizeof *t);
+  LLVMTypeRef *t = tj_malloc((2 * na + 1) * sizeof *t);
   if (!t)
     return NULL;
   for (unsigned i = 0; i < na; i++) {
@@ -543,8 +544,8 @@ static int call_derivative(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
     LLVMPositionBuilderBefore(fc->b, clone);
   unsigned na = LLVMGetNumArgOperands(call);
   unsigned np = LLVMCountParamTypes(ft);
-  LLVMValueRef *shadows = malloc((na + 1) * sizeof *shadows);
-  LLVMValueRef *args = malloc((np + 1) * sizeof *args);
+  LLVMValueRef *shadows = tj_malloc((na + 1) * sizeof *shadows);
+  LLVMValueRef *args = tj_malloc((np + 1) * sizeof *args);
   LLVMValueRef tangents[AD_MAX_WIDTH];
   if (!shadows || !args) {
     free(shadows);
@@ -674,7 +675,7 @@ static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
   unsigned have = LLVMCountParamTypes(ft);
   int bad = LLVMIsFunctionVarArg(ft) || have != np;
   if (!bad && np) {
-    LLVMTypeRef *got = malloc(np * sizeof *got);
+    LLVMTypeRef *got = tj_malloc(np * sizeof *got);
     if (!got) {
       free(want);
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
@@ -687,10 +688,10 @@ static int emit_in_ir(ad_fn_ctx *fc, const ad_call_rule *rule,
   free(want);
   if (bad)
     return ad_fail(fc->mc, call,
-                   "custom derivative %s of %s does not take %u parameters of "
+                   "custom derivative %s of %s does not take %u parameter%s of "
                    "the expected types (each argument of the call, every "
                    "float, float vector or pointer one followed by its shadow)",
-                   ad_value_name(df), ad_value_name(fn), np);
+                   ad_value_name(df), ad_value_name(fn), np, np == 1 ? "" : "s");
   LLVMTypeRef rt = LLVMTypeOf(call), drt = LLVMGetReturnType(ft);
   int pair = 0;
   if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind && drt != rt) {

@@ -7,19 +7,22 @@
  * sum_k partial_k * dx_k over the active float arguments.  Adding a function
  * is one entry.
  *
- * Program tokens (space separated, evaluated on a stack, all in the call's
- * float type T):
- *   x y z      the call's arguments 0, 1, 2 (integers stay integers)
+ * Programs are parsed once (the first lookup, pthread_once) against the one
+ * token table below (math_ops), and checked there: known tokens, arguments
+ * within the row's arity, a balanced stack, and operand kinds (an integer
+ * argument only where an integer is taken).  A row that fails the check is
+ * a bug in this file, reported by ad_math_table_check (tests/ad) and, if a
+ * call reaches it, as an internal error.  Tokens (space separated,
+ * evaluated on a stack, all in the call's float type T unless noted):
+ *   x y z      the call's arguments 0, 1, 2 (integer arguments stay integers)
  *   r          the call's result
  *   <number>   a constant of type T
- *   unary:     neg cos sin exp log sqrt trunc rint digamma sq recip itof dec
- *              (sq: v*v, recip: 1/v, itof: integer -> T, dec: integer - 1)
- *   binary:    + - * / pow copysign ldexp powi lt ge nz
- *              (lt, ge: comparisons as 1.0 / 0.0; `a c nz`: a where c is
- *              nonzero, else 0, a select, so an inf or NaN a is dropped)
- * Functions that write through pointers (sincos, frexp, modf) have custom
- * emitters at the end of this file.
+ * and the operators of math_ops.  The same row serves both modes: forward
+ * computes dr = sum_k partial_k dx_k, reverse will add partial_k * dr to
+ * each x_k's adjoint.  Functions that write through pointers (sincos,
+ * frexp, modf) have emitters of their own at the end of this file.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,145 +36,225 @@
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 
+/* One row: a function and, per argument, its partial derivative. */
 typedef struct math_rule {
   const char *names[4]; /* double, float, long double, "llvm.<base>" */
   unsigned char arity;
-  unsigned char int_args; /* bit k: argument k is an integer */
-  const char *partial[3];  /* d result / d argument k, postfix */
-  const char *math;
+  unsigned char int_args; /* bit k: argument k is an integer (no partial) */
+  const char *partial[3]; /* d result / d argument k, postfix */
+  /* the result is one of the arguments (fmin, fmax): partial 0 is an
+   * indicator, and the tangent is the chosen argument's, selected rather
+   * than weighted, so a NaN or inf tangent of the argument not chosen
+   * (sqrt'(0) behind fmax(sqrt(x), eps)) stays out, as in Enzyme */
+  unsigned char chooses;
 } math_rule;
 
-#define L4(d, f, l, i) {d, f, l, i}
 static const math_rule math_table[] = {
     /* d sin x = cos x */
-    {L4("sin", "sinf", "sinl", "llvm.sin"), 1, 0, {"x cos"}, "cos x"},
+    {.names = {"sin", "sinf", "sinl", "llvm.sin"},
+     .arity = 1,
+     .partial = {[0] = "x cos"}},
     /* d cos x = -sin x */
-    {L4("cos", "cosf", "cosl", "llvm.cos"), 1, 0, {"x sin neg"}, "-sin x"},
+    {.names = {"cos", "cosf", "cosl", "llvm.cos"},
+     .arity = 1,
+     .partial = {[0] = "x sin neg"}},
     /* d tan x = 1 + tan^2 x */
-    {L4("tan", "tanf", "tanl", "llvm.tan"), 1, 0, {"1 r sq +"}, "1 + r^2"},
+    {.names = {"tan", "tanf", "tanl", "llvm.tan"},
+     .arity = 1,
+     .partial = {[0] = "1 r sq +"}},
     /* d asin x = 1 / sqrt(1 - x^2) */
-    {L4("asin", "asinf", "asinl", "llvm.asin"), 1, 0, {"1 x sq - sqrt recip"},
-     "1/sqrt(1-x^2)"},
+    {.names = {"asin", "asinf", "asinl", "llvm.asin"},
+     .arity = 1,
+     .partial = {[0] = "1 x sq - sqrt recip"}},
     /* d acos x = -1 / sqrt(1 - x^2) */
-    {L4("acos", "acosf", "acosl", "llvm.acos"), 1, 0,
-     {"1 x sq - sqrt recip neg"}, "-1/sqrt(1-x^2)"},
+    {.names = {"acos", "acosf", "acosl", "llvm.acos"},
+     .arity = 1,
+     .partial = {[0] = "1 x sq - sqrt recip neg"}},
     /* d atan x = 1 / (1 + x^2) */
-    {L4("atan", "atanf", "atanl", "llvm.atan"), 1, 0, {"1 x sq + recip"},
-     "1/(1+x^2)"},
+    {.names = {"atan", "atanf", "atanl", "llvm.atan"},
+     .arity = 1,
+     .partial = {[0] = "1 x sq + recip"}},
     /* atan2(y, x), C order: d/dy = x/(x^2+y^2), d/dx = -y/(x^2+y^2)
      * (here x names argument 0 and y argument 1) */
-    {L4("atan2", "atan2f", "atan2l", "llvm.atan2"), 2, 0,
-     {"y x sq y sq + /", "x neg x sq y sq + /"}, "b/(a^2+b^2), -a/(a^2+b^2)"},
+    {.names = {"atan2", "atan2f", "atan2l", "llvm.atan2"},
+     .arity = 2,
+     .partial = {[0] = "y x sq y sq + /", [1] = "x neg x sq y sq + /"}},
     /* d sinh x = cosh x = (e^x + e^-x) / 2 */
-    {L4("sinh", "sinhf", "sinhl", "llvm.sinh"), 1, 0,
-     {"x exp x neg exp + 0.5 *"}, "cosh x"},
+    {.names = {"sinh", "sinhf", "sinhl", "llvm.sinh"},
+     .arity = 1,
+     .partial = {[0] = "x exp x neg exp + 0.5 *"}},
     /* d cosh x = sinh x = (e^x - e^-x) / 2 */
-    {L4("cosh", "coshf", "coshl", "llvm.cosh"), 1, 0,
-     {"x exp x neg exp - 0.5 *"}, "sinh x"},
+    {.names = {"cosh", "coshf", "coshl", "llvm.cosh"},
+     .arity = 1,
+     .partial = {[0] = "x exp x neg exp - 0.5 *"}},
     /* d tanh x = 1 - tanh^2 x */
-    {L4("tanh", "tanhf", "tanhl", "llvm.tanh"), 1, 0, {"1 r sq -"}, "1 - r^2"},
+    {.names = {"tanh", "tanhf", "tanhl", "llvm.tanh"},
+     .arity = 1,
+     .partial = {[0] = "1 r sq -"}},
     /* d asinh x = 1 / sqrt(x^2 + 1) */
-    {L4("asinh", "asinhf", "asinhl", NULL), 1, 0, {"x sq 1 + sqrt recip"},
-     "1/sqrt(x^2+1)"},
+    {.names = {"asinh", "asinhf", "asinhl", NULL},
+     .arity = 1,
+     .partial = {[0] = "x sq 1 + sqrt recip"}},
     /* d acosh x = 1 / sqrt(x^2 - 1) */
-    {L4("acosh", "acoshf", "acoshl", NULL), 1, 0, {"x sq 1 - sqrt recip"},
-     "1/sqrt(x^2-1)"},
+    {.names = {"acosh", "acoshf", "acoshl", NULL},
+     .arity = 1,
+     .partial = {[0] = "x sq 1 - sqrt recip"}},
     /* d atanh x = 1 / (1 - x^2) */
-    {L4("atanh", "atanhf", "atanhl", NULL), 1, 0, {"1 x sq - recip"},
-     "1/(1-x^2)"},
+    {.names = {"atanh", "atanhf", "atanhl", NULL},
+     .arity = 1,
+     .partial = {[0] = "1 x sq - recip"}},
     /* d e^x = e^x */
-    {L4("exp", "expf", "expl", "llvm.exp"), 1, 0, {"r"}, "e^x"},
+    {.names = {"exp", "expf", "expl", "llvm.exp"},
+     .arity = 1,
+     .partial = {[0] = "r"}},
     /* d 2^x = 2^x ln 2 */
-    {L4("exp2", "exp2f", "exp2l", "llvm.exp2"), 1, 0,
-     {"r 0.69314718055994530942 *"}, "2^x ln2"},
+    {.names = {"exp2", "exp2f", "exp2l", "llvm.exp2"},
+     .arity = 1,
+     .partial = {[0] = "r 0.69314718055994530942 *"}},
     /* d 10^x = 10^x ln 10 */
-    {L4("exp10", "exp10f", "exp10l", "llvm.exp10"), 1, 0,
-     {"r 2.30258509299404568402 *"}, "10^x ln10"},
+    {.names = {"exp10", "exp10f", "exp10l", "llvm.exp10"},
+     .arity = 1,
+     .partial = {[0] = "r 2.30258509299404568402 *"}},
     /* d (e^x - 1) = e^x = r + 1 */
-    {L4("expm1", "expm1f", "expm1l", NULL), 1, 0, {"r 1 +"}, "e^x"},
+    {.names = {"expm1", "expm1f", "expm1l", NULL},
+     .arity = 1,
+     .partial = {[0] = "r 1 +"}},
     /* d ln x = 1/x */
-    {L4("log", "logf", "logl", "llvm.log"), 1, 0, {"x recip"}, "1/x"},
+    {.names = {"log", "logf", "logl", "llvm.log"},
+     .arity = 1,
+     .partial = {[0] = "x recip"}},
     /* d log2 x = 1 / (x ln 2) */
-    {L4("log2", "log2f", "log2l", "llvm.log2"), 1, 0,
-     {"x 0.69314718055994530942 * recip"}, "1/(x ln2)"},
+    {.names = {"log2", "log2f", "log2l", "llvm.log2"},
+     .arity = 1,
+     .partial = {[0] = "x 0.69314718055994530942 * recip"}},
     /* d log10 x = 1 / (x ln 10) */
-    {L4("log10", "log10f", "log10l", "llvm.log10"), 1, 0,
-     {"x 2.30258509299404568402 * recip"}, "1/(x ln10)"},
+    {.names = {"log10", "log10f", "log10l", "llvm.log10"},
+     .arity = 1,
+     .partial = {[0] = "x 2.30258509299404568402 * recip"}},
     /* d ln(1+x) = 1/(1+x) */
-    {L4("log1p", "log1pf", "log1pl", NULL), 1, 0, {"1 x + recip"},
-     "1/(1+x)"},
+    {.names = {"log1p", "log1pf", "log1pl", NULL},
+     .arity = 1,
+     .partial = {[0] = "1 x + recip"}},
     /* d x^y: dx -> y x^(y-1), dy -> x^y ln x, which is 0 (not 0 * -inf) at
      * x = 0, as in Enzyme (its test ForwardMode/pow_zero.c) */
-    {L4("pow", "powf", "powl", "llvm.pow"), 2, 0,
-     {"y x y 1 - pow *", "r x log * x nz"}, "y x^(y-1), x^y ln x"},
+    {.names = {"pow", "powf", "powl", "llvm.pow"},
+     .arity = 2,
+     .partial = {[0] = "y x y 1 - pow *", [1] = "r x log * x nz"}},
     /* d x^n (integer n) = n x^(n-1) */
-    {L4(NULL, NULL, NULL, "llvm.powi"), 2, 2,
-     {"y itof x y dec powi * y itof nz", ""}, "n x^(n-1), and 0 for n = 0"},
+    {.names = {NULL, NULL, NULL, "llvm.powi"},
+     .arity = 2,
+     .int_args = 2,
+     .partial = {[0] = "y itof x y dec powi * y itof nz"}},
     /* d sqrt x = 1 / (2 sqrt x), and 0 at x = 0 as in Enzyme, so a zero
      * tangent stays zero instead of becoming inf * 0 = NaN */
-    {L4("sqrt", "sqrtf", "sqrtl", "llvm.sqrt"), 1, 0, {"0.5 r / x nz"},
-     "1/(2 sqrt x)"},
+    {.names = {"sqrt", "sqrtf", "sqrtl", "llvm.sqrt"},
+     .arity = 1,
+     .partial = {[0] = "0.5 r / x nz"}},
     /* d cbrt x = cbrt(x) / (3x) */
-    {L4("cbrt", "cbrtf", "cbrtl", NULL), 1, 0, {"r 3 x * /"}, "r/(3x)"},
+    {.names = {"cbrt", "cbrtf", "cbrtl", NULL},
+     .arity = 1,
+     .partial = {[0] = "r 3 x * /"}},
     /* d hypot(x,y) = (x dx + y dy) / hypot */
-    {L4("hypot", "hypotf", "hypotl", NULL), 2, 0, {"x r /", "y r /"},
-     "x/r, y/r"},
+    {.names = {"hypot", "hypotf", "hypotl", NULL},
+     .arity = 2,
+     .partial = {[0] = "x r /", [1] = "y r /"}},
     /* d |x| = sign x */
-    {L4("fabs", "fabsf", "fabsl", "llvm.fabs"), 1, 0, {"1 x copysign"},
-     "sign x"},
+    {.names = {"fabs", "fabsf", "fabsl", "llvm.fabs"},
+     .arity = 1,
+     .partial = {[0] = "1 x copysign"}},
     /* fmin: the derivative of the argument chosen */
-    {L4("fmin", "fminf", "fminl", "llvm.minnum"), 2, 0, {"x y lt", "x y lt 1 - neg"}, "[x<y], [x>=y]"},
-    {L4(NULL, NULL, NULL, "llvm.minimum"), 2, 0, {"x y lt", "x y lt 1 - neg"},
-     "[x<y], [x>=y]"},
+    {.names = {"fmin", "fminf", "fminl", "llvm.minnum"},
+     .arity = 2,
+     .partial = {[0] = "x y lt", [1] = "x y lt 1 - neg"},
+     .chooses = 1},
+    {.names = {NULL, NULL, NULL, "llvm.minimum"},
+     .arity = 2,
+     .partial = {[0] = "x y lt", [1] = "x y lt 1 - neg"},
+     .chooses = 1},
     /* fmax: the derivative of the argument chosen */
-    {L4("fmax", "fmaxf", "fmaxl", "llvm.maxnum"), 2, 0, {"x y ge", "x y ge 1 - neg"},
-     "[x>=y], [x<y]"},
-    {L4(NULL, NULL, NULL, "llvm.maximum"), 2, 0, {"x y ge", "x y ge 1 - neg"},
-     "[x>=y], [x<y]"},
+    {.names = {"fmax", "fmaxf", "fmaxl", "llvm.maxnum"},
+     .arity = 2,
+     .partial = {[0] = "x y ge", [1] = "x y ge 1 - neg"},
+     .chooses = 1},
+    {.names = {NULL, NULL, NULL, "llvm.maximum"},
+     .arity = 2,
+     .partial = {[0] = "x y ge", [1] = "x y ge 1 - neg"},
+     .chooses = 1},
     /* fdim(x, y) = x - y where x > y, else +0: d = [x>y] (dx - dy) */
-    {L4("fdim", "fdimf", "fdiml", NULL), 2, 0, {"y x lt", "y x lt neg"},
-     "[x>y], -[x>y]"},
+    {.names = {"fdim", "fdimf", "fdiml", NULL},
+     .arity = 2,
+     .partial = {[0] = "y x lt", [1] = "y x lt neg"}},
     /* d fma(a,b,c) = b da + a db + dc */
-    {L4("fma", "fmaf", "fmal", "llvm.fma"), 3, 0, {"y", "x", "1"},
-     "b, a, 1"},
-    {L4(NULL, NULL, NULL, "llvm.fmuladd"), 3, 0, {"y", "x", "1"}, "b, a, 1"},
+    {.names = {"fma", "fmaf", "fmal", "llvm.fma"},
+     .arity = 3,
+     .partial = {[0] = "y", [1] = "x", [2] = "1"}},
+    {.names = {NULL, NULL, NULL, "llvm.fmuladd"},
+     .arity = 3,
+     .partial = {[0] = "y", [1] = "x", [2] = "1"}},
     /* d copysign(x, y) = sign(x) sign(y) dx */
-    {L4("copysign", "copysignf", "copysignl", "llvm.copysign"), 2, 0,
-     {"1 x copysign 1 y copysign *", "0"}, "sign x sign y, 0"},
+    {.names = {"copysign", "copysignf", "copysignl", "llvm.copysign"},
+     .arity = 2,
+     .partial = {[0] = "1 x copysign 1 y copysign *", [1] = "0"}},
     /* d fmod(x,y) = dx - trunc(x/y) dy */
-    {L4("fmod", "fmodf", "fmodl", NULL), 2, 0, {"1", "x y / trunc neg"},
-     "1, -trunc(x/y)"},
+    {.names = {"fmod", "fmodf", "fmodl", NULL},
+     .arity = 2,
+     .partial = {[0] = "1", [1] = "x y / trunc neg"}},
     /* d remainder(x,y) = dx - rint(x/y) dy */
-    {L4("remainder", "remainderf", "remainderl", NULL), 2, 0,
-     {"1", "x y / rint neg"}, "1, -rint(x/y)"},
+    {.names = {"remainder", "remainderf", "remainderl", NULL},
+     .arity = 2,
+     .partial = {[0] = "1", [1] = "x y / rint neg"}},
     /* d erf x = 2/sqrt(pi) e^(-x^2) */
-    {L4("erf", "erff", "erfl", NULL), 1, 0,
-     {"x sq neg exp 1.12837916709551257390 *"}, "2/sqrt(pi) e^-x^2"},
+    {.names = {"erf", "erff", "erfl", NULL},
+     .arity = 1,
+     .partial = {[0] = "x sq neg exp 1.12837916709551257390 *"}},
     /* d erfc x = -2/sqrt(pi) e^(-x^2) */
-    {L4("erfc", "erfcf", "erfcl", NULL), 1, 0,
-     {"x sq neg exp -1.12837916709551257390 *"}, "-2/sqrt(pi) e^-x^2"},
+    {.names = {"erfc", "erfcf", "erfcl", NULL},
+     .arity = 1,
+     .partial = {[0] = "x sq neg exp -1.12837916709551257390 *"}},
     /* d Gamma(x) = Gamma(x) psi(x) */
-    {L4("tgamma", "tgammaf", "tgammal", NULL), 1, 0, {"r x digamma *"},
-     "Gamma(x) psi(x)"},
+    {.names = {"tgamma", "tgammaf", "tgammal", NULL},
+     .arity = 1,
+     .partial = {[0] = "r x digamma *"}},
     /* d ln|Gamma(x)| = psi(x) (digamma: recurrence to x >= 12, then the
      * asymptotic series to the x^-14 term) */
-    {L4("lgamma", "lgammaf", "lgammal", NULL), 1, 0, {"x digamma"}, "psi(x)"},
+    {.names = {"lgamma", "lgammaf", "lgammal", NULL},
+     .arity = 1,
+     .partial = {[0] = "x digamma"}},
     /* d ldexp(x, n) = 2^n dx */
-    {L4("ldexp", "ldexpf", "ldexpl", "llvm.ldexp"), 2, 2, {"1 y ldexp", ""},
-     "2^n"},
-    {L4("scalbn", "scalbnf", "scalbnl", NULL), 2, 2, {"1 y ldexp", ""}, "2^n"},
+    {.names = {"ldexp", "ldexpf", "ldexpl", "llvm.ldexp"},
+     .arity = 2,
+     .int_args = 2,
+     .partial = {[0] = "1 y ldexp"}},
+    {.names = {"scalbn", "scalbnf", "scalbnl", NULL},
+     .arity = 2,
+     .int_args = 2,
+     .partial = {[0] = "1 y ldexp"}},
     /* rounding: piecewise constant, derivative 0 */
-    {L4("floor", "floorf", "floorl", "llvm.floor"), 1, 0, {"0"}, "0"},
+    {.names = {"floor", "floorf", "floorl", "llvm.floor"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
     /* logb x: the exponent, piecewise constant */
-    {L4("logb", "logbf", "logbl", NULL), 1, 0, {"0"}, "0"},
-    {L4("ceil", "ceilf", "ceill", "llvm.ceil"), 1, 0, {"0"}, "0"},
-    {L4("round", "roundf", "roundl", "llvm.round"), 1, 0, {"0"}, "0"},
-    {L4("trunc", "truncf", "truncl", "llvm.trunc"), 1, 0, {"0"}, "0"},
-    {L4("rint", "rintf", "rintl", "llvm.rint"), 1, 0, {"0"}, "0"},
-    {L4("nearbyint", "nearbyintf", "nearbyintl", "llvm.nearbyint"), 1, 0,
-     {"0"}, "0"},
-    {L4("roundeven", "roundevenf", "roundevenl", "llvm.roundeven"), 1, 0,
-     {"0"}, "0"},
+    {.names = {"logb", "logbf", "logbl", NULL},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"ceil", "ceilf", "ceill", "llvm.ceil"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"round", "roundf", "roundl", "llvm.round"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"trunc", "truncf", "truncl", "llvm.trunc"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"rint", "rintf", "rintl", "llvm.rint"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"nearbyint", "nearbyintf", "nearbyintl", "llvm.nearbyint"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
+    {.names = {"roundeven", "roundevenf", "roundevenl", "llvm.roundeven"},
+     .arity = 1,
+     .partial = {[0] = "0"}},
 };
 
 size_t ad_math_table_size(void) {
@@ -203,184 +286,324 @@ static const char *vector_abi_scalar(const char *name) {
   return *p == '_' && p[1] ? p + 1 : NULL;
 }
 
-static const math_rule *find_math(const char *name, unsigned *which) {
+/* The row for `name`, or -1. */
+static long find_math(const char *name) {
   const char *scalar = vector_abi_scalar(name);
   if (scalar)
     name = scalar;
   for (size_t i = 0; i < ad_math_table_size(); i++)
     for (unsigned w = 0; w < 4; w++)
       if (math_table[i].names[w] &&
-          ad_name_matches(name, math_table[i].names[w])) {
-        *which = w;
-        return &math_table[i];
-      }
-  return NULL;
+          ad_name_matches(name, math_table[i].names[w]))
+        return (long)i;
+  return -1;
 }
 
-/* ---- the postfix evaluator ---- */
+/* ---- the program language: parsed once, evaluated per call ---- */
+
+typedef enum math_kind { MK_FLOAT, MK_INT } math_kind;
+
+typedef enum math_opcode {
+  MO_ARG,          /* x y z */
+  MO_RESULT,       /* r */
+  MO_INTRINSIC,    /* an LLVM intrinsic on T (unary or binary) */
+  MO_INTRINSIC_TI, /* an LLVM intrinsic on (T, integer): ldexp, powi */
+  MO_NEG,
+  MO_SQ,
+  MO_RECIP,
+  MO_ITOF,
+  MO_DEC,
+  MO_DIGAMMA,
+  MO_ADD,
+  MO_SUB,
+  MO_MUL,
+  MO_DIV,
+  MO_CMP,    /* 1.0 where the comparison holds, else 0.0 */
+  MO_NONZERO /* `a c nz`: a where c != 0, else 0, a select, so an inf or
+                NaN a is dropped */
+} math_opcode;
+
+/* Every token but numbers, with the operand kinds it pops and the kind it
+ * pushes (arguments push their own kind). */
+typedef struct math_op {
+  const char *token;
+  math_opcode op;
+  unsigned char npop;
+  math_kind in[2], out;
+  const char *intrinsic;  /* MO_INTRINSIC*: its base name */
+  LLVMRealPredicate pred; /* MO_CMP */
+  unsigned char arg;      /* MO_ARG: which argument */
+} math_op;
+
+#define F MK_FLOAT
+#define I MK_INT
+static const math_op math_ops[] = {
+    {"x", MO_ARG, 0, {F, F}, F, NULL, 0, 0},
+    {"y", MO_ARG, 0, {F, F}, F, NULL, 0, 1},
+    {"z", MO_ARG, 0, {F, F}, F, NULL, 0, 2},
+    {"r", MO_RESULT, 0, {F, F}, F, NULL, 0, 0},
+    {"neg", MO_NEG, 1, {F, F}, F, NULL, 0, 0},
+    {"sq", MO_SQ, 1, {F, F}, F, NULL, 0, 0},       /* v*v */
+    {"recip", MO_RECIP, 1, {F, F}, F, NULL, 0, 0}, /* 1/v */
+    {"itof", MO_ITOF, 1, {I, I}, F, NULL, 0, 0},   /* integer -> T */
+    {"dec", MO_DEC, 1, {I, I}, I, NULL, 0, 0},     /* integer - 1 */
+    {"digamma", MO_DIGAMMA, 1, {F, F}, F, NULL, 0, 0},
+    {"cos", MO_INTRINSIC, 1, {F, F}, F, "llvm.cos", 0, 0},
+    {"sin", MO_INTRINSIC, 1, {F, F}, F, "llvm.sin", 0, 0},
+    {"exp", MO_INTRINSIC, 1, {F, F}, F, "llvm.exp", 0, 0},
+    {"log", MO_INTRINSIC, 1, {F, F}, F, "llvm.log", 0, 0},
+    {"sqrt", MO_INTRINSIC, 1, {F, F}, F, "llvm.sqrt", 0, 0},
+    {"trunc", MO_INTRINSIC, 1, {F, F}, F, "llvm.trunc", 0, 0},
+    {"rint", MO_INTRINSIC, 1, {F, F}, F, "llvm.rint", 0, 0},
+    {"+", MO_ADD, 2, {F, F}, F, NULL, 0, 0},
+    {"-", MO_SUB, 2, {F, F}, F, NULL, 0, 0},
+    {"*", MO_MUL, 2, {F, F}, F, NULL, 0, 0},
+    {"/", MO_DIV, 2, {F, F}, F, NULL, 0, 0},
+    {"pow", MO_INTRINSIC, 2, {F, F}, F, "llvm.pow", 0, 0},
+    {"copysign", MO_INTRINSIC, 2, {F, F}, F, "llvm.copysign", 0, 0},
+    {"ldexp", MO_INTRINSIC_TI, 2, {F, I}, F, "llvm.ldexp", 0, 0},
+    {"powi", MO_INTRINSIC_TI, 2, {F, I}, F, "llvm.powi", 0, 0},
+    {"lt", MO_CMP, 2, {F, F}, F, NULL, LLVMRealOLT, 0},
+    {"ge", MO_CMP, 2, {F, F}, F, NULL, LLVMRealOGE, 0},
+    {"nz", MO_NONZERO, 2, {F, F}, F, NULL, 0, 0},
+};
+#undef F
+#undef I
+
+enum { MATH_MAX_CODE = 24, MATH_MAX_STACK = 16 };
+
+typedef struct math_insn {
+  const math_op *op; /* NULL: a constant */
+  char number[40];   /* a constant's decimal text, read in T's precision */
+} math_insn;
+
+typedef struct math_program {
+  math_insn code[MATH_MAX_CODE];
+  unsigned char n; /* 0: did not parse */
+} math_program;
+
+/* A row with its programs parsed, and the rule the registry hands out. */
+typedef struct math_entry {
+  const math_rule *row;
+  math_program partial[3];
+  ad_call_rule rule;
+} math_entry;
+
+/* Parses `text`, row m's partial for argument k, into *p: known tokens,
+ * arguments within the arity, the stack balanced, operand kinds right.
+ * 0, or -1 with why. */
+static int parse_program(const math_rule *m, unsigned k, const char *text,
+                         math_program *p, char *why, size_t whysize) {
+  const char *fname = m->names[0] ? m->names[0] : m->names[3];
+  math_kind stack[MATH_MAX_STACK];
+  int sp = 0;
+  p->n = 0;
+  for (const char *s = text; *s;) {
+    if (*s == ' ' || *s == '\n') {
+      s++;
+      continue;
+    }
+    size_t len = strcspn(s, " \n");
+    if (p->n == MATH_MAX_CODE || sp == MATH_MAX_STACK) {
+      snprintf(why, whysize, "%s: program \"%s\" is too long", fname, text);
+      return -1;
+    }
+    math_insn *in = &p->code[p->n];
+    const math_op *op = NULL;
+    for (size_t t = 0; t < sizeof math_ops / sizeof *math_ops; t++)
+      if (strlen(math_ops[t].token) == len &&
+          strncmp(math_ops[t].token, s, len) == 0)
+        op = &math_ops[t];
+    math_kind out = MK_FLOAT;
+    if (op) {
+      if (sp < op->npop) {
+        snprintf(why, whysize, "%s: stack underflow at '%.*s' in \"%s\"",
+                 fname, (int)len, s, text);
+        return -1;
+      }
+      for (unsigned a = 0; a < op->npop; a++)
+        if (stack[sp - op->npop + a] != op->in[a]) {
+          snprintf(why, whysize, "%s: '%.*s' takes %s as operand %u in \"%s\"",
+                   fname, (int)len, s,
+                   op->in[a] == MK_INT ? "an integer" : "a float", a + 1, text);
+          return -1;
+        }
+      sp -= op->npop;
+      out = op->out;
+      if (op->op == MO_ARG) {
+        if (op->arg >= m->arity) {
+          snprintf(why, whysize,
+                   "%s: '%.*s' names argument %u of %u in \"%s\"", fname,
+                   (int)len, s, op->arg + 1u, (unsigned)m->arity, text);
+          return -1;
+        }
+        out = (m->int_args >> op->arg) & 1 ? MK_INT : MK_FLOAT;
+      }
+    } else {
+      char *end;
+      if (len >= sizeof in->number) {
+        snprintf(why, whysize, "%s: token too long in \"%s\"", fname, text);
+        return -1;
+      }
+      memcpy(in->number, s, len);
+      in->number[len] = 0;
+      (void)strtod(in->number, &end);
+      if (end == in->number || *end) {
+        snprintf(why, whysize, "%s: unknown token '%s'", fname, in->number);
+        return -1;
+      }
+    }
+    stack[sp++] = out;
+    in->op = op;
+    p->n++;
+    s += len;
+  }
+  if (sp != 1 || stack[0] != MK_FLOAT) {
+    snprintf(why, whysize,
+             "%s: program \"%s\" for argument %u leaves %d values%s", fname,
+             text, k + 1, sp, sp == 1 ? " (an integer)" : "");
+    p->n = 0;
+    return -1;
+  }
+  return 0;
+}
+
+static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
+                     LLVMValueRef clone);
+
+#define MATH_ROWS (sizeof math_table / sizeof *math_table)
+static math_entry math_entries[MATH_ROWS];
+static char math_table_error[256]; /* the first problem found */
+static pthread_once_t math_parsed = PTHREAD_ONCE_INIT;
+
+static void table_problem(const char *why) {
+  if (!math_table_error[0])
+    snprintf(math_table_error, sizeof math_table_error, "%s", why);
+}
+
+/* Parses every row's programs, once: a program that does not parse stays
+ * empty, and a call that reaches it fails with an internal error instead
+ * of a wrong tangent. */
+static void parse_math_table(void) {
+  for (size_t i = 0; i < MATH_ROWS; i++) {
+    const math_rule *m = &math_table[i];
+    math_entry *e = &math_entries[i];
+    char why[256];
+    e->row = m;
+    e->rule = (ad_call_rule){.name = m->names[0] ? m->names[0] : m->names[3],
+                             .emit = emit_math,
+                             .data = e};
+    if (m->arity == 0 || m->arity > 3 || (m->chooses && m->arity != 2)) {
+      snprintf(why, sizeof why, "%s: arity %u", e->rule.name,
+               (unsigned)m->arity);
+      table_problem(why);
+      continue;
+    }
+    for (unsigned k = 0; k < m->arity; k++) {
+      int is_int = (m->int_args >> k) & 1;
+      if (is_int != !m->partial[k]) {
+        snprintf(why, sizeof why, "%s: argument %u %s", e->rule.name, k + 1,
+                 is_int ? "is an integer but has a partial"
+                        : "has no partial");
+        table_problem(why);
+      } else if (!is_int && parse_program(m, k, m->partial[k], &e->partial[k],
+                                          why, sizeof why) != 0) {
+        table_problem(why);
+      }
+    }
+  }
+}
 
 typedef struct eval_ctx {
   ad_fn_ctx *fc;
   LLVMTypeRef t; /* the float type T */
   LLVMValueRef *args;
-  unsigned nargs;
   LLVMValueRef result;
-  LLVMValueRef stack[16];
-  int sp;
 } eval_ctx;
-
-static LLVMValueRef unary_intrinsic(eval_ctx *e, const char *base,
-                                    LLVMValueRef v) {
-  LLVMTypeRef ov[1] = {e->t};
-  return ad_call_intrinsic(e->fc, base, ov, 1, &v, 1);
-}
 
 static LLVMValueRef digamma(eval_ctx *e, LLVMValueRef v);
 
-/* One token; 0 or -1 (the token is unknown or the stack is wrong). */
-static int eval_token(eval_ctx *e, const char *tok, size_t len) {
+/* The value of a parsed program, emitted at the builder; NULL if it did
+ * not parse (or digamma on a vector). */
+static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
   LLVMBuilderRef b = e->fc->b;
-  char buf[48];
-  if (len >= sizeof buf)
-    return -1;
-  memcpy(buf, tok, len);
-  buf[len] = 0;
-  LLVMValueRef *st = e->stack;
-#define NEED(n)                                                                \
-  do {                                                                         \
-    if (e->sp < (n))                                                           \
-      return -1;                                                               \
-  } while (0)
-  if (len == 1 && (buf[0] == 'x' || buf[0] == 'y' || buf[0] == 'z')) {
-    unsigned k = (unsigned)(buf[0] - 'x');
-    if (k >= e->nargs || e->sp >= 16)
-      return -1;
-    st[e->sp++] = e->args[k];
-    return 0;
-  }
-  if (len == 1 && buf[0] == 'r') {
-    if (!e->result || e->sp >= 16)
-      return -1;
-    st[e->sp++] = e->result;
-    return 0;
-  }
-  char *end;
-  (void)strtod(buf, &end);
-  if (end != buf && *end == 0) {
-    if (e->sp >= 16)
-      return -1;
-    /* from the decimal text in T's own precision (ln 10 to long double's
-     * or fp128's digits, not double's) */
-    st[e->sp++] = LLVMConstRealOfStringAndSize(e->t, buf, (unsigned)len);
-    return 0;
-  }
-  static const struct {
-    const char *tok, *intrinsic;
-  } unary_intrinsics[] = {{"cos", "llvm.cos"},     {"sin", "llvm.sin"},
-                          {"exp", "llvm.exp"},     {"log", "llvm.log"},
-                          {"sqrt", "llvm.sqrt"},   {"trunc", "llvm.trunc"},
-                          {"rint", "llvm.rint"}};
-  for (size_t i = 0; i < sizeof unary_intrinsics / sizeof *unary_intrinsics;
-       i++)
-    if (strcmp(buf, unary_intrinsics[i].tok) == 0) {
-      NEED(1);
-      st[e->sp - 1] =
-          unary_intrinsic(e, unary_intrinsics[i].intrinsic, st[e->sp - 1]);
-      return st[e->sp - 1] ? 0 : -1;
-    }
-  if (strcmp(buf, "neg") == 0) {
-    NEED(1);
-    st[e->sp - 1] = LLVMBuildFNeg(b, st[e->sp - 1], "");
-    return 0;
-  }
-  if (strcmp(buf, "sq") == 0) {
-    NEED(1);
-    st[e->sp - 1] = LLVMBuildFMul(b, st[e->sp - 1], st[e->sp - 1], "");
-    return 0;
-  }
-  if (strcmp(buf, "recip") == 0) {
-    NEED(1);
-    st[e->sp - 1] = LLVMBuildFDiv(b, ad_const_fp(e->t, 1.0), st[e->sp - 1], "");
-    return 0;
-  }
-  if (strcmp(buf, "itof") == 0) {
-    NEED(1);
-    st[e->sp - 1] = LLVMBuildSIToFP(b, st[e->sp - 1], e->t, "");
-    return 0;
-  }
-  if (strcmp(buf, "dec") == 0) {
-    NEED(1);
-    LLVMValueRef v = st[e->sp - 1];
-    st[e->sp - 1] = LLVMBuildSub(b, v, LLVMConstInt(LLVMTypeOf(v), 1, 0), "");
-    return 0;
-  }
-  if (strcmp(buf, "digamma") == 0) {
-    NEED(1);
-    st[e->sp - 1] = digamma(e, st[e->sp - 1]);
-    return st[e->sp - 1] ? 0 : -1;
-  }
-  NEED(2);
-  LLVMValueRef l = st[e->sp - 2], r = st[e->sp - 1], v = NULL;
-  if (strcmp(buf, "+") == 0)
-    v = LLVMBuildFAdd(b, l, r, "");
-  else if (strcmp(buf, "-") == 0)
-    v = LLVMBuildFSub(b, l, r, "");
-  else if (strcmp(buf, "*") == 0)
-    v = LLVMBuildFMul(b, l, r, "");
-  else if (strcmp(buf, "/") == 0)
-    v = LLVMBuildFDiv(b, l, r, "");
-  else if (strcmp(buf, "nz") == 0)
-    v = LLVMBuildSelect(
-        b, LLVMBuildFCmp(b, LLVMRealUNE, r, LLVMConstNull(LLVMTypeOf(r)), ""),
-        l, LLVMConstNull(LLVMTypeOf(l)), "");
-  else if (strcmp(buf, "lt") == 0 || strcmp(buf, "ge") == 0)
-    v = LLVMBuildUIToFP(
-        b,
-        LLVMBuildFCmp(b, buf[0] == 'l' ? LLVMRealOLT : LLVMRealOGE, l, r, ""),
-        e->t, "");
-  else if (strcmp(buf, "pow") == 0 || strcmp(buf, "copysign") == 0) {
-    LLVMTypeRef ov[1] = {e->t};
-    LLVMValueRef a2[2] = {l, r};
-    v = ad_call_intrinsic(e->fc, buf[0] == 'p' ? "llvm.pow" : "llvm.copysign",
-                          ov, 1, a2, 2);
-  } else if (strcmp(buf, "ldexp") == 0 || strcmp(buf, "powi") == 0) {
-    LLVMTypeRef ov[2] = {e->t, LLVMTypeOf(r)};
-    LLVMValueRef a2[2] = {l, r};
-    v = ad_call_intrinsic(e->fc, buf[0] == 'l' ? "llvm.ldexp" : "llvm.powi",
-                          ov, 2, a2, 2);
-  } else
-    return -1;
-  if (!v)
-    return -1;
-  e->sp--;
-  st[e->sp - 1] = v;
-  return 0;
-#undef NEED
-}
-
-/* The next whitespace-separated token of a rule program at *p (advancing
- * *p), or NULL at the end. */
-static const char *next_token(const char **p, size_t *len) {
-  while (**p == ' ' || **p == '\n')
-    (*p)++;
-  if (!**p)
+  LLVMValueRef st[MATH_MAX_STACK];
+  int sp = 0;
+  if (!p->n)
     return NULL;
-  const char *s = *p;
-  while (**p && **p != ' ' && **p != '\n')
-    (*p)++;
-  *len = (size_t)(*p - s);
-  return s;
-}
-
-static LLVMValueRef eval_program(eval_ctx *e, const char *prog) {
-  e->sp = 0;
-  const char *p = prog, *s;
-  size_t len;
-  while ((s = next_token(&p, &len))) {
-    if (eval_token(e, s, len) != 0)
+  for (unsigned i = 0; i < p->n; i++) {
+    const math_insn *in = &p->code[i];
+    const math_op *op = in->op;
+    if (!op) {
+      st[sp++] = LLVMConstRealOfStringAndSize(e->t, in->number,
+                                              (unsigned)strlen(in->number));
+      continue;
+    }
+    LLVMValueRef l = op->npop == 2 ? st[sp - 2] : op->npop ? st[sp - 1] : NULL;
+    LLVMValueRef r = op->npop == 2 ? st[sp - 1] : NULL, v = NULL;
+    LLVMValueRef pair[2] = {l, r};
+    switch (op->op) {
+    case MO_ARG:
+      v = e->args[op->arg];
+      break;
+    case MO_RESULT:
+      v = e->result;
+      break;
+    case MO_INTRINSIC: {
+      LLVMTypeRef ov[1] = {e->t};
+      v = ad_call_intrinsic(e->fc, op->intrinsic, ov, 1, pair, op->npop);
+      break;
+    }
+    case MO_INTRINSIC_TI: {
+      LLVMTypeRef ov[2] = {e->t, LLVMTypeOf(r)};
+      v = ad_call_intrinsic(e->fc, op->intrinsic, ov, 2, pair, 2);
+      break;
+    }
+    case MO_NEG:
+      v = LLVMBuildFNeg(b, l, "");
+      break;
+    case MO_SQ:
+      v = LLVMBuildFMul(b, l, l, "");
+      break;
+    case MO_RECIP:
+      v = LLVMBuildFDiv(b, ad_const_fp(e->t, 1.0), l, "");
+      break;
+    case MO_ITOF:
+      v = LLVMBuildSIToFP(b, l, e->t, "");
+      break;
+    case MO_DEC:
+      v = LLVMBuildSub(b, l, LLVMConstInt(LLVMTypeOf(l), 1, 0), "");
+      break;
+    case MO_DIGAMMA:
+      v = digamma(e, l);
+      break;
+    case MO_ADD:
+      v = LLVMBuildFAdd(b, l, r, "");
+      break;
+    case MO_SUB:
+      v = LLVMBuildFSub(b, l, r, "");
+      break;
+    case MO_MUL:
+      v = LLVMBuildFMul(b, l, r, "");
+      break;
+    case MO_DIV:
+      v = LLVMBuildFDiv(b, l, r, "");
+      break;
+    case MO_CMP:
+      v = LLVMBuildUIToFP(b, LLVMBuildFCmp(b, op->pred, l, r, ""), e->t, "");
+      break;
+    case MO_NONZERO:
+      v = LLVMBuildSelect(
+          b, LLVMBuildFCmp(b, LLVMRealUNE, r, LLVMConstNull(LLVMTypeOf(r)), ""),
+          l, LLVMConstNull(LLVMTypeOf(l)), "");
+      break;
+    }
+    if (!v)
       return NULL;
+    sp -= op->npop;
+    st[sp++] = v;
   }
-  return e->sp == 1 ? e->stack[0] : NULL;
+  return st[0];
 }
 
 /* psi(x): recurrence psi(x) = psi(x+1) - 1/x up to x >= 12, then the
@@ -473,29 +696,14 @@ static LLVMTypeRef float_type_of(const math_rule *m, LLVMValueRef call) {
   return LLVMTypeOf(call);
 }
 
-/* Functions whose result is one of their arguments (fmin, fmax), by
- * intrinsic base name: partial 0 is an indicator, and the tangent is the
- * chosen argument's, selected rather than weighted, so a NaN or inf tangent
- * of the argument not chosen (sqrt'(0) behind fmax(sqrt(x), eps)) stays out,
- * as in Enzyme. */
-static const char *const choosing_rules[] = {"llvm.minnum", "llvm.minimum",
-                                             "llvm.maxnum", "llvm.maximum"};
-
-static int rule_chooses(const math_rule *m) {
-  for (size_t i = 0; i < sizeof choosing_rules / sizeof *choosing_rules; i++)
-    if (m->names[3] && strcmp(m->names[3], choosing_rules[i]) == 0)
-      return 1;
-  return 0;
-}
-
 /* fmin/fmax: select(partial 0 != 0, dx, dy), lane by lane. */
-static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_rule *m,
-                       LLVMValueRef call, const char *name) {
-  LLVMValueRef first = eval_program(e, m->partial[0]);
+static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
+                       LLVMValueRef call) {
+  LLVMValueRef first = eval_program(e, &me->partial[0]);
   if (!first)
     return ad_fail(fc->mc, call,
                    "internal: bad derivative program \"%s\" for %s",
-                   m->partial[0], name);
+                   me->row->partial[0], me->rule.name);
   LLVMValueRef x = LLVMGetOperand(call, 0), y = LLVMGetOperand(call, 1);
   /* C's fmin/fmax return the other argument when one is NaN: a NaN y
    * chooses x (the comparisons alone would choose y). */
@@ -516,42 +724,32 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_rule *m,
 
 static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                      LLVMValueRef clone) {
-  (void)rule;
-  char buf[256];
-  unsigned which;
-  const char *name = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);
-  const math_rule *m = name ? find_math(name, &which) : NULL;
-  if (!m)
-    return ad_fail(fc->mc, call, "internal: math rule for %s vanished",
-                   name ? name : "?");
+  const math_entry *me = rule->data;
+  const math_rule *m = me->row;
   if (LLVMGetNumArgOperands(call) != m->arity)
     return ad_fail(fc->mc, call, "call to %s has %u arguments, expected %u",
-                   name, LLVMGetNumArgOperands(call), m->arity);
+                   ad_value_name(ad_called_function(call)),
+                   LLVMGetNumArgOperands(call), m->arity);
   if (!ad_is_active(fc, call))
     return 0;
-  eval_ctx e;
-  memset(&e, 0, sizeof e);
   LLVMValueRef args[3];
   ad_term terms[3];
   unsigned nterms = 0;
-  e.fc = fc;
-  e.t = float_type_of(m, call);
-  e.args = args;
-  e.nargs = m->arity;
-  e.result = clone;
+  eval_ctx e = {
+      .fc = fc, .t = float_type_of(m, call), .args = args, .result = clone};
   for (unsigned k = 0; k < m->arity; k++)
     args[k] = ad_primal(fc, LLVMGetOperand(call, k));
-  if (rule_chooses(m))
-    return emit_choice(fc, &e, m, call, name);
+  if (m->chooses)
+    return emit_choice(fc, &e, me, call);
   for (unsigned k = 0; k < m->arity; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))
       continue;
-    LLVMValueRef coef = eval_program(&e, m->partial[k]);
+    LLVMValueRef coef = eval_program(&e, &me->partial[k]);
     if (!coef)
       return ad_fail(fc->mc, call,
                      "internal: bad derivative program \"%s\" for %s",
-                     m->partial[k], name);
+                     m->partial[k], me->rule.name);
     terms[nterms].coef = coef;
     terms[nterms].tangent = ad_shadow_value(fc, a);
     terms[nterms].negate = 0;
@@ -696,83 +894,49 @@ static int emit_frexp(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
   return 0;
 }
 
-static const ad_call_rule math_generic = {"math", emit_math, NULL, 0, 0, 0};
-
 static const ad_call_rule math_out_rules[] = {
-    {"sincos", emit_sincos, NULL, 1, 0, 0},
-    {"sincosf", emit_sincos, NULL, 1, 0, 0},
-    {"sincosl", emit_sincos, NULL, 1, 0, 0},
-    {"modf", emit_modf, NULL, 1, 0, 0},
-    {"modff", emit_modf, NULL, 1, 0, 0},
-    {"modfl", emit_modf, NULL, 1, 0, 0},
-    {"frexp", emit_frexp, NULL, 1, 0, 0},
-    {"frexpf", emit_frexp, NULL, 1, 0, 0},
-    {"frexpl", emit_frexp, NULL, 1, 0, 0},
-    {"llvm.frexp", emit_frexp, NULL, 0, 0, 0},
-    {"llvm.modf", emit_modf, NULL, 0, 0, 0},
-    {"llvm.sincos", emit_sincos, NULL, 0, 0, 0},
+    {.name = "sincos", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "sincosf", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "sincosl", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "modf", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "modff", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "modfl", .emit = emit_modf, .writes_pointer_args = 1},
+    {.name = "frexp", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "frexpf", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "frexpl", .emit = emit_frexp, .writes_pointer_args = 1},
+    {.name = "llvm.frexp", .emit = emit_frexp},
+    {.name = "llvm.modf", .emit = emit_modf},
+    {.name = "llvm.sincos", .emit = emit_sincos},
 };
 
 const ad_call_rule *ad_math_lookup(const char *name) {
-  unsigned which;
   for (size_t i = 0; i < sizeof math_out_rules / sizeof *math_out_rules; i++)
     if (ad_name_matches(name, math_out_rules[i].name))
       return &math_out_rules[i];
-  return find_math(name, &which) ? &math_generic : NULL;
+  long row = find_math(name);
+  if (row < 0)
+    return NULL;
+  pthread_once(&math_parsed, parse_math_table);
+  return &math_entries[row].rule;
+}
+
+int ad_math_program_check(const char *program, unsigned arity,
+                          unsigned int_args, char *why, size_t whysize) {
+  math_rule row = {.names = {"f"},
+                   .arity = (unsigned char)arity,
+                   .int_args = (unsigned char)int_args};
+  math_program p;
+  if (arity == 0 || arity > 3) {
+    snprintf(why, whysize, "f: arity %u", arity);
+    return -1;
+  }
+  return parse_program(&row, 0, program, &p, why, whysize);
 }
 
 int ad_math_table_check(char *why, size_t whysize) {
-  /* A syntactic check of every program: tokens known, stack balanced. */
-  static const char *const known[] = {
-      "x",    "y",     "z",     "r",     "neg", "cos",      "sin",
-      "exp",  "log",   "sqrt",  "trunc", "rint", "digamma", "sq",
-      "recip", "itof", "dec",   "+",     "-",   "*",        "/",
-      "pow",  "copysign", "ldexp", "powi", "lt", "ge", "nz"};
-  static const signed char effect[] = {1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                       0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1,
-                                       -1, -1, -1};
-  _Static_assert(sizeof known / sizeof *known == sizeof effect,
-                 "token table and stack effects in lockstep");
-  for (size_t i = 0; i < ad_math_table_size(); i++) {
-    const math_rule *m = &math_table[i];
-    for (unsigned k = 0; k < m->arity; k++) {
-      if (m->int_args & (1u << k))
-        continue;
-      const char *p = m->partial[k];
-      int depth = 0;
-      const char *s;
-      size_t len;
-      while (p && (s = next_token(&p, &len))) {
-        int found = 0;
-        for (size_t t = 0; t < sizeof known / sizeof *known; t++)
-          if (strlen(known[t]) == len && strncmp(known[t], s, len) == 0) {
-            depth += effect[t];
-            found = 1;
-          }
-        if (!found) {
-          char tmp[48];
-          snprintf(tmp, sizeof tmp, "%.*s", (int)(len < 40 ? len : 40), s);
-          char *end;
-          strtod(tmp, &end);
-          if (end == tmp || *end) {
-            snprintf(why, whysize, "%s: unknown token '%s'",
-                     m->names[0] ? m->names[0] : m->names[3], tmp);
-            return -1;
-          }
-          depth++;
-        }
-        if (depth < 1) {
-          snprintf(why, whysize, "%s: stack underflow in \"%s\"",
-                   m->names[0] ? m->names[0] : m->names[3], m->partial[k]);
-          return -1;
-        }
-      }
-      if (depth != 1) {
-        snprintf(why, whysize, "%s: program \"%s\" leaves %d values",
-                 m->names[0] ? m->names[0] : m->names[3], m->partial[k], depth);
-        return -1;
-      }
-    }
-  }
-  return 0;
+  pthread_once(&math_parsed, parse_math_table);
+  if (!math_table_error[0])
+    return 0;
+  snprintf(why, whysize, "%s", math_table_error);
+  return -1;
 }

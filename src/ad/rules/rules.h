@@ -18,8 +18,13 @@
 int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst);
 
 /* ---- math.c: the table, for its self-check and the tests ---- */
-/* Every entry's programs parse.  0 or -1. */
+/* Every entry's programs parse and check (the table is parsed once).  0 or
+ * -1 with the first problem in why. */
 int ad_math_table_check(char *why, size_t whysize);
+/* The check one row's program gets, for a function of `arity` arguments
+ * whose integer arguments are int_args' bits.  0 or -1 with why. */
+int ad_math_program_check(const char *program, unsigned arity,
+                          unsigned int_args, char *why, size_t whysize);
 /* The math table as (name, arity, float-arg mask) rows. */
 size_t ad_math_table_size(void);
 const char *ad_math_table_name(size_t i, unsigned which); /* 0 d,1 f,2 l,3 llvm */

@@ -71,13 +71,21 @@ static int emit_reduce(ad_fn_ctx *fc, const ad_call_rule *rule,
 }
 
 static const ad_call_rule vector_rules[] = {
-    {"llvm.vector.reduce.fmul", emit_reduce, (const void *)RED_FMUL, 0, 0, 0},
-    {"llvm.vector.reduce.fmax", emit_reduce, (const void *)RED_PICK, 0, 0, 0},
-    {"llvm.vector.reduce.fmin", emit_reduce, (const void *)RED_PICK, 0, 0, 0},
-    {"llvm.vector.reduce.fmaximum", emit_reduce, (const void *)RED_PICK, 0, 0,
-     0},
-    {"llvm.vector.reduce.fminimum", emit_reduce, (const void *)RED_PICK, 0, 0,
-     0},
+    {.name = "llvm.vector.reduce.fmul",
+     .emit = emit_reduce,
+     .data = (const void *)RED_FMUL},
+    {.name = "llvm.vector.reduce.fmax",
+     .emit = emit_reduce,
+     .data = (const void *)RED_PICK},
+    {.name = "llvm.vector.reduce.fmin",
+     .emit = emit_reduce,
+     .data = (const void *)RED_PICK},
+    {.name = "llvm.vector.reduce.fmaximum",
+     .emit = emit_reduce,
+     .data = (const void *)RED_PICK},
+    {.name = "llvm.vector.reduce.fminimum",
+     .emit = emit_reduce,
+     .data = (const void *)RED_PICK},
 };
 
 const ad_call_rule *ad_vector_lookup(const char *name) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
@@ -129,7 +130,7 @@ static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
   unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
                : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
                                         : LLVMGetVectorSize(t);
-  LLVMValueRef *elems = malloc((n ? n : 1) * sizeof *elems);
+  LLVMValueRef *elems = tj_malloc((n ? n : 1) * sizeof *elems);
   if (!elems)
     return c;
   for (unsigned i = 0; i < n; i++) {

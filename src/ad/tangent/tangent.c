@@ -143,7 +143,7 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
   case LLVMCall: {
     /* A fresh allocation has a shadow of its own; a derivative may return
      * an inactive pointer as its own shadow. */
-    const ad_call_rule *r = ad_find_call_rule(fc->mc->engine, v);
+    const ad_call_rule *r = ad_rule_of_call(fc->mc, v);
     return !(r && r->returns_allocation);
   }
   default:
