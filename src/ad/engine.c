@@ -19,6 +19,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/prep/prep.h"
+#include "ad/tangent/tangent.h"
 #include "ad/request.h"
 #include "ad/rules/rules.h"
 #include "common/strbuf.h"
@@ -449,6 +450,8 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   size_t seeded = mc.active_globals.count;
   if (rc == 0)
     rc = rewrite_requests(&mc, m);
+  if (rc == 0)
+    ad_finish_shadow_reset(&mc);
   for (size_t i = 0; out && i < nglobals; i++)
     if (ad_map_get(&mc.active_globals, globals[1][i]) &&
         ad_map_put(out, globals[0][i], (void *)1) != 0 && rc == 0)

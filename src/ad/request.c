@@ -7,9 +7,10 @@
  *   result the sret pointer comes first.
  * - Markers: a load of (or the address of) the globals enzyme_dup,
  *   enzyme_const, enzyme_dupnoneed, enzyme_width, enzyme_primal_return, or a
- *   `metadata !"enzyme_..."` operand.  enzyme_width N and
- *   enzyme_primal_return may appear anywhere; the others prefix the
- *   argument they qualify.
+ *   `metadata !"enzyme_..."` operand.  enzyme_width N and the result
+ *   markers (enzyme_primal_return, enzyme_dup_return, enzyme_const_return,
+ *   enzyme_noret, which Enzyme's C++ header passes by address) may appear
+ *   anywhere; the others prefix the argument they qualify.
  * - Unmarked arguments follow Enzyme's whatType: floats, pointers and
  *   aggregates holding them are duplicated, integers constant.
  * - A duplicated argument is followed by N shadow arguments (N = width).
@@ -17,7 +18,8 @@
  *   or CUdeviceptr): its shadows are integers of the same type (a pointer
  *   given for one is converted).
  * - The result: the tangent (an [N x T] when N > 1), or {primal, tangent}
- *   with enzyme_primal_return, stored into the request's declared return
+ *   with enzyme_primal_return; after enzyme_const_return the primal (with
+ *   enzyme_primal_return) or nothing.  Stored into the request's declared return
  *   type by layout (a struct of N doubles, a vector, an array ...).
  */
 #include <errno.h>
@@ -44,8 +46,21 @@ typedef enum marker {
   MARK_DUPNONEED,
   MARK_WIDTH,
   MARK_PRIMAL_RETURN,
+  /* the result's activity and whether the primal is wanted, as Enzyme's C++
+   * header (<enzyme/enzyme>) passes them, by address, ahead of the
+   * arguments */
+  MARK_DUP_RETURN,
+  MARK_CONST_RETURN,
+  MARK_ACTIVE_RETURN,
+  MARK_NORET,
   MARK_UNKNOWN
 } marker;
+
+/* Markers that qualify the whole request and take no value after them. */
+static int is_request_flag(marker m) {
+  return m == MARK_PRIMAL_RETURN || m == MARK_DUP_RETURN ||
+         m == MARK_CONST_RETURN || m == MARK_ACTIVE_RETURN || m == MARK_NORET;
+}
 
 static marker marker_by_name(const char *s, size_t n) {
   static const struct {
@@ -55,7 +70,11 @@ static marker marker_by_name(const char *s, size_t n) {
                {"enzyme_const", MARK_CONST},
                {"enzyme_dupnoneed", MARK_DUPNONEED},
                {"enzyme_width", MARK_WIDTH},
-               {"enzyme_primal_return", MARK_PRIMAL_RETURN}};
+               {"enzyme_primal_return", MARK_PRIMAL_RETURN},
+               {"enzyme_dup_return", MARK_DUP_RETURN},
+               {"enzyme_const_return", MARK_CONST_RETURN},
+               {"enzyme_active_return", MARK_ACTIVE_RETURN},
+               {"enzyme_noret", MARK_NORET}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
       return names[i].m;
@@ -128,6 +147,7 @@ typedef struct request {
   unsigned first, nargs; /* call operands [first, nargs) after fn */
   unsigned width;
   int primal_return;
+  int const_return; /* enzyme_const_return: the result has no tangent */
 } request;
 
 static char *type_text(LLVMTypeRef t) {
@@ -199,8 +219,20 @@ static int scan_global_markers(request *r) {
   for (unsigned i = r->first; i < r->nargs; i++) {
     LLVMValueRef a = LLVMGetOperand(r->call, i);
     marker m = marker_of(a);
+    /* As in Enzyme, the last result marker wins; enzyme_noret only drops
+     * the primal, which forward mode returns only when asked for anyway. */
     if (m == MARK_PRIMAL_RETURN)
       r->primal_return = 1;
+    if (m == MARK_DUP_RETURN)
+      r->const_return = 0;
+    if (m == MARK_CONST_RETURN)
+      r->const_return = 1;
+    if (m == MARK_ACTIVE_RETURN)
+      return ad_fail(r->mc, r->call,
+                     "__enzyme_fwddiff of %s: enzyme_active_return is a "
+                     "reverse-mode marker (an active result); forward mode "
+                     "takes enzyme_dup_return or enzyme_const_return",
+                     ad_value_name(r->fn));
     if (m == MARK_WIDTH) {
       if (i + 1 >= r->nargs)
         return ad_fail(r->mc, r->call,
@@ -496,7 +528,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
         i += 2;
         continue;
       }
-      if (mi == MARK_PRIMAL_RETURN) {
+      if (is_request_flag(mi)) {
         i++;
         continue;
       }
@@ -504,8 +536,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
         char name[64];
         rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
                                "argument %u (tanjit knows enzyme_dup, "
-                               "enzyme_const, enzyme_dupnoneed, enzyme_width "
-                               "and enzyme_primal_return)",
+                               "enzyme_const, enzyme_dupnoneed, enzyme_width, "
+                               "enzyme_primal_return, enzyme_dup_return, "
+                               "enzyme_const_return and enzyme_noret)",
                      ad_value_name(r.fn),
                      marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
         break;
@@ -580,7 +613,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     marker mi = marker_of(LLVMGetOperand(call, i));
     if (mi == MARK_WIDTH)
       i += 2;
-    else if (mi == MARK_PRIMAL_RETURN)
+    else if (is_request_flag(mi))
       i++;
     else
       rc = ad_fail(mc, call,
@@ -596,7 +629,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   ad_signature sig = {r.fn, np, act, r.width, AD_RET_TANGENT};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
-  else if (!ad_type_can_carry(rt))
+  else if (!ad_type_can_carry(rt) || r.const_return)
     sig.ret = r.primal_return ? AD_RET_PRIMAL : AD_RET_VOID;
   else if (r.primal_return)
     sig.ret = AD_RET_BOTH;
@@ -604,10 +637,17 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
       LLVMGetFirstUse(call) &&
       LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMVoidTypeKind) {
     char *t = type_text(rt);
-    rc = ad_fail(mc, call,
-                 "__enzyme_fwddiff of %s: its result type %s has no "
-                 "derivative, but the request's result is used",
-                 ad_value_name(r.fn), t ? t : "?");
+    if (r.const_return)
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: enzyme_const_return without "
+                   "enzyme_primal_return returns nothing, but the request's "
+                   "result is used",
+                   ad_value_name(r.fn));
+    else
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: its result type %s has no "
+                   "derivative, but the request's result is used",
+                   ad_value_name(r.fn), t ? t : "?");
     free(t);
     goto out;
   }
@@ -619,6 +659,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     goto out;
   }
   LLVMPositionBuilderBefore(b, call);
+  ad_emit_shadow_reset(mc, b);
   LLVMValueRef res = LLVMBuildCall2(b, LLVMGlobalGetValueType(d), d, args, k,
                                     sig.ret == AD_RET_VOID ? "" : "fwddiff");
   ad_copy_abi_attrs(&sig, res);

@@ -55,6 +55,13 @@ typedef struct activity_state {
   LLVMValueRef conflict; /* the first active value of conflicting kind */
   int changed;
   int oom;
+  /* demand's worklist, and what it has walked this round: each value is
+   * walked at most once per round, so a round is linear in the function
+   * (a web of pointer PHIs once made the walk exponential), and the rounds
+   * repeat until nothing changes */
+  LLVMValueRef *todo;
+  size_t ntodo, captodo;
+  ad_map demanded;
 } activity_state;
 
 /* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once
@@ -112,7 +119,7 @@ LLVMValueRef ad_pointer_root(LLVMValueRef p) {
                                AD_STRIP_INSTRUCTIONS);
 }
 
-static void demand(activity_state *st, LLVMValueRef p, int depth);
+static void demand(activity_state *st, LLVMValueRef p);
 
 /* Whether v is a pointer, or an integer that carries one (a CUdeviceptr, a
  * uintptr_t): its memory must have a shadow when active data goes there.
@@ -128,16 +135,49 @@ static int carries_pointer(activity_state *st, LLVMValueRef v) {
   return ad_types_kind(st->types, v, -1, NULL) == AD_T_POINTER;
 }
 
-static void demand_operands(activity_state *st, LLVMValueRef inst,
-                            unsigned from, unsigned to, int depth) {
-  for (unsigned k = from; k < to; k++)
-    demand(st, LLVMGetOperand(inst, k), depth + 1);
+static void push_demand(activity_state *st, LLVMValueRef p) {
+  if (!p || ad_is_active(st->fc, p) || ad_map_get(&st->demanded, p))
+    return;
+  if (st->ntodo == st->captodo) {
+    size_t cap = st->captodo ? st->captodo * 2 : 64;
+    LLVMValueRef *t = realloc(st->todo, cap * sizeof *t);
+    if (!t) {
+      st->oom = 1;
+      return;
+    }
+    st->todo = t;
+    st->captodo = cap;
+  }
+  st->todo[st->ntodo++] = p;
 }
 
-static void demand(activity_state *st, LLVMValueRef p, int depth) {
+static void demand_operands(activity_state *st, LLVMValueRef inst,
+                            unsigned from, unsigned to) {
+  for (unsigned k = from; k < to; k++)
+    push_demand(st, LLVMGetOperand(inst, k));
+}
+
+static void demand_one(activity_state *st, LLVMValueRef p);
+
+static void demand(activity_state *st, LLVMValueRef p) {
+  push_demand(st, p);
+  while (st->ntodo > 0 && !st->oom) {
+    LLVMValueRef q = st->todo[--st->ntodo];
+    if (ad_is_active(st->fc, q) || ad_map_get(&st->demanded, q))
+      continue;
+    if (ad_map_put(&st->demanded, q, (void *)1) != 0) {
+      st->oom = 1;
+      break;
+    }
+    demand_one(st, q);
+  }
+  st->ntodo = 0;
+}
+
+/* One step of demand: marks p's root when it is one, else queues the
+ * values p's shadow comes from. */
+static void demand_one(activity_state *st, LLVMValueRef p) {
   ad_fn_ctx *fc = st->fc;
-  if (!p || depth > 200 || ad_is_active(fc, p))
-    return;
   if (LLVMIsConstant(p)) {
     LLVMValueRef root = ad_pointer_root(p);
     if (ad_global_can_shadow(root) && !LLVMIsGlobalConstant(root)) {
@@ -166,16 +206,16 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
   case LLVMFreeze:
   case LLVMIntToPtr:
   case LLVMPtrToInt:
-    demand(st, LLVMGetOperand(p, 0), depth + 1);
+    push_demand(st, LLVMGetOperand(p, 0));
     break;
   case LLVMPHI:
-    demand_operands(st, p, 0, LLVMCountIncoming(p), depth);
+    demand_operands(st, p, 0, LLVMCountIncoming(p));
     break;
   case LLVMSelect:
-    demand_operands(st, p, 1, 3, depth);
+    demand_operands(st, p, 1, 3);
     break;
   case LLVMLoad:
-    demand(st, LLVMGetOperand(p, 0), depth + 1);
+    push_demand(st, LLVMGetOperand(p, 0));
     break;
   case LLVMCall: {
     /* An allocation, or a defined function returning a pointer (or an
@@ -191,7 +231,7 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
       unsigned n = LLVMGetNumArgOperands(p);
       for (unsigned k = 0; k < n; k++)
         if (carries_pointer(st, LLVMGetOperand(p, k)))
-          demand(st, LLVMGetOperand(p, k), depth + 1);
+          push_demand(st, LLVMGetOperand(p, k));
     }
     break;
   }
@@ -200,7 +240,7 @@ static void demand(activity_state *st, LLVMValueRef p, int depth) {
       /* integer arithmetic on a pointer: the operand that carries it */
       for (unsigned k = 0; k < 2; k++)
         if (carries_pointer(st, LLVMGetOperand(p, k)))
-          demand(st, LLVMGetOperand(p, k), depth + 1);
+          push_demand(st, LLVMGetOperand(p, k));
     break;
   }
 }
@@ -237,7 +277,7 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
       if (carries_pointer(st, a))
-        demand(st, a, 0);
+        demand(st, a);
     }
 }
 
@@ -423,14 +463,14 @@ static void visit(activity_state *st, LLVMValueRef inst) {
   case LLVMStore: {
     LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
     if (ad_is_active(fc, v))
-      demand(st, p, 0);
+      demand(st, p);
     if (ad_is_active(fc, p) && carries_pointer(st, v))
-      demand(st, v, 0);
+      demand(st, v);
     break;
   }
   case LLVMAtomicRMW:
     if (ad_is_active(fc, LLVMGetOperand(inst, 1)))
-      demand(st, LLVMGetOperand(inst, 0), 0);
+      demand(st, LLVMGetOperand(inst, 0));
     if (ad_is_active(fc, LLVMGetOperand(inst, 0)))
       mark(st, inst);
     break;
@@ -454,15 +494,19 @@ static void visit(activity_state *st, LLVMValueRef inst) {
   case LLVMSelect:
     if (any_operand_active(fc, inst, 1, 3)) {
       mark(st, inst);
-      if (carries_pointer(st, inst))
-        demand_operands(st, inst, 1, 3, 0);
+      if (carries_pointer(st, inst)) {
+        demand_operands(st, inst, 1, 3);
+        demand(st, NULL);
+      }
     }
     break;
   case LLVMPHI:
     if (any_operand_active(fc, inst, 0, LLVMCountIncoming(inst))) {
       mark(st, inst);
-      if (carries_pointer(st, inst))
-        demand_operands(st, inst, 0, LLVMCountIncoming(inst), 0);
+      if (carries_pointer(st, inst)) {
+        demand_operands(st, inst, 0, LLVMCountIncoming(inst));
+        demand(st, NULL);
+      }
     }
     break;
   case LLVMInsertElement:
@@ -588,7 +632,8 @@ static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
 }
 
 int ad_activity_analyze(ad_fn_ctx *fc) {
-  activity_state st = {fc, NULL, NULL, 0, 0};
+  activity_state st = {fc, NULL, NULL, 0, 0, NULL, 0, 0, {0}};
+  ad_map_init(&st.demanded);
   LLVMValueRef fn = fc->primal_fn;
   if (!ad_activity_disabled()) {
     st.types = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
@@ -603,6 +648,8 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
   int rounds = 0;
   do {
     st.changed = 0;
+    ad_map_free(&st.demanded);
+    ad_map_init(&st.demanded);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
@@ -612,10 +659,12 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
             LLVMGetNumOperands(i) == 1 &&
             (fc->sig->ret == AD_RET_TANGENT || fc->sig->ret == AD_RET_BOTH) &&
             carries_pointer(&st, LLVMGetOperand(i, 0)))
-          demand(&st, LLVMGetOperand(i, 0), 0);
+          demand(&st, LLVMGetOperand(i, 0));
       }
     rounds++;
   } while (st.changed && !st.oom && rounds < 10000);
+  ad_map_free(&st.demanded);
+  free(st.todo);
   if (st.types && !st.oom)
     prune_unread_integers(&st, fn);
   /* kept for the copy rule's layouts (copy_layout.c), freed with the context */

@@ -8,8 +8,10 @@
  *
  * A mutable global that receives active data (activity.c marks it in
  * mc->active_globals) gets a writable `<name>_shadow` (lane k > 0:
- * `<name>_shadow<k>`), zero-initialized, living as long as the module: the
- * shadow Enzyme would need an `enzyme_shadow` annotation for.  Other
+ * `<name>_shadow<k>`), zero-initialized, living as long as the module and
+ * restored to its initial tangents before every request (as Enzyme's
+ * per-call shadow of an unannotated global starts at zero; see
+ * tangent/shadow_globals.c).  Other
  * mutable globals stand for themselves.  External globals (no initializer)
  * can have no shadow; storing an active value into one is an error.
  *

@@ -2,8 +2,16 @@
  * The "inactive" family: functions and intrinsics with no derivative effect
  * (printing, lifetime markers, ...), whose primal call is simply kept.
  * Data only: the dispatcher never runs an inactive rule's emitter.
+ *
+ * The library rows follow the functions Enzyme's activity analysis knows
+ * are inactive (its known-inactive list and the iostream prefixes it
+ * matches): formatted output writes characters, string comparisons return
+ * integers, and neither moves a float value into anything a tangent
+ * follows.  C++ names are matched by mangled prefix, as Enzyme matches
+ * them, since each overload and template instance has its own name.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "ad/core/context.h"
 #include "ad/ir/ir.h"
@@ -22,12 +30,31 @@ static int emit_nothing(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
 static const ad_call_rule inactive_rules[] = {
     INACTIVE("printf"),
     INACTIVE("fprintf"),
+    INACTIVE("snprintf"),
+    INACTIVE("sprintf"),
+    INACTIVE("vprintf"),
+    INACTIVE("vfprintf"),
+    INACTIVE("vsnprintf"),
+    INACTIVE("vsprintf"),
     INACTIVE("puts"),
     INACTIVE("putchar"),
     INACTIVE("fputs"),
     INACTIVE("fputc"),
     INACTIVE("fflush"),
     INACTIVE("fwrite"),
+    INACTIVE("putc"),
+    /* reads of characters that return an integer */
+    INACTIVE("strlen"),
+    INACTIVE("strnlen"),
+    INACTIVE("strcmp"),
+    INACTIVE("strncmp"),
+    INACTIVE("memcmp"),
+    INACTIVE("bcmp"), /* memcmp(...) == 0 as clang -O2 writes it */
+    /* C++ start-up and static-local guards */
+    INACTIVE("__cxa_atexit"),
+    INACTIVE("__cxa_guard_acquire"),
+    INACTIVE("__cxa_guard_release"),
+    INACTIVE("__cxa_guard_abort"),
     INACTIVE("abort"),
     INACTIVE("exit"),
     INACTIVE("__assert_fail"),
@@ -53,9 +80,35 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("julia.get_pgcstack"),
 };
 
+/* std::ostream and its helpers (libstdc++'s mangled names): writing to a
+ * stream formats characters.  Each row is a prefix of mangled names. */
+static const ad_call_rule inactive_prefix_rules[] = {
+    INACTIVE("_ZNSolsE"),        /* ostream::operator<<(T) */
+    INACTIVE("_ZNSo9_M_insert"), /* ostream::_M_insert<T> */
+    INACTIVE("_ZNSo3put"),
+    INACTIVE("_ZNSo5write"),
+    INACTIVE("_ZNSo5flush"),
+    INACTIVE("_ZStlsISt11char_traitsIcEERSt13basic_ostream"), /* << char* */
+    INACTIVE("_ZStlsIcSt11char_traitsIcESaIcEERSt13basic_ostream"), /* << string */
+    INACTIVE("_ZSt16__ostream_insert"),
+    INACTIVE("_ZSt4endl"),
+    INACTIVE("_ZSt5flush"),
+    INACTIVE("_ZNKSt5ctypeIcE13_M_widen_init"),
+    INACTIVE("_ZNSt8ios_base"),
+    INACTIVE("_ZNSt9basic_ios"),
+    INACTIVE("_ZNKSt9basic_ios"),
+    INACTIVE("_ZNSt6locale"),
+};
+
 const ad_call_rule *ad_inactive_lookup(const char *name) {
   for (size_t i = 0; i < sizeof inactive_rules / sizeof *inactive_rules; i++)
     if (ad_name_matches(name, inactive_rules[i].name))
       return &inactive_rules[i];
+  for (size_t i = 0;
+       i < sizeof inactive_prefix_rules / sizeof *inactive_prefix_rules; i++) {
+    const char *prefix = inactive_prefix_rules[i].name;
+    if (strncmp(name, prefix, strlen(prefix)) == 0)
+      return &inactive_prefix_rules[i];
+  }
   return NULL;
 }

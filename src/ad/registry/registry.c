@@ -18,6 +18,7 @@ static const ad_call_family_lookup ad_call_families[] = {
     ad_vector_lookup,
     ad_cuda_lookup,
     ad_complex_lookup,
+    ad_tree_lookup,
 };
 
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,

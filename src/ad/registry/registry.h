@@ -97,6 +97,7 @@ const ad_call_rule *ad_vector_lookup(const char *name);   /* rules/vector.c */
 const ad_call_rule *ad_cuda_lookup(const char *name);     /* rules/cuda.c */
 const ad_typed_rule *ad_cuda_typed_lookup(const char *name);
 const ad_call_rule *ad_complex_lookup(const char *name);  /* rules/complex.c */
+const ad_call_rule *ad_tree_lookup(const char *name);     /* rules/tree.c */
 /* Custom rules (rules/custom.c): an inactive rule for an "enzyme_inactive"
  * callee or call site, the in-IR derivative of the callee, or the latest
  * rule registered for its plain or rule name.  NULL: none. */

@@ -156,3 +156,63 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane) {
   return shadow_const(mc, c, 0, lane);
 }
+
+/*
+ * The shadows of mutable globals start every request from their initial
+ * tangents.  Enzyme gives an unannotated mutable global a shadow local to
+ * the derivative call, zeroed on entry, so a tangent written into it by
+ * one request is never seen by the next; tanjit's shadow globals live as
+ * long as the module (derivatives of callees share them), so each request
+ * first restores them: one call, before the derivative's, to a reset
+ * function whose body is written once every derivative of the module
+ * exists (ad_finish_shadow_reset), since only then is the set of shadow
+ * globals known.  The reset itself is inactive: a nested request inside a
+ * differentiated function keeps it as a primal call.
+ */
+static const char reset_name[] = "tanjit.reset_shadow_globals";
+
+void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b) {
+  if (mc->active_globals.count == 0)
+    return;
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, reset_name);
+  LLVMTypeRef ft =
+      LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx), NULL, 0, 0);
+  if (!fn) {
+    fn = LLVMAddFunction(mc->mod, reset_name, ft);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(
+        fn, LLVMAttributeFunctionIndex,
+        LLVMCreateStringAttribute(mc->llctx, "enzyme_inactive", 15, "", 0));
+  }
+  LLVMBuildCall2(b, ft, fn, NULL, 0, "");
+}
+
+void ad_finish_shadow_reset(ad_module_ctx *mc) {
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, reset_name);
+  if (!fn || LLVMCountBasicBlocks(fn) != 0)
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMPositionBuilderAtEnd(b,
+                           LLVMAppendBasicBlockInContext(mc->llctx, fn, ""));
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(mc->llctx);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  for (size_t i = 0; i < mc->global_shadows.cap; i++) {
+    LLVMValueRef s = mc->global_shadows.keys[i] ? mc->global_shadows.vals[i]
+                                                : NULL;
+    if (!s || LLVMIsGlobalConstant(s))
+      continue;
+    LLVMValueRef init = LLVMGetInitializer(s);
+    LLVMTypeRef t = LLVMGlobalGetValueType(s);
+    if (LLVMIsNull(init)) {
+      LLVMValueRef size = LLVMConstInt(i64, LLVMABISizeOfType(mc->td, t), 0);
+      LLVMValueRef set = LLVMBuildMemSet(b, s, LLVMConstInt(i8, 0, 0), size,
+                                         LLVMGetAlignment(s));
+      (void)set;
+    } else {
+      /* pointers to other shadows (or integers) among the zeros */
+      LLVMSetAlignment(LLVMBuildStore(b, init, s), LLVMGetAlignment(s));
+    }
+  }
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+}

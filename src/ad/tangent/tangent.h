@@ -105,5 +105,11 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
  * constants map floats to 0 and keep integers and mutable globals. */
 LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
+/* Emits at b, before a request's derivative call, the restoring of every
+ * mutable global's shadow to its initial tangents (nothing when the module
+ * has no active global). */
+void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b);
+/* Writes the body of the restoring, once the module's derivatives exist. */
+void ad_finish_shadow_reset(ad_module_ctx *mc);
 
 #endif
