@@ -140,7 +140,7 @@ static void push_demand(activity_state *st, LLVMValueRef p) {
     return;
   if (st->ntodo == st->captodo) {
     size_t cap = st->captodo ? st->captodo * 2 : 64;
-    LLVMValueRef *t = realloc(st->todo, cap * sizeof *t);
+    LLVMValueRef *t = tj_realloc(st->todo, cap * sizeof *t);
     if (!t) {
       st->oom = 1;
       return;
