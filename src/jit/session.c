@@ -366,9 +366,12 @@ static int note_function_declarations(tanjit_session *s, LLVMModuleRef m,
       return -1;
     rec->declared = p;
     uintptr_t count = (uintptr_t)strmap_get(&s->declared_functions, name);
-    if (!(p[rec->n_declared] = tj_strdup(name)) ||
-        strmap_put(&s->declared_functions, name, (void *)(count + 1)))
+    if (!(p[rec->n_declared] = tj_strdup(name)))
       return -1;
+    if (strmap_put(&s->declared_functions, name, (void *)(count + 1))) {
+      free(p[rec->n_declared]); /* not counted: not to be uncounted */
+      return -1;
+    }
     rec->n_declared++;
   }
   return 0;

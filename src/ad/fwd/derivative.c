@@ -139,13 +139,16 @@ static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
       /* a shadow gets them only where it is a pointer itself (width 1),
        * and not where it may be the primal itself; then the primal loses
        * noalias too (two noalias names for one object, both written
-       * through, would be undefined) */
+       * through, would be undefined) and nocapture/captures(none): the
+       * derivative compares its address with the shadow's, which LLVM 21+
+       * may fold away for an argument whose address is not captured (a
+       * non-inlined derivative read tangents out of enzyme_const data) */
       if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(d, k + c))) !=
               LLVMPointerTypeKind ||
           (c == 1 && sig->activity[i] == AD_ARG_DUP_RUNTIME))
         continue;
       for (size_t a = 0; a < sizeof facts / sizeof *facts; a++)
-        if (a != 0 || sig->activity[i] != AD_ARG_DUP_RUNTIME)
+        if (a > 2 || sig->activity[i] != AD_ARG_DUP_RUNTIME)
           copy_param_attr(sig->fn, i + 1, d, k + c + 1, facts[a]);
       if (c == 0) /* the caller passes the primal's own argument */
         copy_param_attr(sig->fn, i + 1, d, k + 1, "noundef");
