@@ -99,7 +99,11 @@ static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
     if (!ad_global_can_shadow(c) || LLVMIsGlobalConstant(c) ||
         ad_map_get(&mc->active_globals, c))
       return 0;
-    return ad_map_put(&mc->active_globals, c, (void *)1) != 0 ? -1 : 1;
+    if (ad_map_put(&mc->active_globals, c, (void *)1) != 0)
+      return -1;
+    /* its shadow's initializer points to the shadows of its targets */
+    int more = demand_targets(mc, LLVMGetInitializer(c), depth + 1);
+    return more < 0 ? -1 : 1 + more;
   }
   if (LLVMIsAGlobalValue(c) || LLVMIsAConstantDataSequential(c) ||
       LLVMIsAConstantFP(c) || LLVMIsAConstantInt(c))
@@ -115,7 +119,7 @@ static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
 }
 
 int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g) {
-  if (!ad_global_can_shadow(g) || !LLVMIsGlobalConstant(g))
+  if (!ad_global_can_shadow(g))
     return 0;
   return demand_targets(mc, LLVMGetInitializer(g), 0);
 }

@@ -19,8 +19,9 @@ int ad_global_can_shadow(LLVMValueRef g);
  * global, or a constant one whose initializer points to active globals
  * (its shadow is a per-lane table of their shadows). */
 int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g);
-/* Makes active every mutable global whose address constant global `g`'s
- * initializer holds (a pointer loaded from g must have a shadow).  Returns
+/* Makes active every mutable global whose address global `g`'s
+ * initializer holds, transitively (a pointer loaded from g must have a
+ * shadow).  Returns
  * how many became active, or -1 on out of memory. */
 int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
 
