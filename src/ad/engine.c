@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,13 +428,24 @@ static void module_ctx_begin(ad_module_ctx *mc, ad_engine *e, LLVMModuleRef m,
   mc->err = err;
 }
 
+/* Active globals as discovery names them: the module's own (by the
+ * original module's values) and those the transform makes (by origin,
+ * context.h). */
+typedef struct global_seed {
+  ad_map own;
+  ad_origin_set made;
+} global_seed;
+
 /*
- * One transform of `m` with `seed` (globals of m) active from the start;
- * the active globals it ends with are added to `out` (may be NULL).
+ * One transform of `m` with `seed` active from the start: globals[1][i]
+ * (of m) stands for globals[0][i] (of seed->own), made globals from their
+ * creation on; the active globals it ends with are added to `out` (may be
+ * NULL: then nothing may become active that the seed did not name).
  */
-static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
+static int transform_with(ad_engine *e, LLVMModuleRef m,
+                          const global_seed *seed,
                           LLVMValueRef *const *globals, size_t nglobals,
-                          ad_map *out, tanjit_error **err) {
+                          global_seed *out, tanjit_error **err) {
   ad_module_ctx mc;
   module_ctx_begin(&mc, e, m, err);
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
@@ -442,10 +454,16 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_init(&mc.global_refs_memo);
   ad_map_init(&mc.touches_memo);
   ad_map_init(&mc.cache_index);
+  ad_map_init(&mc.global_index);
+  ad_map_init(&mc.made_from);
+  ad_map_init(&mc.made_lane);
+  mc.made_seed = &seed->made;
   int rc = 0;
   for (size_t i = 0; i < nglobals && rc == 0; i++)
-    if (ad_map_get(seed, globals[0][i]) &&
-        ad_map_put(&mc.active_globals, globals[1][i], (void *)1) != 0)
+    if ((ad_map_get(&seed->own, globals[0][i]) &&
+         ad_map_put(&mc.active_globals, globals[1][i], (void *)1) != 0) ||
+        ad_map_put(&mc.global_index, globals[1][i],
+                    (void *)(uintptr_t)(i + 1)) != 0)
       rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   size_t seeded = mc.active_globals.count;
   if (rc == 0)
@@ -454,9 +472,19 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
     ad_finish_shadow_reset(&mc);
   for (size_t i = 0; out && i < nglobals; i++)
     if (ad_map_get(&mc.active_globals, globals[1][i]) &&
-        ad_map_put(out, globals[0][i], (void *)1) != 0 && rc == 0)
+        ad_map_put(&out->own, globals[0][i], (void *)1) != 0 && rc == 0)
       rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  if (rc == 0 && !out && mc.active_globals.count != seeded)
+  for (size_t i = 0; out && i < mc.made_from.cap; i++) {
+    LLVMValueRef made = (LLVMValueRef)mc.made_from.keys[i];
+    if (!made || !ad_map_get(&mc.active_globals, made))
+      continue;
+    char *id = ad_global_origin(&mc, made);
+    if ((!id || ad_origin_set_add(&out->made, id) != 0) && rc == 0)
+      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    free(id);
+  }
+  if (rc == 0 && !out &&
+      mc.active_globals.count != seeded + mc.seeded_made)
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
@@ -472,6 +500,9 @@ static int transform_with(ad_engine *e, LLVMModuleRef m, const ad_map *seed,
   ad_map_free(&mc.global_refs_memo);
   ad_map_free(&mc.touches_memo);
   ad_map_free(&mc.cache_index);
+  ad_map_free(&mc.global_index);
+  ad_map_free(&mc.made_from);
+  ad_map_free(&mc.made_lane);
   return rc;
 }
 
@@ -501,12 +532,16 @@ static LLVMValueRef *globals_of(LLVMModuleRef m, size_t n) {
  * active argument needs its callee's derivative when the callee uses one).
  * So the transform runs on copies of m, each seeded with what the previous
  * one found, until a run finds nothing new; the real transform then starts
- * with the final set, and derivatives cached by signature stay valid.  An
+ * with the final set, and derivatives cached by signature stay valid.
+ * Globals the transform makes count too: a shadow global becomes active
+ * when a higher-order request differentiates code storing tangents into
+ * it, so those are named by origin (context.h) and made active as the
+ * final run creates them.  An
  * error in a run that found new globals may stem from the incomplete set:
  * the next run decides.
  */
 static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
-                                   ad_map *found, size_t *nglobals,
+                                   global_seed *found, size_t *nglobals,
                                    tanjit_error **err) {
   size_t n = 0;
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
@@ -524,13 +559,13 @@ static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
         LLVMDisposeModule(copy);
       return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     }
-    size_t before = found->count;
+    size_t before = found->own.count + found->made.n;
     tanjit_error *run_err = NULL;
     int rc = transform_with(e, copy, found, pairs, n, found, &run_err);
     free(pairs[0]);
     free(pairs[1]);
     LLVMDisposeModule(copy);
-    if (found->count == before) {
+    if (found->own.count + found->made.n == before) {
       if (rc != 0) {
         if (err)
           *err = run_err;
@@ -581,21 +616,20 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   if (ad_preprocess_module(m, err))
     return -1;
 
-  ad_map active;
-  ad_map_init(&active);
+  global_seed active;
+  memset(&active, 0, sizeof active);
+  ad_map_init(&active.own);
   size_t nglobals = 0;
-  if (discover_active_globals(e, m, &active, &nglobals, err) != 0) {
-    ad_map_free(&active);
-    return -1;
+  int rc = discover_active_globals(e, m, &active, &nglobals, err);
+  LLVMValueRef *own = rc == 0 ? globals_of(m, nglobals) : NULL;
+  if (rc == 0 && !own)
+    rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  if (rc == 0) {
+    LLVMValueRef *pairs[2] = {own, own};
+    rc = transform_with(e, m, &active, pairs, nglobals, NULL, err);
   }
-  LLVMValueRef *own = globals_of(m, nglobals);
-  if (!own) {
-    ad_map_free(&active);
-    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-  }
-  LLVMValueRef *pairs[2] = {own, own};
-  int rc = transform_with(e, m, &active, pairs, nglobals, NULL, err);
   free(own);
-  ad_map_free(&active);
+  ad_map_free(&active.own);
+  ad_origin_set_free(&active.made);
   return rc;
 }

@@ -181,7 +181,10 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
   if (LLVMIsConstant(p)) {
     LLVMValueRef root = ad_pointer_root(p);
     if (ad_global_can_shadow(root) && !LLVMIsGlobalConstant(root)) {
-      if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0)
+      /* a pointer its initializer holds (`double *p = &g`) is loaded
+       * with p's shadow: what it points to needs a shadow too */
+      if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0 ||
+          ad_demand_global_targets(fc->mc, root) < 0)
         st->oom = 1;
       st->changed = 1;
     } else if (ad_global_can_shadow(root)) {

@@ -19,10 +19,15 @@
  * {&a, &b}`) is itself active: a pointer loaded from it needs a shadow, and
  * its shadow table holds the shadows of a and b (one table per lane).
  * Shadow globals are created lazily but only once the set of active
- * globals is final (engine.c), so every table sees the same set.
+ * globals is final (engine.c), so every table sees the same set; that set
+ * names the shadow globals that become active themselves (higher order)
+ * by origin, and ad_note_made_shadow activates them as they are made.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/alloc.h"
 
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
@@ -94,7 +99,11 @@ static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
     if (!ad_global_can_shadow(c) || LLVMIsGlobalConstant(c) ||
         ad_map_get(&mc->active_globals, c))
       return 0;
-    return ad_map_put(&mc->active_globals, c, (void *)1) != 0 ? -1 : 1;
+    if (ad_map_put(&mc->active_globals, c, (void *)1) != 0)
+      return -1;
+    /* its shadow's initializer points to the shadows of its targets */
+    int more = demand_targets(mc, LLVMGetInitializer(c), depth + 1);
+    return more < 0 ? -1 : 1 + more;
   }
   if (LLVMIsAGlobalValue(c) || LLVMIsAConstantDataSequential(c) ||
       LLVMIsAConstantFP(c) || LLVMIsAConstantInt(c))
@@ -110,8 +119,86 @@ static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
 }
 
 int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g) {
-  if (!ad_global_can_shadow(g) || !LLVMIsGlobalConstant(g))
+  if (!ad_global_can_shadow(g))
     return 0;
   return demand_targets(mc, LLVMGetInitializer(g), 0);
 }
 
+
+int ad_origin_set_has(const ad_origin_set *set, const char *id) {
+  for (size_t i = 0; set && i < set->n; i++)
+    if (strcmp(set->ids[i], id) == 0)
+      return 1;
+  return 0;
+}
+
+int ad_origin_set_add(ad_origin_set *set, const char *id) {
+  if (ad_origin_set_has(set, id))
+    return 0;
+  if (set->n == set->cap) {
+    size_t cap = set->cap ? 2 * set->cap : 8;
+    char **ids = tj_realloc(set->ids, cap * sizeof *ids);
+    if (!ids)
+      return -1;
+    set->ids = ids;
+    set->cap = cap;
+  }
+  size_t len = strlen(id) + 1;
+  char *copy = tj_malloc(len);
+  if (!copy)
+    return -1;
+  memcpy(copy, id, len);
+  set->ids[set->n++] = copy;
+  return 0;
+}
+
+void ad_origin_set_free(ad_origin_set *set) {
+  for (size_t i = 0; i < set->n; i++)
+    free(set->ids[i]);
+  free(set->ids);
+  memset(set, 0, sizeof *set);
+}
+
+static int append_origin(ad_module_ctx *mc, LLVMValueRef g, strbuf *sb,
+                         int depth) {
+  void *index = ad_map_get(&mc->global_index, g);
+  if (index) {
+    sb_printf(sb, "%zu", (size_t)(uintptr_t)index - 1);
+    return 0;
+  }
+  LLVMValueRef from = ad_map_get(&mc->made_from, g);
+  if (!from || depth > 64 || append_origin(mc, from, sb, depth + 1) != 0)
+    return -1;
+  sb_printf(sb, "/%zu", (size_t)(uintptr_t)ad_map_get(&mc->made_lane, g) - 1);
+  return 0;
+}
+
+char *ad_global_origin(ad_module_ctx *mc, LLVMValueRef g) {
+  strbuf sb;
+  sb_init(&sb);
+  if (append_origin(mc, g, &sb, 0) != 0 || !sb.data) {
+    sb_free(&sb);
+    return NULL;
+  }
+  return sb_take(&sb);
+}
+
+int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g,
+                        unsigned lane) {
+  if (ad_map_put(&mc->made_from, s, g) != 0 ||
+      ad_map_put(&mc->made_lane, s, (void *)((uintptr_t)lane + 1)) != 0)
+    return -1;
+  if (!mc->made_seed || !mc->made_seed->n || LLVMIsGlobalConstant(s))
+    return 0;
+  char *id = ad_global_origin(mc, s);
+  if (!id)
+    return 0; /* g has no origin: a global discovery cannot name */
+  int seeded = ad_origin_set_has(mc->made_seed, id);
+  free(id);
+  if (!seeded)
+    return 0;
+  if (ad_map_put(&mc->active_globals, s, (void *)1) != 0)
+    return -1;
+  mc->seeded_made++;
+  return 0;
+}

@@ -19,9 +19,27 @@ int ad_global_can_shadow(LLVMValueRef g);
  * global, or a constant one whose initializer points to active globals
  * (its shadow is a per-lane table of their shadows). */
 int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g);
-/* Makes active every mutable global whose address constant global `g`'s
- * initializer holds (a pointer loaded from g must have a shadow).  Returns
+/* Makes active every mutable global whose address global `g`'s
+ * initializer holds, transitively (a pointer loaded from g must have a
+ * shadow).  Returns
  * how many became active, or -1 on out of memory. */
 int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
+
+/* Origins ("i", "i/lane", ...) of globals a transform made (context.h). */
+typedef struct ad_origin_set {
+  char **ids;
+  size_t n, cap;
+} ad_origin_set;
+int ad_origin_set_has(const ad_origin_set *set, const char *id);
+/* Adds a copy of id unless present; -1 on out of memory. */
+int ad_origin_set_add(ad_origin_set *set, const char *id);
+void ad_origin_set_free(ad_origin_set *set);
+/* The origin of global g (a first global or one made here), or NULL when
+ * it has none or on out of memory; free() it. */
+char *ad_global_origin(ad_module_ctx *mc, LLVMValueRef g);
+/* Records shadow global s, just made for global g's lane, and makes it
+ * active when mc->made_seed names its origin.  -1 on out of memory. */
+int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g,
+                        unsigned lane);
 
 #endif

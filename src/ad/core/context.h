@@ -91,6 +91,17 @@ struct ad_module_ctx {
    * identity, not by name, since globals may be unnamed or named like a
    * shadow */
   ad_map global_shadows;
+  /* Globals the transform makes (shadow globals) can become active too (a
+   * second-order request stores tangents into a first-order shadow), so
+   * discovery (engine.c) names them by origin, the same in every copy of
+   * the module: "i" for the i-th global the module had, "<origin>/<lane>"
+   * for a shadow made here.  global_index: first globals -> 1 + index;
+   * made_from / made_lane: shadow made here -> its global / 1 + lane;
+   * made_seed: origins of made globals active from their creation on,
+   * seeded_made of which were made so far. */
+  ad_map global_index, made_from, made_lane;
+  const struct ad_origin_set *made_seed;
+  size_t seeded_made;
   /* memos over active_globals, valid while its count equals *_generation:
    * constant globals holding pointers to active globals (globals.c), and
    * functions that reach active globals through direct calls (activity.c) */

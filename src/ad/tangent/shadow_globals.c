@@ -47,7 +47,8 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
     /* LLVM makes the name unique if a global already has it */
     s = LLVMAddGlobal(mc->mod, t, sb.data);
     sb_free(&sb);
-    if (ad_map_put(&mc->global_shadows, key, s) != 0)
+    if (ad_map_put(&mc->global_shadows, key, s) != 0 ||
+        ad_note_made_shadow(mc, s, g, lane) != 0)
       return g;
     LLVMSetLinkage(s, LLVMInternalLinkage);
     LLVMSetGlobalConstant(s, constant);
