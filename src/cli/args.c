@@ -27,6 +27,7 @@ enum {
   OPT_TRUST_BITCODE,
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
+  OPT_STRICT_DERIVATIVES,
 };
 
 typedef struct cli_option {
@@ -57,6 +58,8 @@ static const cli_option options[] = {
      "keep compiled code in DIR (default ~/.cache/tanjit)", 0},
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
+    {"strict-derivatives", 0, OPT_STRICT_DERIVATIVES, CLI_RUN | CLI_EMIT, NULL,
+     "no reassoc/nsz/contract on derivative arithmetic", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -290,6 +293,9 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
+    return 0;
+  case OPT_STRICT_DERIVATIVES:
+    c->strict_derivatives = 1;
     return 0;
   case 'g':
     c->debug = 1;

@@ -30,6 +30,7 @@ typedef struct cli_args {
   const char *cache_dir; /* --cache-dir DIR ("": none) */
   int no_cache;          /* --no-cache */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
+  int strict_derivatives; /* --strict-derivatives: TANJIT_DERIVATIVE_FP_STRICT */
   char **program_args;
   int n_program_args;
   char **words; /* the argv copy getopt permuted; owned */

@@ -178,6 +178,28 @@ void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {
     LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
 }
 
+/* Reassociation (with nsz, which LLVM's reassociation and factoring of
+ * floating point ask for besides reassoc) is what lets LLVM rewrite a Horner
+ * tangent x dacc + acc dx into dx p'(x) and keep the tangent of a stencil
+ * as scalar sums; contract lets a product and a sum fuse where the target
+ * has FMA.  Nothing else: nnan, ninf and arcp would let LLVM assume what
+ * tangents do not promise (an inf or NaN tangent is an answer). */
+#define FAST_DERIVATIVE_FMF                                                    \
+  (LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros |                     \
+   LLVMFastMathAllowContract)
+
+void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from) {
+  if (!to || !LLVMIsAInstruction(to) || !LLVMCanValueUseFastMathFlags(to))
+    return;
+  LLVMFastMathFlags f = LLVMFastMathNone;
+  if (from && LLVMIsAInstruction(from) && LLVMCanValueUseFastMathFlags(from))
+    f = LLVMGetFastMathFlags(from);
+  if (ad_engine_fast_derivatives(fc->mc->engine))
+    f |= FAST_DERIVATIVE_FMF;
+  if (f != LLVMGetFastMathFlags(to))
+    LLVMSetFastMathFlags(to, f);
+}
+
 static int term_is_zero(const ad_term *term) {
   return !term->tangent ||
          (LLVMIsConstant(term->tangent) && LLVMIsNull(term->tangent));
@@ -201,21 +223,21 @@ LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
       LLVMValueRef d = ad_lane(fc, terms[k].tangent, lane);
       if (terms[k].coef) {
         d = LLVMBuildFMul(fc->b, terms[k].coef, d, "");
-        ad_copy_fmf(d, fmf_src);
+        ad_tangent_fmf(fc, d, fmf_src);
       }
       if (!acc) {
         acc = terms[k].negate ? LLVMBuildFNeg(fc->b, d, "") : d;
         if (terms[k].negate)
-          ad_copy_fmf(acc, fmf_src);
+          ad_tangent_fmf(fc, acc, fmf_src);
       } else {
         acc = terms[k].negate ? LLVMBuildFSub(fc->b, acc, d, "")
                               : LLVMBuildFAdd(fc->b, acc, d, "");
-        ad_copy_fmf(acc, fmf_src);
+        ad_tangent_fmf(fc, acc, fmf_src);
       }
     }
     if (divisor) {
       acc = LLVMBuildFDiv(fc->b, acc, divisor, "");
-      ad_copy_fmf(acc, fmf_src);
+      ad_tangent_fmf(fc, acc, fmf_src);
     }
     lanes[lane] = acc;
   }

@@ -47,8 +47,9 @@ typedef struct ad_term {
   LLVMValueRef tangent; /* a shadow (all lanes) */
   int negate;
 } ad_term;
-/* sum(terms) [/ divisor], per lane, fast-math flags copied from fmf_src
- * (may be NULL).  Returns the zero tangent when every term is zero. */
+/* sum(terms) [/ divisor], per lane, with ad_tangent_fmf's flags from
+ * fmf_src (may be NULL).  Returns the zero tangent when every term is
+ * zero. */
 LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
                         unsigned nterms, LLVMValueRef divisor,
                         LLVMValueRef fmf_src);
@@ -93,6 +94,11 @@ LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
 /* A float constant of type t (scalar or vector splat). */
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
+/* The flags of tangent instruction `to`: those of primal `from` (may be
+ * NULL), plus reassoc nsz contract unless the session asked for strict
+ * derivatives (tanjit_options.derivative_fp).  Every instruction that
+ * combines tangents is given its flags here. */
+void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from);
 
 /* ---- clone.c ---- */
 /* Clones `inst` at the builder with operands mapped to the derivative
