@@ -109,8 +109,10 @@ def plot(path, kernels, panels, suptitle):
         ax.set_yscale("log")
         vals = [v for k in kernels for v in ratios[k].values() if v]
         lo, hi = min(vals + [1.0]), max(vals + [1.0])
-        ticks = [t for t in (0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
-                             2, 3, 4, 6, 8, 12, 16) if lo / 1.1 <= t <= hi * 1.1]
+        fine = (0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 2, 3, 4, 6, 8)
+        coarse = (0.25, 0.5, 0.75, 1.0, 1.5, 2, 4, 8, 16)
+        ticks = [t for t in (coarse if hi / lo > 4 else fine)
+                 if lo / 1.1 <= t <= hi * 1.1]
         ax.set_yticks(ticks)
         ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
         ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

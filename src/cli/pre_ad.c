@@ -9,7 +9,7 @@
  *
  * so that what runs before differentiation is chosen here: clang's own
  * pipeline (the default), or one that leaves loops rolled for the engine.
- * At -O0 clang's IR is used as is (no passes run before or after).
+ * At -O0 clang's IR is used as is.
  *
  * Functions named by Enzyme's registration globals (names containing
  * __enzyme_register_derivative, __enzyme_inactivefn, __enzyme_function_like,
@@ -71,12 +71,13 @@ static void plan_pre_ad(const cli_args *c, pre_ad_plan *p) {
   p->passes = v && !*v ? "" : p->pipeline;
 }
 
+/* clang turns unrolling, interleaving and both vectorizers on from -O2. */
 static void tune(LLVMPassBuilderOptionsRef opts, const cli_args *c, int rolled) {
-  int unroll = !rolled && c->opt_level >= 2, vectorize = !rolled && c->opt_level >= 2;
-  LLVMPassBuilderOptionsSetLoopUnrolling(opts, unroll);
-  LLVMPassBuilderOptionsSetLoopInterleaving(opts, unroll);
-  LLVMPassBuilderOptionsSetLoopVectorization(opts, vectorize);
-  LLVMPassBuilderOptionsSetSLPVectorization(opts, vectorize);
+  int on = !rolled && c->opt_level >= 2;
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, on);
+  LLVMPassBuilderOptionsSetLoopInterleaving(opts, on);
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, on);
+  LLVMPassBuilderOptionsSetSLPVectorization(opts, on);
 }
 
 static const char *const registration_names[] = {
