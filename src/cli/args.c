@@ -28,6 +28,7 @@ enum {
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
   OPT_STRICT_DERIVATIVES,
+  OPT_PRE_AD,
 };
 
 typedef struct cli_option {
@@ -67,6 +68,8 @@ static const cli_option options[] = {
     {"output", 'o', 'o', CLI_EMIT, "OUT", "write to OUT ('-': stdout, the default)", 0},
     {"help", 'h', 'h', 0, NULL, "this text", 0},
     {"version", 0, OPT_VERSION, 0, NULL, "print tanjit's and LLVM's versions", 0},
+    {"pre-ad", 0, OPT_PRE_AD, CLI_RUN | CLI_EMIT, "PASSES",
+     "C/C++ at -O1+: LLVM passes run before differentiation", 0},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -290,6 +293,9 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     return 0;
   case OPT_NO_CACHE:
     c->no_cache = 1;
+    return 0;
+  case OPT_PRE_AD:
+    c->pre_ad = value;
     return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
