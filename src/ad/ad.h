@@ -47,6 +47,10 @@ void ad_engine_free(ad_engine *e); /* NULL-tolerant */
  * rule a call gets (at most once per call site of each transform: the
  * analyses and the rules share a memo).  For tests and measurements. */
 unsigned long ad_engine_rule_lookups(const ad_engine *e);
+/* The call sites (calls and invokes in function bodies) of the modules this
+ * engine differentiated, counted as each transform starts: the measure the
+ * lookups above are held to. */
+unsigned long ad_engine_call_sites(const ad_engine *e);
 /* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);

@@ -34,12 +34,30 @@ struct ad_engine {
   pthread_mutex_t kept_lock;
   char **kept;
   size_t n_kept, cap_kept;
-  /* rule lookups that reached the families, over all transforms */
+  /* rule lookups that reached the families, over all transforms, and the
+   * call sites of the modules those transforms differentiated */
   _Atomic unsigned long rule_lookups;
+  _Atomic unsigned long call_sites;
 };
 
 unsigned long ad_engine_rule_lookups(const ad_engine *e) {
   return e ? atomic_load(&e->rule_lookups) : 0;
+}
+
+unsigned long ad_engine_call_sites(const ad_engine *e) {
+  return e ? atomic_load(&e->call_sites) : 0;
+}
+
+/* The calls (and invokes) in the bodies of m. */
+static unsigned long count_call_sites(LLVMModuleRef m) {
+  unsigned long n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i))
+        n += LLVMIsACallInst(i) || LLVMIsAInvokeInst(i);
+  return n;
 }
 
 ad_engine *ad_engine_new(void) {
@@ -615,6 +633,7 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     return 0;
   if (ad_preprocess_module(m, err))
     return -1;
+  atomic_fetch_add(&e->call_sites, count_call_sites(m));
 
   global_seed active;
   memset(&active, 0, sizeof active);
