@@ -114,18 +114,29 @@ const ad_typed_rule *ad_typed_rule_of(const char *name) {
   return NULL;
 }
 
+void ad_rule_memo_init(ad_rule_memo *m) {
+  ad_map_init(&m->rule);
+  ad_map_init(&m->callee);
+  m->lookups = 0;
+}
+
+void ad_rule_memo_free(ad_rule_memo *m) {
+  ad_map_free(&m->rule);
+  ad_map_free(&m->callee);
+}
+
 /* The memo's value for a call with no rule (NULL means "not asked yet"). */
 static const char no_rule;
 
 const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
-  void *known = ad_map_get(&mc->rule_memo, call);
-  if (known && ad_map_get(&mc->rule_memo_callee, call) == (void *)callee)
+  void *known = ad_map_get(&mc->rules->rule, call);
+  if (known && ad_map_get(&mc->rules->callee, call) == (void *)callee)
     return known == &no_rule ? NULL : known;
   const ad_call_rule *r = ad_find_call_rule(mc->engine, call);
-  mc->rule_lookups++;
+  mc->rules->lookups++;
   /* out of memory only costs the memo */
-  if (ad_map_put(&mc->rule_memo, call, r ? (void *)r : (void *)&no_rule) == 0)
-    ad_map_put(&mc->rule_memo_callee, call, callee);
+  if (ad_map_put(&mc->rules->rule, call, r ? (void *)r : (void *)&no_rule) == 0)
+    ad_map_put(&mc->rules->callee, call, callee);
   return r;
 }

@@ -45,6 +45,7 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
 
 typedef struct ad_call_rule ad_call_rule;
 struct ad_call_rule {
@@ -110,6 +111,16 @@ const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
 const ad_call_rule *ad_find_call_rule_in(const ad_rule_family *const *families,
                                          size_t n, const ad_engine *e,
                                          LLVMValueRef call);
+/* The call -> rule memo of one transform (a part of the module context):
+ * call -> its rule (or "none"), and call -> the callee it had then (a call
+ * erased and another made at its address is looked up again); the lookups
+ * that missed it and reached the families. */
+typedef struct ad_rule_memo {
+  ad_map rule, callee;
+  size_t lookups;
+} ad_rule_memo;
+void ad_rule_memo_init(ad_rule_memo *m);
+void ad_rule_memo_free(ad_rule_memo *m);
 /* The same, asked once per call site of the module being transformed (the
  * analyses and the rules ask about the same call many times): memoized in
  * mc, which counts the lookups that reached the families. */

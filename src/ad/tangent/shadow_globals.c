@@ -15,6 +15,14 @@
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
 
+void ad_global_shadows_init(ad_global_shadows *s) {
+  ad_map_init(&s->by_global_lane);
+}
+
+void ad_global_shadows_free(ad_global_shadows *s) {
+  ad_map_free(&s->by_global_lane);
+}
+
 static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
                                  unsigned lane);
 
@@ -23,7 +31,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
   if (!ad_global_can_shadow(g))
     return g;
   int constant = LLVMIsGlobalConstant(g);
-  if (!constant && !ad_map_get(&mc->active_globals, g))
+  if (!constant && !ad_map_get(&mc->globals->set, g))
     return g;
   /* Read-only zeros serve every lane, unless the table points to active
    * globals: then lane k points to their lane-k shadows. */
@@ -33,7 +41,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
    * more than 64 bytes, so keys of different globals never meet; keys are
    * never dereferenced. */
   const void *key = (const char *)g + lane;
-  LLVMValueRef s = ad_map_get(&mc->global_shadows, key);
+  LLVMValueRef s = ad_map_get(&mc->shadows->by_global_lane, key);
   if (!s) {
     strbuf sb;
     sb_init(&sb);
@@ -47,7 +55,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
     /* LLVM makes the name unique if a global already has it */
     s = LLVMAddGlobal(mc->mod, t, sb.data);
     sb_free(&sb);
-    if (ad_map_put(&mc->global_shadows, key, s) != 0 ||
+    if (ad_map_put(&mc->shadows->by_global_lane, key, s) != 0 ||
         ad_note_made_shadow(mc, s, g, lane) != 0)
       return g;
     LLVMSetLinkage(s, LLVMInternalLinkage);
@@ -173,7 +181,7 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
 static const char reset_name[] = "tanjit.reset_shadow_globals";
 
 void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b) {
-  if (mc->active_globals.count == 0)
+  if (mc->globals->set.count == 0)
     return;
   LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, reset_name);
   LLVMTypeRef ft =
@@ -197,8 +205,8 @@ void ad_finish_shadow_reset(ad_module_ctx *mc) {
                            LLVMAppendBasicBlockInContext(mc->llctx, fn, ""));
   LLVMTypeRef i8 = LLVMInt8TypeInContext(mc->llctx);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  for (size_t i = 0; i < mc->global_shadows.cap; i++) {
-    LLVMValueRef s = mc->global_shadows.keys[i] ? mc->global_shadows.vals[i]
+  for (size_t i = 0; i < mc->shadows->by_global_lane.cap; i++) {
+    LLVMValueRef s = mc->shadows->by_global_lane.keys[i] ? mc->shadows->by_global_lane.vals[i]
                                                 : NULL;
     if (!s || LLVMIsGlobalConstant(s))
       continue;

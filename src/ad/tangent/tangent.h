@@ -10,6 +10,16 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
+
+/* The shadow globals one transform made (a part of the module context;
+ * shadow_globals.c): (global, lane) -> its shadow global, by identity, not
+ * by name, since globals may be unnamed or named like a shadow. */
+typedef struct ad_global_shadows {
+  ad_map by_global_lane;
+} ad_global_shadows;
+void ad_global_shadows_init(ad_global_shadows *s);
+void ad_global_shadows_free(ad_global_shadows *s);
 
 /* ---- tangent.c: shadows, lanes and the arithmetic of tangents ---- */
 LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v);
