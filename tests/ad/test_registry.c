@@ -86,6 +86,16 @@ START_TEST(test_registered_lookup_takes_the_first_answer) {
   ck_assert_int_eq(inactive->inactive, 1);
   ck_assert_ptr_eq(ad_find_call_rule(e, calls[1]), inactive);
   ck_assert_ptr_eq(ad_find_call_rule(e, calls[2]), math->lookup("fabs"));
+  /* typed entries come from the families with typed rows, in order */
+  const ad_rule_family *memory = family_named("memory");
+  const ad_rule_family *cuda = family_named("cuda");
+  ck_assert_ptr_nonnull(memory->typed_lookup);
+  ck_assert_ptr_nonnull(cuda->typed_lookup);
+  ck_assert_ptr_eq(ad_typed_rule_of("memcpy"), memory->typed_lookup("memcpy"));
+  ck_assert_ptr_eq(ad_typed_rule_of("cuMemcpyHtoD_v2"),
+                   cuda->typed_lookup("cuMemcpyHtoD_v2"));
+  ck_assert_ptr_eq(&ad_typed_rule_of("memcpy")->rule, memory->lookup("memcpy"));
+  ck_assert_ptr_null(ad_typed_rule_of("sin"));
   ad_engine_free(e);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
