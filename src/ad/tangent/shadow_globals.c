@@ -166,6 +166,59 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
   return shadow_const(mc, c, 0, lane);
 }
 
+/* Whether shadow_const(c) is c itself, decided as shadow_const decides it
+ * but without making anything: a global stands for itself unless it has a
+ * shadow global (an active mutable one, or any constant one). */
+static int is_own_shadow(ad_module_ctx *mc, LLVMValueRef c, int depth) {
+  if (depth > 64)
+    return 1;
+  if (LLVMIsAGlobalVariable(c))
+    return !ad_global_can_shadow(c) ||
+           (!LLVMIsGlobalConstant(c) && !ad_map_get(&mc->globals->set, c));
+  if (LLVMIsAFunction(c) || LLVMIsAConstantPointerNull(c) || LLVMIsUndef(c) ||
+      LLVMIsAConstantInt(c))
+    return 1;
+  LLVMTypeRef t = LLVMTypeOf(c);
+  if (LLVMIsAConstantFP(c) || !has_pointer_or_int(t, 0))
+    return LLVMConstNull(t) == c;
+  if (LLVMIsAConstantAggregateZero(c))
+    return 1;
+  if (LLVMIsAConstantExpr(c)) {
+    if (is_own_shadow(mc, LLVMGetOperand(c, 0), depth + 1))
+      return 1;
+    switch (LLVMGetConstOpcode(c)) {
+    case LLVMGetElementPtr:
+      return LLVMGetNumOperands(c) - 1 > 32; /* left as it is */
+    case LLVMAddrSpaceCast:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMBitCast:
+      return 0;
+    default:
+      return 1;
+    }
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMArrayTypeKind && k != LLVMStructTypeKind &&
+      k != LLVMVectorTypeKind)
+    return 1;
+  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : LLVMGetVectorSize(t);
+  /* an element that cannot be read leaves c as it is */
+  for (unsigned i = 0; i < n; i++)
+    if (!LLVMGetAggregateElement(c, i))
+      return 1;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_own_shadow(mc, LLVMGetAggregateElement(c, i), depth + 1))
+      return 0;
+  return 1;
+}
+
+int ad_constant_is_own_shadow(ad_module_ctx *mc, LLVMValueRef c) {
+  return is_own_shadow(mc, c, 0);
+}
+
 /*
  * The shadows of mutable globals start every request from their initial
  * tangents.  Enzyme gives an unannotated mutable global a shadow local to

@@ -115,6 +115,10 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
  * constants map floats to 0 and keep integers and mutable globals. */
 LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
+/* Whether constant c's shadow is c itself (no global in it has a shadow
+ * global, no float in it is nonzero), answered without making shadow
+ * globals: a query, for what a signature depends on. */
+int ad_constant_is_own_shadow(ad_module_ctx *mc, LLVMValueRef c);
 /* Emits at b, before a request's derivative call, the restoring of every
  * mutable global's shadow to its initial tangents (nothing when the module
  * has no active global). */
