@@ -294,10 +294,23 @@ typedef struct tanjit_stats {
    * session warning: an entry ignored as invalid, a write that failed). */
   unsigned long cache_evictions;
   unsigned long cache_errors;
+  /* The engine's rule lookups (which rule a call gets, asked of the rule
+   * families) and the call sites of the modules it differentiated: one
+   * lookup per call site at most, whatever asks (analyses, rules). */
+  unsigned long rule_lookups;
+  unsigned long call_sites;
 } tanjit_stats;
 
-/* Copies the session's totals into *out.  Safe from any thread. */
+/* Copies the session's totals into *out.  Safe from any thread.  The
+ * struct grows at its end as tanjit_options does: the macro passes the
+ * caller's sizeof, and the library writes only the fields within it
+ * (tanjit_session_stats_sized); a caller built before the size was passed
+ * gets the fields up to cache_errors. */
+TANJIT_API void tanjit_session_stats_sized(tanjit_session *s, tanjit_stats *out,
+                                           size_t size);
 TANJIT_API void tanjit_session_stats(tanjit_session *s, tanjit_stats *out);
+#define tanjit_session_stats(s, out) \
+  tanjit_session_stats_sized((s), (out), sizeof(tanjit_stats))
 
 /*
  * The text of the IR in file `path` (as tanjit_load_file reads it) after the

@@ -52,6 +52,10 @@ unsigned long ad_engine_rule_lookups(const ad_engine *e);
  * the engine's first transform. */
 void ad_engine_set_fast_derivatives(ad_engine *e, int fast);
 int ad_engine_fast_derivatives(const ad_engine *e);
+/* The call sites (calls and invokes in function bodies) of the modules this
+ * engine differentiated, counted as each transform starts: the measure the
+ * lookups above are held to. */
+unsigned long ad_engine_call_sites(const ad_engine *e);
 /* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);

@@ -6,8 +6,29 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
 
 /* ---- derivative.c ---- */
+typedef struct ad_cache_entry {
+  ad_signature sig;
+  LLVMValueRef derivative;
+  size_t prev_same_fn; /* 1 + index of the previous entry for sig.fn, or 0 */
+  int built;           /* its body exists (else it waits on the worklist) */
+} ad_cache_entry;
+
+/* The derivatives made so far (a part of the module context): every
+ * derivative begun, in creation order; the ones not yet built are the
+ * worklist, so that a chain of calls is differentiated by a loop, not by
+ * one nested build per callee. */
+typedef struct ad_derivative_cache {
+  ad_cache_entry *entries;
+  size_t n, cap;
+  ad_map index; /* primal fn -> 1 + index of its latest entry */
+  size_t built; /* entries below it are all built */
+} ad_derivative_cache;
+void ad_derivative_cache_init(ad_derivative_cache *c);
+void ad_derivative_cache_free(ad_derivative_cache *c);
+
 /* The derivative function for `sig` (cached; created with internal linkage).
  * A new one is only declared: its body is built by ad_build_derivatives,
  * so a derivative calling others (or itself) never nests their builds.

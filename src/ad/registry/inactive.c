@@ -100,7 +100,7 @@ static const ad_call_rule inactive_prefix_rules[] = {
     INACTIVE("_ZNSt6locale"),
 };
 
-const ad_call_rule *ad_inactive_lookup(const char *name) {
+static const ad_call_rule *inactive_lookup(const char *name) {
   for (size_t i = 0; i < sizeof inactive_rules / sizeof *inactive_rules; i++)
     if (ad_name_matches(name, inactive_rules[i].name))
       return &inactive_rules[i];
@@ -112,3 +112,8 @@ const ad_call_rule *ad_inactive_lookup(const char *name) {
   }
   return NULL;
 }
+
+const ad_rule_family ad_inactive_family = {
+    .name = "inactive",
+    .lookup = inactive_lookup,
+};

@@ -905,7 +905,7 @@ static const ad_call_rule math_out_rules[] = {
     {.name = "llvm.sincos", .emit = emit_sincos},
 };
 
-const ad_call_rule *ad_math_lookup(const char *name) {
+static const ad_call_rule *math_lookup(const char *name) {
   for (size_t i = 0; i < sizeof math_out_rules / sizeof *math_out_rules; i++)
     if (ad_name_matches(name, math_out_rules[i].name))
       return &math_out_rules[i];
@@ -915,6 +915,11 @@ const ad_call_rule *ad_math_lookup(const char *name) {
   pthread_once(&math_parsed, parse_math_table);
   return &math_entries[row].rule;
 }
+
+const ad_rule_family ad_math_family = {
+    .name = "math",
+    .lookup = math_lookup,
+};
 
 int ad_math_program_check(const char *program, unsigned arity,
                           unsigned int_args, char *why, size_t whysize) {

@@ -88,9 +88,14 @@ static const ad_call_rule vector_rules[] = {
      .data = (const void *)RED_PICK},
 };
 
-const ad_call_rule *ad_vector_lookup(const char *name) {
+static const ad_call_rule *vector_lookup(const char *name) {
   for (size_t i = 0; i < sizeof vector_rules / sizeof *vector_rules; i++)
     if (ad_name_matches(name, vector_rules[i].name))
       return &vector_rules[i];
   return NULL;
 }
+
+const ad_rule_family ad_vector_family = {
+    .name = "vector",
+    .lookup = vector_lookup,
+};

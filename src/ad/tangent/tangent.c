@@ -202,10 +202,12 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
   if (LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
     return 0; /* nothing valid to store through */
   if (LLVMIsConstant(v)) /* an inactive mutable global stands for itself */
-    return ad_constant_shadow(fc->mc, v, 0) == v;
+    return ad_constant_is_own_shadow(fc->mc, v);
   /* inactive: no shadow of its own, the primal stands in (an active value
-   * defined later, across a loop's back edge, gets its shadow then) */
-  if (!ad_map_get(&fc->shadow, v) && !ad_is_active(fc, v))
+   * defined later, across a loop's back edge, gets its shadow then).
+   * Activity alone decides, not the shadows recorded so far, so that a
+   * callee's signature (fwd/call.c) is a function of activity. */
+  if (!ad_is_active(fc, v))
     return 1;
   if (LLVMIsAArgument(v)) /* duplicated: its own shadow, unless the caller
                             * could not promise that */

@@ -10,6 +10,16 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
+
+/* The shadow globals one transform made (a part of the module context;
+ * shadow_globals.c): (global, lane) -> its shadow global, by identity, not
+ * by name, since globals may be unnamed or named like a shadow. */
+typedef struct ad_global_shadows {
+  ad_map by_global_lane;
+} ad_global_shadows;
+void ad_global_shadows_init(ad_global_shadows *s);
+void ad_global_shadows_free(ad_global_shadows *s);
 
 /* ---- tangent.c: shadows, lanes and the arithmetic of tangents ---- */
 LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v);
@@ -126,6 +136,10 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
  * constants map floats to 0 and keep integers and mutable globals. */
 LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
+/* Whether constant c's shadow is c itself (no global in it has a shadow
+ * global, no float in it is nonzero), answered without making shadow
+ * globals: a query, for what a signature depends on. */
+int ad_constant_is_own_shadow(ad_module_ctx *mc, LLVMValueRef c);
 /* Emits at b, before a request's derivative call, the restoring of every
  * mutable global's shadow to its initial tangents (nothing when the module
  * has no active global). */
