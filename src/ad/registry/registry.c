@@ -19,6 +19,7 @@ static const ad_call_family_lookup ad_call_families[] = {
     ad_cuda_lookup,
     ad_complex_lookup,
     ad_tree_lookup,
+    ad_blas_lookup,
 };
 
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
@@ -73,7 +74,9 @@ const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call) {
 
 const ad_typed_rule *ad_typed_rule_of(const char *name) {
   const ad_typed_rule *r = ad_memory_typed_lookup(name);
-  return r ? r : ad_cuda_typed_lookup(name);
+  if (!r)
+    r = ad_cuda_typed_lookup(name);
+  return r ? r : ad_blas_typed_lookup(name);
 }
 
 /* The memo's value for a call with no rule (NULL means "not asked yet"). */

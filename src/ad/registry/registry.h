@@ -68,6 +68,8 @@ typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
  *   Z  an out-parameter that receives a size_t (pointer-sized integer)
  *   F  an out-parameter that receives a float of the call's result type
  *   -  not classified (a stream, a context)
+ *   D S  a pointer to an array of doubles (D) or floats (S) from the
+ *      pointer on (BLAS's vectors, matrices and Fortran's scalars)
  * A rule with `returns_allocation` makes its result a fresh object.
  */
 typedef struct ad_typed_rule {
@@ -98,6 +100,8 @@ const ad_call_rule *ad_cuda_lookup(const char *name);     /* rules/cuda.c */
 const ad_typed_rule *ad_cuda_typed_lookup(const char *name);
 const ad_call_rule *ad_complex_lookup(const char *name);  /* rules/complex.c */
 const ad_call_rule *ad_tree_lookup(const char *name);     /* rules/tree.c */
+const ad_call_rule *ad_blas_lookup(const char *name);     /* rules/blas.c */
+const ad_typed_rule *ad_blas_typed_lookup(const char *name);
 /* Custom rules (rules/custom.c): an inactive rule for an "enzyme_inactive"
  * callee or call site, the in-IR derivative of the callee, or the latest
  * rule registered for its plain or rule name.  NULL: none. */
