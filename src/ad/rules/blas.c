@@ -574,8 +574,10 @@ static int beta_term(blas_call *bc, LLVMValueRef dout, LLVMValueRef same_out,
                                              int_value(bc, R_M),
                                              int_value(bc, R_N), "")
                            : int_value(bc, R_N);
-    if (same_out)
-      len = LLVMBuildSelect(b, same_out, LLVMConstNull(i64), len, "");
+    LLVMValueRef skip = either(
+        bc, same_out,
+        LLVMBuildFCmp(b, LLVMRealOEQ, dbeta, LLVMConstNull(bc->real), ""));
+    len = LLVMBuildSelect(b, skip, LLVMConstNull(i64), len, "");
     ops[R_N] = int_operand(bc, len);
     ops[R_ALPHA] = real_operand(bc, dbeta);
     ops[R_X] = prim(bc, R_Y);
@@ -675,9 +677,15 @@ static int tangent_update(blas_call *bc) {
         continue;
       LLVMValueRef ops[R_COUNT], same_in = NULL;
       primal_operands(bc, ops);
-      if (class_of(t->input) == C_SCALAR)
-        ops[t->input] = real_operand(bc, scalar_tangent(bc, t->input, lane));
-      else
+      if (class_of(t->input) == C_SCALAR) {
+        /* a Fortran scalar's slot is active memory whenever the call is
+         * (it writes through its pointers): skip a zero tangent's term */
+        LLVMValueRef d = scalar_tangent(bc, t->input, lane);
+        if (fortran(bc))
+          same_in = LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
+                                  LLVMConstNull(bc->real), "blas.zero");
+        ops[t->input] = real_operand(bc, d);
+      } else
         ops[t->as_b ? R_B : t->input] =
             array_shadow(bc, t->input, lane, &same_in);
       if (t->as_b)
@@ -795,10 +803,15 @@ static int tangent_scal(blas_call *bc) {
     if (!dalpha)
       continue;
     primal_operands(bc, ops);
-    ops[R_ALPHA] = real_operand(bc, scalar_tangent(bc, R_ALPHA, lane));
+    LLVMValueRef d = scalar_tangent(bc, R_ALPHA, lane);
+    ops[R_ALPHA] = real_operand(bc, d);
     ops[R_Y] = dx;
     ops[R_INCY] = ops[R_INCX];
-    zero_sizes(bc, RT_AXPY, ops, same);
+    zero_sizes(bc, RT_AXPY, ops,
+               either(bc, same,
+                      fortran(bc) ? LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
+                                                  LLVMConstNull(bc->real), "")
+                                  : NULL));
     if (!emit_routine(bc, RT_AXPY, ops))
       return -1;
   }

@@ -1,0 +1,26 @@
+/*
+ * BLAS calls whose derivative must fail cleanly, naming the call:
+ *   -DCASE=1  dpotrf_ with an active matrix (its tangent is not implemented)
+ *   -DCASE=2  cblas_daxpy accumulating an active x into a y with no shadow
+ */
+extern int enzyme_dup, enzyme_const;
+double __enzyme_fwddiff(void *, ...);
+void dpotrf_(const char *, const int *, double *, const int *, int *);
+void cblas_daxpy(int, double, const double *, int, double *, int);
+
+static double f(double *a, double *b) {
+#if CASE == 1
+  int n = 2, info;
+  (void)b;
+  dpotrf_("L", &n, a, &n, &info);
+  return a[0];
+#else
+  cblas_daxpy(2, 3.0, a, 1, b, 1);
+  return 0;
+#endif
+}
+
+int main(void) {
+  double a[4] = {4, 1, 1, 3}, da[4] = {1, 0, 0, 1}, b[4] = {0};
+  return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
+}
