@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
-extern int enzyme_dup, enzyme_const;
+extern int enzyme_dup, enzyme_const, enzyme_width;
 double __enzyme_fwddiff(void *, ...);
 
 static int failures, checks;
@@ -157,6 +158,14 @@ KERNEL(D, c_dot_loop) {
   cblas_dscal(N, sum, a3, 1);
   return sum;
 }
+/* CBLAS and Fortran calls together, for the width-2 request */
+KERNEL(D, w_mix) {
+  UNUSED;
+  static const fint m = M, n = N, k = K, ld = LD, inc = 1;
+  cblas_dgemv(ROW, NOTRANS, M, N, s0, a0, LD, a1, 1, s1, a3, 1);
+  F(dgemm)("N", "T", &m, &n, &k, &s0, a0, &ld, a1, &ld, &s1, a3 + 8, &ld);
+  return cblas_ddot(N, a3, 1, a2, 1) + F(dnrm2)(&n, a1, &inc);
+}
 KERNEL(S, c_sdot) { UNUSED; return cblas_sdot(N, a0, 1, a1, 1); }
 KERNEL(S, c_sgemm_cnn) {
   UNUSED;
@@ -228,6 +237,7 @@ DERIVATIVES_T(D, c_syrk_cln)
 DERIVATIVES_T(D, c_syrk_rut)
 DERIVATIVES_T(D, c_syr2k_cun)
 DERIVATIVES_T(D, c_dot_loop)
+DERIVATIVES_T(D, w_mix)
 DERIVATIVES_T(S, c_sdot)
 DERIVATIVES_T(S, c_sgemm_cnn)
 #endif
@@ -240,6 +250,107 @@ DERIVATIVES_T(D, f_symv_u)
 DERIVATIVES_T(D, f_gemm_nt)
 DERIVATIVES_T(D, f_syrk_lt)
 DERIVATIVES_T(S, f_sgemv_n)
+
+#ifndef FORTRAN_ILP64
+typedef struct {
+  double d0, d1;
+} two_tangents;
+two_tangents __enzyme_fwddiff2(void *, ...) __asm__("__enzyme_fwddiff");
+
+/* One width-2 request against two width-1 requests, lane by lane (every
+ * input active, the directions differing per lane). */
+static void check_width2(void) {
+  double a[4][CAP_d], da[2][4][CAP_d], s[2], ds[2][2];
+  for (unsigned k = 0; k < 4; k++)
+    for (unsigned i = 0; i < CAP_d; i++) {
+      a[k][i] = value_d(i, k);
+      for (unsigned l = 0; l < 2; l++)
+        da[l][k][i] = value_d(i, k + 10 + 40 * l);
+    }
+  for (unsigned k = 0; k < 2; k++) {
+    s[k] = value_d(k, 20) + 1.5;
+    for (unsigned l = 0; l < 2; l++)
+      ds[l][k] = value_d(k, 30 + 40 * l);
+  }
+  double w[4][CAP_d], dw[2][4][CAP_d];
+  memcpy(w, a, sizeof w);
+  memcpy(dw, da, sizeof dw);
+  two_tangents r = __enzyme_fwddiff2(
+      (void *)w_mix, enzyme_width, 2, enzyme_dup, w[0], dw[0][0], dw[1][0],
+      enzyme_dup, w[1], dw[0][1], dw[1][1], enzyme_dup, w[2], dw[0][2],
+      dw[1][2], enzyme_dup, w[3], dw[0][3], dw[1][3], s[0], ds[0][0],
+      ds[1][0], s[1], ds[0][1], ds[1][1]);
+  for (unsigned l = 0; l < 2; l++) {
+    double v[4][CAP_d], dv[4][CAP_d], sv[2] = {s[0], s[1]};
+    double *vp[4], *dvp[4];
+    memcpy(v, a, sizeof v);
+    memcpy(dv, da[l], sizeof dv);
+    for (unsigned k = 0; k < 4; k++)
+      vp[k] = v[k], dvp[k] = dv[k];
+    double want = d_w_mix(31, vp, dvp, sv, ds[l]);
+    double got = l ? r.d1 : r.d0;
+    int bad = !(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)));
+    for (unsigned i = 0; i < CAP_d && !bad; i++)
+      bad = !(fabs(dw[l][3][i] - dv[3][i]) <= 1e-12 * fmax(1.0, fabs(dv[3][i])));
+    if (bad) {
+      fprintf(stderr, "width 2, lane %u: differs from the width-1 derivative "
+                      "(result %.17g vs %.17g)\n",
+              l, got, want);
+      failures++;
+    }
+    checks++;
+  }
+}
+#endif
+
+#ifndef FORTRAN_ILP64
+/*
+ * Run-time activity: a pointer that is either a duplicated array or a
+ * constant one (its own shadow then).  Reading through it, the constant
+ * one contributes nothing; writing through it, the constant one's values
+ * are the primal's alone (the tangent call must not scale them again).
+ */
+static double pick_dot(double *a, double *b, double *y, int first) {
+  double *x = first ? a : b;
+  return cblas_ddot(N, x, 1, y, 1);
+}
+static double pick_scal(double *a, double *b, double alpha, int first) {
+  double *x = first ? a : b;
+  cblas_dscal(N, alpha, x, 1);
+  return x[0];
+}
+
+static void check_runtime_activity(void) {
+  for (int first = 0; first < 2; first++) {
+    double a[N], da[N], b[N], y[N], want = 0;
+    for (unsigned i = 0; i < N; i++) {
+      a[i] = value_d(i, 1), da[i] = value_d(i, 2), b[i] = value_d(i, 3);
+      y[i] = value_d(i, 4);
+      want += first ? da[i] * y[i] : 0;
+    }
+    double got = __enzyme_fwddiff((void *)pick_dot, enzyme_dup, a, da,
+                                  enzyme_const, b, enzyme_const, y, first);
+    if (!(fabs(got - want) <= 1e-12)) {
+      fprintf(stderr, "run-time activity, ddot (first %d): %.17g, expected "
+                      "%.17g\n", first, got, want);
+      failures++;
+    }
+    __enzyme_fwddiff((void *)pick_scal, enzyme_dup, a, da, enzyme_const, b,
+                     enzyme_const, 2.0, first);
+    int bad = 0;
+    for (unsigned i = 0; i < N; i++) {
+      bad |= first ? da[i] != 2 * value_d(i, 2) : b[i] != 2 * value_d(i, 3);
+      bad |= first ? b[i] != value_d(i, 3) : a[i] != value_d(i, 1);
+    }
+    if (bad) {
+      fprintf(stderr, "run-time activity, dscal (first %d): wrong values\n",
+              first);
+      failures++;
+    }
+    checks += 2;
+  }
+}
+#endif
 
 #ifdef TRACK
 /* The calls one derivative makes, by routine. */
@@ -316,6 +427,9 @@ int main(void) {
   CHECK_D(c_dot_loop);
   CHECK_S(c_sdot);
   CHECK_S(c_sgemm_cnn);
+  CHECK_D(w_mix);
+  check_width2();
+  check_runtime_activity();
 #endif
   CHECK_D(f_dot);
   CHECK_D(f_nrm2);
