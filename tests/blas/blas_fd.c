@@ -76,6 +76,11 @@ void F(sgemv)(const char *, const fint *, const fint *, const float *,
               const float *, const fint *, const float *, const fint *,
               const float *, float *, const fint *, size_t);
 
+#ifdef LAPACK
+void dpotrf_(const char *, const int32_t *, double *, const int32_t *,
+             int32_t *, size_t);
+#endif
+
 #ifdef TRACK
 int fake_blas_count(const char *);
 void fake_blas_reset(void);
@@ -158,6 +163,29 @@ KERNEL(D, c_dot_loop) {
   cblas_dscal(N, sum, a3, 1);
   return sum;
 }
+#ifdef LAPACK
+/* a3 := chol(B B' + N I), B the N x N matrix in a3 (so that it is
+ * positive definite) */
+static double cholesky(double *a3, const char *uplo) {
+  double spd[N * LD];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      double sum = i == j ? N : 0;
+      for (int l = 0; l < N; l++)
+        sum += a3[i + l * LD] * a3[j + l * LD];
+      spd[i + j * LD] = sum;
+    }
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      a3[i + j * LD] = spd[i + j * LD];
+  int32_t n = N, ld = LD, info;
+  dpotrf_(uplo, &n, a3, &ld, &info, 1);
+  return info;
+}
+KERNEL(D, f_potrf_l) { UNUSED; return cholesky(a3, "L"); }
+KERNEL(D, f_potrf_u) { UNUSED; return cholesky(a3, "U"); }
+#endif
+
 /* CBLAS and Fortran calls together, for the width-2 request */
 KERNEL(D, w_mix) {
   UNUSED;
@@ -238,6 +266,10 @@ DERIVATIVES_T(D, c_syrk_rut)
 DERIVATIVES_T(D, c_syr2k_cun)
 DERIVATIVES_T(D, c_dot_loop)
 DERIVATIVES_T(D, w_mix)
+#ifdef LAPACK
+DERIVATIVES_T(D, f_potrf_l)
+DERIVATIVES_T(D, f_potrf_u)
+#endif
 DERIVATIVES_T(S, c_sdot)
 DERIVATIVES_T(S, c_sgemm_cnn)
 #endif
@@ -430,6 +462,10 @@ int main(void) {
   CHECK_D(w_mix);
   check_width2();
   check_runtime_activity();
+#ifdef LAPACK
+  CHECK_D(f_potrf_l);
+  CHECK_D(f_potrf_u);
+#endif
 #endif
   CHECK_D(f_dot);
   CHECK_D(f_nrm2);

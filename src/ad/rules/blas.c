@@ -48,7 +48,7 @@
  * follows from the role (role_class). */
 typedef enum blas_role {
   R_END = 0,
-  R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO,      /* options */
+  R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
   R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_INCX, R_INCY, /* integers */
   R_ALPHA, R_BETA,                          /* scalars */
   R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
@@ -59,7 +59,7 @@ typedef enum blas_role {
 typedef enum role_class { C_OPTION, C_INT, C_SCALAR, C_ARRAY, C_INFO } role_class;
 
 static role_class class_of(unsigned r) {
-  if (r <= R_UPLO)
+  if (r <= R_DIAG)
     return C_OPTION;
   if (r <= R_INCY)
     return C_INT;
@@ -81,7 +81,7 @@ enum { PREC_D, PREC_S, PREC_COUNT };
 
 typedef enum blas_routine_id {
   RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
-  RT_SYR2K, RT_POTRF, RT_COUNT
+  RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_COUNT
 } blas_routine_id;
 
 enum { MAX_ROLES = 14, MAX_TERMS = 3, MAX_ARGS = 24 };
@@ -193,7 +193,20 @@ static const blas_routine blas_routines[RT_COUNT] = {
                           "syr2k(dalpha, A, B) + beta dC + dbeta C"},
     [RT_POTRF] = {.base = "potrf", ROLES(R_UPLO, R_N, R_A, R_LDA, R_INFO),
                   .cblas_layout = 1, .output = R_A, .tangent = tangent_potrf,
-                  .math = "dL = L Phi(L^-1 dA L^-T): not implemented"},
+                  .math = "A = L L': dL = L Phi(L^-1 dA L^-T), Phi the lower "
+                          "triangle with half its diagonal (A = U'U: dU = "
+                          "Phi'(U^-T dA U^-1) U, Phi' the upper one)"},
+    /* called by tangents only */
+    [RT_COPY] = {.base = "copy", ROLES(R_N, R_X, R_INCX, R_Y, R_INCY),
+                 .math = "y := x"},
+    [RT_TRSM] = {.base = "trsm",
+                 ROLES(R_SIDE, R_UPLO, R_TRANS, R_DIAG, R_M, R_N, R_ALPHA, R_A,
+                       R_LDA, R_B, R_LDB),
+                 .cblas_layout = 1, .math = "B := alpha op(A)^-1 B (or B op(A)^-1)"},
+    [RT_TRMM] = {.base = "trmm",
+                 ROLES(R_SIDE, R_UPLO, R_TRANS, R_DIAG, R_M, R_N, R_ALPHA, R_A,
+                       R_LDA, R_B, R_LDB),
+                 .cblas_layout = 1, .math = "B := alpha op(A) B (or B op(A))"},
 };
 
 /* ---- the rows under every interface and precision ---- */
@@ -559,6 +572,46 @@ static void put_back_clone(blas_call *bc) {
   LLVMInsertIntoBuilder(b_of(bc), bc->clone);
 }
 
+/* A counted loop j = 0 .. count-1 (i64) emitted at the builder: between
+ * loop_begin and loop_end the builder is in its body. */
+typedef struct blas_loop {
+  LLVMBasicBlockRef pre, head, done;
+  LLVMValueRef j;
+} blas_loop;
+
+static void loop_begin(blas_call *bc, LLVMValueRef count, blas_loop *l,
+                       const char *name) {
+  LLVMBuilderRef b = b_of(bc);
+  LLVMContextRef c = ctx_of(bc);
+  LLVMValueRef fn = bc->fc->deriv_fn;
+  l->pre = LLVMGetInsertBlock(b);
+  l->head = LLVMAppendBasicBlockInContext(c, fn, name);
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, name);
+  l->done = LLVMAppendBasicBlockInContext(c, fn, name);
+  LLVMBuildBr(b, l->head);
+  LLVMPositionBuilderAtEnd(b, l->head);
+  l->j = LLVMBuildPhi(b, LLVMInt64TypeInContext(c), "blas.j");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, l->j, count, ""), body,
+                  l->done);
+  LLVMPositionBuilderAtEnd(b, body);
+}
+
+static void loop_end(blas_call *bc, blas_loop *l) {
+  LLVMBuilderRef b = b_of(bc);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx_of(bc));
+  LLVMValueRef next = LLVMBuildAdd(b, l->j, LLVMConstInt(i64, 1, 0), "");
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, l->head);
+  LLVMValueRef in_v[2] = {LLVMConstNull(i64), next};
+  LLVMBasicBlockRef in_b[2] = {l->pre, body_end};
+  LLVMAddIncoming(l->j, in_v, in_b, 2);
+  LLVMPositionBuilderAtEnd(b, l->done);
+}
+
+static LLVMValueRef element(blas_call *bc, LLVMValueRef base, LLVMValueRef i) {
+  return LLVMBuildGEP2(b_of(bc), bc->real, base, &i, 1, "");
+}
+
 /* dout += dbeta * out (the old output), per vector or column. */
 static int beta_term(blas_call *bc, LLVMValueRef dout, LLVMValueRef same_out,
                      unsigned lane) {
@@ -605,16 +658,9 @@ static int beta_term(blas_call *bc, LLVMValueRef dout, LLVMValueRef same_out,
   outer = LLVMBuildSelect(b, skip, LLVMConstNull(i64), outer, "");
   LLVMValueRef ld = int_value(bc, R_LDC);
   LLVMValueRef alpha = real_operand(bc, dbeta), one = int_constant(bc, 1);
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-  LLVMValueRef fn = bc->fc->deriv_fn;
-  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c, fn, "blas.dbeta");
-  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "blas.dbeta.col");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "blas.dbeta.done");
-  LLVMBuildBr(b, head);
-  LLVMPositionBuilderAtEnd(b, head);
-  LLVMValueRef j = LLVMBuildPhi(b, i64, "blas.j");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, j, outer, ""), body, done);
-  LLVMPositionBuilderAtEnd(b, body);
+  blas_loop loop;
+  loop_begin(bc, outer, &loop, "blas.dbeta");
+  LLVMValueRef j = loop.j;
   LLVMValueRef start = LLVMBuildMul(b, j, ld, "");
   LLVMValueRef len = inner;
   if (lower_cm) {
@@ -626,18 +672,12 @@ static int beta_term(blas_call *bc, LLVMValueRef dout, LLVMValueRef same_out,
   }
   ops[R_N] = int_operand(bc, len);
   ops[R_ALPHA] = alpha;
-  ops[R_X] = LLVMBuildGEP2(b, bc->real, prim(bc, R_C), &start, 1, "");
-  ops[R_Y] = LLVMBuildGEP2(b, bc->real, dout, &start, 1, "");
+  ops[R_X] = element(bc, prim(bc, R_C), start);
+  ops[R_Y] = element(bc, dout, start);
   ops[R_INCX] = ops[R_INCY] = one;
   if (!emit_routine(bc, RT_AXPY, ops))
     return -1;
-  LLVMValueRef next = LLVMBuildAdd(b, j, LLVMConstInt(i64, 1, 0), "");
-  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
-  LLVMBuildBr(b, head);
-  LLVMValueRef in_v[2] = {LLVMConstNull(i64), next};
-  LLVMBasicBlockRef in_b[2] = {pre, body_end};
-  LLVMAddIncoming(j, in_v, in_b, 2);
-  LLVMPositionBuilderAtEnd(b, done);
+  loop_end(bc, &loop);
   return 0;
 }
 
@@ -819,14 +859,161 @@ static int tangent_scal(blas_call *bc) {
   return 0;
 }
 
+/* A character option of a Fortran call, chosen at run time. */
+static LLVMValueRef char_operand(blas_call *bc, LLVMValueRef cond, char yes,
+                                 char no) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx_of(bc));
+  return in_memory(bc, i8,
+                   LLVMBuildSelect(b_of(bc), cond,
+                                   LLVMConstInt(i8, (unsigned char)yes, 0),
+                                   LLVMConstInt(i8, (unsigned char)no, 0), ""));
+}
+
+/* A triangular solve or product with the factor on the n x n work matrix
+ * w: side and transpose chosen by the factor's triangle. */
+static int factor_call(blas_call *bc, blas_routine_id id, LLVMValueRef lower,
+                       char side_lower, char side_upper, char trans_lower,
+                       char trans_upper, LLVMValueRef nop, LLVMValueRef w) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_SIDE] = char_operand(bc, lower, side_lower, side_upper);
+  ops[R_UPLO] = prim(bc, R_UPLO);
+  ops[R_TRANS] = char_operand(bc, lower, trans_lower, trans_upper);
+  ops[R_DIAG] = char_operand(bc, lower, 'N', 'N');
+  ops[R_M] = ops[R_N] = ops[R_LDB] = nop;
+  ops[R_ALPHA] = real_constant(bc, 1.0);
+  ops[R_A] = prim(bc, R_A);
+  ops[R_LDA] = prim(bc, R_LDA);
+  ops[R_B] = w;
+  return emit_routine(bc, id, ops) ? 0 : -1;
+}
+
+/* Column j of the uplo triangle of an n x n matrix: rows [off, off + len). */
+static void triangle_column(blas_call *bc, LLVMValueRef lower, LLVMValueRef j,
+                            LLVMValueRef n, LLVMValueRef *off,
+                            LLVMValueRef *len) {
+  LLVMBuilderRef b = b_of(bc);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx_of(bc));
+  *off = LLVMBuildSelect(b, lower, j, LLVMConstNull(i64), "");
+  *len = LLVMBuildSelect(b, lower, LLVMBuildSub(b, n, j, ""),
+                         LLVMBuildAdd(b, j, LLVMConstInt(i64, 1, 0), ""), "");
+}
+
+/* base + row + col * ld, i64 indices */
+static LLVMValueRef at_rc(blas_call *bc, LLVMValueRef base, LLVMValueRef row,
+                          LLVMValueRef col, LLVMValueRef ld) {
+  LLVMBuilderRef b = b_of(bc);
+  return element(bc, base,
+                 LLVMBuildAdd(b, row, LLVMBuildMul(b, col, ld, ""), ""));
+}
+
+/*
+ * potrf (LAPACK, Fortran): A := L with A = L L' (uplo 'L'; 'U': A = U'U).
+ * After the primal, per lane, in a work matrix W (n x n, malloc'd):
+ * W := dA symmetrized from its uplo triangle (what potrf reads), W :=
+ * L^-1 W L^-T by two trsm, Phi(W) (the other triangle zeroed, the diagonal
+ * halved), W := L W by trmm (for 'U': U^-T W U^-1, then W U), and the uplo
+ * triangle of W copied back into dA's (the other triangle, which potrf
+ * does not touch, keeps its tangent).  A failed factorization (info != 0)
+ * leaves dA as it is.
+ */
 static int tangent_potrf(blas_call *bc) {
-  if (!ad_shadow_or_null(bc->fc, orig(bc, R_A)))
+  ad_fn_ctx *fc = bc->fc;
+  if (!ad_shadow_or_null(fc, orig(bc, R_A)))
     return 0;
-  return ad_fail(bc->fc->mc, bc->call,
-                 "no forward-mode derivative for %s yet (the Cholesky "
-                 "tangent dL = L Phi(L^-1 dA L^-T) is not implemented); "
-                 "pass its matrix as constant",
-                 bc->name);
+  if (!fortran(bc))
+    return ad_fail(fc->mc, bc->call,
+                   "no forward-mode derivative for %s: only LAPACK's Fortran "
+                   "interface (dpotrf_) is differentiated",
+                   bc->name);
+  LLVMBuilderRef b = fc->b;
+  LLVMContextRef c = ctx_of(bc);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef malloc_t = LLVMFunctionType(ptr, &i64, 1, 0);
+  LLVMTypeRef free_t = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  /* plain C allocation, whatever library the factorization came from */
+  LLVMValueRef fn_malloc =
+      ad_get_or_insert_helper(fc->mc->mod, NULL, "malloc", malloc_t);
+  LLVMValueRef fn_free =
+      ad_get_or_insert_helper(fc->mc->mod, NULL, "free", free_t);
+  if (!fn_malloc || !fn_free)
+    return ad_fail(fc->mc, bc->call, "%s: out of memory", bc->name);
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef same;
+    LLVMValueRef dA = array_shadow(bc, R_A, lane, &same);
+    LLVMValueRef n = int_value(bc, R_N), ld = int_value(bc, R_LDA);
+    LLVMValueRef info = LLVMBuildLoad2(b, bc->intty, prim(bc, R_INFO), "");
+    LLVMValueRef skip = either(
+        bc, same,
+        LLVMBuildICmp(b, LLVMIntNE, info, LLVMConstNull(bc->intty), ""));
+    n = LLVMBuildSelect(b, skip, LLVMConstNull(i64), n, "");
+    LLVMValueRef lower = option_is(bc, R_UPLO, codes_lower);
+    LLVMValueRef bytes = LLVMBuildMul(
+        b, LLVMBuildMul(b, n, n, ""),
+        LLVMConstInt(i64, LLVMABISizeOfType(fc->mc->td, bc->real), 0), "");
+    bytes = LLVMBuildAdd(b, bytes, LLVMConstInt(i64, 8, 0), ""); /* never 0 */
+    LLVMValueRef w = ad_call_helper(b, fn_malloc, &bytes, 1, "blas.work");
+    LLVMValueRef nop = int_operand(bc, n), one = int_constant(bc, 1);
+    LLVMValueRef off, len, ops[R_COUNT] = {0};
+    /* W := dA symmetrized: column j's part of the triangle into W's
+     * column j and row j */
+    blas_loop loop;
+    loop_begin(bc, n, &loop, "blas.potrf.sym");
+    triangle_column(bc, lower, loop.j, n, &off, &len);
+    ops[R_N] = int_operand(bc, len);
+    ops[R_X] = at_rc(bc, dA, off, loop.j, ld);
+    ops[R_INCX] = ops[R_INCY] = one;
+    ops[R_Y] = at_rc(bc, w, off, loop.j, n);
+    if (!emit_routine(bc, RT_COPY, ops))
+      return -1;
+    ops[R_Y] = at_rc(bc, w, loop.j, off, n);
+    ops[R_INCY] = int_operand(bc, n);
+    if (!emit_routine(bc, RT_COPY, ops))
+      return -1;
+    loop_end(bc, &loop);
+    /* W := L^-1 W L^-T ('U': U^-T W U^-1) */
+    if (factor_call(bc, RT_TRSM, lower, 'L', 'L', 'N', 'T', nop, w) != 0 ||
+        factor_call(bc, RT_TRSM, lower, 'R', 'R', 'T', 'N', nop, w) != 0)
+      return -1;
+    /* Phi: the other triangle zeroed (column j: rows [0, j) for 'L',
+     * (j, n) for 'U'), then the diagonal halved */
+    loop_begin(bc, n, &loop, "blas.potrf.phi");
+    LLVMValueRef j1 = LLVMBuildAdd(b, loop.j, LLVMConstInt(i64, 1, 0), "");
+    memset(ops, 0, sizeof ops);
+    ops[R_N] = int_operand(
+        bc, LLVMBuildSelect(b, lower, loop.j, LLVMBuildSub(b, n, j1, ""), ""));
+    ops[R_ALPHA] = real_constant(bc, 0.0);
+    ops[R_X] = at_rc(bc, w,
+                     LLVMBuildSelect(b, lower, LLVMConstNull(i64), j1, ""),
+                     loop.j, n);
+    ops[R_INCX] = one;
+    if (!emit_routine(bc, RT_SCAL, ops))
+      return -1;
+    loop_end(bc, &loop);
+    ops[R_N] = nop;
+    ops[R_ALPHA] = real_constant(bc, 0.5);
+    ops[R_X] = w;
+    ops[R_INCX] =
+        int_operand(bc, LLVMBuildAdd(b, n, LLVMConstInt(i64, 1, 0), ""));
+    if (!emit_routine(bc, RT_SCAL, ops))
+      return -1;
+    /* W := L W ('U': W U) */
+    if (factor_call(bc, RT_TRMM, lower, 'L', 'R', 'N', 'N', nop, w) != 0)
+      return -1;
+    /* dA's triangle := W's */
+    loop_begin(bc, n, &loop, "blas.potrf.back");
+    triangle_column(bc, lower, loop.j, n, &off, &len);
+    memset(ops, 0, sizeof ops);
+    ops[R_N] = int_operand(bc, len);
+    ops[R_X] = at_rc(bc, w, off, loop.j, n);
+    ops[R_Y] = at_rc(bc, dA, off, loop.j, ld);
+    ops[R_INCX] = ops[R_INCY] = one;
+    if (!emit_routine(bc, RT_COPY, ops))
+      return -1;
+    loop_end(bc, &loop);
+    ad_call_helper(b, fn_free, &w, 1, "");
+  }
+  return 0;
 }
 
 /* Reads the call against its row, then runs the row's tangent. */
