@@ -484,8 +484,9 @@ static LLVMValueRef emit_routine(blas_call *bc, blas_routine_id id,
     options += class_of(*r) == C_OPTION;
     args[n++] = ops[*r];
   }
+  unsigned hidden = 0;
   if (fortran(bc) && bc->nargs > bc->nroles)
-    for (unsigned k = 0; k < options && n < MAX_ARGS; k++)
+    for (unsigned k = 0; k < options && n < MAX_ARGS; k++, hidden++)
       args[n++] = rt == bc->rt && bc->nroles + k < bc->nargs
                       ? LLVMGetOperand(bc->clone, bc->nroles + k)
                       : LLVMConstInt(LLVMTypeOf(LLVMGetOperand(
@@ -506,16 +507,15 @@ static LLVMValueRef emit_routine(blas_call *bc, blas_routine_id id,
   /* an existing declaration (the primal's own, or the program's) decides
    * the operand types */
   LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
-  unsigned np = LLVMCountParamTypes(ft);
-  if (np > n || (np < n && !LLVMIsFunctionVarArg(ft))) {
-    if (np > n) {
-      ad_fail(fc->mc, bc->call,
-              "%s: %s is declared with %u parameters; its tangent passes %u",
-              bc->name, blas_names[id][bc->iface][bc->prec], np, n);
-      return NULL;
-    }
-    n = np; /* hidden lengths the declaration does not take */
+  unsigned np = LLVMCountParamTypes(ft), nroles = n - hidden;
+  if (np > MAX_ARGS || np > n || (np < nroles && !LLVMIsFunctionVarArg(ft))) {
+    ad_fail(fc->mc, bc->call,
+            "%s: %s is declared with %u parameters; its tangent passes %u",
+            bc->name, blas_names[id][bc->iface][bc->prec], np, n);
+    return NULL;
   }
+  if (np < n && !LLVMIsFunctionVarArg(ft))
+    n = np; /* hidden lengths the declaration does not take */
   LLVMTypeRef pt[MAX_ARGS];
   LLVMGetParamTypes(ft, pt);
   for (unsigned k = 0; k < np; k++)
