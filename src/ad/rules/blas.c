@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
 
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
@@ -608,7 +609,12 @@ static void loop_end(blas_call *bc, blas_loop *l) {
   LLVMPositionBuilderAtEnd(b, l->done);
 }
 
+/* base[i]; base may be an integer holding the address (Julia's Ptr as
+ * i64) */
 static LLVMValueRef element(blas_call *bc, LLVMValueRef base, LLVMValueRef i) {
+  if (LLVMGetTypeKind(LLVMTypeOf(base)) != LLVMPointerTypeKind)
+    base = LLVMBuildIntToPtr(b_of(bc), base,
+                             LLVMPointerTypeInContext(ctx_of(bc), 0), "");
   return LLVMBuildGEP2(b_of(bc), bc->real, base, &i, 1, "");
 }
 
@@ -1049,7 +1055,12 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
     LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(call, (unsigned)bc.at[r]));
     role_class c = class_of(r);
     int want_pointer = c == C_ARRAY || c == C_INFO || bc.iface != IF_CBLAS;
-    if (want_pointer && LLVMGetTypeKind(t) != LLVMPointerTypeKind)
+    /* an array may come as an integer holding its address (Julia's Ptr as
+     * i64): its shadow is one too */
+    int address = LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
+                  (c == C_ARRAY && LLVMGetTypeKind(t) == LLVMIntegerTypeKind &&
+                   LLVMGetIntTypeWidth(t) == 8 * LLVMPointerSize(fc->mc->td));
+    if (want_pointer && !address)
       return ad_fail(fc->mc, call, "%s: argument %d is not a pointer",
                      rule->name, bc.at[r] + 1);
     if (!want_pointer && c == C_INT) {
