@@ -1,11 +1,12 @@
 /*
  * BLAS and LAPACK rules: a routine's tangent is more calls to BLAS (as
- * Enzyme does), never a loop over elements in IR.
+ * Enzyme does), never a loop over elements in IR (LAPACK's potrf and an
+ * active beta of a matrix routine loop over columns, a BLAS call each).
  *
  * One row per routine (blas_routines below): its arguments by role, in
  * Fortran order, and its tangent as a list of terms or a small named
  * emitter.  Every row matches under every interface and precision, derived
- * from the name (parse_blas_name):
+ * from the name (ad_blas_typed_lookup):
  *   cblas_dgemv     the C interface: by value, a leading layout argument
  *                   (CblasRowMajor 101 / CblasColMajor 102) on level 2/3
  *   dgemv_          Fortran (LP64): every argument by pointer, options
@@ -22,7 +23,8 @@
  * call's tangent calls are renamed from the same library.
  *
  * Activity: a term whose input (an array, a scalar) is inactive is not
- * emitted; an output whose shadow may be the output itself at run time
+ * emitted (a Fortran scalar's slot is active memory whenever the call is,
+ * so its term's sizes are 0 at run time where its tangent is 0); an output whose shadow may be the output itself at run time
  * (run-time activity) or an input whose shadow may be itself makes the
  * term's sizes 0 at run time (BLAS returns at once), so no control flow is
  * needed for it.  In-place routines emit their tangent before the primal
@@ -46,7 +48,7 @@
 #include "ad/tangent/tangent.h"
 
 /* What an argument is for; its class (option, integer, scalar, array)
- * follows from the role (role_class). */
+ * follows from the role (class_of). */
 typedef enum blas_role {
   R_END = 0,
   R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
@@ -126,9 +128,11 @@ struct blas_call {
 };
 
 static int tangent_update(blas_call *bc);
+static int update_lane(blas_call *bc, unsigned lane);
 static int tangent_dot(blas_call *bc);
 static int tangent_nrm2(blas_call *bc);
 static int tangent_scal(blas_call *bc);
+static int scal_lane(blas_call *bc, unsigned lane, int dalpha);
 static int tangent_potrf(blas_call *bc);
 
 #define ROLES(...) .roles = {__VA_ARGS__, R_END}
@@ -713,62 +717,71 @@ static int tangent_update(blas_call *bc) {
     return 0; /* axpy onto a shadow with nothing active: dy unchanged */
   if (take_out_clone(bc) != 0)
     return -1;
+  int rc = 0;
+  for (unsigned lane = 0; lane < fc->width && rc == 0; lane++)
+    rc = update_lane(bc, lane);
+  put_back_clone(bc); /* also on failure: the clone belongs to its block */
+  return rc;
+}
+
+/* One lane of tangent_update, before the primal. */
+static int update_lane(blas_call *bc, unsigned lane) {
+  ad_fn_ctx *fc = bc->fc;
+  const blas_routine *rt = bc->rt;
+  int beta = has(bc, R_BETA);
   blas_routine_id self = (blas_routine_id)(rt - blas_routines);
-  for (unsigned lane = 0; lane < fc->width; lane++) {
-    LLVMValueRef same_out;
-    LLVMValueRef dout = array_shadow(bc, rt->output, lane, &same_out);
-    int pending_beta = beta;
-    for (const blas_term *t = rt->terms; t->input; t++) {
-      if (!term_active(bc, t))
-        continue;
-      LLVMValueRef ops[R_COUNT], same_in = NULL;
-      primal_operands(bc, ops);
-      if (class_of(t->input) == C_SCALAR) {
-        /* a Fortran scalar's slot is active memory whenever the call is
-         * (it writes through its pointers): skip a zero tangent's term */
-        LLVMValueRef d = scalar_tangent(bc, t->input, lane);
-        if (fortran(bc))
-          same_in = LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
-                                  LLVMConstNull(bc->real), "blas.zero");
-        ops[t->input] = real_operand(bc, d);
-      } else
-        ops[t->as_b ? R_B : t->input] =
-            array_shadow(bc, t->input, lane, &same_in);
-      if (t->as_b)
-        ops[R_LDB] = prim(bc, R_LDA);
-      if (pending_beta && same_in) {
-        /* this term may be skipped at run time: scale on its own */
-        LLVMValueRef sops[R_COUNT];
-        primal_operands(bc, sops);
-        sops[R_ALPHA] = real_constant(bc, 0.0);
-        sops[rt->output] = dout;
-        zero_sizes(bc, self, sops, same_out);
-        if (!emit_routine(bc, self, sops))
-          return -1;
-        pending_beta = 0;
-      }
-      ops[rt->output] = dout;
-      if (beta && !pending_beta)
-        ops[R_BETA] = real_constant(bc, 1.0);
+  LLVMValueRef same_out;
+  LLVMValueRef dout = array_shadow(bc, rt->output, lane, &same_out);
+  int pending_beta = beta;
+  for (const blas_term *t = rt->terms; t->input; t++) {
+    if (!term_active(bc, t))
+      continue;
+    LLVMValueRef ops[R_COUNT], same_in = NULL;
+    primal_operands(bc, ops);
+    if (class_of(t->input) == C_SCALAR) {
+      /* a Fortran scalar's slot is active memory whenever the call is
+       * (it writes through its pointers): skip a zero tangent's term */
+      LLVMValueRef d = scalar_tangent(bc, t->input, lane);
+      if (fortran(bc))
+        same_in = LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
+                                LLVMConstNull(bc->real), "blas.zero");
+      ops[t->input] = real_operand(bc, d);
+    } else
+      ops[t->as_b ? R_B : t->input] =
+          array_shadow(bc, t->input, lane, &same_in);
+    if (t->as_b)
+      ops[R_LDB] = prim(bc, R_LDA);
+    if (pending_beta && same_in) {
+      /* this term may be skipped at run time: scale on its own */
+      LLVMValueRef sops[R_COUNT];
+      primal_operands(bc, sops);
+      sops[R_ALPHA] = real_constant(bc, 0.0);
+      sops[rt->output] = dout;
+      zero_sizes(bc, self, sops, same_out);
+      if (!emit_routine(bc, self, sops))
+        return -1;
       pending_beta = 0;
-      zero_sizes(bc, (blas_routine_id)t->callee, ops, either(bc, same_out, same_in));
-      if (!emit_routine(bc, (blas_routine_id)t->callee, ops))
-        return -1;
     }
-    if (pending_beta) {
-      LLVMValueRef ops[R_COUNT];
-      primal_operands(bc, ops);
-      ops[R_ALPHA] = real_constant(bc, 0.0);
-      ops[rt->output] = dout;
-      zero_sizes(bc, self, ops, same_out);
-      if (!emit_routine(bc, self, ops))
-        return -1;
-    }
-    if (beta && scalar_active(bc, R_BETA) &&
-        beta_term(bc, dout, same_out, lane) != 0)
+    ops[rt->output] = dout;
+    if (beta && !pending_beta)
+      ops[R_BETA] = real_constant(bc, 1.0);
+    pending_beta = 0;
+    zero_sizes(bc, (blas_routine_id)t->callee, ops, either(bc, same_out, same_in));
+    if (!emit_routine(bc, (blas_routine_id)t->callee, ops))
       return -1;
   }
-  put_back_clone(bc);
+  if (pending_beta) {
+    LLVMValueRef ops[R_COUNT];
+    primal_operands(bc, ops);
+    ops[R_ALPHA] = real_constant(bc, 0.0);
+    ops[rt->output] = dout;
+    zero_sizes(bc, self, ops, same_out);
+    if (!emit_routine(bc, self, ops))
+      return -1;
+  }
+  if (beta && scalar_active(bc, R_BETA) &&
+      beta_term(bc, dout, same_out, lane) != 0)
+    return -1;
   return 0;
 }
 
@@ -838,30 +851,36 @@ static int tangent_scal(blas_call *bc) {
     return dalpha ? no_shadow_for_output(bc) : 0;
   if (take_out_clone(bc) != 0)
     return -1;
-  for (unsigned lane = 0; lane < fc->width; lane++) {
-    LLVMValueRef ops[R_COUNT], same;
-    primal_operands(bc, ops);
-    ops[R_X] = array_shadow(bc, R_X, lane, &same);
-    zero_sizes(bc, RT_SCAL, ops, same);
-    LLVMValueRef dx = ops[R_X];
-    if (!emit_routine(bc, RT_SCAL, ops))
-      return -1;
-    if (!dalpha)
-      continue;
-    primal_operands(bc, ops);
-    LLVMValueRef d = scalar_tangent(bc, R_ALPHA, lane);
-    ops[R_ALPHA] = real_operand(bc, d);
-    ops[R_Y] = dx;
-    ops[R_INCY] = ops[R_INCX];
-    zero_sizes(bc, RT_AXPY, ops,
-               either(bc, same,
-                      fortran(bc) ? LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
-                                                  LLVMConstNull(bc->real), "")
-                                  : NULL));
-    if (!emit_routine(bc, RT_AXPY, ops))
-      return -1;
-  }
+  int rc = 0;
+  for (unsigned lane = 0; lane < fc->width && rc == 0; lane++)
+    rc = scal_lane(bc, lane, dalpha);
   put_back_clone(bc);
+  return rc;
+}
+
+static int scal_lane(blas_call *bc, unsigned lane, int dalpha) {
+  ad_fn_ctx *fc = bc->fc;
+  LLVMValueRef ops[R_COUNT], same;
+  primal_operands(bc, ops);
+  ops[R_X] = array_shadow(bc, R_X, lane, &same);
+  zero_sizes(bc, RT_SCAL, ops, same);
+  LLVMValueRef dx = ops[R_X];
+  if (!emit_routine(bc, RT_SCAL, ops))
+    return -1;
+  if (!dalpha)
+    return 0;
+  primal_operands(bc, ops);
+  LLVMValueRef d = scalar_tangent(bc, R_ALPHA, lane);
+  ops[R_ALPHA] = real_operand(bc, d);
+  ops[R_Y] = dx;
+  ops[R_INCY] = ops[R_INCX];
+  zero_sizes(bc, RT_AXPY, ops,
+             either(bc, same,
+                    fortran(bc) ? LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
+                                                LLVMConstNull(bc->real), "")
+                                : NULL));
+  if (!emit_routine(bc, RT_AXPY, ops))
+    return -1;
   return 0;
 }
 
