@@ -27,6 +27,7 @@ double cblas_ddot(int, const double *, int, const double *, int);
 double cblas_dnrm2(int, const double *, int);
 void cblas_daxpy(int, double, const double *, int, double *, int);
 void cblas_dscal(int, double, double *, int);
+void cblas_dcopy(int, const double *, int, double *, int);
 void cblas_dgemv(int, int, int, int, double, const double *, int,
                  const double *, int, double, double *, int);
 void cblas_dsymv(int, int, int, double, const double *, int, const double *,
@@ -58,6 +59,8 @@ double F(dnrm2)(const fint *, const double *, const fint *);
 void F(daxpy)(const fint *, const double *, const double *, const fint *,
               double *, const fint *);
 void F(dscal)(const fint *, const double *, double *, const fint *);
+void F(dcopy)(const fint *, const double *, const fint *, double *,
+              const fint *);
 /* with the hidden length of its character argument, as gfortran passes */
 void F(dgemv)(const char *, const fint *, const fint *, const double *,
               const double *, const fint *, const double *, const fint *,
@@ -109,6 +112,7 @@ KERNEL(D, c_dot_strided) { UNUSED; return cblas_ddot(N, a0, 2, a1, -3); }
 KERNEL(D, c_nrm2) { UNUSED; return cblas_dnrm2(N, a0, 2); }
 KERNEL(D, c_axpy) { UNUSED; cblas_daxpy(N, s0, a0, 1, a3, 2); return 0; }
 KERNEL(D, c_scal) { UNUSED; cblas_dscal(N, s0, a3, 1); return 0; }
+KERNEL(D, c_copy) { UNUSED; cblas_dcopy(N, a0, 2, a3, -3); return 0; }
 KERNEL(D, c_gemv_rn) {
   UNUSED;
   cblas_dgemv(ROW, NOTRANS, M, N, s0, a0, LD, a1, 1, s1, a3, 1);
@@ -207,6 +211,7 @@ KERNEL(D, f_dot) { UNUSED; return F(ddot)(&fn, a0, &one, a1, &two); }
 KERNEL(D, f_nrm2) { UNUSED; return F(dnrm2)(&fn, a0, &one); }
 KERNEL(D, f_axpy) { UNUSED; F(daxpy)(&fn, &s0, a0, &two, a3, &one); return 0; }
 KERNEL(D, f_scal) { UNUSED; F(dscal)(&fn, &s0, a3, &two); return 0; }
+KERNEL(D, f_copy) { UNUSED; F(dcopy)(&fn, a0, &one, a3, &two); return 0; }
 KERNEL(D, f_gemv_t) {
   UNUSED;
   F(dgemv)("T", &fm, &fn, &s0, a0, &fld, a1, &one, &s1, a3, &one, 1);
@@ -255,6 +260,7 @@ DERIVATIVES_T(D, c_dot_strided)
 DERIVATIVES_T(D, c_nrm2)
 DERIVATIVES_T(D, c_axpy)
 DERIVATIVES_T(D, c_scal)
+DERIVATIVES_T(D, c_copy)
 DERIVATIVES_T(D, c_gemv_rn)
 DERIVATIVES_T(D, c_gemv_ct)
 DERIVATIVES_T(D, c_symv_cl)
@@ -277,6 +283,7 @@ DERIVATIVES_T(D, f_dot)
 DERIVATIVES_T(D, f_nrm2)
 DERIVATIVES_T(D, f_axpy)
 DERIVATIVES_T(D, f_scal)
+DERIVATIVES_T(D, f_copy)
 DERIVATIVES_T(D, f_gemv_t)
 DERIVATIVES_T(D, f_symv_u)
 DERIVATIVES_T(D, f_gemm_nt)
@@ -447,6 +454,7 @@ int main(void) {
   CHECK_D(c_nrm2);
   CHECK_D(c_axpy);
   CHECK_D(c_scal);
+  CHECK_D(c_copy);
   CHECK_D(c_gemv_rn);
   CHECK_D(c_gemv_ct);
   CHECK_D(c_symv_cl);
@@ -471,6 +479,7 @@ int main(void) {
   CHECK_D(f_nrm2);
   CHECK_D(f_axpy);
   CHECK_D(f_scal);
+  CHECK_D(f_copy);
   CHECK_D(f_gemv_t);
   CHECK_D(f_symv_u);
   CHECK_D(f_gemm_nt);

@@ -1,6 +1,6 @@
 /*
  * A tracking stand-in for BLAS: the routines the BLAS rules differentiate
- * and call (dot, nrm2, axpy, scal, gemv, symv, gemm, syrk, syr2k), in
+ * and call (dot, nrm2, axpy, scal, copy, gemv, symv, gemm, syrk, syr2k), in
  * double and single precision, under the CBLAS, Fortran (LP64) and ILP64
  * (`_64_`, as libblastrampoline exports them) names.  Each call computes
  * what BLAS computes (plain loops) and is recorded by name, so a test can
@@ -59,6 +59,12 @@ static int64_t first(int64_t n, int64_t inc) { return inc < 0 ? (1 - n) * inc : 
     for (int64_t i = 0, a = first(n, ix), b = first(n, iy); i < n;             \
          i++, a += ix, b += iy)                                               \
       y[b] += alpha * x[a];                                                   \
+  }                                                                           \
+  static void P##copy_k(int64_t n, const T *x, int64_t ix, T *y,             \
+                        int64_t iy) {                                         \
+    for (int64_t i = 0, a = first(n, ix), b = first(n, iy); i < n;             \
+         i++, a += ix, b += iy)                                               \
+      y[b] = x[a];                                                            \
   }                                                                           \
   static void P##scal_k(int64_t n, T alpha, T *x, int64_t ix) {               \
     for (int64_t i = 0; i < n && ix > 0; i++)                                 \
@@ -163,6 +169,11 @@ KERNELS(float, s)
     record(#P "axpy" #SUF);                                                   \
     P##axpy_k(*n, *alpha, x, *ix, y, *iy);                                    \
   }                                                                           \
+  void P##copy##SUF(const IT *n, const T *x, const IT *ix, T *y,             \
+                    const IT *iy) {                                           \
+    record(#P "copy" #SUF);                                                   \
+    P##copy_k(*n, x, *ix, y, *iy);                                            \
+  }                                                                           \
   void P##scal##SUF(const IT *n, const T *alpha, T *x, const IT *ix) {        \
     record(#P "scal" #SUF);                                                   \
     P##scal_k(*n, *alpha, x, *ix);                                            \
@@ -219,6 +230,10 @@ INTERFACES(float, s, int64_t, _64_)
   void cblas_##P##axpy(int n, T alpha, const T *x, int ix, T *y, int iy) {    \
     record("cblas_" #P "axpy");                                               \
     P##axpy_k(n, alpha, x, ix, y, iy);                                        \
+  }                                                                           \
+  void cblas_##P##copy(int n, const T *x, int ix, T *y, int iy) {            \
+    record("cblas_" #P "copy");                                               \
+    P##copy_k(n, x, ix, y, iy);                                               \
   }                                                                           \
   void cblas_##P##scal(int n, T alpha, T *x, int ix) {                        \
     record("cblas_" #P "scal");                                               \

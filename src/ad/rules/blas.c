@@ -134,6 +134,7 @@ static int tangent_nrm2(blas_call *bc);
 static int tangent_scal(blas_call *bc);
 static int scal_lane(blas_call *bc, unsigned lane, int dalpha);
 static int tangent_potrf(blas_call *bc);
+static int tangent_copy(blas_call *bc);
 
 #define ROLES(...) .roles = {__VA_ARGS__, R_END}
 static const blas_routine blas_routines[RT_COUNT] = {
@@ -201,9 +202,10 @@ static const blas_routine blas_routines[RT_COUNT] = {
                   .math = "A = L L': dL = L Phi(L^-1 dA L^-T), Phi the lower "
                           "triangle with half its diagonal (A = U'U: dU = "
                           "Phi'(U^-T dA U^-1) U, Phi' the upper one)"},
-    /* called by tangents only */
     [RT_COPY] = {.base = "copy", ROLES(R_N, R_X, R_INCX, R_Y, R_INCY),
-                 .math = "y := x"},
+                 .output = R_Y, .tangent = tangent_copy,
+                 .math = "dy := dx (0 for an inactive x)"},
+    /* called by tangents only */
     [RT_TRSM] = {.base = "trsm",
                  ROLES(R_SIDE, R_UPLO, R_TRANS, R_DIAG, R_M, R_N, R_ALPHA, R_A,
                        R_LDA, R_B, R_LDB),
@@ -881,6 +883,49 @@ static int scal_lane(blas_call *bc, unsigned lane, int dalpha) {
                                 : NULL));
   if (!emit_routine(bc, RT_AXPY, ops))
     return -1;
+  return 0;
+}
+
+/* copy: dy := dx; an inactive x zeroes dy (scal by 0 with |incy|, which
+ * visits the elements a negative incy does: scal skips incx <= 0). */
+static int tangent_copy(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
+  int dx = ad_shadow_or_null(fc, orig(bc, R_X)) != NULL;
+  if (!ad_shadow_or_null(fc, orig(bc, R_Y)))
+    return dx ? no_shadow_for_output(bc) : 0;
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef ops[R_COUNT], same_out, same_in = NULL;
+    primal_operands(bc, ops);
+    ops[R_Y] = array_shadow(bc, R_Y, lane, &same_out);
+    if (dx) {
+      ops[R_X] = array_shadow(bc, R_X, lane, &same_in);
+      /* where dx is x itself (inactive memory), dy := 0 instead */
+      zero_sizes(bc, RT_COPY, ops, either(bc, same_out, same_in));
+      if (!emit_routine(bc, RT_COPY, ops))
+        return -1;
+      if (!same_in)
+        continue;
+    }
+    LLVMValueRef zops[R_COUNT];
+    primal_operands(bc, zops);
+    LLVMValueRef inc = int_value(bc, R_INCY);
+    LLVMValueRef neg = LLVMBuildNeg(fc->b, inc, "");
+    zops[R_INCX] = int_operand(
+        bc, LLVMBuildSelect(fc->b,
+                            LLVMBuildICmp(fc->b, LLVMIntSLT, inc,
+                                          LLVMConstNull(LLVMTypeOf(inc)), ""),
+                            neg, inc, ""));
+    zops[R_ALPHA] = real_constant(bc, 0.0);
+    zops[R_X] = ops[R_Y];
+    /* dx present: only where it is x itself; else always (but not where
+     * dy is y itself) */
+    LLVMValueRef skip = same_out;
+    if (dx)
+      skip = either(bc, skip, LLVMBuildNot(fc->b, same_in, ""));
+    zero_sizes(bc, RT_SCAL, zops, skip);
+    if (!emit_routine(bc, RT_SCAL, zops))
+      return -1;
+  }
   return 0;
 }
 
