@@ -17,7 +17,7 @@
 /* The order ARCHITECTURE.md states: custom rules first, the inactive
  * table, then the built-in families. */
 static const char *const documented_order[] = {
-    "custom", "inactive", "math", "memory", "vector", "cuda", "complex", "tree",
+    "custom", "inactive", "math", "memory", "vector", "cuda", "complex", "tree", "blas",
 };
 
 START_TEST(test_families_in_documented_order) {

@@ -16,10 +16,11 @@
  * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
  * shifts, int<->float conversions), from the argument types the rule tables
  * give known calls (allocation, the memcpy family, the CUDA driver and
- * runtime transfer and allocation APIs) and flow both ways through
- * loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*, cudaMemcpy*: the
- * two sides' layouts are exchanged) and calls to functions with bodies
- * (parameters and arguments, returns and results), until nothing changes.
+ * runtime transfer and allocation APIs, BLAS's arrays) and flow both ways
+ * through loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*,
+ * cudaMemcpy*: the two sides' layouts are exchanged) and calls to
+ * functions with bodies (parameters and arguments, returns and results),
+ * until nothing changes.
  *
  * It is context-insensitive (one fact per callee, joined over call sites)
  * and follows one level of pointers (a pointer loaded from memory starts a
@@ -164,6 +165,18 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
                        0, &budget);
       }
       break;
+    case 'D':
+    case 'S': {
+      /* an array of floats from the pointer on (BLAS): periodic in its
+       * element, as a loop over it would make it */
+      unsigned bits = letter == 'D' ? 64 : 32;
+      ta_note(t, a, ta_fact(AD_T_POINTER, 0));
+      if (!ta_addr(t, a, &obj, &off, 0))
+        obj = ta_root(t, a), off = 0;
+      ta_set_period(t, obj, bits / 8);
+      ta_mem_note(t, obj, off, bits / 8, ta_fact(AD_T_FLOAT, bits));
+      break;
+    }
     default:
       /* an external without a signature: integers narrower than a pointer
        * are integers (a wider one may be a handle) */

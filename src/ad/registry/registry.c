@@ -24,7 +24,8 @@
   X(vector)   /* rules/vector.c */                                             \
   X(cuda)     /* rules/cuda.c */                                               \
   X(complex)  /* rules/complex.c */                                            \
-  X(tree)     /* rules/tree.c */
+  X(tree)     /* rules/tree.c */                                             \
+  X(blas)     /* rules/blas.c */
 
 #define AD_DECLARE_FAMILY(id) extern const ad_rule_family ad_##id##_family;
 AD_RULE_FAMILIES(AD_DECLARE_FAMILY)

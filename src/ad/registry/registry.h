@@ -73,6 +73,8 @@ struct ad_call_rule {
  *   Z  an out-parameter that receives a size_t (pointer-sized integer)
  *   F  an out-parameter that receives a float of the call's result type
  *   -  not classified (a stream, a context)
+ *   D S  a pointer to an array of doubles (D) or floats (S) from the
+ *      pointer on (BLAS's vectors, matrices and Fortran's scalars)
  * A rule with `returns_allocation` makes its result a fresh object.
  */
 typedef struct ad_typed_rule {
