@@ -133,6 +133,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
       LLVMIsDeclaration(f) ? name_contains : name_is;
   if (match(name, n, "__enzyme_fwddiff"))
     return AD_REQUEST_FORWARD;
+  if (match(name, n, "__enzyme_batch"))
+    return AD_REQUEST_BATCH;
   for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
     if (match(name, n, reverse[i]))
       return AD_REQUEST_REVERSE;
@@ -140,7 +142,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
 }
 
 int ad_is_request_function(LLVMValueRef f) {
-  return ad_request_kind_of(f) == AD_REQUEST_FORWARD;
+  ad_request_kind k = ad_request_kind_of(f);
+  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_BATCH;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -404,7 +407,9 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
       }
       LLVMValueRef call = all[pick];
       all[pick] = all[--nall];
-      rc = ad_rewrite_request(mc, call);
+      rc = ad_request_kind_of(LLVMGetCalledValue(call)) == AD_REQUEST_BATCH
+               ? ad_rewrite_batch(mc, call)
+               : ad_rewrite_request(mc, call);
     }
     reach_memo_free(&reach);
     free(all);
