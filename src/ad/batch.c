@@ -25,6 +25,7 @@
 #include "ad/ad.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
+#include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
 #include "ad/request.h"
 #include "ad/tangent/tangent.h"
@@ -297,35 +298,9 @@ static int deliver(batch *r, LLVMBuilderRef b, LLVMValueRef lanes_value,
   return 0;
 }
 
-/* Marker loads that fed only the erased request: a dead load of an
- * undefined global would keep its declaration (and a link-time symbol)
- * alive. */
-static void drop_dead_marker_loads(LLVMValueRef *ops, unsigned n) {
-  for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef v = ops[i];
-    if (!LLVMIsALoadInst(v) || LLVMGetFirstUse(v) || LLVMGetVolatile(v))
-      continue;
-    LLVMValueRef g = LLVMGetOperand(v, 0);
-    size_t len;
-    const char *name = LLVMIsAGlobalVariable(g) ? LLVMGetValueName2(g, &len) : NULL;
-    if (!name || len <= 7 || memcmp(name, "enzyme_", 7) != 0)
-      continue;
-    /* the same load may be listed twice */
-    for (unsigned j = i + 1; j < n; j++)
-      if (ops[j] == v)
-        ops[j] = NULL;
-    LLVMInstructionEraseFromParent(v);
-    if (!LLVMGetFirstUse(g) && LLVMIsDeclaration(g))
-      LLVMDeleteGlobal(g);
-  }
-}
-
 int ad_rewrite_batch(ad_module_ctx *mc, LLVMValueRef call) {
-  if (LLVMIsAInvokeInst(call))
-    return ad_fail(mc, call,
-                   "__enzyme_batch reached through invoke (C++ exception "
-                   "handling) is not supported: call it where no exception "
-                   "can unwind (e.g. a noexcept helper)");
+  if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
+    return ad_rewrite_through_invoke(mc, call, ad_rewrite_batch);
   batch r = {mc, call, NULL, LLVMGetNumArgOperands(call), 1};
   unsigned fi = 0;
   LLVMValueRef sret = NULL;
@@ -357,10 +332,9 @@ int ad_rewrite_batch(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
   LLVMValueRef *lanes = tj_malloc(((size_t)np * r.width + 1) * sizeof *lanes);
   LLVMValueRef *args = tj_malloc((np ? np : 1) * sizeof *args);
-  LLVMValueRef *ops = tj_malloc((r.nargs ? r.nargs : 1) * sizeof *ops);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   int rc = 0;
-  if (!pt || !lanes || !args || !ops) {
+  if (!pt || !lanes || !args) {
     rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
     goto out;
   }
@@ -405,15 +379,12 @@ int ad_rewrite_batch(ad_module_ctx *mc, LLVMValueRef call) {
   }
   if (LLVMGetFirstUse(call))
     LLVMReplaceAllUsesWith(call, LLVMGetPoison(LLVMTypeOf(call)));
-  for (unsigned i = 0; i < r.nargs; i++)
-    ops[i] = LLVMGetOperand(call, i);
+  /* the marker loads go with the others' (engine.c) */
   LLVMInstructionEraseFromParent(call);
-  drop_dead_marker_loads(ops, r.nargs);
 out:
   LLVMDisposeBuilder(b);
   free(pt);
   free(lanes);
   free(args);
-  free(ops);
   return rc;
 }

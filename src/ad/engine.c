@@ -253,7 +253,8 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !failed;
            i = LLVMGetNextInstruction(i)) {
-        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+        if ((!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) ||
+            LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
           continue;
         LLVMValueRef c = ad_called_function(i);
         if (c) {
@@ -305,6 +306,8 @@ static int request_reaches(reach_memo *r, LLVMValueRef outer,
 static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
+    /* batch.c's */
+    "enzyme_vector", "enzyme_scalar", "enzyme_buffer",
 };
 
 /* Marker loads feed only the (now erased) requests; a dead one would keep

@@ -406,6 +406,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   }
   case LLVMCall:
+  case LLVMInvoke:
     visit_call(t, inst);
     break;
   default:

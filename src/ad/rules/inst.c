@@ -72,15 +72,6 @@ static int const_fp_value(LLVMValueRef v, double *out) {
   return !loses;
 }
 
-/* Whether fn calls anything through invoke (a landing pad follows). */
-static int function_has_invoke(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    if (LLVMIsAInvokeInst(LLVMGetBasicBlockTerminator(bb)))
-      return 1;
-  return 0;
-}
-
 /* d(a op b) as a linear combination of da and db. */
 static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
@@ -196,16 +187,9 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
                      "shadow (it is external or thread-local)",
                      ad_value_name(root));
     char *t = ad_value_text(inst);
-    /* C++ with exceptions: operator new and friends under an invoke give
-     * pointers that have no shadow, and the store is where it shows. */
     int rc = ad_fail(fc->mc, inst,
                      "store of an active value through a pointer with no shadow "
-                     "(a constant argument or unknown memory)%s: %s",
-                     function_has_invoke(fc->primal_fn)
-                         ? "; this function makes calls through invoke "
-                           "(C++ exceptions), which are not differentiated: "
-                           "compile with -fno-exceptions"
-                         : "",
+                     "(a constant argument or unknown memory): %s",
                      t ? t : "");
     free(t);
     return rc;
