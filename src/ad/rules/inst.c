@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
@@ -186,6 +187,14 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
                      "store of an active value into global @%s, which has no "
                      "shadow (it is external or thread-local)",
                      ad_value_name(root));
+    LLVMValueRef from = LLVMIsACallInst(root) ? ad_called_function(root) : NULL;
+    if (from && strcmp(ad_value_name(from), "__cxa_allocate_exception") == 0)
+      return ad_fail(fc->mc, inst,
+                     "an active value is thrown as a C++ exception (stored "
+                     "into __cxa_allocate_exception's object): a thrown "
+                     "value carries no derivative to its handler; throw an "
+                     "inactive value and compute the active one in the "
+                     "handler");
     char *t = ad_value_text(inst);
     int rc = ad_fail(fc->mc, inst,
                      "store of an active value through a pointer with no shadow "
