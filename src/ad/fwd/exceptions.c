@@ -60,6 +60,22 @@ static void rename_in_map(ad_map *m, LLVMValueRef from, LLVMValueRef to) {
       m->vals[i] = to;
 }
 
+/* Gives `to` the name of `from`, which is about to be erased (its name
+ * goes with it, so it is copied first; LLVM uniquifies a clash). */
+static void take_name(LLVMValueRef to, LLVMValueRef from) {
+  size_t len;
+  const char *name = LLVMGetValueName2(from, &len);
+  if (!len || LLVMGetTypeKind(LLVMTypeOf(to)) == LLVMVoidTypeKind)
+    return;
+  char *copy = tj_malloc(len);
+  if (!copy)
+    return; /* a name is only a name */
+  memcpy(copy, name, len);
+  LLVMSetValueName2(from, "", 0);
+  LLVMSetValueName2(to, copy, len);
+  free(copy);
+}
+
 /* The successors' PHIs named `from` as a predecessor; the terminator that
  * branches to them now ends `to`: rebuilt with `to` (LLVM-C cannot retarget
  * an incoming block). */
@@ -90,16 +106,13 @@ static void retarget_successor_phis(ad_fn_ctx *fc /* NULL: no maps */,
           bb = to;
         LLVMAddIncoming(np, &v, &bb, 1);
       }
-      size_t len;
-      const char *name = LLVMGetValueName2(phi, &len);
+      take_name(np, phi);
       LLVMReplaceAllUsesWith(phi, np);
       if (fc) {
         rename_in_map(&fc->vmap, phi, np);
         rename_in_map(&fc->shadow, phi, np);
       }
       LLVMInstructionEraseFromParent(phi);
-      if (len)
-        LLVMSetValueName2(np, name, len);
       phi = next;
     }
   }
@@ -134,19 +147,16 @@ static LLVMBasicBlockRef call_to_invoke(ad_module_ctx *mc, ad_fn_ctx *fc,
     for (unsigned k = 0; k < n; k++)
       args[k] = LLVMGetOperand(call, k);
     LLVMPositionBuilderBefore(b, call);
-    size_t len;
-    const char *name = LLVMGetValueName2(call, &len);
     inv = LLVMBuildInvoke2(b, LLVMGetCalledFunctionType(call),
                            LLVMGetCalledValue(call), args, n, cont, pad, "");
     ad_copy_call_site_attrs(call, inv);
+    take_name(inv, call);
     LLVMReplaceAllUsesWith(call, inv);
     if (fc) {
       rename_in_map(&fc->vmap, call, inv);
       rename_in_map(&fc->shadow, call, inv);
     }
     LLVMInstructionEraseFromParent(call);
-    if (len && LLVMGetTypeKind(LLVMTypeOf(inv)) != LLVMVoidTypeKind)
-      LLVMSetValueName2(inv, name, len);
     free(args);
   }
   LLVMDisposeBuilder(b);
