@@ -108,10 +108,11 @@ LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p);
 typedef enum ad_request_kind {
   AD_NOT_A_REQUEST = 0,
   AD_REQUEST_FORWARD, /* __enzyme_fwddiff: what tanjit differentiates */
-  AD_REQUEST_REVERSE  /* Enzyme's reverse-mode entries: refused */
+  AD_REQUEST_REVERSE, /* Enzyme's reverse-mode entries: refused */
+  AD_REQUEST_BATCH    /* __enzyme_batch: N primal evaluations (batch.c) */
 } ad_request_kind;
 ad_request_kind ad_request_kind_of(LLVMValueRef f);
-/* ad_request_kind_of(f) == AD_REQUEST_FORWARD. */
+/* A request tanjit rewrites: AD_REQUEST_FORWARD or AD_REQUEST_BATCH. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*

@@ -163,6 +163,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
       LLVMIsDeclaration(f) ? name_contains : name_is;
   if (match(name, n, "__enzyme_fwddiff"))
     return AD_REQUEST_FORWARD;
+  if (match(name, n, "__enzyme_batch"))
+    return AD_REQUEST_BATCH;
   for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
     if (match(name, n, reverse[i]))
       return AD_REQUEST_REVERSE;
@@ -170,7 +172,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
 }
 
 int ad_is_request_function(LLVMValueRef f) {
-  return ad_request_kind_of(f) == AD_REQUEST_FORWARD;
+  ad_request_kind k = ad_request_kind_of(f);
+  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_BATCH;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -280,7 +283,8 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !failed;
            i = LLVMGetNextInstruction(i)) {
-        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+        if ((!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) ||
+            LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
           continue;
         LLVMValueRef c = ad_called_function(i);
         if (c) {
@@ -332,6 +336,8 @@ static int request_reaches(reach_memo *r, LLVMValueRef outer,
 static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
+    /* batch.c's */
+    "enzyme_vector", "enzyme_scalar", "enzyme_buffer",
 };
 
 /* Marker loads feed only the (now erased) requests; a dead one would keep
@@ -434,7 +440,9 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
       }
       LLVMValueRef call = all[pick];
       all[pick] = all[--nall];
-      rc = ad_rewrite_request(mc, call);
+      rc = ad_request_kind_of(LLVMGetCalledValue(call)) == AD_REQUEST_BATCH
+               ? ad_rewrite_batch(mc, call)
+               : ad_rewrite_request(mc, call);
     }
     reach_memo_free(&reach);
     free(all);

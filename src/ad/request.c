@@ -487,11 +487,8 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
 }
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
-  if (LLVMIsAInvokeInst(call))
-    return ad_fail(mc, call,
-                   "__enzyme_fwddiff reached through invoke (C++ exception "
-                   "handling) is not supported: call it where no exception "
-                   "can unwind (e.g. a noexcept helper)");
+  if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
+    return ad_rewrite_through_invoke(mc, call, ad_rewrite_request);
   request r;
   memset(&r, 0, sizeof r);
   r.mc = mc;

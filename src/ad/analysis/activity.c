@@ -220,7 +220,8 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
   case LLVMLoad:
     push_demand(st, LLVMGetOperand(p, 0));
     break;
-  case LLVMCall: {
+  case LLVMCall:
+  case LLVMInvoke: {
     /* An allocation, or a defined function returning a pointer (or an
      * integer holding one): its derivative returns the shadow. */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
@@ -478,6 +479,7 @@ static void visit(activity_state *st, LLVMValueRef inst) {
       mark(st, inst);
     break;
   case LLVMCall:
+  case LLVMInvoke: /* the call of an invoke; its edges carry nothing */
     visit_call(st, inst);
     break;
   case LLVMLoad:

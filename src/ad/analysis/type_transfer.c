@@ -279,10 +279,46 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
     ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
 }
 
+/* Whether a constant (scalar or splat vector) is a whole number of bytes. */
+static int is_byte_multiple(LLVMValueRef v) {
+  if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+    for (unsigned i = 0; i < n; i++)
+      if (!is_byte_multiple(LLVMGetAggregateElement(v, i)))
+        return 0;
+    return n > 0;
+  }
+  return v && LLVMIsAConstantInt(v) &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 &&
+         LLVMConstIntGetZExtValue(v) % 8 == 0;
+}
+
+/*
+ * A shift by whole bytes, or a truncation to whole bytes, moves bytes: at
+ * -O2 clang moves a std::complex<float> as one i64 and takes its halves
+ * with `lshr 32` and `trunc` (then a bitcast to floats).  That says nothing
+ * about what the bytes hold, so it is no evidence of an integer (which
+ * would leave the float halves without tangents, silently).
+ */
+static int moves_whole_bytes(LLVMValueRef inst, LLVMOpcode op) {
+  if (op == LLVMLShr || op == LLVMShl || op == LLVMAShr)
+    return is_byte_multiple(LLVMGetOperand(inst, 1));
+  if (op == LLVMTrunc) {
+    LLVMTypeRef to = LLVMTypeOf(inst);
+    if (LLVMGetTypeKind(to) == LLVMVectorTypeKind)
+      to = LLVMGetElementType(to);
+    return LLVMGetTypeKind(to) == LLVMIntegerTypeKind &&
+           LLVMGetIntTypeWidth(to) % 8 == 0;
+  }
+  return 0;
+}
+
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   int obj;
   long long off;
+  if (moves_whole_bytes(inst, op))
+    return;
   switch (ad_opcode_class(op)) {
   case AD_OP_INT_OFFSET:
     if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMIntegerTypeKind)
@@ -383,6 +419,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   }
   case LLVMCall:
+  case LLVMInvoke:
     visit_call(t, inst);
     break;
   default:

@@ -10,6 +10,7 @@
  * instruction's tangent emitted right after its clone (rules/inst.c; calls: fwd/call.c).  PHIs
  * are created empty and filled when every block exists, since LLVM-C cannot
  * retarget a PHI's incoming blocks.  Unreachable blocks are not cloned.
+ * Invokes, landing pads and resume: fwd/exceptions.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -294,10 +295,21 @@ static int emit_phi(ad_fn_ctx *fc, LLVMValueRef phi) {
 static int fill_phis(ad_fn_ctx *fc) {
   for (size_t i = 0; i < fc->nphis; i++) {
     struct ad_pending_phi *p = &fc->phis[i];
+    if (LLVMIsALandingPadInst(p->primal)) {
+      ad_fill_landing_pad(fc, p->primal);
+      continue;
+    }
     unsigned n = LLVMCountIncoming(p->primal);
     for (unsigned k = 0; k < n; k++) {
       LLVMBasicBlockRef from = LLVMGetIncomingBlock(p->primal, k);
-      LLVMValueRef nb = ad_map_get(&fc->exit_block, LLVMBasicBlockAsValue(from));
+      /* an unwind edge comes from the invoke's pad (exceptions.c keys it
+       * by the primal invoke), not from the end of the invoking block */
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+      int unwind = term && LLVMIsAInvokeInst(term) &&
+                   LLVMGetUnwindDest(term) ==
+                       LLVMGetInstructionParent(p->primal);
+      LLVMValueRef nb = ad_map_get(&fc->exit_block,
+                                   unwind ? term : LLVMBasicBlockAsValue(from));
       if (!nb)
         continue; /* an unreachable predecessor was not cloned */
       LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);
@@ -353,6 +365,13 @@ static int build_body(ad_fn_ctx *fc) {
       LLVMPositionBuilderAtEnd(fc->b, LLVMGetInsertBlock(fc->b));
       if (LLVMIsAPHINode(inst))
         rc = emit_phi(fc, inst);
+      else if (LLVMIsALandingPadInst(inst))
+        rc = ad_emit_landing_pad(fc, inst) ||
+             add_pending_phi(fc, inst, ad_map_get(&fc->vmap, inst), NULL);
+      else if (LLVMIsAInvokeInst(inst))
+        rc = ad_emit_invoke(fc, inst);
+      else if (LLVMIsAResumeInst(inst))
+        rc = ad_clone(fc, inst) ? 0 : -1;
       else
         rc = LLVMIsACallInst(inst) ? ad_emit_call(fc, inst)
                                    : ad_emit_instruction(fc, inst);
@@ -454,6 +473,9 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   LLVMSetLinkage(d, LLVMInternalLinkage);
   copy_string_attrs(fn, d);
   copy_noinline(fn, d);
+  /* landing pads need the primal's personality (exceptions.c) */
+  if (LLVMHasPersonalityFn(fn))
+    LLVMSetPersonalityFn(d, LLVMGetPersonalityFn(fn));
   ad_copy_abi_attrs(sig, d);
   copy_pointer_param_attrs(sig, d);
   ce->derivative = d;

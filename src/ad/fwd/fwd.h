@@ -62,6 +62,22 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
                        int build_now, LLVMValueRef *primal_out,
                        LLVMValueRef *shadow_out);
 
+/* ---- exceptions.c: invoke, landingpad (Itanium EH) ---- */
+/* An invoke: the call's tangent work, its calls that may unwind made
+ * invokes to a pad of this invoke (recorded in fc->exit_block under the
+ * primal invoke), then a branch to the normal destination.  0 or -1. */
+int ad_emit_invoke(ad_fn_ctx *fc, LLVMValueRef inv);
+/* A landingpad: a PHI of the pads that unwind to its block, filled by
+ * ad_fill_landing_pad once every block is built.  0 or -1. */
+int ad_emit_landing_pad(ad_fn_ctx *fc, LLVMValueRef lp);
+void ad_fill_landing_pad(ad_fn_ctx *fc, LLVMValueRef lp);
+/* A request reached through invoke: rewritten by `rewrite` as a call (which
+ * must leave the instructions before the call in place), then
+ * each call it left that may unwind made an invoke to the original unwind
+ * destination, the rest of the block moved to its normal path.  0 or -1. */
+int ad_rewrite_through_invoke(ad_module_ctx *mc, LLVMValueRef inv,
+                              int (*rewrite)(ad_module_ctx *, LLVMValueRef));
+
 /* ---- indirect.c ---- */
 /* An indirect call with active arguments: dispatch on the target. */
 int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call);

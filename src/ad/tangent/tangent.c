@@ -246,7 +246,8 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
      * enzyme_const array kept next to active ones, a constant table) stands
      * for itself in the shadow memory too. */
     return 1;
-  case LLVMCall: {
+  case LLVMCall:
+  case LLVMInvoke: {
     /* A fresh allocation has a shadow of its own; a derivative may return
      * an inactive pointer as its own shadow. */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, v);
