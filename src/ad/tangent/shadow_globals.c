@@ -258,23 +258,37 @@ void ad_finish_shadow_reset(ad_module_ctx *mc) {
                            LLVMAppendBasicBlockInContext(mc->llctx, fn, ""));
   LLVMTypeRef i8 = LLVMInt8TypeInContext(mc->llctx);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  /* Which globals are shadows comes from the map; the order of the resets
+   * from the module, so that the same input emits the same reset (the map's
+   * order is its keys' addresses, which differ from run to run). */
+  ad_map is_shadow;
+  ad_map_init(&is_shadow);
   for (size_t i = 0; i < mc->shadows->by_global_lane.cap; i++) {
-    LLVMValueRef s = mc->shadows->by_global_lane.keys[i] ? mc->shadows->by_global_lane.vals[i]
-                                                : NULL;
-    if (!s || LLVMIsGlobalConstant(s))
+    LLVMValueRef s = mc->shadows->by_global_lane.keys[i]
+                         ? mc->shadows->by_global_lane.vals[i]
+                         : NULL;
+    if (s && ad_map_put(&is_shadow, s, s) != 0) {
+      ad_map_free(&is_shadow);
+      LLVMDisposeBuilder(b);
+      ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, fn, "out of memory");
+      return;
+    }
+  }
+  for (LLVMValueRef s = LLVMGetFirstGlobal(mc->mod); s;
+       s = LLVMGetNextGlobal(s)) {
+    if (!ad_map_get(&is_shadow, s) || LLVMIsGlobalConstant(s))
       continue;
     LLVMValueRef init = LLVMGetInitializer(s);
     LLVMTypeRef t = LLVMGlobalGetValueType(s);
     if (LLVMIsNull(init)) {
       LLVMValueRef size = LLVMConstInt(i64, LLVMABISizeOfType(mc->td, t), 0);
-      LLVMValueRef set = LLVMBuildMemSet(b, s, LLVMConstInt(i8, 0, 0), size,
-                                         LLVMGetAlignment(s));
-      (void)set;
+      LLVMBuildMemSet(b, s, LLVMConstInt(i8, 0, 0), size, LLVMGetAlignment(s));
     } else {
       /* pointers to other shadows (or integers) among the zeros */
       LLVMSetAlignment(LLVMBuildStore(b, init, s), LLVMGetAlignment(s));
     }
   }
+  ad_map_free(&is_shadow);
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
 }
