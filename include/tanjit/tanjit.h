@@ -98,6 +98,11 @@ typedef enum tanjit_binding {
   TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
 } tanjit_binding;
 
+typedef enum tanjit_compile_mode {
+  TANJIT_COMPILE_EAGER = 0, /* a module whole, at its first lookup     */
+  TANJIT_COMPILE_LAZY = 1   /* each function at its first call/lookup  */
+} tanjit_compile_mode;
+
 /*
  * Session options.  The struct grows at its end from release to release;
  * `struct_size` keeps old callers working: tanjit_options_init sets it to
@@ -153,6 +158,13 @@ typedef struct tanjit_options {
   /* The cache directory's size bound, least recently used entries deleted
    * first; 0: TANJIT_DEFAULT_CACHE_BYTES. */
   size_t cache_max_bytes;
+  /* When code is compiled (README "Compile latency"): TANJIT_COMPILE_EAGER
+   * (the default) compiles a module whole at the first lookup of one of
+   * its symbols; TANJIT_COMPILE_LAZY differentiates it then but compiles
+   * each function on its first call (or tanjit_lookup), through ORC's lazy
+   * re-exports, so a function never called is never compiled and its
+   * errors fail only its own lookup or call. */
+  tanjit_compile_mode compile_mode;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */

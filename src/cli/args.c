@@ -27,6 +27,7 @@ enum {
   OPT_TRUST_BITCODE,
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
+  OPT_COMPILE,
 };
 
 typedef struct cli_option {
@@ -57,6 +58,8 @@ static const cli_option options[] = {
      "keep compiled code in DIR (default ~/.cache/tanjit)", 0},
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
+    {"compile", 0, OPT_COMPILE, CLI_RUN, "MODE",
+     "lazy: each function at its first call; eager (default): whole modules", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -287,6 +290,14 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     return 0;
   case OPT_NO_CACHE:
     c->no_cache = 1;
+    return 0;
+  case OPT_COMPILE:
+    if (strcmp(value, "lazy") && strcmp(value, "eager")) {
+      fprintf(stderr, "tanjit: --compile takes 'lazy' or 'eager', not '%s'\n",
+              value);
+      return 2;
+    }
+    c->compile_lazy = strcmp(value, "lazy") == 0;
     return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;

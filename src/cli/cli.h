@@ -29,6 +29,7 @@ typedef struct cli_args {
   int trust_bitcode; /* --trust-bitcode: .bc read in this process */
   const char *cache_dir; /* --cache-dir DIR ("": none) */
   int no_cache;          /* --no-cache */
+  int compile_lazy;      /* --compile lazy */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
   char **program_args;
   int n_program_args;

@@ -18,6 +18,8 @@
  *   unload.c     tanjit_unload: a module, what was compiled against it
  *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  *   cache.c      the persistent object cache (cache.h)
+ *   lazy.c       lazy compilation: a module split into functions, each
+ *                compiled at its first call through ORC's lazy re-exports
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -57,6 +59,9 @@ typedef struct jit_module {
    * up to this one (0: none), whose code its derivatives may hold */
   unsigned long views_upto;
   int cache_policy;           /* JIT_CACHE_* (cache.h) */
+  int lazy;                   /* compiled function by function (lazy.c) */
+  /* after its split: function name -> jit_lazy_body_state * (under lock) */
+  strmap lazy_bodies;
 } jit_module;
 
 struct tanjit_session {
@@ -103,6 +108,9 @@ struct tanjit_session {
   strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
   int debug_info, perf_map;  /* the options of the same names */
   jit_cache *cache;          /* the object cache, or NULL (cache.c) */
+  int compile_lazy;          /* TANJIT_COMPILE_LAZY (lazy.c) */
+  LLVMOrcLazyCallThroughManagerRef lazy_call_through;
+  LLVMOrcIndirectStubsManagerRef lazy_stubs;
 };
 
 /* session.c */
@@ -324,5 +332,35 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
                          const char *reason, tanjit_error **err);
 /* Keeps a string alive as long as the resolver; returns the kept copy. */
 const char *jit_resolver_keep_string(jit_resolver *r, const char *s);
+
+/* lazy.c */
+/* A lazily compiled function's body, as its module's record keeps it. */
+typedef struct jit_lazy_body_state {
+  char *body;     /* the symbol its code is defined under */
+  int compiled;   /* its code is linked */
+  char *failure;  /* why its compile failed, or NULL */
+  tanjit_error_code failure_code;
+} jit_lazy_body_state;
+/* The lazy call-through and stub managers (TANJIT_COMPILE_LAZY). */
+int jit_lazy_init(tanjit_session *s, tanjit_error **err);
+/* After the JIT is disposed. */
+void jit_lazy_dispose(tanjit_session *s);
+/* Whether m (as loaded) may be split into functions: not when it has
+ * aliases, ifuncs, static constructors or block addresses. */
+int jit_lazy_eligible(LLVMModuleRef m);
+/* Called by the IR transform once module `id` (record rec->lazy) has been
+ * differentiated: every function definition leaves m for a body of its
+ * own, compiled when first called, its name a lazy re-export of that
+ * body; m keeps the data.  0, or -1 with *err. */
+int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                   LLVMOrcMaterializationResponsibilityRef mr,
+                   tanjit_error **err);
+/* Frees a record's lazy_bodies. */
+void jit_lazy_record_free(jit_module *rec);
+/* Under lock: the body state of `symbol` if a split module defines it. */
+jit_lazy_body_state *jit_lazy_body_of(tanjit_session *s, const char *symbol);
+/* The session's error reporter saw e's text on this thread (session.c):
+ * a failed call through a lazy stub reports it. */
+void jit_lazy_note_reported(tanjit_session *s, const char *msg);
 
 #endif

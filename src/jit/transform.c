@@ -73,8 +73,10 @@ void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
   jit_session_unlock(s);
 }
 
-int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
-                         tanjit_error **err) {
+/* With `optimize` 0 (a module split for lazy compilation, whose bodies
+ * are optimized one by one in lazy.c): differentiate and verify only. */
+static int transform_steps(tanjit_session *s, LLVMModuleRef m, int optimize,
+                           tanjit_error **err) {
   codegen_started = 0;
   jit_cache_forget_expected(); /* a previous module's codegen failed */
   /* From here to the object layer's callback (codegen), an error
@@ -121,6 +123,14 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
     return -1;
   }
   LLVMDisposeMessage(msg);
+  if (!optimize) {
+    tanjit_stats cost = {.modules = 1,
+                         .requests = requests,
+                         .differentiate_seconds = t1 - t0};
+    add_stats(s, &cost);
+    codegen_started = seconds_now();
+    return 0;
+  }
 
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", s->opt_level);
@@ -145,13 +155,52 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   return 0;
 }
 
+int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
+                         tanjit_error **err) {
+  return transform_steps(s, m, 1, err);
+}
+
 struct transform_job {
   tanjit_session *session;
+  LLVMOrcMaterializationResponsibilityRef mr;
   tanjit_error *error;
 };
 
+/* The id of the loaded module m is, when it compiles lazily; else 0. */
+static unsigned long lazy_module_id(tanjit_session *s, LLVMModuleRef m) {
+  unsigned long id = 0;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (s->modules[i].pending == m && s->modules[i].lazy)
+      id = s->modules[i].id;
+  jit_session_unlock(s);
+  return id;
+}
+
 static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   struct transform_job *job = ctx;
+  unsigned long lazy_id = lazy_module_id(job->session, m);
+  if (lazy_id) {
+    /* the split module's data is not what a cache entry holds: lazily
+     * compiled modules are not stored */
+    if (transform_steps(job->session, m, 0, &job->error) == 0) {
+      jit_note_transform_result(job->session, m, NULL);
+      if (jit_lazy_split(job->session, m, lazy_id, job->mr, &job->error) == 0)
+        return NULL;
+      /* its record was told of success: mark it as the lookup's failure */
+      LLVMErrorRef failed = LLVMCreateStringError(tanjit_error_message(job->error));
+      jit_session_lock(job->session);
+      for (size_t i = 0; i < job->session->n_modules; i++)
+        if (job->session->modules[i].id == lazy_id)
+          job->session->modules[i].failed = 1;
+      jit_session_unlock(job->session);
+      tanjit_error_free(jit_thread_transform_error);
+      jit_thread_transform_error = job->error;
+      return failed;
+    }
+    jit_note_transform_result(job->session, m, job->error);
+    return LLVMCreateStringError(tanjit_error_message(job->error));
+  }
   if (jit_transform_module(job->session, m, &job->error) == 0) {
     jit_cache_expect_object(job->session, m); /* before the record forgets m */
     jit_note_transform_result(job->session, m, NULL);
@@ -163,8 +212,7 @@ static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
 
 static LLVMErrorRef transform_module(void *ctx, LLVMOrcThreadSafeModuleRef *tsm,
                                      LLVMOrcMaterializationResponsibilityRef mr) {
-  (void)mr;
-  struct transform_job job = {ctx, NULL};
+  struct transform_job job = {ctx, mr, NULL};
   LLVMErrorRef e = LLVMOrcThreadSafeModuleWithModuleDo(*tsm,
                                                        transform_in_context, &job);
   if (e) {
