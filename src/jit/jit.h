@@ -343,7 +343,9 @@ typedef struct jit_lazy_body_state {
 } jit_lazy_body_state;
 /* The lazy call-through and stub managers (TANJIT_COMPILE_LAZY). */
 int jit_lazy_init(tanjit_session *s, tanjit_error **err);
-/* After the JIT is disposed. */
+/* The call-through manager before the JIT is disposed (it holds names of
+ * the JIT's symbol pool), the rest after. */
+void jit_lazy_dispose_call_through(tanjit_session *s);
 void jit_lazy_dispose(tanjit_session *s);
 /* Whether m (as loaded) may be split into functions: not when it has
  * aliases, ifuncs, static constructors or block addresses. */

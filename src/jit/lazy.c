@@ -34,6 +34,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "common/alloc.h"
@@ -142,11 +143,17 @@ int jit_lazy_init(tanjit_session *s, tanjit_error **err) {
   return 0;
 }
 
-void jit_lazy_dispose(tanjit_session *s) {
-  if (s->lazy_stubs)
-    LLVMOrcDisposeIndirectStubsManager(s->lazy_stubs);
+void jit_lazy_dispose_call_through(tanjit_session *s) {
   if (s->lazy_call_through)
     LLVMOrcDisposeLazyCallThroughManager(s->lazy_call_through);
+  s->lazy_call_through = NULL;
+}
+
+void jit_lazy_dispose(tanjit_session *s) {
+  jit_lazy_dispose_call_through(s);
+  if (s->lazy_stubs)
+    LLVMOrcDisposeIndirectStubsManager(s->lazy_stubs);
+  s->lazy_stubs = NULL;
 }
 
 static void body_state_free(void *p) {
@@ -260,6 +267,67 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * Function `name` alone out of the module's bitcode, every other function
+ * a declaration, every global but the copyable constants an external
+ * declaration, without reading the other bodies: the bitcode is read
+ * lazily (bodies on demand), each other function is replaced by a fresh
+ * declaration (the reader's value handles follow the replacement), and
+ * linking the rest into an empty module materializes the one body left.
+ * The cost is the module's declarations, not its code.  Takes `bitcode`.
+ */
+static LLVMModuleRef extract_function(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
+                                      const char *name, tanjit_error **err) {
+  LLVMModuleRef src = NULL;
+  if (LLVMGetBitcodeModuleInContext2(ctx, bitcode, &src)) {
+    LLVMDisposeMemoryBuffer(bitcode);
+    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot read back the differentiated module");
+    return NULL;
+  }
+  size_t want = strlen(name);
+  for (LLVMValueRef f = LLVMGetFirstFunction(src), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    size_t len;
+    const char *fname = LLVMGetValueName2(f, &len);
+    if (LLVMIsDeclaration(f) || (len == want && memcmp(fname, name, len) == 0))
+      continue;
+    LLVMValueRef d = LLVMAddFunction(src, "", LLVMGlobalGetValueType(f));
+    LLVMSetVisibility(d, LLVMGetVisibility(f));
+    LLVMSetFunctionCallConv(d, LLVMGetFunctionCallConv(f));
+    LLVMReplaceAllUsesWith(f, d);
+    char *keep = tj_strndup(fname, len);
+    LLVMDeleteFunction(f);
+    if (!keep) {
+      LLVMDisposeModule(src);
+      tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+      return NULL;
+    }
+    LLVMSetValueName2(d, keep, len);
+    free(keep);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(src), next; g; g = next) {
+    next = LLVMGetNextGlobal(g);
+    if (!LLVMIsDeclaration(g) && !copyable_constant(g))
+      declare_only(g);
+  }
+  drop_used_lists(src);
+  size_t id_len;
+  const char *id = LLVMGetModuleIdentifier(src, &id_len);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("", ctx);
+  LLVMSetModuleIdentifier(m, id, id_len);
+  LLVMSetTarget(m, LLVMGetTarget(src));
+  LLVMSetDataLayout(m, LLVMGetDataLayoutStr(src));
+  if (LLVMLinkModules2(m, src)) { /* takes src */
+    LLVMDisposeModule(m);
+    char *why = jit_take_diagnostic_errors();
+    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot extract %s: %s", name,
+            why ? why : "the linker failed");
+    free(why);
+    return NULL;
+  }
+  return m;
+}
+
 /* Function `b->function` alone, from the module's bitcode, as `b->body`,
  * optimized and compiled to an object; NULL with *err. */
 static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) {
@@ -275,31 +343,15 @@ static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) 
   LLVMModuleRef m = NULL;
   LLVMMemoryBufferRef obj = NULL;
   double t0 = seconds_now(), t1 = t0;
-  if (LLVMParseBitcodeInContext2(ctx, view, &m)) {
-    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot read back the differentiated module");
-    m = NULL;
+  m = extract_function(ctx, view, b->function, err);
+  view = NULL; /* the lazily read module took it */
+  if (!m)
     goto out;
-  }
-  LLVMValueRef self = NULL;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f))
-      continue;
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    if (!self && strlen(b->function) == len && memcmp(name, b->function, len) == 0)
-      self = f;
-    else
-      declare_only(f);
-  }
-  if (!self) {
+  LLVMValueRef self = LLVMGetNamedFunction(m, b->function);
+  if (!self || LLVMIsDeclaration(self)) {
     tj_fail(err, TANJIT_ERR_INTERNAL, "%s: no function %s to compile",
             b->source->module_name, b->function);
     goto out;
-  }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m), next; g; g = next) {
-    next = LLVMGetNextGlobal(g);
-    if (!LLVMIsDeclaration(g) && !copyable_constant(g))
-      declare_only(g);
   }
   drop_used_lists(m);
   LLVMSetValueName2(self, b->body, strlen(b->body));
@@ -340,7 +392,8 @@ out:;
   jit_session_unlock(s);
   if (m)
     LLVMDisposeModule(m);
-  LLVMDisposeMemoryBuffer(view);
+  if (view)
+    LLVMDisposeMemoryBuffer(view);
   LLVMContextDispose(ctx);
   return obj;
 }

@@ -271,6 +271,9 @@ void tanjit_session_free(tanjit_session *s) {
   free(s->modules);
   /* Disposing the JIT disposes the resolver's generator, which closes every
    * library handle the session opened. */
+  /* The call-through manager holds names of the JIT's symbol pool: it
+   * goes first (nothing runs JIT code any more). */
+  jit_lazy_dispose_call_through(s);
   if (s->jit) {
     LLVMErrorRef e = LLVMOrcDisposeLLJIT(s->jit);
     if (e)
