@@ -333,6 +333,34 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
 /* Keeps a string alive as long as the resolver; returns the kept copy. */
 const char *jit_resolver_keep_string(jit_resolver *r, const char *s);
 
+/* partition.c: functions of a differentiated module compiled apart */
+/* Whether m may be cut into partitions: no aliases, ifuncs, static
+ * constructors or block addresses. */
+int jit_partitionable(LLVMModuleRef m);
+/* The flags of a claimed name: callable for a function. */
+LLVMJITSymbolFlags jit_partition_flags(LLVMValueRef g, int exported);
+/* Claims a name the module did not define when it was added. */
+LLVMErrorRef jit_partition_claim(tanjit_session *s,
+                                 LLVMOrcMaterializationResponsibilityRef mr,
+                                 const char *name, LLVMJITSymbolFlags flags);
+/* The engine's module-private definitions get hidden, session-unique
+ * names, claimed in mr.  0, or -1 with *err. */
+int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                          LLVMOrcMaterializationResponsibilityRef mr,
+                          tanjit_error **err);
+/* The functions `keep` accepts (by name) alone out of a module's bitcode
+ * (taken), in ctx; NULL with *err. */
+LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
+                                    int (*keep)(void *, const char *, size_t),
+                                    void *keep_arg, tanjit_error **err);
+/* default<O{opt_level}> and codegen with tm: the object, or NULL with
+ * *err; seconds[0] optimizing, seconds[1] generating code. */
+LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef m,
+                                          int opt_level, double seconds[2],
+                                          tanjit_error **err);
+/* Every function definition of m becomes a declaration: m keeps the data. */
+void jit_partition_keep_data(LLVMModuleRef m);
+
 /* lazy.c */
 /* A lazily compiled function's body, as its module's record keeps it. */
 typedef struct jit_lazy_body_state {
@@ -347,9 +375,6 @@ int jit_lazy_init(tanjit_session *s, tanjit_error **err);
  * the JIT's symbol pool), the rest after. */
 void jit_lazy_dispose_call_through(tanjit_session *s);
 void jit_lazy_dispose(tanjit_session *s);
-/* Whether m (as loaded) may be split into functions: not when it has
- * aliases, ifuncs, static constructors or block addresses. */
-int jit_lazy_eligible(LLVMModuleRef m);
 /* Called by the IR transform once module `id` (record rec->lazy) has been
  * differentiated: every function definition leaves m for a body of its
  * own, compiled when first called, its name a lazy re-export of that

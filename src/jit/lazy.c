@@ -29,13 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
-#include <llvm-c/Linker.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "common/alloc.h"
 #include "common/strbuf.h"
@@ -185,151 +181,13 @@ jit_lazy_body_state *jit_lazy_body_of(tanjit_session *s, const char *symbol) {
   return NULL;
 }
 
-static int is_private(LLVMValueRef g) {
-  LLVMLinkage l = LLVMGetLinkage(g);
-  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
-}
-
-/* A private constant whose address nobody compares: each body may keep a
- * copy of its own. */
-static int copyable_constant(LLVMValueRef g) {
-  return is_private(g) && LLVMIsGlobalConstant(g) &&
-         LLVMGetUnnamedAddress(g) != LLVMNoUnnamedAddr;
-}
-
-static int mentions_block_address(LLVMValueRef v) {
-  int n = LLVMGetNumOperands(v);
-  for (int k = 0; k < n; k++) {
-    LLVMValueRef op = LLVMGetOperand(v, (unsigned)k);
-    if (op && LLVMIsABlockAddress(op))
-      return 1;
-  }
-  return 0;
-}
-
-int jit_lazy_eligible(LLVMModuleRef m) {
-  if (LLVMGetFirstGlobalAlias(m) || LLVMGetFirstGlobalIFunc(m) ||
-      LLVMGetNamedGlobal(m, "llvm.global_ctors") ||
-      LLVMGetNamedGlobal(m, "llvm.global_dtors"))
-    return 0;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-    if (!LLVMIsDeclaration(g) && mentions_block_address(LLVMGetInitializer(g)))
-      return 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-        if (mentions_block_address(i))
-          return 0;
-  return 1;
-}
-
-/* A definition the engine added with a module-private name gets a hidden,
- * session-unique one, as loading did for the module's own. */
-static int promote(LLVMValueRef g, unsigned long id) {
-  size_t len;
-  const char *name = LLVMGetValueName2(g, &len);
-  strbuf unique;
-  sb_init(&unique);
-  sb_printf(&unique, "%.*s" TANJIT_PRIVATE_SUFFIX "%lu", (int)len,
-            len ? name : "anon", id);
-  if (unique.failed)
-    return -1;
-  LLVMSetValueName2(g, unique.data, unique.len);
-  sb_free(&unique);
-  LLVMSetLinkage(g, LLVMExternalLinkage);
-  LLVMSetVisibility(g, LLVMHiddenVisibility);
-  return 0;
-}
-
-/* g becomes a declaration another body's (or the module's) definition
- * satisfies. */
-static void declare_only(LLVMValueRef g) {
-  if (LLVMIsAFunction(g))
-    jit_drop_body(g);
-  else
-    LLVMSetInitializer(g, NULL);
-  LLVMSetLinkage(g, LLVMExternalLinkage);
-  LLVMSetComdat(g, NULL);
-}
-
-static void drop_used_lists(LLVMModuleRef m) {
-  static const char *const lists[] = {"llvm.used", "llvm.compiler.used"};
-  for (int i = 0; i < 2; i++) {
-    LLVMValueRef g = LLVMGetNamedGlobal(m, lists[i]);
-    if (g)
-      LLVMDeleteGlobal(g);
-  }
-}
-
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/*
- * Function `name` alone out of the module's bitcode, every other function
- * a declaration, every global but the copyable constants an external
- * declaration, without reading the other bodies: the bitcode is read
- * lazily (bodies on demand), each other function is replaced by a fresh
- * declaration (the reader's value handles follow the replacement), and
- * linking the rest into an empty module materializes the one body left.
- * The cost is the module's declarations, not its code.  Takes `bitcode`.
- */
-static LLVMModuleRef extract_function(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
-                                      const char *name, tanjit_error **err) {
-  LLVMModuleRef src = NULL;
-  if (LLVMGetBitcodeModuleInContext2(ctx, bitcode, &src)) {
-    LLVMDisposeMemoryBuffer(bitcode);
-    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot read back the differentiated module");
-    return NULL;
-  }
-  size_t want = strlen(name);
-  for (LLVMValueRef f = LLVMGetFirstFunction(src), next; f; f = next) {
-    next = LLVMGetNextFunction(f);
-    size_t len;
-    const char *fname = LLVMGetValueName2(f, &len);
-    if (LLVMIsDeclaration(f) || (len == want && memcmp(fname, name, len) == 0))
-      continue;
-    LLVMValueRef d = LLVMAddFunction(src, "", LLVMGlobalGetValueType(f));
-    LLVMSetVisibility(d, LLVMGetVisibility(f));
-    LLVMSetFunctionCallConv(d, LLVMGetFunctionCallConv(f));
-    LLVMReplaceAllUsesWith(f, d);
-    char *keep = tj_strndup(fname, len);
-    LLVMDeleteFunction(f);
-    if (!keep) {
-      LLVMDisposeModule(src);
-      tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-      return NULL;
-    }
-    LLVMSetValueName2(d, keep, len);
-    free(keep);
-  }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(src), next; g; g = next) {
-    next = LLVMGetNextGlobal(g);
-    if (!LLVMIsDeclaration(g) && !copyable_constant(g))
-      declare_only(g);
-  }
-  drop_used_lists(src);
-  size_t id_len;
-  const char *id = LLVMGetModuleIdentifier(src, &id_len);
-  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("", ctx);
-  LLVMSetModuleIdentifier(m, id, id_len);
-  LLVMSetTarget(m, LLVMGetTarget(src));
-  LLVMSetDataLayout(m, LLVMGetDataLayoutStr(src));
-  if (LLVMLinkModules2(m, src)) { /* takes src */
-    LLVMDisposeModule(m);
-    char *why = jit_take_diagnostic_errors();
-    tj_fail(err, TANJIT_ERR_INTERNAL, "cannot extract %s: %s", name,
-            why ? why : "the linker failed");
-    free(why);
-    return NULL;
-  }
-  return m;
+static int is_name(void *want, const char *name, size_t len) {
+  return strlen(want) == len && memcmp(want, name, len) == 0;
 }
 
 /* Function `b->function` alone, from the module's bitcode, as `b->body`,
- * optimized and compiled to an object; NULL with *err. */
+ * optimized and compiled to an object; NULL with *err.  Under jit_lock
+ * (the session's pass target machine). */
 static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) {
   tanjit_session *s = b->session;
   if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
@@ -340,60 +198,26 @@ static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) 
   LLVMMemoryBufferRef view = LLVMCreateMemoryBufferWithMemoryRange(
       LLVMGetBufferStart(b->source->bitcode), LLVMGetBufferSize(b->source->bitcode),
       b->source->module_name, 0);
-  LLVMModuleRef m = NULL;
   LLVMMemoryBufferRef obj = NULL;
-  double t0 = seconds_now(), t1 = t0;
-  m = extract_function(ctx, view, b->function, err);
-  view = NULL; /* the lazily read module took it */
-  if (!m)
-    goto out;
-  LLVMValueRef self = LLVMGetNamedFunction(m, b->function);
-  if (!self || LLVMIsDeclaration(self)) {
+  LLVMModuleRef m = jit_partition_extract(ctx, view, is_name, b->function, err);
+  LLVMValueRef self = m ? LLVMGetNamedFunction(m, b->function) : NULL;
+  if (m && (!self || LLVMIsDeclaration(self))) {
     tj_fail(err, TANJIT_ERR_INTERNAL, "%s: no function %s to compile",
             b->source->module_name, b->function);
-    goto out;
+  } else if (m) {
+    LLVMSetValueName2(self, b->body, strlen(b->body));
+    LLVMSetLinkage(self, LLVMExternalLinkage);
+    LLVMSetVisibility(self, LLVMDefaultVisibility);
+    LLVMSetComdat(self, NULL);
+    double seconds[2];
+    obj = jit_partition_compile(s->pass_tm, m, s->opt_level, seconds, err);
+    jit_session_lock(s);
+    s->stats.optimize_seconds += seconds[0];
+    s->stats.codegen_seconds += seconds[1];
+    jit_session_unlock(s);
   }
-  drop_used_lists(m);
-  LLVMSetValueName2(self, b->body, strlen(b->body));
-  LLVMSetLinkage(self, LLVMExternalLinkage);
-  LLVMSetVisibility(self, LLVMDefaultVisibility);
-  LLVMSetComdat(self, NULL);
-
-  char pipeline[32];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", s->opt_level);
-  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m, pipeline, s->pass_tm, opts);
-  LLVMDisposePassBuilderOptions(opts);
-  if (e) {
-    tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
-    goto out;
-  }
-  t1 = seconds_now();
-  char *msg = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(s->pass_tm, m, LLVMObjectFile, &msg, &obj)) {
-    tj_fail(err, TANJIT_ERR_LINK, "code generation failed: %s", msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    obj = NULL;
-    goto out;
-  }
-  LLVMDisposeMessage(msg);
-out:;
-  char *diagnosed = jit_take_diagnostic_errors();
-  if (diagnosed && obj) {
-    tj_fail(err, TANJIT_ERR_LINK, "code generation failed: %s", diagnosed);
-    LLVMDisposeMemoryBuffer(obj);
-    obj = NULL;
-  }
-  free(diagnosed);
-  double t2 = seconds_now();
-  jit_session_lock(s);
-  s->stats.optimize_seconds += t1 - t0;
-  s->stats.codegen_seconds += obj ? t2 - t1 : 0;
-  jit_session_unlock(s);
   if (m)
     LLVMDisposeModule(m);
-  if (view)
-    LLVMDisposeMemoryBuffer(view);
   LLVMContextDispose(ctx);
   return obj;
 }
@@ -445,23 +269,6 @@ static void discard_body(void *ctx, LLVMOrcJITDylibRef jd,
 
 static void destroy_body(void *ctx) { body_free(ctx); }
 
-static LLVMJITSymbolFlags flags_of(LLVMValueRef g, int exported) {
-  LLVMJITSymbolFlags f = {0, 0};
-  if (exported)
-    f.GenericFlags |= LLVMJITSymbolGenericFlagsExported;
-  if (LLVMIsAFunction(g))
-    f.GenericFlags |= LLVMJITSymbolGenericFlagsCallable;
-  return f;
-}
-
-/* Claims a name the engine's code added (mr did not know it). */
-static LLVMErrorRef claim(LLVMOrcExecutionSessionRef es,
-                          LLVMOrcMaterializationResponsibilityRef mr,
-                          const char *name, LLVMJITSymbolFlags flags) {
-  LLVMOrcCSymbolFlagsMapPair pair = {LLVMOrcExecutionSessionIntern(es, name), flags};
-  return LLVMOrcMaterializationResponsibilityDefineMaterializing(mr, &pair, 1);
-}
-
 int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                    LLVMOrcMaterializationResponsibilityRef mr,
                    tanjit_error **err) {
@@ -478,25 +285,9 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                    (void *)(uintptr_t)(i + 1)))
       goto oom;
 
-  /* Every definition the engine gave a module-private name becomes one
-   * the bodies can share, claimed for this module. */
-  LLVMErrorRef e = NULL;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !e; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_private(f)) {
-      if (promote(f, id))
-        goto oom;
-      e = claim(es, mr, LLVMGetValueName2(f, &(size_t){0}), flags_of(f, 0));
-    }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !e; g = LLVMGetNextGlobal(g))
-    if (!LLVMIsDeclaration(g) && is_private(g) && !copyable_constant(g)) {
-      if (promote(g, id))
-        goto oom;
-      e = claim(es, mr, LLVMGetValueName2(g, &(size_t){0}), flags_of(g, 0));
-    }
-  if (e) {
-    rc = tj_fail_llvm(err, TANJIT_ERR_LINK, e, "cannot split the module for lazy compilation");
+  if (jit_partition_prepare(s, m, id, mr, err))
     goto done;
-  }
+  LLVMErrorRef e = NULL;
 
   size_t n_functions = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
@@ -535,7 +326,7 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     if (k)
       flags = known[k - 1].Flags;
     else if (LLVMGetVisibility(f) == LLVMHiddenVisibility)
-      flags = flags_of(f, 0); /* promoted just now, and claimed */
+      flags = jit_partition_flags(f, 0); /* promoted just now, and claimed */
     else
       continue; /* a weak definition another module's won over */
     strbuf body;
@@ -559,7 +350,7 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     LLVMJITSymbolFlags body_flags = {LLVMJITSymbolGenericFlagsExported |
                                          LLVMJITSymbolGenericFlagsCallable,
                                      0};
-    if ((e = claim(es, mr, b->body, body_flags))) {
+    if ((e = jit_partition_claim(s, mr, b->body, body_flags))) {
       body_free(b);
       body_state_free(st);
       break;
@@ -606,11 +397,7 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     rc = tj_fail_llvm(err, TANJIT_ERR_LINK, e, "cannot split the module for lazy compilation");
     goto done;
   }
-  /* What stays is the data. */
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f))
-      declare_only(f);
-  drop_used_lists(m);
+  jit_partition_keep_data(m); /* what stays is the data */
   rc = 0;
   goto done;
 oom:

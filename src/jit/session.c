@@ -519,7 +519,7 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.generated = generated;
   rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
   /* a request module's own derivative wrapper gains nothing by a split */
-  rec.lazy = s->compile_lazy && !generated && jit_lazy_eligible(m);
+  rec.lazy = s->compile_lazy && !generated && jit_partitionable(m);
   if (rec.lazy)
     strmap_init(&rec.lazy_bodies);
 
