@@ -165,6 +165,9 @@ typedef struct tanjit_options {
    * re-exports, so a function never called is never compiled and its
    * errors fail only its own lookup or call. */
   tanjit_compile_mode compile_mode;
+  /* Threads that optimize and compile a large module's partitions at once
+   * (README "Compile latency"); 0: the number of cores, 1: one. */
+  unsigned jobs;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */

@@ -28,6 +28,7 @@ enum {
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
   OPT_COMPILE,
+  OPT_JOBS,
 };
 
 typedef struct cli_option {
@@ -60,6 +61,8 @@ static const cli_option options[] = {
      "neither read nor write the object cache", 0},
     {"compile", 0, OPT_COMPILE, CLI_RUN, "MODE",
      "lazy: each function at its first call; eager (default): whole modules", 0},
+    {"jobs", 0, OPT_JOBS, CLI_RUN, "N",
+     "compile a large module on N threads (default: the number of cores)", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -299,6 +302,17 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     }
     c->compile_lazy = strcmp(value, "lazy") == 0;
     return 0;
+  case OPT_JOBS: {
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (!*value || *end || n < 1 || n > 64) {
+      fprintf(stderr, "tanjit: --jobs takes a number of threads from 1 to 64, "
+                      "not '%s'\n", value);
+      return 2;
+    }
+    c->jobs = (unsigned)n;
+    return 0;
+  }
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
     return 0;

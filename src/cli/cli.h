@@ -30,6 +30,7 @@ typedef struct cli_args {
   const char *cache_dir; /* --cache-dir DIR ("": none) */
   int no_cache;          /* --no-cache */
   int compile_lazy;      /* --compile lazy */
+  unsigned jobs;         /* --jobs N; 0: the library's default */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
   char **program_args;
   int n_program_args;

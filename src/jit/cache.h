@@ -55,6 +55,9 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol);
 void jit_cache_expect_object(tanjit_session *s, LLVMModuleRef m);
 /* The object layer's view of each object: stores it when expected. */
 void jit_cache_note_object(tanjit_session *s, LLVMMemoryBufferRef obj);
+/* A module compiled in partitions (parallel.c): their objects (copied)
+ * are stored with the module's own object, in one entry. */
+void jit_cache_expect_parts(LLVMMemoryBufferRef *objects, size_t n);
 /* Forgets an expected object (its compile failed). */
 void jit_cache_forget_expected(void);
 

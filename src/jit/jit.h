@@ -60,6 +60,7 @@ typedef struct jit_module {
   unsigned long views_upto;
   int cache_policy;           /* JIT_CACHE_* (cache.h) */
   int lazy;                   /* compiled function by function (lazy.c) */
+  int partitionable;          /* jit_partitionable, at load */
   /* after its split: function name -> jit_lazy_body_state * (under lock) */
   strmap lazy_bodies;
 } jit_module;
@@ -111,6 +112,7 @@ struct tanjit_session {
   int compile_lazy;          /* TANJIT_COMPILE_LAZY (lazy.c) */
   LLVMOrcLazyCallThroughManagerRef lazy_call_through;
   LLVMOrcIndirectStubsManagerRef lazy_stubs;
+  unsigned jobs;             /* compile threads (parallel.c), 1..JIT_MAX_PARTS */
 };
 
 /* session.c */
@@ -360,6 +362,20 @@ LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef
                                           tanjit_error **err);
 /* Every function definition of m becomes a declaration: m keeps the data. */
 void jit_partition_keep_data(LLVMModuleRef m);
+
+/* parallel.c */
+/* Modules with fewer function definitions compile whole. */
+#define JIT_PARALLEL_MIN_FUNCTIONS 64
+#define JIT_MAX_PARTS 64
+/* Whether m (differentiated) is compiled in partitions on threads. */
+int jit_parallel_wanted(tanjit_session *s, LLVMModuleRef m);
+/* Cuts m (differentiated, partitionable) into s->jobs partitions compiled
+ * on threads and emitted under parts of mr; m keeps the data.  0, or -1
+ * with *err. */
+int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                         const char *module_name,
+                         LLVMOrcMaterializationResponsibilityRef mr,
+                         tanjit_error **err);
 
 /* lazy.c */
 /* A lazily compiled function's body, as its module's record keeps it. */

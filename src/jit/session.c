@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Target.h>
@@ -199,6 +200,10 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->perf_map = opts->perf_map != 0;
   s->trust_bitcode = opts->trust_bitcode != 0;
   s->compile_lazy = opts->compile_mode == TANJIT_COMPILE_LAZY;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  s->jobs = opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
+  if (s->jobs > JIT_MAX_PARTS)
+    s->jobs = JIT_MAX_PARTS;
   if ((opts->bitcode_checker &&
        !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
       (opts->cache_dir && *opts->cache_dir &&
@@ -519,7 +524,9 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.generated = generated;
   rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
   /* a request module's own derivative wrapper gains nothing by a split */
-  rec.lazy = s->compile_lazy && !generated && jit_partitionable(m);
+  rec.partitionable = !generated && (s->compile_lazy || s->jobs > 1) &&
+                      jit_partitionable(m);
+  rec.lazy = s->compile_lazy && rec.partitionable;
   if (rec.lazy)
     strmap_init(&rec.lazy_bodies);
 

@@ -405,45 +405,6 @@ START_TEST(cache_hits_in_lazy_mode_and_lazy_does_not_store) {
 }
 END_TEST
 
-typedef struct race {
-  tanjit_session *s;
-  fn1 sum;
-  double got;
-} race;
-
-static void *call_sum(void *p) {
-  race *r = p;
-  r->got = r->sum(0.75);
-  return NULL;
-}
-
-/* Two threads making the first calls into the same lazily compiled
- * functions at once (run under TSan by scripts/test.sh --all). */
-START_TEST(first_calls_from_two_threads) {
-  char *gen = generated_module(24);
-  double want;
-  {
-    tanjit_session *s = open_session(TANJIT_COMPILE_EAGER, NULL);
-    load(s, gen);
-    want = lookup(s, "sum")(0.75);
-    tanjit_session_free(s);
-  }
-  tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, gen);
-  fn1 sum = lookup(s, "sum"); /* sum's body only: every df<i> is a stub */
-  race r[2] = {{s, sum, 0}, {s, sum, 0}};
-  pthread_t t[2];
-  for (int i = 0; i < 2; i++)
-    ck_assert_int_eq(pthread_create(&t[i], NULL, call_sum, &r[i]), 0);
-  for (int i = 0; i < 2; i++)
-    pthread_join(t[i], NULL);
-  for (int i = 0; i < 2; i++)
-    ck_assert_mem_eq(&r[i].got, &want, sizeof want);
-  tanjit_session_free(s);
-  free(gen);
-}
-END_TEST
-
 START_TEST(cli_compile_option) {
   char path[] = "/tmp/tanjit-lazy-cli-XXXXXX.ll";
   int fd = mkstemps(path, 3);
@@ -489,7 +450,6 @@ int main(void) {
   tcase_add_test(tc, differentiation_error_fails_the_module_lookup);
   tcase_add_test(tc, unload_and_reload_lazy_module);
   tcase_add_test(tc, cache_hits_in_lazy_mode_and_lazy_does_not_store);
-  tcase_add_test(tc, first_calls_from_two_threads);
   tcase_add_test(tc, cli_compile_option);
   tcase_add_test(tc, invalid_compile_mode_is_refused);
   suite_add_tcase(s, tc);
