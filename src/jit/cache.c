@@ -152,8 +152,13 @@ static int has_structors(LLVMModuleRef m) {
 }
 
 int jit_cache_policy(LLVMModuleRef m, int generated) {
-  if (generated || has_structors(m))
+  if (has_structors(m))
     return JIT_CACHE_NEVER;
+  /* tanjit_fwddiff's module: the views of every loaded module's pristine
+   * copy and the wrapper, so its bytes are the other modules' bytes and
+   * the request; looked up when tanjit_fwddiff looks the wrapper up */
+  if (generated)
+    return JIT_CACHE_AT_LOOKUP;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (ad_is_request_function(f) && LLVMGetFirstUse(f))
       return JIT_CACHE_AT_LOOKUP;

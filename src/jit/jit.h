@@ -18,8 +18,10 @@
  *   unload.c     tanjit_unload: a module, what was compiled against it
  *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  *   cache.c      the persistent object cache (cache.h)
+ *   partition.c  a differentiated module's functions compiled apart
  *   lazy.c       lazy compilation: a module split into functions, each
  *                compiled at its first call through ORC's lazy re-exports
+ *   parallel.c   a large module's partitions compiled on threads
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
