@@ -347,11 +347,14 @@ LLVMJITSymbolFlags jit_partition_flags(LLVMValueRef g, int exported);
 LLVMErrorRef jit_partition_claim(tanjit_session *s,
                                  LLVMOrcMaterializationResponsibilityRef mr,
                                  const char *name, LLVMJITSymbolFlags flags);
-/* The engine's module-private definitions get hidden, session-unique
- * names, claimed in mr.  0, or -1 with *err. */
+/* The engine's module-private functions used from one function only go
+ * with it (`attached`: name -> that function's name, owned; free with
+ * jit_partition_attached_free); the other
+ * private definitions get hidden, session-unique names, claimed in mr.
+ * 0, or -1 with *err. */
 int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                           LLVMOrcMaterializationResponsibilityRef mr,
-                          tanjit_error **err);
+                          strmap *attached, tanjit_error **err);
 /* The functions `keep` accepts (by name) alone out of a module's bitcode
  * (taken), in ctx; NULL with *err. */
 LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
@@ -362,6 +365,7 @@ LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitc
 LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef m,
                                           int opt_level, double seconds[2],
                                           tanjit_error **err);
+void jit_partition_attached_free(strmap *attached);
 /* Every function definition of m becomes a declaration: m keeps the data. */
 void jit_partition_keep_data(LLVMModuleRef m);
 

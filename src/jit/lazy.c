@@ -44,6 +44,7 @@ typedef struct lazy_source {
   atomic_uint refs;
   LLVMMemoryBufferRef bitcode;
   char *module_name; /* for messages */
+  strmap attached;   /* private functions that go with a body (partition.c) */
 } lazy_source;
 
 typedef struct lazy_body {
@@ -57,8 +58,10 @@ typedef struct lazy_body {
 static void source_release(lazy_source *src) {
   if (!src || atomic_fetch_sub(&src->refs, 1) != 1)
     return;
-  LLVMDisposeMemoryBuffer(src->bitcode);
+  if (src->bitcode)
+    LLVMDisposeMemoryBuffer(src->bitcode);
   free(src->module_name);
+  jit_partition_attached_free(&src->attached);
   free(src);
 }
 
@@ -181,8 +184,19 @@ jit_lazy_body_state *jit_lazy_body_of(tanjit_session *s, const char *symbol) {
   return NULL;
 }
 
-static int is_name(void *want, const char *name, size_t len) {
-  return strlen(want) == len && memcmp(want, name, len) == 0;
+/* Whether a function belongs to body b: b's function, or a private
+ * function that goes with it. */
+static int in_body(void *p, const char *name, size_t len) {
+  const lazy_body *b = p;
+  if (strlen(b->function) == len && memcmp(b->function, name, len) == 0)
+    return 1;
+  char stack[256];
+  if (len >= sizeof stack)
+    return 0; /* (engine-made names are short; a long one is declared) */
+  memcpy(stack, name, len);
+  stack[len] = '\0';
+  const char *home = strmap_get(&b->source->attached, stack);
+  return home && strcmp(home, b->function) == 0;
 }
 
 /* Function `b->function` alone, from the module's bitcode, as `b->body`,
@@ -199,7 +213,7 @@ static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) 
       LLVMGetBufferStart(b->source->bitcode), LLVMGetBufferSize(b->source->bitcode),
       b->source->module_name, 0);
   LLVMMemoryBufferRef obj = NULL;
-  LLVMModuleRef m = jit_partition_extract(ctx, view, is_name, b->function, err);
+  LLVMModuleRef m = jit_partition_extract(ctx, view, in_body, (void *)b, err);
   LLVMValueRef self = m ? LLVMGetNamedFunction(m, b->function) : NULL;
   if (m && (!self || LLVMIsDeclaration(self))) {
     tj_fail(err, TANJIT_ERR_INTERNAL, "%s: no function %s to compile",
@@ -285,10 +299,6 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                    (void *)(uintptr_t)(i + 1)))
       goto oom;
 
-  if (jit_partition_prepare(s, m, id, mr, err))
-    goto done;
-  LLVMErrorRef e = NULL;
-
   size_t n_functions = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     n_functions++;
@@ -302,6 +312,13 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     goto oom;
   }
   atomic_init(&src->refs, 1);
+  strmap_init(&src->attached);
+  if (jit_partition_prepare(s, m, id, mr, &src->attached, err)) {
+    free(aliases);
+    source_release(src);
+    goto done;
+  }
+  LLVMErrorRef e = NULL;
   src->bitcode = LLVMWriteBitcodeToMemoryBuffer(m);
   jit_session_lock(s);
   jit_module *rec = NULL;
@@ -321,6 +338,8 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
       continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
+    if (strmap_get(&src->attached, name))
+      continue; /* compiled with the body of its one user */
     uintptr_t k = (uintptr_t)strmap_get(&known_flags, name);
     LLVMJITSymbolFlags flags;
     if (k)

@@ -112,8 +112,12 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                          const char *module_name,
                          LLVMOrcMaterializationResponsibilityRef mr,
                          tanjit_error **err) {
-  if (jit_partition_prepare(s, m, id, mr, err))
+  strmap attached; /* private function -> the one function using it */
+  strmap_init(&attached);
+  if (jit_partition_prepare(s, m, id, mr, &attached, err)) {
+    jit_partition_attached_free(&attached);
     return -1;
+  }
   size_t n_known = 0;
   LLVMOrcCSymbolFlagsMapPairs known =
       LLVMOrcMaterializationResponsibilityGetSymbols(mr, &n_known);
@@ -124,6 +128,7 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     if (strmap_put(&in_mr, LLVMOrcSymbolStringPoolEntryStr(known[i].Name), (void *)1)) {
       rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
       strmap_free(&in_mr);
+      jit_partition_attached_free(&attached);
       LLVMOrcDisposeCSymbolFlagsMap(known);
       return rc;
     }
@@ -140,8 +145,11 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   part_job *jobs = tj_calloc(parts, sizeof *jobs);
   pthread_t *threads = tj_calloc(parts, sizeof *threads);
   int *started = tj_calloc(parts, sizeof *started);
+  unsigned *part_of = tj_calloc(n ? n : 1, sizeof *part_of);
+  strmap index; /* function name -> its index in fns + 1 */
+  strmap_init(&index);
   LLVMMemoryBufferRef bitcode = NULL;
-  if (!fns || !sizes || !jobs || !threads || !started) {
+  if (!fns || !sizes || !jobs || !threads || !started || !part_of) {
     rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
@@ -155,6 +163,19 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     fns[n] = f;
     sizes[n] = instruction_count(f) + 8; /* a function's own fixed cost */
     total += sizes[n++];
+    if (strmap_put(&index, name, (void *)(uintptr_t)n)) {
+      rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+      goto done;
+    }
+  }
+  /* what goes with a function weighs with it */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    const char *home = strmap_get(&attached, LLVMGetValueName2(f, &(size_t){0}));
+    uintptr_t i = home ? (uintptr_t)strmap_get(&index, home) : 0;
+    if (i) {
+      sizes[i - 1] += instruction_count(f);
+      total += instruction_count(f);
+    }
   }
   if (!(bitcode = LLVMWriteBitcodeToMemoryBuffer(m))) {
     rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
@@ -183,7 +204,18 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
       }
       job->names = grown;
       job->names[job->n_names++] = copy;
+      part_of[at] = k;
       filled += sizes[at++];
+    }
+  }
+  /* private functions are compiled with their one user */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    const char *name = LLVMGetValueName2(f, &(size_t){0});
+    const char *home = strmap_get(&attached, name);
+    uintptr_t i = home ? (uintptr_t)strmap_get(&index, home) : 0;
+    if (i && strmap_put(&jobs[part_of[i - 1]].members, name, (void *)1)) {
+      rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+      goto done;
     }
   }
   /* Partition 0 on this thread (on the big stack already), the others on
@@ -263,6 +295,9 @@ done:
   if (bitcode)
     LLVMDisposeMemoryBuffer(bitcode);
   strmap_free(&in_mr);
+  strmap_free(&index);
+  jit_partition_attached_free(&attached);
+  free(part_of);
   free(fns);
   free(sizes);
   free(jobs);

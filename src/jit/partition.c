@@ -124,17 +124,74 @@ LLVMErrorRef jit_partition_claim(tanjit_session *s,
   return LLVMOrcMaterializationResponsibilityDefineMaterializing(mr, &pair, 1);
 }
 
+/* The function an instruction user of f sits in, or NULL (a constant). */
+static LLVMValueRef user_function(LLVMValueRef user) {
+  if (!LLVMIsAInstruction(user))
+    return NULL;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
+  return bb ? LLVMGetBasicBlockParent(bb) : NULL;
+}
+
+/*
+ * A private function used only by code that ends up in one partition
+ * (a derivative the engine made for one request) goes with it: it stays
+ * private there, so the optimizer may inline and delete it as in a
+ * whole-module compile.  Its home is the one non-private function every
+ * use leads to, through other such functions; found by rounds until
+ * nothing changes.  home: function -> its home function (NULL: none yet).
+ */
+static int find_homes(LLVMModuleRef m, tj_hashmap *home) {
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+      if (LLVMIsDeclaration(f) || !is_private(f) || tj_hashmap_get(home, f))
+        continue;
+      LLVMValueRef only = NULL;
+      int ok = LLVMGetFirstUse(f) != NULL;
+      for (LLVMUseRef u = LLVMGetFirstUse(f); u && ok; u = LLVMGetNextUse(u)) {
+        LLVMValueRef in = user_function(LLVMGetUser(u));
+        LLVMValueRef h = !in ? NULL : is_private(in) ? tj_hashmap_get(home, in) : in;
+        ok = h && h != f && (!only || only == h);
+        only = h;
+      }
+      if (ok) {
+        if (tj_hashmap_put(home, f, only))
+          return -1;
+        changed = 1;
+      }
+    }
+  }
+  return 0;
+}
+
 int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                           LLVMOrcMaterializationResponsibilityRef mr,
-                          tanjit_error **err) {
+                          strmap *attached, tanjit_error **err) {
   LLVMErrorRef e = NULL;
+  tj_hashmap home;
+  tj_hashmap_init(&home, TJ_KEYS_POINTERS);
+  if (find_homes(m, &home)) {
+    tj_hashmap_free(&home);
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
+  }
+  /* (names first: promotion below renames only the homeless) */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    LLVMValueRef h = tj_hashmap_get(&home, f);
+    char *name = h ? tj_strdup(LLVMGetValueName2(h, &(size_t){0})) : NULL;
+    if (h && (!name || strmap_put(attached, LLVMGetValueName2(f, &(size_t){0}), name))) {
+      free(name);
+      tj_hashmap_free(&home);
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
+    }
+  }
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !e; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_private(f)) {
+    if (!LLVMIsDeclaration(f) && is_private(f) && !tj_hashmap_get(&home, f)) {
       if (promote(f, id))
         return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
       e = jit_partition_claim(s, mr, LLVMGetValueName2(f, &(size_t){0}),
                               jit_partition_flags(f, 0));
     }
+  tj_hashmap_free(&home);
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !e; g = LLVMGetNextGlobal(g))
     if (!LLVMIsDeclaration(g) && is_private(g) && !copyable_constant(g)) {
       if (promote(g, id))
@@ -248,9 +305,26 @@ LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef
   return obj;
 }
 
+void jit_partition_attached_free(strmap *attached) {
+  for (size_t i = 0; i < attached->cap; i++)
+    if (attached->keys[i])
+      free(attached->vals[i]);
+  strmap_free(attached);
+}
+
 void jit_partition_keep_data(LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f))
-      declare_only(f);
+      jit_drop_body(f);
+  /* private functions went with their homes: no use of them is left */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    if (is_private(f) && !LLVMGetFirstUse(f))
+      LLVMDeleteFunction(f);
+    else if (LLVMIsDeclaration(f)) {
+      LLVMSetLinkage(f, LLVMExternalLinkage);
+      LLVMSetComdat(f, NULL);
+    }
+  }
   drop_used_lists(m);
 }
