@@ -16,6 +16,8 @@ times and the best (least) wall-clock time is kept, with the CPU time
 result bits as the first (cold) run, or the script fails.
 
 usage: compile_bench.py BUILD_DIR CSV [PNG] [--sizes 10,100,400,1000] [--reps 3]
+       compile_bench.py --plot CSV PNG   (redraw; needs matplotlib, Debian's
+                                          python3-matplotlib)
 """
 import argparse
 import csv
@@ -96,6 +98,11 @@ def plot(rows, path):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--plot":
+        with open(sys.argv[2], newline="") as f:
+            rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+        plot(rows, sys.argv[3])
+        return
     p = argparse.ArgumentParser()
     p.add_argument("build")
     p.add_argument("csv")
