@@ -60,7 +60,7 @@ static const cli_option options[] = {
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
     {"compile", 0, OPT_COMPILE, CLI_RUN, "MODE",
-     "lazy: functions at first call; eager: modules (default)", 0},
+     "lazy: each function at its first call; eager (default)", 0},
     {"jobs", 0, OPT_JOBS, CLI_RUN, "N",
      "compile large modules on N threads (default: cores)", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
