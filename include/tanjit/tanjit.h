@@ -102,6 +102,19 @@ typedef enum tanjit_compile_mode {
   TANJIT_COMPILE_EAGER = 0, /* a module whole, at its first lookup     */
   TANJIT_COMPILE_LAZY = 1   /* each function at its first call/lookup  */
 } tanjit_compile_mode;
+/* The floating-point flags of derivative arithmetic: the instructions
+ * tanjit adds to compute tangents, never the primal's own (README
+ * "Derivative arithmetic"). */
+typedef enum tanjit_derivative_fp {
+  /* Tangent arithmetic may be reassociated and contracted, and ignores the
+   * sign of zero (reassoc nsz contract), as Enzyme's default
+   * enzyme-fast-math: LLVM may factor and fuse it, so derivatives can
+   * differ from strict evaluation in the last bits. */
+  TANJIT_DERIVATIVE_FP_FAST = 0,
+  /* Tangent arithmetic carries only the primal instruction's own flags,
+   * evaluated in the order the rules write it. */
+  TANJIT_DERIVATIVE_FP_STRICT = 1
+} tanjit_derivative_fp;
 
 /*
  * Session options.  The struct grows at its end from release to release;
@@ -158,6 +171,9 @@ typedef struct tanjit_options {
   /* The cache directory's size bound, least recently used entries deleted
    * first; 0: TANJIT_DEFAULT_CACHE_BYTES. */
   size_t cache_max_bytes;
+  /* Flags of derivative arithmetic; default TANJIT_DERIVATIVE_FP_FAST.
+   * Part of the object cache's key. */
+  tanjit_derivative_fp derivative_fp;
   /* When code is compiled (README "Compile latency"): TANJIT_COMPILE_EAGER
    * (the default) compiles a module whole at the first lookup of one of
    * its symbols; TANJIT_COMPILE_LAZY differentiates it then but compiles

@@ -47,6 +47,11 @@ void ad_engine_free(ad_engine *e); /* NULL-tolerant */
  * rule a call gets (at most once per call site of each transform: the
  * analyses and the rules share a memo).  For tests and measurements. */
 unsigned long ad_engine_rule_lookups(const ad_engine *e);
+/* Whether tangent arithmetic carries reassoc, nsz and contract
+ * (tanjit_options.derivative_fp; a new engine's default: yes).  Set before
+ * the engine's first transform. */
+void ad_engine_set_fast_derivatives(ad_engine *e, int fast);
+int ad_engine_fast_derivatives(const ad_engine *e);
 /* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);

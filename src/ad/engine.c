@@ -36,7 +36,17 @@ struct ad_engine {
   size_t n_kept, cap_kept;
   /* rule lookups that reached the families, over all transforms */
   _Atomic unsigned long rule_lookups;
+  /* tanjit_options.derivative_fp: zero (calloc) is the fast default */
+  int strict_derivatives;
 };
+
+void ad_engine_set_fast_derivatives(ad_engine *e, int fast) {
+  e->strict_derivatives = !fast;
+}
+
+int ad_engine_fast_derivatives(const ad_engine *e) {
+  return e && !e->strict_derivatives;
+}
 
 unsigned long ad_engine_rule_lookups(const ad_engine *e) {
   return e ? atomic_load(&e->rule_lookups) : 0;

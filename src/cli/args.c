@@ -29,6 +29,7 @@ enum {
   OPT_NO_CACHE,
   OPT_COMPILE,
   OPT_JOBS,
+  OPT_STRICT_DERIVATIVES,
 };
 
 typedef struct cli_option {
@@ -63,6 +64,8 @@ static const cli_option options[] = {
      "lazy: each function at its first call; eager (default)", 0},
     {"jobs", 0, OPT_JOBS, CLI_RUN, "N",
      "compile large modules on N threads (default: cores)", 0},
+    {"strict-derivatives", 0, OPT_STRICT_DERIVATIVES, CLI_RUN | CLI_EMIT, NULL,
+     "no reassoc/nsz/contract on derivative arithmetic", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -315,6 +318,9 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
   }
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
+    return 0;
+  case OPT_STRICT_DERIVATIVES:
+    c->strict_derivatives = 1;
     return 0;
   case 'g':
     c->debug = 1;

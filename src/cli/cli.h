@@ -32,6 +32,7 @@ typedef struct cli_args {
   int compile_lazy;      /* --compile lazy */
   unsigned jobs;         /* --jobs N; 0: the library's default */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
+  int strict_derivatives; /* --strict-derivatives: TANJIT_DERIVATIVE_FP_STRICT */
   char **program_args;
   int n_program_args;
   char **words; /* the argv copy getopt permuted; owned */

@@ -189,6 +189,8 @@ int main(int argc, char **argv) {
   opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
   opts.perf_map = c.debug;
   opts.trust_bitcode = c.trust_bitcode;
+  opts.derivative_fp = c.strict_derivatives ? TANJIT_DERIVATIVE_FP_STRICT
+                                            : TANJIT_DERIVATIVE_FP_FAST;
   char *cache_dir = cache_dir_for(&c);
   opts.cache_dir = cache_dir;
   tanjit_error *err = NULL;

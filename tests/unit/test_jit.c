@@ -642,6 +642,14 @@ START_TEST(bad_options) {
   ck_assert_ptr_null(tanjit_session_new(&o, &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);
+  tanjit_options_init(&o);
+  o.derivative_fp = (tanjit_derivative_fp)2;
+  ck_assert_ptr_null(tanjit_session_new(&o, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "derivative_fp 2 is neither TANJIT_DERIVATIVE_FP_FAST nor "
+                   "TANJIT_DERIVATIVE_FP_STRICT");
+  tanjit_error_free(err);
   ck_assert_ptr_null(tanjit_lookup(NULL, "x", &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);

@@ -8,8 +8,9 @@
  *    float it is dv; for a pointer it is the pointer to the shadow memory;
  *    for an integer it is the "shadow integer" (only meaningful when the
  *    integer carries a pointer).  With vector (batched) width N > 1 the
- *    shadow of a value of type T has type [N x T], one lane per direction
- *    (Enzyme's convention).
+ *    shadow of a value of type T has one lane per direction: <N x T> for
+ *    a scalar float T, else [N x T] (tangent/, ad_lanes_type); requests
+ *    keep Enzyme's N separate shadows.
  *  - active: a primal value that may carry a non-zero tangent
  *    (analysis/activity.c).  A mutable global that receives active data is
  *    active module-wide and has one shadow global per lane

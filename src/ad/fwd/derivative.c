@@ -50,10 +50,10 @@ LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig) {
   for (unsigned i = 0; i < n; i++) {
     out[k++] = pt[i];
     if (sig->activity[i] != AD_ARG_CONST)
-      out[k++] = sig->width > 1 ? LLVMArrayType2(pt[i], sig->width) : pt[i];
+      out[k++] = ad_lanes_type(pt[i], sig->width);
   }
   LLVMTypeRef r = LLVMGetReturnType(ft), rt;
-  LLVMTypeRef sr = sig->width > 1 ? LLVMArrayType2(r, sig->width) : r;
+  LLVMTypeRef sr = ad_lanes_type(r, sig->width);
   switch (sig->ret) {
   case AD_RET_VOID:
     rt = LLVMVoidTypeInContext(mc->llctx);

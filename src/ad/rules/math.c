@@ -713,12 +713,8 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
       LLVMBuildFCmp(fc->b, LLVMRealUNO, py, py, ""), "");
   LLVMValueRef dx = ad_is_active(fc, x) ? ad_shadow_value(fc, x) : NULL;
   LLVMValueRef dy = ad_is_active(fc, y) ? ad_shadow_value(fc, y) : NULL;
-  LLVMValueRef lanes[AD_MAX_WIDTH];
-  for (unsigned lane = 0; lane < fc->width; lane++)
-    lanes[lane] = LLVMBuildSelect(
-        fc->b, take_first, dx ? ad_lane(fc, dx, lane) : LLVMConstNull(e->t),
-        dy ? ad_lane(fc, dy, lane) : LLVMConstNull(e->t), "");
-  ad_set_shadow(fc, call, ad_pack(fc, LLVMTypeOf(call), lanes));
+  ad_set_shadow(fc, call,
+                ad_select_tangent(fc, LLVMTypeOf(call), take_first, dx, dy));
   return 0;
 }
 

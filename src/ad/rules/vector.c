@@ -53,10 +53,10 @@ static int emit_reduce(ad_fn_ctx *fc, const ad_call_rule *rule,
       if (kind == RED_FMUL) { /* d(acc x) = dacc x + acc dx */
         LLVMValueRef t1 = LLVMBuildFMul(fc->b, dacc, x, "");
         LLVMValueRef t2 = LLVMBuildFMul(fc->b, acc, dx, "");
-        ad_copy_fmf(t1, call);
-        ad_copy_fmf(t2, call);
+        ad_tangent_fmf(fc, t1, call);
+        ad_tangent_fmf(fc, t2, call);
         dacc = LLVMBuildFAdd(fc->b, t1, t2, "");
-        ad_copy_fmf(dacc, call);
+        ad_tangent_fmf(fc, dacc, call);
         acc = LLVMBuildFMul(fc->b, acc, x, "");
         ad_copy_fmf(acc, call);
       } else { /* scanned last to first: the first match wins */

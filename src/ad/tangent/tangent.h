@@ -19,7 +19,17 @@ LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v);
  * (replicated per lane) for ints and pointers.  Emits at the builder. */
 LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v);
 void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow);
+/* The type of a shadow of primal type t at `width`: t at width 1, <width x
+ * t> for a scalar float t (half, bfloat, float, double), else [width x t].
+ * Derivative signatures use it too. */
+LLVMTypeRef ad_lanes_type(LLVMTypeRef t, unsigned width);
 LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t);
+/* Packs `width` lanes of primal type t into ad_lanes_type(t, width), at b. */
+LLVMValueRef ad_pack_lanes(LLVMBuilderRef b, LLVMTypeRef t, unsigned width,
+                           LLVMValueRef *lanes);
+/* A shadow's lanes as the array a request's ABI carries ([N x T] for a
+ * <N x T>; anything else unchanged), at b. */
+LLVMValueRef ad_lanes_to_array(LLVMBuilderRef b, LLVMValueRef v);
 LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane);
 /* Packs per-lane values into a shadow of primal type t. */
 LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes);
@@ -47,11 +57,17 @@ typedef struct ad_term {
   LLVMValueRef tangent; /* a shadow (all lanes) */
   int negate;
 } ad_term;
-/* sum(terms) [/ divisor], per lane, fast-math flags copied from fmf_src
- * (may be NULL).  Returns the zero tangent when every term is zero. */
+/* sum(terms) [/ divisor], per lane, with ad_tangent_fmf's flags from
+ * fmf_src (may be NULL).  Returns the zero tangent when every term is
+ * zero. */
 LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
                         unsigned nterms, LLVMValueRef divisor,
                         LLVMValueRef fmf_src);
+/* cond ? a : b for shadows a and b (NULL: zero) of primal type t, cond a
+ * primal i1 (or vector of i1 for a vector t): one select where the lanes
+ * are a vector's elements. */
+LLVMValueRef ad_select_tangent(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef cond,
+                               LLVMValueRef a, LLVMValueRef b);
 /* Per lane, a copy of `clone` whose operands listed in `ops` are replaced by
  * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
@@ -93,6 +109,11 @@ LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
 /* A float constant of type t (scalar or vector splat). */
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
+/* The flags of tangent instruction `to`: those of primal `from` (may be
+ * NULL), plus reassoc nsz contract unless the session asked for strict
+ * derivatives (tanjit_options.derivative_fp).  Every instruction that
+ * combines tangents is given its flags here. */
+void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from);
 
 /* ---- clone.c ---- */
 /* Clones `inst` at the builder with operands mapped to the derivative
