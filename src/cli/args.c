@@ -61,7 +61,7 @@ static const cli_option options[] = {
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
     {"compile", 0, OPT_COMPILE, CLI_RUN, "MODE",
-     "lazy: each function at its first call; eager (default)", 0},
+     "lazy (functions at first call) or eager (default)", 0},
     {"jobs", 0, OPT_JOBS, CLI_RUN, "N",
      "compile large modules on N threads (default: cores)", 0},
     {"strict-derivatives", 0, OPT_STRICT_DERIVATIVES, CLI_RUN | CLI_EMIT, NULL,

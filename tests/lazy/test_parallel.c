@@ -127,6 +127,21 @@ START_TEST(partitions_give_the_same_bits) {
 }
 END_TEST
 
+/* 1 when the directory's one cache entry is a list of objects (the
+ * partitions' and the module's), 0 when it is one object, -1 otherwise. */
+static int entry_holds_parts(const char *dir) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "cat '%s'/*.tjo", dir);
+  FILE *f = popen(cmd, "r");
+  ck_assert_ptr_nonnull(f);
+  static char data[1 << 22];
+  size_t n = fread(data, 1, sizeof data, f);
+  pclose(f);
+  if (n < 64)
+    return -1;
+  return memmem(data, 64 + 8, "TJPARTS1", 8) != NULL;
+}
+
 /* A module compiled in partitions is one cache entry holding every
  * partition's object: the next session (any number of jobs) hits. */
 START_TEST(partitions_are_cached_together) {
@@ -134,20 +149,31 @@ START_TEST(partitions_are_cached_together) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char *gen = generated_module(60);
   double cold[4 * N_POINTS], warm[4 * N_POINTS], warm1[4 * N_POINTS];
+  char cmd[128];
   tanjit_stats st;
   values_with_jobs(gen, 2, dir, cold, &st);
   ck_assert_int_eq(st.cache_misses, 1);
   ck_assert_int_eq(st.cache_errors, 0);
+  /* it was compiled in partitions: its one entry lists their objects */
+  ck_assert_int_eq(entry_holds_parts(dir), 1);
   values_with_jobs(gen, 2, dir, warm, &st);
   ck_assert_int_eq(st.cache_hits, 1);
   ck_assert_int_eq(st.cache_errors, 0);
   ck_assert(st.codegen_seconds == 0);
   values_with_jobs(gen, 1, dir, warm1, &st);
   ck_assert_int_eq(st.cache_hits, 1);
+  /* compiled whole, one object: (another directory) */
+  char whole[] = "/tmp/tanjit-parallel-whole-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(whole));
+  double one[4 * N_POINTS];
+  values_with_jobs(gen, 1, whole, one, &st);
+  ck_assert_int_eq(entry_holds_parts(whole), 0);
+  ck_assert_mem_eq(one, cold, sizeof one);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", whole);
+  ck_assert_int_eq(system(cmd), 0);
   ck_assert_mem_eq(cold, warm, sizeof cold);
   ck_assert_mem_eq(cold, warm1, sizeof cold);
   free(gen);
-  char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   ck_assert_int_eq(system(cmd), 0);
 }
