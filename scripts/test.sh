@@ -51,7 +51,7 @@ if [ "${1:-}" = "--all" ]; then
   # The multi-threaded suites under ThreadSanitizer (tanjit's own code is
   # instrumented; LLVM's is not).
   if scripts/bootstrap.sh build-tsan 19 -Db_sanitize=thread -Db_lundef=false; then
-    TSAN_OPTIONS=halt_on_error=1 run_suites build-tsan "TSan" threads embed || status=1
+    TSAN_OPTIONS=halt_on_error=1 run_suites build-tsan "TSan" threads embed parallel || status=1
   else
     echo "thread-sanitizer build failed"; status=1
   fi

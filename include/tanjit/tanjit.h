@@ -98,6 +98,10 @@ typedef enum tanjit_binding {
   TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
 } tanjit_binding;
 
+typedef enum tanjit_compile_mode {
+  TANJIT_COMPILE_EAGER = 0, /* a module whole, at its first lookup     */
+  TANJIT_COMPILE_LAZY = 1   /* each function at its first call/lookup  */
+} tanjit_compile_mode;
 /* The floating-point flags of derivative arithmetic: the instructions
  * tanjit adds to compute tangents, never the primal's own (README
  * "Derivative arithmetic"). */
@@ -170,6 +174,16 @@ typedef struct tanjit_options {
   /* Flags of derivative arithmetic; default TANJIT_DERIVATIVE_FP_FAST.
    * Part of the object cache's key. */
   tanjit_derivative_fp derivative_fp;
+  /* When code is compiled (README "Compile latency"): TANJIT_COMPILE_EAGER
+   * (the default) compiles a module whole at the first lookup of one of
+   * its symbols; TANJIT_COMPILE_LAZY differentiates it then but compiles
+   * each function on its first call (or tanjit_lookup), through ORC's lazy
+   * re-exports, so a function never called is never compiled and its
+   * errors fail only its own lookup or call. */
+  tanjit_compile_mode compile_mode;
+  /* Threads that optimize and compile a large module's partitions at once
+   * (README "Compile latency"); 0: the number of cores, 1: one. */
+  unsigned jobs;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */

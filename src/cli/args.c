@@ -27,6 +27,8 @@ enum {
   OPT_TRUST_BITCODE,
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
+  OPT_COMPILE,
+  OPT_JOBS,
   OPT_STRICT_DERIVATIVES,
   OPT_PRE_AD,
 };
@@ -59,6 +61,10 @@ static const cli_option options[] = {
      "keep compiled code in DIR (default ~/.cache/tanjit)", 0},
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
+    {"compile", 0, OPT_COMPILE, CLI_RUN, "MODE",
+     "lazy (functions at first call) or eager (default)", 0},
+    {"jobs", 0, OPT_JOBS, CLI_RUN, "N",
+     "compile large modules on N threads (default: cores)", 0},
     {"strict-derivatives", 0, OPT_STRICT_DERIVATIVES, CLI_RUN | CLI_EMIT, NULL,
      "no reassoc/nsz/contract on derivative arithmetic", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
@@ -297,6 +303,25 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
   case OPT_PRE_AD:
     c->pre_ad = value;
     return 0;
+  case OPT_COMPILE:
+    if (strcmp(value, "lazy") && strcmp(value, "eager")) {
+      fprintf(stderr, "tanjit: --compile takes 'lazy' or 'eager', not '%s'\n",
+              value);
+      return 2;
+    }
+    c->compile_lazy = strcmp(value, "lazy") == 0;
+    return 0;
+  case OPT_JOBS: {
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (!*value || *end || n < 1 || n > 64) {
+      fprintf(stderr, "tanjit: --jobs takes a number of threads from 1 to 64, "
+                      "not '%s'\n", value);
+      return 2;
+    }
+    c->jobs = (unsigned)n;
+    return 0;
+  }
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
     return 0;

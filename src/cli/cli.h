@@ -29,6 +29,8 @@ typedef struct cli_args {
   int trust_bitcode; /* --trust-bitcode: .bc read in this process */
   const char *cache_dir; /* --cache-dir DIR ("": none) */
   int no_cache;          /* --no-cache */
+  int compile_lazy;      /* --compile lazy */
+  unsigned jobs;         /* --jobs N; 0: the library's default */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
   int strict_derivatives; /* --strict-derivatives: TANJIT_DERIVATIVE_FP_STRICT */
   char **program_args;

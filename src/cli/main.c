@@ -189,6 +189,8 @@ int main(int argc, char **argv) {
   opts.opt_level = c.opt_level;
   opts.library_dirs = c.dirs.items;
   opts.binding = c.lazy ? TANJIT_BIND_LAZY : TANJIT_BIND_STRICT;
+  opts.compile_mode = c.compile_lazy ? TANJIT_COMPILE_LAZY : TANJIT_COMPILE_EAGER;
+  opts.jobs = c.jobs;
   opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
   opts.perf_map = c.debug;
   opts.trust_bitcode = c.trust_bitcode;

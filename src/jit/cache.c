@@ -153,8 +153,13 @@ static int has_structors(LLVMModuleRef m) {
 }
 
 int jit_cache_policy(LLVMModuleRef m, int generated) {
-  if (generated || has_structors(m))
+  if (has_structors(m))
     return JIT_CACHE_NEVER;
+  /* tanjit_fwddiff's module: the views of every loaded module's pristine
+   * copy and the wrapper, so its bytes are the other modules' bytes and
+   * the request; looked up when tanjit_fwddiff looks the wrapper up */
+  if (generated)
+    return JIT_CACHE_AT_LOOKUP;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (ad_is_request_function(f) && LLVMGetFirstUse(f))
       return JIT_CACHE_AT_LOOKUP;
@@ -296,8 +301,86 @@ static int is_object_file(LLVMMemoryBufferRef buf) {
   return ok;
 }
 
-/* Adds a fetched object under rec's tracker (takes obj). */
+/*
+ * A module compiled in partitions (parallel.c) is stored as several
+ * objects in one payload: PARTS_MAGIC, a uint32_t count, then each
+ * object as a uint64_t length and its bytes.  A payload without the magic
+ * is one object.
+ */
+static const char parts_magic[8] = {'T', 'J', 'P', 'A', 'R', 'T', 'S', '1'};
+
+/* The objects of a fetched payload (copies), at most `cap`; 0 when the
+ * payload is not a well-formed list. */
+static size_t split_parts(LLVMMemoryBufferRef payload, LLVMMemoryBufferRef *out,
+                          size_t cap) {
+  const char *p = LLVMGetBufferStart(payload);
+  size_t len = LLVMGetBufferSize(payload), at = sizeof parts_magic + 4;
+  uint32_t count;
+  if (len < at || memcmp(p, parts_magic, sizeof parts_magic))
+    return 0;
+  memcpy(&count, p + sizeof parts_magic, 4);
+  if (count == 0 || count > cap)
+    return 0;
+  size_t n = 0;
+  for (; n < count; n++) {
+    uint64_t part;
+    if (len - at < sizeof part)
+      break;
+    memcpy(&part, p + at, sizeof part);
+    at += sizeof part;
+    if (part > len - at)
+      break;
+    out[n] = LLVMCreateMemoryBufferWithMemoryRangeCopy(p + at, part, "cache part");
+    at += part;
+  }
+  if (n == count && at == len)
+    return n;
+  while (n)
+    LLVMDisposeMemoryBuffer(out[--n]);
+  return 0;
+}
+
+static int add_one_object(tanjit_session *s, jit_module *rec, LLVMMemoryBufferRef obj);
+
+static int is_parts(LLVMMemoryBufferRef payload) {
+  return LLVMGetBufferSize(payload) >= sizeof parts_magic &&
+         memcmp(LLVMGetBufferStart(payload), parts_magic, sizeof parts_magic) == 0;
+}
+
+/* Adds a fetched payload (one object or several) under rec's tracker
+ * (takes it). */
 static int add_object(tanjit_session *s, jit_module *rec, LLVMMemoryBufferRef obj) {
+  if (!is_parts(obj))
+    return add_one_object(s, rec, obj);
+  LLVMMemoryBufferRef parts[JIT_MAX_PARTS + 1];
+  size_t n = split_parts(obj, parts, JIT_MAX_PARTS + 1);
+  LLVMDisposeMemoryBuffer(obj);
+  int ok = n > 0;
+  for (size_t i = 0; i < n && ok; i++)
+    ok = is_object_file(parts[i]);
+  if (!ok) {
+    for (size_t i = 0; i < n; i++)
+      LLVMDisposeMemoryBuffer(parts[i]);
+    count(s, &s->stats.cache_errors);
+    jit_add_warning(s, "object cache: an entry for %s is not a list of object "
+                       "files; it is rewritten", rec->name);
+    return 0;
+  }
+  /* each part is checked: one the JIT refuses now would be a bug */
+  for (size_t i = 0; i + 1 < n; i++) {
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(s->jit, rec->tracker, parts[i]);
+    if (e) {
+      char *msg = LLVMGetErrorMessage(e);
+      jit_add_warning(s, "object cache: cannot add a cached part of %s: %s",
+                      rec->name, msg);
+      LLVMDisposeErrorMessage(msg);
+    }
+  }
+  return add_one_object(s, rec, parts[n - 1]);
+}
+
+/* Adds a fetched object under rec's tracker (takes obj). */
+static int add_one_object(tanjit_session *s, jit_module *rec, LLVMMemoryBufferRef obj) {
   /* the object layer sees this object too: it is not one to store */
   jit_cache_forget_expected();
   if (!is_object_file(obj)) {
@@ -366,7 +449,7 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol) {
       module_key(s, &s->modules[i], views, key);
   jit_session_unlock(s);
   LLVMMemoryBufferRef obj = fetch(s, key);
-  if (!obj || !is_object_file(obj)) {
+  if (!obj || !(is_parts(obj) || is_object_file(obj))) {
     if (obj)
       LLVMDisposeMemoryBuffer(obj);
     return;
@@ -400,14 +483,34 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol) {
     rec->failed = 1; /* its IR is gone: the lookup fails and removes it */
 }
 
-/* The key of the object this thread's object layer will see next. */
+/* The key of the object this thread's object layer will see next, and
+ * the partitions' objects (parallel.c) stored with it. */
 static _Thread_local int expecting_object;
 static _Thread_local unsigned char expected_key[JIT_CACHE_KEY_BYTES];
+static _Thread_local LLVMMemoryBufferRef expected_parts[JIT_MAX_PARTS];
+static _Thread_local size_t n_expected_parts;
 
-void jit_cache_forget_expected(void) { expecting_object = 0; }
+static void forget_parts(void) {
+  while (n_expected_parts)
+    LLVMDisposeMemoryBuffer(expected_parts[--n_expected_parts]);
+}
+
+void jit_cache_forget_expected(void) {
+  expecting_object = 0;
+  forget_parts();
+}
+
+void jit_cache_expect_parts(LLVMMemoryBufferRef *objects, size_t n) {
+  forget_parts();
+  if (!expecting_object)
+    return;
+  for (size_t i = 0; i < n && i < JIT_MAX_PARTS; i++)
+    expected_parts[n_expected_parts++] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        LLVMGetBufferStart(objects[i]), LLVMGetBufferSize(objects[i]), "part");
+}
 
 void jit_cache_expect_object(tanjit_session *s, LLVMModuleRef m) {
-  expecting_object = 0;
+  jit_cache_forget_expected();
   if (!s->cache)
     return;
   /* (m is transformed by now: its requests are gone, the views too; the
@@ -605,6 +708,28 @@ void jit_cache_note_object(tanjit_session *s, LLVMMemoryBufferRef obj) {
   if (!expecting_object)
     return;
   expecting_object = 0;
-  if (s->cache && obj)
+  if (!s->cache || !obj) {
+    forget_parts();
+    return;
+  }
+  if (!n_expected_parts) {
     store(s, expected_key, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj));
+    return;
+  }
+  /* the partitions, then the module's own object (its data) */
+  strbuf payload;
+  sb_init(&payload);
+  uint32_t n = (uint32_t)n_expected_parts + 1;
+  sb_appendn(&payload, parts_magic, sizeof parts_magic);
+  sb_appendn(&payload, (const char *)&n, sizeof n);
+  for (uint32_t i = 0; i < n; i++) {
+    LLVMMemoryBufferRef part = i + 1 < n ? expected_parts[i] : obj;
+    uint64_t len = LLVMGetBufferSize(part);
+    sb_appendn(&payload, (const char *)&len, sizeof len);
+    sb_appendn(&payload, LLVMGetBufferStart(part), len);
+  }
+  forget_parts();
+  if (!payload.failed)
+    store(s, expected_key, payload.data, payload.len);
+  sb_free(&payload);
 }

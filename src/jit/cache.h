@@ -5,14 +5,13 @@
  * optimization and code generation.
  *
  * When a module is decided (jit_cache_policy):
- *   JIT_CACHE_NEVER      not cached: tanjit_fwddiff's modules (made of other
- *                        modules' views), modules with static constructors
- *                        or destructors, and modules with requests whose
- *                        derivatives could see other modules (a declared
- *                        function, an indirect call: views.c)
+ *   JIT_CACHE_NEVER      not cached: modules with static constructors or
+ *                        destructors
  *   JIT_CACHE_AT_ADD     no requests: the code depends on the bytes and the
  *                        session's settings only; a hit is added at load
- *   JIT_CACHE_AT_LOOKUP  requests: the code also depends on the custom
+ *   JIT_CACHE_AT_LOOKUP  requests (and tanjit_fwddiff's own modules, made
+ *                        of every other module's views and the wrapper):
+ *                        the code also depends on the custom
  *                        rules registered until it compiles; a hit replaces
  *                        the IR at the lookup that compiles the module
  * A failure of the cache is a session warning, never a failed load.
@@ -55,6 +54,9 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol);
 void jit_cache_expect_object(tanjit_session *s, LLVMModuleRef m);
 /* The object layer's view of each object: stores it when expected. */
 void jit_cache_note_object(tanjit_session *s, LLVMMemoryBufferRef obj);
+/* A module compiled in partitions (parallel.c): their objects (copied)
+ * are stored with the module's own object, in one entry. */
+void jit_cache_expect_parts(LLVMMemoryBufferRef *objects, size_t n);
 /* Forgets an expected object (its compile failed). */
 void jit_cache_forget_expected(void);
 

@@ -18,6 +18,10 @@
  *   unload.c     tanjit_unload: a module, what was compiled against it
  *   debug.c      JIT code for gdb (GDB JIT interface) and perf (perf map)
  *   cache.c      the persistent object cache (cache.h)
+ *   partition.c  a differentiated module's functions compiled apart
+ *   lazy.c       lazy compilation: a module split into functions, each
+ *                compiled at its first call through ORC's lazy re-exports
+ *   parallel.c   a large module's partitions compiled on threads
  */
 #ifndef TANJIT_JIT_JIT_H
 #define TANJIT_JIT_JIT_H
@@ -57,6 +61,10 @@ typedef struct jit_module {
    * up to this one (0: none), whose code its derivatives may hold */
   unsigned long views_upto;
   int cache_policy;           /* JIT_CACHE_* (cache.h) */
+  int lazy;                   /* compiled function by function (lazy.c) */
+  int partitionable;          /* jit_partitionable, at load */
+  /* after its split: function name -> jit_lazy_body_state * (under lock) */
+  strmap lazy_bodies;
 } jit_module;
 
 struct tanjit_session {
@@ -103,6 +111,10 @@ struct tanjit_session {
   strmap host_symbols;       /* tanjit_define_symbol: name -> address (jit_lock) */
   int debug_info, perf_map;  /* the options of the same names */
   jit_cache *cache;          /* the object cache, or NULL (cache.c) */
+  int compile_lazy;          /* TANJIT_COMPILE_LAZY (lazy.c) */
+  LLVMOrcLazyCallThroughManagerRef lazy_call_through;
+  LLVMOrcIndirectStubsManagerRef lazy_stubs;
+  unsigned jobs;             /* compile threads (parallel.c), 1..JIT_MAX_PARTS */
 };
 
 /* session.c */
@@ -324,5 +336,80 @@ int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,
                          const char *reason, tanjit_error **err);
 /* Keeps a string alive as long as the resolver; returns the kept copy. */
 const char *jit_resolver_keep_string(jit_resolver *r, const char *s);
+
+/* partition.c: functions of a differentiated module compiled apart */
+/* Whether m may be cut into partitions: no aliases, ifuncs, static
+ * constructors or block addresses. */
+int jit_partitionable(LLVMModuleRef m);
+/* The flags of a claimed name: callable for a function. */
+LLVMJITSymbolFlags jit_partition_flags(LLVMValueRef g, int exported);
+/* Claims a name the module did not define when it was added. */
+LLVMErrorRef jit_partition_claim(tanjit_session *s,
+                                 LLVMOrcMaterializationResponsibilityRef mr,
+                                 const char *name, LLVMJITSymbolFlags flags);
+/* The engine's module-private functions used from one function only go
+ * with it (`attached`: name -> that function's name, owned; free with
+ * jit_partition_attached_free); the other
+ * private definitions get hidden, session-unique names, claimed in mr.
+ * 0, or -1 with *err. */
+int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                          LLVMOrcMaterializationResponsibilityRef mr,
+                          strmap *attached, tanjit_error **err);
+/* The functions `keep` accepts (by name) alone out of a module's bitcode
+ * (taken), in ctx; NULL with *err. */
+LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
+                                    int (*keep)(void *, const char *, size_t),
+                                    void *keep_arg, tanjit_error **err);
+/* default<O{opt_level}> and codegen with tm: the object, or NULL with
+ * *err; seconds[0] optimizing, seconds[1] generating code. */
+LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef m,
+                                          int opt_level, double seconds[2],
+                                          tanjit_error **err);
+void jit_partition_attached_free(strmap *attached);
+/* Every function definition of m becomes a declaration: m keeps the data. */
+void jit_partition_keep_data(LLVMModuleRef m);
+
+/* parallel.c */
+/* Modules with fewer function definitions compile whole. */
+#define JIT_PARALLEL_MIN_FUNCTIONS 64
+#define JIT_MAX_PARTS 64
+/* Whether m (differentiated) is compiled in partitions on threads. */
+int jit_parallel_wanted(tanjit_session *s, LLVMModuleRef m);
+/* Cuts m (differentiated, partitionable) into s->jobs partitions compiled
+ * on threads and emitted under parts of mr; m keeps the data.  0, or -1
+ * with *err. */
+int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                         const char *module_name,
+                         LLVMOrcMaterializationResponsibilityRef mr,
+                         tanjit_error **err);
+
+/* lazy.c */
+/* A lazily compiled function's body, as its module's record keeps it. */
+typedef struct jit_lazy_body_state {
+  char *body;     /* the symbol its code is defined under */
+  int compiled;   /* its code is linked */
+  char *failure;  /* why its compile failed, or NULL */
+  tanjit_error_code failure_code;
+} jit_lazy_body_state;
+/* The lazy call-through and stub managers (TANJIT_COMPILE_LAZY). */
+int jit_lazy_init(tanjit_session *s, tanjit_error **err);
+/* The call-through manager before the JIT is disposed (it holds names of
+ * the JIT's symbol pool), the rest after. */
+void jit_lazy_dispose_call_through(tanjit_session *s);
+void jit_lazy_dispose(tanjit_session *s);
+/* Called by the IR transform once module `id` (record rec->lazy) has been
+ * differentiated: every function definition leaves m for a body of its
+ * own, compiled when first called, its name a lazy re-export of that
+ * body; m keeps the data.  0, or -1 with *err. */
+int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                   LLVMOrcMaterializationResponsibilityRef mr,
+                   tanjit_error **err);
+/* Frees a record's lazy_bodies. */
+void jit_lazy_record_free(jit_module *rec);
+/* Under lock: the body state of `symbol` if a split module defines it. */
+jit_lazy_body_state *jit_lazy_body_of(tanjit_session *s, const char *symbol);
+/* The session's error reporter saw e's text on this thread (session.c):
+ * a failed call through a lazy stub reports it. */
+void jit_lazy_note_reported(tanjit_session *s, const char *msg);
 
 #endif

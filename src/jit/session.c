@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Target.h>
@@ -141,6 +142,8 @@ static void report_session_error(void *ctx, LLVMErrorRef e) {
   tanjit_session *s = ctx;
   char *msg = LLVMGetErrorMessage(e);
   char *copy = tj_strdup(msg);
+  if (s->compile_lazy)
+    jit_lazy_note_reported(s, msg);
   LLVMDisposeErrorMessage(msg);
   jit_session_lock(s);
   free(s->reported_error);
@@ -158,6 +161,14 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "binding %d is neither TANJIT_BIND_STRICT nor TANJIT_BIND_LAZY",
             (int)opts->binding);
+    return NULL;
+  }
+  if (opts->compile_mode != TANJIT_COMPILE_EAGER &&
+      opts->compile_mode != TANJIT_COMPILE_LAZY) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "compile_mode %d is neither TANJIT_COMPILE_EAGER nor "
+            "TANJIT_COMPILE_LAZY",
+            (int)opts->compile_mode);
     return NULL;
   }
   if (opts->derivative_fp != TANJIT_DERIVATIVE_FP_FAST &&
@@ -196,6 +207,11 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
   s->debug_info = opts->debug_info != 0;
   s->perf_map = opts->perf_map != 0;
   s->trust_bitcode = opts->trust_bitcode != 0;
+  s->compile_lazy = opts->compile_mode == TANJIT_COMPILE_LAZY;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  s->jobs = opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
+  if (s->jobs > JIT_MAX_PARTS)
+    s->jobs = JIT_MAX_PARTS;
   if ((opts->bitcode_checker &&
        !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
       (opts->cache_dir && *opts->cache_dir &&
@@ -237,7 +253,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   jit_install_transform(s);
-  if (jit_resolver_attach(s, err)) {
+  if ((s->compile_lazy && jit_lazy_init(s, err)) || jit_resolver_attach(s, err)) {
     tanjit_session_free(s);
     return NULL;
   }
@@ -245,6 +261,7 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
 }
 
 void jit_module_record_free(jit_module *m) {
+  jit_lazy_record_free(m); /* (reads `defined`) */
   free(m->name);
   for (size_t i = 0; i < m->n_defined; i++)
     free(m->defined[i]);
@@ -270,11 +287,15 @@ void tanjit_session_free(tanjit_session *s) {
   free(s->modules);
   /* Disposing the JIT disposes the resolver's generator, which closes every
    * library handle the session opened. */
+  /* The call-through manager holds names of the JIT's symbol pool: it
+   * goes first (nothing runs JIT code any more). */
+  jit_lazy_dispose_call_through(s);
   if (s->jit) {
     LLVMErrorRef e = LLVMOrcDisposeLLJIT(s->jit);
     if (e)
       LLVMConsumeError(e); /* nothing left to report it to */
   }
+  jit_lazy_dispose(s); /* the JIT's stubs are gone with it */
   if (s->pass_tm)
     LLVMDisposeTargetMachine(s->pass_tm);
   ad_engine_free(s->ad);
@@ -513,6 +534,12 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.pending = m;
   rec.generated = generated;
   rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
+  /* a request module's own derivative wrapper gains nothing by a split */
+  rec.partitionable = !generated && (s->compile_lazy || s->jobs > 1) &&
+                      jit_partitionable(m);
+  rec.lazy = s->compile_lazy && rec.partitionable;
+  if (rec.lazy)
+    strmap_init(&rec.lazy_bodies);
 
   LLVMOrcThreadSafeContextRef tsc = jit_context_wrap(c);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
@@ -694,33 +721,12 @@ static void mark_unlinked_modules(tanjit_session *s) {
   s->n_compiled_in_lookup = 0;
 }
 
-/* tanjit_lookup's work, on a big stack: it may compile. */
-static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **err) {
-  tanjit_error_free(jit_thread_transform_error);
-  jit_thread_transform_error = NULL;
-  LLVMOrcExecutorAddress addr = 0;
-  pthread_mutex_lock(&s->jit_lock);
-  const char *outer = jit_frontend_lookup; /* JIT code may look up again */
-  jit_frontend_lookup = symbol;
-  if (!outer) {
-    s->n_compiled_in_lookup = 0;
-    jit_cache_swap_for_lookup(s, symbol);
-    memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
-  }
-  LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
-  jit_frontend_lookup = outer;
-  if (!e) {
-    jit_perf_map_update(s);
-    pthread_mutex_unlock(&s->jit_lock);
-    return (void *)(uintptr_t)addr;
-  }
-  if (!outer)
-    mark_unlinked_modules(s);
-
-  char *llvm_msg = LLVMGetErrorMessage(e);
+/* Why a lookup of `symbol` failed, from what this thread's transform, the
+ * resolver and the session's error reporter recorded.  Under lock. */
+static tanjit_error *lookup_failure(tanjit_session *s, const char *symbol,
+                                    const char *llvm_msg) {
   tanjit_error *result = jit_thread_transform_error;
   jit_thread_transform_error = NULL;
-  jit_session_lock(s);
   int defined = any_module_defines(s, symbol);
   if (!result) {
     const jit_bind_failure *bind = &jit_thread_bind_failure;
@@ -746,6 +752,106 @@ static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **e
   } else {
     tj_error_prefix(result, "cannot compile '%s'", symbol);
   }
+  return result;
+}
+
+/*
+ * Lazy compilation: the lookup of a function of a split module found its
+ * stub; its body is compiled now, so that the lookup returns its errors
+ * (a call would only reach the unresolved-call handler).  Outside
+ * jit_lock: a body compiles under it (lazy.c), and another thread may be
+ * compiling this very body from a call.  A failed body leaves the module
+ * in place (its other functions run); looking it up again fails the same
+ * way.  0, or -1 with *err.
+ */
+static int compile_lazy_body(tanjit_session *s, const char *symbol,
+                             tanjit_error **err) {
+  jit_session_lock(s);
+  jit_lazy_body_state *st = jit_lazy_body_of(s, symbol);
+  int needed = st && !st->compiled;
+  char *body = needed ? tj_strdup(st->body) : NULL;
+  char *failure = body && st->failure ? tj_strdup(st->failure) : NULL;
+  tanjit_error_code code = needed ? st->failure_code : TANJIT_ERR_LINK;
+  jit_session_unlock(s);
+  if (!body)
+    return needed ? tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory") : 0;
+  if (failure) {
+    tj_fail(err, code, "cannot compile '%s': %s", symbol, failure);
+    free(failure);
+    free(body);
+    return -1;
+  }
+  tanjit_error_free(jit_thread_transform_error);
+  jit_thread_transform_error = NULL;
+  memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
+  const char *outer = jit_frontend_lookup;
+  jit_frontend_lookup = symbol;
+  LLVMOrcExecutorAddress addr = 0;
+  LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, body);
+  jit_frontend_lookup = outer;
+  free(body);
+  tanjit_error *result = NULL;
+  char *llvm_msg = e ? LLVMGetErrorMessage(e) : NULL;
+  jit_session_lock(s);
+  if (e)
+    result = lookup_failure(s, symbol, llvm_msg);
+  free(s->reported_error);
+  s->reported_error = NULL;
+  if ((st = jit_lazy_body_of(s, symbol))) {
+    if (!result)
+      st->compiled = 1;
+    else if (!st->failure) {
+      /* (what follows "cannot compile 'f': " is kept for the next time) */
+      const char *msg = tanjit_error_message(result);
+      size_t skip = strlen("cannot compile '") + strlen(symbol) + strlen("': ");
+      st->failure = tj_strdup(strlen(msg) > skip ? msg + skip : msg);
+      st->failure_code = tanjit_error_get_code(result);
+    }
+  }
+  jit_session_unlock(s);
+  if (llvm_msg)
+    LLVMDisposeErrorMessage(llvm_msg);
+  if (!result) {
+    pthread_mutex_lock(&s->jit_lock);
+    jit_perf_map_update(s);
+    pthread_mutex_unlock(&s->jit_lock);
+    return 0;
+  }
+  if (err)
+    *err = result;
+  else
+    tanjit_error_free(result);
+  return -1;
+}
+
+/* tanjit_lookup's work, on a big stack: it may compile. */
+static void *lookup_here(tanjit_session *s, const char *symbol, tanjit_error **err) {
+  tanjit_error_free(jit_thread_transform_error);
+  jit_thread_transform_error = NULL;
+  LLVMOrcExecutorAddress addr = 0;
+  pthread_mutex_lock(&s->jit_lock);
+  const char *outer = jit_frontend_lookup; /* JIT code may look up again */
+  jit_frontend_lookup = symbol;
+  if (!outer) {
+    s->n_compiled_in_lookup = 0;
+    jit_cache_swap_for_lookup(s, symbol);
+    memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
+  }
+  LLVMErrorRef e = LLVMOrcLLJITLookup(s->jit, &addr, symbol);
+  jit_frontend_lookup = outer;
+  if (!e) {
+    jit_perf_map_update(s);
+    pthread_mutex_unlock(&s->jit_lock);
+    if (s->compile_lazy && compile_lazy_body(s, symbol, err))
+      return NULL;
+    return (void *)(uintptr_t)addr;
+  }
+  if (!outer)
+    mark_unlinked_modules(s);
+
+  char *llvm_msg = LLVMGetErrorMessage(e);
+  jit_session_lock(s);
+  tanjit_error *result = lookup_failure(s, symbol, llvm_msg);
   free(s->reported_error);
   s->reported_error = NULL;
   remove_failed_modules(s, symbol);
@@ -779,6 +885,10 @@ static int already_compiled(tanjit_session *s, const char *symbol) {
   for (size_t i = 0; i < s->n_modules; i++)
     if (module_defines(&s->modules[i], symbol)) {
       compiled = !s->modules[i].pending && !s->modules[i].failed;
+      if (compiled && s->modules[i].lazy) {
+        jit_lazy_body_state *st = strmap_get(&s->modules[i].lazy_bodies, symbol);
+        compiled = !st || st->compiled;
+      }
       break;
     }
   jit_session_unlock(s);

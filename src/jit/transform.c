@@ -24,6 +24,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "common/alloc.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -86,8 +87,12 @@ void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
   tanjit_session_stats_sized(s, out, offsetof(tanjit_stats, rule_lookups));
 }
 
-int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
-                         tanjit_error **err) {
+static int optimize_step(tanjit_session *s, LLVMModuleRef m, tanjit_error **err);
+
+/* With `optimize` 0 (a module split into partitions, optimized one by
+ * one in lazy.c or parallel.c): differentiate and verify only. */
+static int transform_steps(tanjit_session *s, LLVMModuleRef m, int optimize,
+                           tanjit_error **err) {
   codegen_started = 0;
   jit_cache_forget_expected(); /* a previous module's codegen failed */
   /* From here to the object layer's callback (codegen), an error
@@ -139,7 +144,20 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
     return -1;
   }
   LLVMDisposeMessage(msg);
+  tanjit_stats cost = {.modules = 1,
+                       .requests = requests,
+                       .differentiate_seconds = t1 - t0,
+                       .rule_lookups = lookups,
+                       .call_sites = sites};
+  add_stats(s, &cost);
+  codegen_started = seconds_now();
+  return optimize ? optimize_step(s, m, err) : 0;
+}
 
+/* default<ON> on the whole module. */
+static int optimize_step(tanjit_session *s, LLVMModuleRef m, tanjit_error **err) {
+  LLVMTargetMachineRef tm = s->pass_tm;
+  double t1 = seconds_now();
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", s->opt_level);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
@@ -154,24 +172,108 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
     return -1;
   }
   double t2 = seconds_now();
-  tanjit_stats cost = {.modules = 1,
-                       .requests = requests,
-                       .differentiate_seconds = t1 - t0,
-                       .optimize_seconds = t2 - t1,
-                       .rule_lookups = lookups,
-                       .call_sites = sites};
+  tanjit_stats cost = {.optimize_seconds = t2 - t1};
   add_stats(s, &cost);
   codegen_started = t2;
   return 0;
 }
 
+int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
+                         tanjit_error **err) {
+  return transform_steps(s, m, 1, err);
+}
+
 struct transform_job {
   tanjit_session *session;
+  LLVMOrcMaterializationResponsibilityRef mr;
   tanjit_error *error;
 };
 
+/* The id of the loaded module m is when it compiles lazily (*lazy) or
+ * may compile in partitions; else 0.  *name: its name (caller frees). */
+static unsigned long partition_module_id(tanjit_session *s, LLVMModuleRef m,
+                                         int *lazy, char **name) {
+  unsigned long id = 0;
+  *lazy = 0;
+  *name = NULL;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++)
+    if (s->modules[i].pending == m && s->modules[i].partitionable) {
+      id = s->modules[i].id;
+      *lazy = s->modules[i].lazy;
+      *name = tj_strdup(s->modules[i].name);
+    }
+  jit_session_unlock(s);
+  return id;
+}
+
+/* After a split that failed: the record was told of success; it fails
+ * the lookup with job->error. */
+static LLVMErrorRef split_failed(struct transform_job *job, unsigned long id) {
+  LLVMErrorRef failed = LLVMCreateStringError(tanjit_error_message(job->error));
+  jit_session_lock(job->session);
+  for (size_t i = 0; i < job->session->n_modules; i++)
+    if (job->session->modules[i].id == id)
+      job->session->modules[i].failed = 1;
+  jit_session_unlock(job->session);
+  tanjit_error_free(jit_thread_transform_error);
+  jit_thread_transform_error = job->error;
+  return failed;
+}
+
+/* Eager with jobs > 1: a large module compiles in partitions on threads,
+ * a small one whole. */
+static LLVMErrorRef transform_in_parallel(struct transform_job *job, LLVMModuleRef m,
+                                          unsigned long id, const char *name) {
+  tanjit_session *s = job->session;
+  if (transform_steps(s, m, 0, &job->error)) {
+    jit_note_transform_result(s, m, job->error);
+    return LLVMCreateStringError(tanjit_error_message(job->error));
+  }
+  if (!jit_parallel_wanted(s, m)) {
+    if (optimize_step(s, m, &job->error)) {
+      jit_note_transform_result(s, m, job->error);
+      return LLVMCreateStringError(tanjit_error_message(job->error));
+    }
+    jit_cache_expect_object(s, m);
+    jit_note_transform_result(s, m, NULL);
+    return NULL;
+  }
+  jit_cache_expect_object(s, m); /* with the partitions' objects, below */
+  jit_note_transform_result(s, m, NULL);
+  int rc = jit_parallel_compile(s, m, id, name, job->mr, &job->error);
+  codegen_started = seconds_now(); /* the data's own codegen follows */
+  if (rc) {
+    jit_cache_forget_expected();
+    return split_failed(job, id);
+  }
+  return NULL;
+}
+
 static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   struct transform_job *job = ctx;
+  int lazy;
+  char *name;
+  unsigned long part_id = partition_module_id(job->session, m, &lazy, &name);
+  if (part_id && !lazy) {
+    LLVMErrorRef e = transform_in_parallel(job, m, part_id, name ? name : "<module>");
+    free(name);
+    return e;
+  }
+  free(name);
+  unsigned long lazy_id = lazy ? part_id : 0;
+  if (lazy_id) {
+    /* the split module's data is not what a cache entry holds: lazily
+     * compiled modules are not stored */
+    if (transform_steps(job->session, m, 0, &job->error) == 0) {
+      jit_note_transform_result(job->session, m, NULL);
+      if (jit_lazy_split(job->session, m, lazy_id, job->mr, &job->error) == 0)
+        return NULL;
+      return split_failed(job, lazy_id);
+    }
+    jit_note_transform_result(job->session, m, job->error);
+    return LLVMCreateStringError(tanjit_error_message(job->error));
+  }
   if (jit_transform_module(job->session, m, &job->error) == 0) {
     jit_cache_expect_object(job->session, m); /* before the record forgets m */
     jit_note_transform_result(job->session, m, NULL);
@@ -183,8 +285,7 @@ static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
 
 static LLVMErrorRef transform_module(void *ctx, LLVMOrcThreadSafeModuleRef *tsm,
                                      LLVMOrcMaterializationResponsibilityRef mr) {
-  (void)mr;
-  struct transform_job job = {ctx, NULL};
+  struct transform_job job = {ctx, mr, NULL};
   LLVMErrorRef e = LLVMOrcThreadSafeModuleWithModuleDo(*tsm,
                                                        transform_in_context, &job);
   if (e) {

@@ -176,6 +176,46 @@ START_TEST(second_session_hits_with_identical_results) {
 }
 END_TEST
 
+/* tanjit_fwddiff's derivatives are cached too, keyed by every loaded
+ * module's bytes and the request: a second session adds the object. */
+static double runtime_derivative(double k, tanjit_activity act, tanjit_stats *st) {
+  tanjit_session *s = open_session(2, 0);
+  char *text = request_module(k);
+  load(s, text);
+  free(text);
+  tanjit_error *err = NULL;
+  double (*dfx)(double, double) =
+      (double (*)(double, double))tanjit_fwddiff(s, "f", &act, 1, 1, &err);
+  ck_assert_msg(dfx, "%s", err ? tanjit_error_message(err) : "");
+  double v = dfx(0.7, 1.0);
+  tanjit_session_stats(s, st);
+  tanjit_session_free(s);
+  return v;
+}
+
+START_TEST(runtime_derivative_hits_in_second_session) {
+  make_cache_dir();
+  tanjit_stats cold_st, warm_st, other_st;
+  double cold = runtime_derivative(3.0, TANJIT_DUP, &cold_st);
+  ck_assert_uint_eq(cold_st.cache_hits, 0);
+  ck_assert_uint_ge(cold_st.cache_misses, 1);
+  double warm = runtime_derivative(3.0, TANJIT_DUP, &warm_st);
+  ck_assert_uint_ge(warm_st.cache_hits, 1);
+  ck_assert_uint_eq(warm_st.cache_misses, 0);
+  ck_assert_uint_eq(warm_st.modules, 0); /* nothing was differentiated */
+  ck_assert_msg(same_bits(cold, warm), "cold %.17g, warm %.17g", cold, warm);
+  ck_assert_double_eq_tol(warm, expected_df(3.0, 0.7), 1e-12);
+  /* another request, or other module bytes, is another entry */
+  double dupnoneed = runtime_derivative(3.0, TANJIT_DUPNONEED, &other_st);
+  ck_assert_uint_ge(other_st.cache_misses, 1);
+  ck_assert(same_bits(dupnoneed, cold));
+  double other = runtime_derivative(4.0, TANJIT_DUP, &other_st);
+  ck_assert_uint_eq(other_st.cache_hits, 0);
+  ck_assert_double_eq_tol(other, expected_df(4.0, 0.7), 1e-12);
+  remove_cache_dir();
+}
+END_TEST
+
 START_TEST(plain_module_hits_at_load) {
   make_cache_dir();
   double v[2];
@@ -523,6 +563,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, second_session_hits_with_identical_results);
   tcase_add_test(tc, plain_module_hits_at_load);
+  tcase_add_test(tc, runtime_derivative_hits_in_second_session);
   tcase_add_test(tc, changed_bytes_opt_level_or_rules_miss);
   tcase_add_test(tc, strict_derivatives_miss);
   tcase_add_test(tc, other_modules_bytes_are_keyed_for_views);
