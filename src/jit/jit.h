@@ -360,7 +360,8 @@ int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
 LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitcode,
                                     int (*keep)(void *, const char *, size_t),
                                     void *keep_arg, tanjit_error **err);
-/* default<O{opt_level}> and codegen with tm: the object, or NULL with
+/* default<O{opt_level}> (none for a negative opt_level: a partition of a
+ * module optimized whole) and codegen with tm: the object, or NULL with
  * *err; seconds[0] optimizing, seconds[1] generating code. */
 LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef m,
                                           int opt_level, double seconds[2],

@@ -1,8 +1,8 @@
 /*
  * Parallel compilation (tanjit_options.jobs, `--jobs N`): a large module,
  * once differentiated, is cut into `jobs` partitions of consecutive
- * functions (balanced by instruction count), each optimized and compiled
- * to an object on a thread of its own, with a context and a target machine
+ * functions (balanced by instruction count), each compiled to an object
+ * on a thread of its own, with a context and a target machine
  * of its own (LLVM-C cannot switch on LLJIT's concurrent compiler, so the
  * threads are tanjit's).  Each object is emitted to the object linking
  * layer under the part of the module's materialization responsibility its
@@ -11,9 +11,10 @@
  * functions by name, as the engine's module-private definitions got
  * session-unique names first (partition.c).
  *
- * Small modules compile whole (JIT_PARALLEL_MIN_FUNCTIONS): a thread and
- * a pass pipeline per partition cost more than they save.  Functions of
- * different partitions are not inlined into each other.
+ * Small modules compile whole (JIT_PARALLEL_MIN_FUNCTIONS): a thread per
+ * partition costs more than it saves.  The module is
+ * optimized whole before it is cut (transform.c), so what is inlined and
+ * the numbers computed are those of one job: the threads generate code.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,8 @@ static void *compile_part(void *p) {
       job->module_name, 0);
   LLVMModuleRef m = jit_partition_extract(ctx, view, is_member, job, &job->error);
   if (m) {
-    job->object = jit_partition_compile(tm, m, s->opt_level, job->seconds, &job->error);
+    /* optimized whole before the cut (transform.c): code generation only */
+    job->object = jit_partition_compile(tm, m, -1, job->seconds, &job->error);
     LLVMDisposeModule(m);
   }
   jit_clear_diagnostic_errors();

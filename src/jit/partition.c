@@ -277,11 +277,14 @@ LLVMMemoryBufferRef jit_partition_compile(LLVMTargetMachineRef tm, LLVMModuleRef
                                           tanjit_error **err) {
   double t0 = seconds_now(), t1 = t0;
   LLVMMemoryBufferRef obj = NULL;
-  char pipeline[32];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
-  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, opts);
-  LLVMDisposePassBuilderOptions(opts);
+  LLVMErrorRef e = NULL;
+  if (opt_level >= 0) { /* negative: optimized before it was cut */
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    e = LLVMRunPasses(m, pipeline, tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+  }
   if (e) {
     tj_fail_llvm(err, TANJIT_ERR_INTERNAL, e, "optimization failed");
   } else {

@@ -230,11 +230,16 @@ static LLVMErrorRef transform_in_parallel(struct transform_job *job, LLVMModuleR
     jit_note_transform_result(s, m, job->error);
     return LLVMCreateStringError(tanjit_error_message(job->error));
   }
+  /* The whole module is optimized first, parallel or not: inlining across
+   * functions and the numbers the code computes are those of --jobs 1
+   * (optimizing partitions apart inlined nothing across them, and under
+   * reassociating derivative arithmetic gave other roundings); only code
+   * generation, function by function, runs on the threads. */
+  if (optimize_step(s, m, &job->error)) {
+    jit_note_transform_result(s, m, job->error);
+    return LLVMCreateStringError(tanjit_error_message(job->error));
+  }
   if (!jit_parallel_wanted(s, m)) {
-    if (optimize_step(s, m, &job->error)) {
-      jit_note_transform_result(s, m, job->error);
-      return LLVMCreateStringError(tanjit_error_message(job->error));
-    }
     jit_cache_expect_object(s, m);
     jit_note_transform_result(s, m, NULL);
     return NULL;
