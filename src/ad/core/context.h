@@ -116,6 +116,8 @@ struct ad_module_ctx {
   tanjit_error **err;
   int failed; /* an error is already stored in *err */
   tanjit_error_code failed_code; /* its code, also when err is NULL */
+  /* rev/cache.c: the reverse-mode pairs made so far (NULL until the first) */
+  struct ad_rev_state *rev;
 };
 
 /* One derivative body being built (fwd/derivative.c sets it up). */

@@ -32,6 +32,18 @@ unsigned ad_math_table_arity(size_t i);
 /* Bit k set: argument k is an integer (not differentiated). */
 unsigned ad_math_table_int_args(size_t i);
 
+/* Reverse mode reads the same rows: whether `rule` is a row of the math
+ * table, and its partials d result / d argument k at fc->b, with the
+ * call's arguments and result given as values of the body being built
+ * (NULL for integer arguments; with *chooses set (fmin, fmax) partial 0
+ * is the indicator that argument 0 is chosen, the others NULL).  0 or -1. */
+struct ad_call_rule;
+int ad_math_is_row(const struct ad_call_rule *rule);
+int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
+                     LLVMValueRef call, LLVMValueRef *args,
+                     LLVMValueRef result, LLVMValueRef *partials,
+                     int *chooses);
+
 /* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
  * the enzyme_inactive attribute); consulted before the built-in tables
  * (ad_custom_lookup, registry/registry.h) ---- */
