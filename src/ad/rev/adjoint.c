@@ -147,8 +147,7 @@ void ad_rev_guard_end(ad_rev_fn *r, LLVMBasicBlockRef after) {
 static int fail_inst(ad_rev_fn *r, LLVMValueRef inst, const char *what) {
   char *t = ad_value_text(inst);
   int rc = ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, inst,
-                        "reverse mode: %s: `%s` (in %s)", what, t ? t : "?",
-                        ad_value_name(r->sig->fn));
+                        "reverse mode: %s: `%s`", what, t ? t : "?");
   free(t);
   return rc;
 }

@@ -69,8 +69,7 @@ static int needs_shadow(ad_rev_fn *r, LLVMValueRef v) {
 static int fail_inst(ad_rev_fn *r, LLVMValueRef inst, const char *what) {
   char *t = ad_value_text(inst);
   int rc = ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, inst,
-                        "reverse mode: %s: `%s` (in %s)", what, t ? t : "?",
-                        ad_value_name(r->sig->fn));
+                        "reverse mode: %s: `%s`", what, t ? t : "?");
   free(t);
   return rc;
 }

@@ -70,8 +70,7 @@ static int fail_call(ad_rev_fn *r, LLVMValueRef call, const char *fmt,
   char msg[512];
   snprintf(msg, sizeof msg, fmt, name);
   return ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, call,
-                      "reverse mode: %s (in %s)", msg,
-                      ad_value_name(r->sig->fn));
+                      "reverse mode: %s", msg);
 }
 
 static struct ad_rev_call_plan *new_plan(ad_rev_fn *r, LLVMValueRef call,
