@@ -84,11 +84,71 @@ static int float_bits_in_integer(ad_rev_fn *r, LLVMValueRef v) {
   return ad_types_kind(r->fc.types, v, -1, NULL) == AD_T_FLOAT;
 }
 
+/* Integers, vectors of integers, and aggregates made only of them. */
+static int integer_based(LLVMTypeRef t) {
+  int f = 0, o = 0;
+  ad_rev_leaves(t, &f, &o);
+  return o && !f && !ad_type_is_pointerish(t) &&
+         LLVMGetTypeKind(t) != LLVMStructTypeKind;
+}
+
+/*
+ * Float bits moved through integers (a bitcast to i64, a union, memcpy
+ * into an integer, the fast inverse square root's bit hack) would need
+ * their adjoints reinterpreted: refused, rather than a gradient that
+ * silently drops them.  Integers that may hold pointers keep shadows as in
+ * forward mode; ones known to be plain integers are never active.
+ */
+static int check_integer(ad_rev_fn *r, LLVMValueRef v) {
+  if (!r->fc.types || !integer_based(LLVMTypeOf(v)) ||
+      !ad_is_active(&r->fc, v))
+    return 0;
+  ad_tkind k = ad_types_kind(r->fc.types, v, -1, NULL);
+  if (k != AD_T_FLOAT && k != AD_T_CONFLICT)
+    return 0;
+  if (LLVMIsAArgument(v))
+    return ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, r->sig->fn,
+                        "reverse mode: parameter %s of %s is an integer "
+                        "holding float bits, which reverse mode does not "
+                        "differentiate",
+                        ad_value_name(v), ad_value_name(r->sig->fn));
+  return fail_inst(r, v,
+                   "an integer holding float bits (a float reinterpreted "
+                   "as an integer: a cast, a union, memcpy) is not "
+                   "differentiated in reverse mode");
+}
+
+/*
+ * An active float stored through a pointer whose shadow is, at run time,
+ * the pointer itself (memory reverse mode could not give a shadow: a
+ * pointer from an indirect call, a constant argument mixed in): its
+ * adjoint would be lost, so the program traps there rather than return a
+ * wrong gradient.  (No run-time report: its host addresses, baked into
+ * the code, would be stale in an object reused from the persistent cache.)
+ */
+static void trap_if_same(ad_rev_fn *r, LLVMValueRef p) {
+  ad_fn_ctx *fc = &r->fc;
+  LLVMContextRef c = r->mc->llctx;
+  LLVMValueRef same = LLVMBuildICmp(fc->b, LLVMIntEQ, ad_primal(fc, p),
+                                    ad_shadow_value(fc, p), "");
+  LLVMValueRef fn = fc->deriv_fn;
+  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(c, fn, "no.shadow");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "has.shadow");
+  LLVMBuildCondBr(fc->b, same, bad, ok);
+  LLVMPositionBuilderAtEnd(fc->b, bad);
+  ad_call_intrinsic(fc, "llvm.trap", NULL, 0, NULL, 0);
+  LLVMBuildUnreachable(fc->b);
+  LLVMPositionBuilderAtEnd(fc->b, ok);
+}
+
 static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
   ad_fn_ctx *fc = &r->fc;
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   int f = 0, o = 0;
   ad_rev_leaves(LLVMTypeOf(v), &f, &o);
+  if (f && ad_is_active(fc, v) && ad_shadow_or_null(fc, p) &&
+      ad_shadow_may_equal_primal(fc, p))
+    trap_if_same(r, p);
   if (float_bits_in_integer(r, v))
     return fail_inst(r, inst,
                      "a store of an integer holding float bits (a copy "
@@ -253,6 +313,8 @@ int ad_rev_build_aug(ad_rev_fn *r) {
                    LLVMBasicBlockAsValue(nb)) != 0)
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   }
+  for (unsigned i = 0; i < r->sig->nparams && rc == 0; i++)
+    rc = check_integer(r, LLVMGetParam(r->sig->fn, i));
   for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
     LLVMBasicBlockRef nb = LLVMValueAsBasicBlock(
         ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(r->rpo[i])));
@@ -260,6 +322,8 @@ int ad_rev_build_aug(ad_rev_fn *r) {
     for (LLVMValueRef inst = LLVMGetFirstInstruction(r->rpo[i]);
          inst && rc == 0; inst = LLVMGetNextInstruction(inst)) {
       LLVMPositionBuilderAtEnd(fc->b, LLVMGetInsertBlock(fc->b));
+      if ((rc = check_integer(r, inst)) != 0)
+        break;
       if (LLVMIsAPHINode(inst)) {
         LLVMValueRef c = LLVMBuildPhi(fc->b, LLVMTypeOf(inst), "");
         ad_copy_fmf(c, inst);

@@ -18,6 +18,7 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
+#include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
@@ -43,6 +44,17 @@ void ad_rev_state_free(ad_module_ctx *mc) {
   free(s->e);
   free(s);
   mc->rev = NULL;
+}
+
+int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0)
+    return 1;
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
+      return 1;
+  return 0;
 }
 
 static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
@@ -111,6 +123,22 @@ static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
   return d;
 }
 
+/* The in-IR custom gradient registration naming fn
+ * (`void *__enzyme_register_gradient_<x>[] = {f, aug, rev}`), or NULL. */
+static LLVMValueRef custom_gradient_of(ad_module_ctx *mc, LLVMValueRef fn) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mc->mod); g; g = LLVMGetNextGlobal(g)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(g, &n);
+    if (n < 26 || !strstr(name, "__enzyme_register_gradient"))
+      continue;
+    LLVMValueRef init = LLVMGetInitializer(g);
+    LLVMValueRef first = init ? LLVMGetAggregateElement(init, 0) : NULL;
+    if (first && ad_strip_casts(first, AD_STRIP_INT_CASTS) == fn)
+      return g;
+  }
+  return NULL;
+}
+
 int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
                ad_rev_pair *out) {
   if (!mc->rev && !(mc->rev = tj_calloc(1, sizeof *mc->rev)))
@@ -122,6 +150,13 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
       return 0;
     }
   LLVMValueRef fn = sig->fn;
+  LLVMValueRef custom = custom_gradient_of(mc, fn);
+  if (custom)
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
+                        "reverse mode: %s has a custom gradient (%s), which "
+                        "reverse mode does not use yet; differentiating its "
+                        "body instead could disagree with it",
+                        ad_value_name(fn), ad_value_name(custom));
   if (LLVMCountBasicBlocks(fn) == 0)
     return ad_fail(mc, where, "cannot differentiate %s: it has no body here",
                    ad_value_name(fn));

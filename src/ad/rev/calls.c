@@ -314,6 +314,12 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
     if (strncmp(name, "llvm.dbg.", 9) == 0)
       return 0;
   }
+  if (fn && (ad_rev_is_generated(mc, fn)) && any_active(r, call))
+    return fail_call(r, call,
+                     "a gradient inside a function differentiated in reverse "
+                     "mode (reverse over reverse, through %s) is not "
+                     "supported",
+                     ad_value_name(fn));
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);
