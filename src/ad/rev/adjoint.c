@@ -26,6 +26,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
 
@@ -165,59 +166,47 @@ static LLVMValueRef fneg(ad_rev_fn *r, LLVMValueRef a, LLVMValueRef fmf) {
   return v;
 }
 
-/* The partials of one arithmetic instruction, stated once:
- *   a + b: 1, 1     a - b: 1, -1     -a: -1
- *   a * b: b, a     a / b: 1/b, -(a/b)/b     fmod(a, b): 1, -trunc(a/b) */
+/* Whether a row's partial reads operand/result token `tok` (x, y, r). */
+static int reads(const char *program, char tok) {
+  for (const char *p = program; p && *p; p++)
+    if (*p == tok && (p == program || p[-1] == ' ') && (!p[1] || p[1] == ' '))
+      return 1;
+  return 0;
+}
+
+/* The arithmetic instructions read their rows (rules/inst.c), the same
+ * partials forward mode evaluates: x_k's adjoint += partial_k * adjoint. */
 static int reverse_arith(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
-  LLVMValueRef a = LLVMGetOperand(inst, 0);
-  LLVMValueRef b = op == LLVMFNeg ? NULL : LLVMGetOperand(inst, 1);
+  unsigned arity = op == LLVMFNeg ? 1 : 2;
   LLVMValueRef d = ad_rev_take(r, inst);
-  switch (op) {
-  case LLVMFAdd:
-    ad_rev_accumulate(r, a, d, inst);
-    ad_rev_accumulate(r, b, d, inst);
-    break;
-  case LLVMFSub:
-    ad_rev_accumulate(r, a, d, inst);
-    if (ad_rev_has_adjoint(r, b))
-      ad_rev_accumulate(r, b, fneg(r, d, inst), inst);
-    break;
-  case LLVMFNeg:
-    ad_rev_accumulate(r, a, fneg(r, d, inst), inst);
-    break;
-  case LLVMFMul:
-    if (ad_rev_has_adjoint(r, a))
-      ad_rev_accumulate(r, a, fmul(r, d, ad_rev_primal(r, b), inst), inst);
-    if (ad_rev_has_adjoint(r, b))
-      ad_rev_accumulate(r, b, fmul(r, d, ad_rev_primal(r, a), inst), inst);
-    break;
-  case LLVMFDiv: {
-    LLVMValueRef pb = ad_rev_primal(r, b);
-    LLVMValueRef db = LLVMBuildFDiv(r->rb, d, pb, "");
-    copy_fmf(db, inst);
-    if (ad_rev_has_adjoint(r, a))
-      ad_rev_accumulate(r, a, db, inst);
-    if (ad_rev_has_adjoint(r, b))
-      ad_rev_accumulate(
-          r, b, fneg(r, fmul(r, db, ad_rev_primal(r, inst), inst), inst), inst);
-    break;
-  }
-  case LLVMFRem: {
-    ad_rev_accumulate(r, a, d, inst);
-    if (ad_rev_has_adjoint(r, b)) {
-      LLVMValueRef q = LLVMBuildFDiv(r->rb, ad_rev_primal(r, a),
-                                     ad_rev_primal(r, b), "");
-      LLVMTypeRef ov[1] = {LLVMTypeOf(inst)};
+  for (unsigned k = 0; k < arity; k++) {
+    LLVMValueRef a = LLVMGetOperand(inst, k);
+    if (!ad_rev_has_adjoint(r, a))
+      continue;
+    ad_inst_partial row;
+    if (!ad_inst_partial_of(op, k, &row))
+      return fail_inst(r, inst, "internal: no partial for this instruction");
+    LLVMValueRef g = d;
+    if (row.program) {
+      /* only what the partial reads is taped */
+      LLVMValueRef args[2] = {NULL, NULL}, res = NULL;
+      for (unsigned j = 0; j < arity; j++)
+        if (reads(row.program, j ? 'y' : 'x'))
+          args[j] = ad_rev_primal(r, LLVMGetOperand(inst, j));
+      if (reads(row.program, 'r'))
+        res = ad_rev_primal(r, inst);
       ad_fn_ctx here = r->fc;
       here.b = r->rb;
-      LLVMValueRef t = ad_call_intrinsic(&here, "llvm.trunc", ov, 1, &q, 1);
-      ad_rev_accumulate(r, b, fneg(r, fmul(r, d, t, inst), inst), inst);
+      LLVMValueRef p = ad_math_eval_text(&here, row.program, arity,
+                                         LLVMTypeOf(inst), args, res);
+      if (!p)
+        return -1;
+      g = fmul(r, d, p, inst);
     }
-    break;
-  }
-  default:
-    break;
+    if (row.negate)
+      g = fneg(r, g, inst);
+    ad_rev_accumulate(r, a, g, inst);
   }
   return 0;
 }

@@ -760,6 +760,21 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
+LLVMValueRef ad_math_eval_text(ad_fn_ctx *fc, const char *program,
+                               unsigned arity, LLVMTypeRef t,
+                               LLVMValueRef *args, LLVMValueRef result) {
+  math_rule row = {.names = {"instruction"}, .arity = (unsigned char)arity};
+  math_program p;
+  char why[256];
+  if (arity == 0 || arity > 3 ||
+      parse_program(&row, 0, program, &p, why, sizeof why) != 0) {
+    ad_fail(fc->mc, NULL, "internal: bad partial \"%s\"", program);
+    return NULL;
+  }
+  eval_ctx e = {.fc = fc, .t = t, .args = args, .result = result};
+  return eval_program(&e, &p);
+}
+
 int ad_math_is_row(const ad_call_rule *rule) {
   return rule && rule->emit == emit_math;
 }

@@ -44,6 +44,24 @@ int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
                      LLVMValueRef result, LLVMValueRef *partials,
                      int *chooses);
 
+/* Evaluates a partial written in the rows' language (x y z the
+ * arguments, r the result, all of float type t) at fc->b.  NULL (error in
+ * fc) if it does not parse. */
+LLVMValueRef ad_math_eval_text(ad_fn_ctx *fc, const char *program,
+                               unsigned arity, LLVMTypeRef t,
+                               LLVMValueRef *args, LLVMValueRef result);
+
+/* ---- inst.c: the float arithmetic instructions' partials as rows ----
+ * d result / d operand k of fadd, fsub, fneg, fmul, fdiv, frem: `negate`
+ * times `program` (NULL: 1), in the rows' language (x, y the operands, r
+ * the result).  Forward mode and reverse mode both read them.  0 when
+ * `op` has no row or k is past its operands. */
+typedef struct ad_inst_partial {
+  const char *program;
+  int negate;
+} ad_inst_partial;
+int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out);
+
 /* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
  * the enzyme_inactive attribute); consulted before the built-in tables
  * (ad_custom_lookup, registry/registry.h) ---- */
