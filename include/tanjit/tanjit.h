@@ -98,6 +98,20 @@ typedef enum tanjit_binding {
   TANJIT_BIND_LAZY = 1    /* it binds to a stub that reports when called */
 } tanjit_binding;
 
+/* The floating-point flags of derivative arithmetic: the instructions
+ * tanjit adds to compute tangents, never the primal's own (README
+ * "Derivative arithmetic"). */
+typedef enum tanjit_derivative_fp {
+  /* Tangent arithmetic may be reassociated and contracted, and ignores the
+   * sign of zero (reassoc nsz contract), as Enzyme's default
+   * enzyme-fast-math: LLVM may factor and fuse it, so derivatives can
+   * differ from strict evaluation in the last bits. */
+  TANJIT_DERIVATIVE_FP_FAST = 0,
+  /* Tangent arithmetic carries only the primal instruction's own flags,
+   * evaluated in the order the rules write it. */
+  TANJIT_DERIVATIVE_FP_STRICT = 1
+} tanjit_derivative_fp;
+
 /*
  * Session options.  The struct grows at its end from release to release;
  * `struct_size` keeps old callers working: tanjit_options_init sets it to
@@ -153,6 +167,9 @@ typedef struct tanjit_options {
   /* The cache directory's size bound, least recently used entries deleted
    * first; 0: TANJIT_DEFAULT_CACHE_BYTES. */
   size_t cache_max_bytes;
+  /* Flags of derivative arithmetic; default TANJIT_DERIVATIVE_FP_FAST.
+   * Part of the object cache's key. */
+  tanjit_derivative_fp derivative_fp;
 } tanjit_options;
 
 #define TANJIT_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30) /* 1 GiB */
@@ -277,10 +294,23 @@ typedef struct tanjit_stats {
    * session warning: an entry ignored as invalid, a write that failed). */
   unsigned long cache_evictions;
   unsigned long cache_errors;
+  /* The engine's rule lookups (which rule a call gets, asked of the rule
+   * families) and the call sites of the modules it differentiated: one
+   * lookup per call site at most, whatever asks (analyses, rules). */
+  unsigned long rule_lookups;
+  unsigned long call_sites;
 } tanjit_stats;
 
-/* Copies the session's totals into *out.  Safe from any thread. */
+/* Copies the session's totals into *out.  Safe from any thread.  The
+ * struct grows at its end as tanjit_options does: the macro passes the
+ * caller's sizeof, and the library writes only the fields within it
+ * (tanjit_session_stats_sized); a caller built before the size was passed
+ * gets the fields up to cache_errors. */
+TANJIT_API void tanjit_session_stats_sized(tanjit_session *s, tanjit_stats *out,
+                                           size_t size);
 TANJIT_API void tanjit_session_stats(tanjit_session *s, tanjit_stats *out);
+#define tanjit_session_stats(s, out) \
+  tanjit_session_stats_sized((s), (out), sizeof(tanjit_stats))
 
 /*
  * The text of the IR in file `path` (as tanjit_load_file reads it) after the

@@ -47,6 +47,15 @@ void ad_engine_free(ad_engine *e); /* NULL-tolerant */
  * rule a call gets (at most once per call site of each transform: the
  * analyses and the rules share a memo).  For tests and measurements. */
 unsigned long ad_engine_rule_lookups(const ad_engine *e);
+/* Whether tangent arithmetic carries reassoc, nsz and contract
+ * (tanjit_options.derivative_fp; a new engine's default: yes).  Set before
+ * the engine's first transform. */
+void ad_engine_set_fast_derivatives(ad_engine *e, int fast);
+int ad_engine_fast_derivatives(const ad_engine *e);
+/* The call sites (calls and invokes in function bodies) of the modules this
+ * engine differentiated, counted as each transform starts: the measure the
+ * lookups above are held to. */
+unsigned long ad_engine_call_sites(const ad_engine *e);
 /* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);
@@ -100,12 +109,14 @@ typedef enum ad_request_kind {
   AD_NOT_A_REQUEST = 0,
   AD_REQUEST_FORWARD, /* __enzyme_fwddiff */
   AD_REQUEST_REVERSE, /* __enzyme_autodiff (rev/) */
+  AD_REQUEST_BATCH,   /* __enzyme_batch: N primal evaluations (batch.c) */
   AD_REQUEST_SPLIT    /* __enzyme_augmentfwd, __enzyme_reverse,
                          __enzyme_virtualreverse: split reverse mode,
                          refused */
 } ad_request_kind;
 ad_request_kind ad_request_kind_of(LLVMValueRef f);
-/* A request tanjit rewrites: AD_REQUEST_FORWARD or AD_REQUEST_REVERSE. */
+/* A request tanjit rewrites: AD_REQUEST_FORWARD, AD_REQUEST_REVERSE or
+ * AD_REQUEST_BATCH. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*

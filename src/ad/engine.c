@@ -18,8 +18,10 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
+#include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
 #include "ad/prep/prep.h"
+#include "ad/registry/registry.h"
 #include "ad/tangent/tangent.h"
 #include "ad/request.h"
 #include "ad/rev/rev.h"
@@ -35,12 +37,40 @@ struct ad_engine {
   pthread_mutex_t kept_lock;
   char **kept;
   size_t n_kept, cap_kept;
-  /* rule lookups that reached the families, over all transforms */
+  /* rule lookups that reached the families, over all transforms, and the
+   * call sites of the modules those transforms differentiated */
   _Atomic unsigned long rule_lookups;
+  /* tanjit_options.derivative_fp: zero (calloc) is the fast default */
+  int strict_derivatives;
+  _Atomic unsigned long call_sites;
 };
+
+void ad_engine_set_fast_derivatives(ad_engine *e, int fast) {
+  e->strict_derivatives = !fast;
+}
+
+int ad_engine_fast_derivatives(const ad_engine *e) {
+  return e && !e->strict_derivatives;
+}
 
 unsigned long ad_engine_rule_lookups(const ad_engine *e) {
   return e ? atomic_load(&e->rule_lookups) : 0;
+}
+
+unsigned long ad_engine_call_sites(const ad_engine *e) {
+  return e ? atomic_load(&e->call_sites) : 0;
+}
+
+/* The calls (and invokes) in the bodies of m. */
+static unsigned long count_call_sites(LLVMModuleRef m) {
+  unsigned long n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i))
+        n += LLVMIsACallInst(i) || LLVMIsAInvokeInst(i);
+  return n;
 }
 
 ad_engine *ad_engine_new(void) {
@@ -134,6 +164,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
       LLVMIsDeclaration(f) ? name_contains : name_is;
   if (match(name, n, "__enzyme_fwddiff"))
     return AD_REQUEST_FORWARD;
+  if (match(name, n, "__enzyme_batch"))
+    return AD_REQUEST_BATCH;
   for (size_t i = 0; i < sizeof split / sizeof *split; i++)
     if (match(name, n, split[i]))
       return AD_REQUEST_SPLIT;
@@ -144,7 +176,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
 
 int ad_is_request_function(LLVMValueRef f) {
   ad_request_kind k = ad_request_kind_of(f);
-  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_REVERSE;
+  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_REVERSE ||
+         k == AD_REQUEST_BATCH;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -254,7 +287,8 @@ static ad_map *reach_set(reach_memo *r, LLVMValueRef target) {
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !failed;
            i = LLVMGetNextInstruction(i)) {
-        if (!LLVMIsACallInst(i) || LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+        if ((!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) ||
+            LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
           continue;
         LLVMValueRef c = ad_called_function(i);
         if (c) {
@@ -307,6 +341,8 @@ static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
     "enzyme_out",
+    /* batch.c's */
+    "enzyme_vector", "enzyme_scalar", "enzyme_buffer",
 };
 
 /* Marker loads feed only the (now erased) requests; a dead one would keep
@@ -409,7 +445,9 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
       }
       LLVMValueRef call = all[pick];
       all[pick] = all[--nall];
-      rc = ad_rewrite_request(mc, call);
+      rc = ad_request_kind_of(LLVMGetCalledValue(call)) == AD_REQUEST_BATCH
+               ? ad_rewrite_batch(mc, call)
+               : ad_rewrite_request(mc, call);
     }
     reach_memo_free(&reach);
     free(all);
@@ -430,7 +468,33 @@ static void module_ctx_begin(ad_module_ctx *mc, ad_engine *e, LLVMModuleRef m,
   mc->engine = e;
   mc->mod = m;
   mc->llctx = LLVMGetModuleContext(m);
-  mc->err = err;
+  mc->diag.err = err;
+}
+
+/* The storage of a module context's parts (context.h), for one transform. */
+typedef struct module_parts {
+  ad_derivative_cache derivatives;
+  ad_active_globals globals;
+  ad_global_shadows shadows;
+  ad_rule_memo rules;
+} module_parts;
+
+static void module_parts_attach(ad_module_ctx *mc, module_parts *p) {
+  ad_derivative_cache_init(&p->derivatives);
+  ad_active_globals_init(&p->globals);
+  ad_global_shadows_init(&p->shadows);
+  ad_rule_memo_init(&p->rules);
+  mc->derivatives = &p->derivatives;
+  mc->globals = &p->globals;
+  mc->shadows = &p->shadows;
+  mc->rules = &p->rules;
+}
+
+static void module_parts_free(module_parts *p) {
+  ad_derivative_cache_free(&p->derivatives);
+  ad_active_globals_free(&p->globals);
+  ad_global_shadows_free(&p->shadows);
+  ad_rule_memo_free(&p->rules);
 }
 
 /* Active globals as discovery names them: the module's own (by the
@@ -452,36 +516,30 @@ static int transform_with(ad_engine *e, LLVMModuleRef m,
                           LLVMValueRef *const *globals, size_t nglobals,
                           global_seed *out, tanjit_error **err) {
   ad_module_ctx mc;
+  module_parts parts;
   module_ctx_begin(&mc, e, m, err);
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
-  ad_map_init(&mc.active_globals);
-  ad_map_init(&mc.global_shadows);
-  ad_map_init(&mc.global_refs_memo);
-  ad_map_init(&mc.touches_memo);
-  ad_map_init(&mc.cache_index);
-  ad_map_init(&mc.global_index);
-  ad_map_init(&mc.made_from);
-  ad_map_init(&mc.made_lane);
-  mc.made_seed = &seed->made;
+  module_parts_attach(&mc, &parts);
+  mc.globals->made_seed = &seed->made;
   int rc = 0;
   for (size_t i = 0; i < nglobals && rc == 0; i++)
     if ((ad_map_get(&seed->own, globals[0][i]) &&
-         ad_map_put(&mc.active_globals, globals[1][i], (void *)1) != 0) ||
-        ad_map_put(&mc.global_index, globals[1][i],
+         ad_map_put(&mc.globals->set, globals[1][i], (void *)1) != 0) ||
+        ad_map_put(&mc.globals->index, globals[1][i],
                     (void *)(uintptr_t)(i + 1)) != 0)
       rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  size_t seeded = mc.active_globals.count;
+  size_t seeded = mc.globals->set.count;
   if (rc == 0)
     rc = rewrite_requests(&mc, m);
   if (rc == 0)
     ad_finish_shadow_reset(&mc);
   for (size_t i = 0; out && i < nglobals; i++)
-    if (ad_map_get(&mc.active_globals, globals[1][i]) &&
+    if (ad_map_get(&mc.globals->set, globals[1][i]) &&
         ad_map_put(&out->own, globals[0][i], (void *)1) != 0 && rc == 0)
       rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  for (size_t i = 0; out && i < mc.made_from.cap; i++) {
-    LLVMValueRef made = (LLVMValueRef)mc.made_from.keys[i];
-    if (!made || !ad_map_get(&mc.active_globals, made))
+  for (size_t i = 0; out && i < mc.globals->made_from.cap; i++) {
+    LLVMValueRef made = (LLVMValueRef)mc.globals->made_from.keys[i];
+    if (!made || !ad_map_get(&mc.globals->set, made))
       continue;
     char *id = ad_global_origin(&mc, made);
     if ((!id || ad_origin_set_add(&out->made, id) != 0) && rc == 0)
@@ -489,26 +547,14 @@ static int transform_with(ad_engine *e, LLVMModuleRef m,
     free(id);
   }
   if (rc == 0 && !out &&
-      mc.active_globals.count != seeded + mc.seeded_made)
+      mc.globals->set.count != seeded + mc.globals->seeded_made)
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
-  atomic_fetch_add(&e->rule_lookups, mc.rule_lookups);
+  atomic_fetch_add(&e->rule_lookups, mc.rules->lookups);
   ad_rev_state_free(&mc);
-  for (size_t i = 0; i < mc.ncache; i++)
-    free(mc.cache[i].sig.activity);
-  free(mc.cache);
-  ad_map_free(&mc.rule_memo);
-  ad_map_free(&mc.rule_memo_callee);
+  module_parts_free(&parts);
   LLVMDisposeTargetData(mc.td);
-  ad_map_free(&mc.active_globals);
-  ad_map_free(&mc.global_shadows);
-  ad_map_free(&mc.global_refs_memo);
-  ad_map_free(&mc.touches_memo);
-  ad_map_free(&mc.cache_index);
-  ad_map_free(&mc.global_index);
-  ad_map_free(&mc.made_from);
-  ad_map_free(&mc.made_lane);
   return rc;
 }
 
@@ -620,6 +666,7 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     return 0;
   if (ad_preprocess_module(m, err))
     return -1;
+  atomic_fetch_add(&e->call_sites, count_call_sites(m));
 
   global_seed active;
   memset(&active, 0, sizeof active);

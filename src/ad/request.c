@@ -428,6 +428,31 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
   return LLVMBuildLoad2(b, want, slot, "");
 }
 
+/* The derivative's result with its lanes as the request's ABI has them:
+ * one array of N tangents, also inside {primal, tangents}. */
+static LLVMValueRef tangents_as_arrays(LLVMBuilderRef b, LLVMValueRef res,
+                                       const ad_signature *sig) {
+  ad_ret_mode ret = sig->ret;
+  if (sig->width == 1)
+    return res;
+  if (ret == AD_RET_TANGENT)
+    return ad_lanes_to_array(b, res);
+  if (ret != AD_RET_BOTH)
+    return res;
+  LLVMTypeRef rt = LLVMTypeOf(res);
+  LLVMTypeRef two[2] = {LLVMStructGetTypeAtIndex(rt, 0),
+                        LLVMStructGetTypeAtIndex(rt, 1)};
+  if (LLVMGetTypeKind(two[1]) != LLVMVectorTypeKind)
+    return res;
+  LLVMValueRef tangents =
+      ad_lanes_to_array(b, LLVMBuildExtractValue(b, res, 1, ""));
+  two[1] = LLVMTypeOf(tangents);
+  LLVMValueRef agg = LLVMGetPoison(
+      LLVMStructTypeInContext(LLVMGetTypeContext(rt), two, 2, 0));
+  agg = LLVMBuildInsertValue(b, agg, LLVMBuildExtractValue(b, res, 0, ""), 0, "");
+  return LLVMBuildInsertValue(b, agg, tangents, 1, "");
+}
+
 /*
  * When the function a request names has a custom rule (in-IR registration or
  * tanjit_register_fwd_rule), Enzyme uses the rule, not the body.  The rule
@@ -467,14 +492,11 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
 static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call);
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
+  if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
+    return ad_rewrite_through_invoke(mc, call, ad_rewrite_request);
   LLVMValueRef callee = ad_called_function(call);
   if (callee && ad_request_kind_of(callee) == AD_REQUEST_REVERSE)
     return rewrite_reverse(mc, call);
-  if (LLVMIsAInvokeInst(call))
-    return ad_fail(mc, call,
-                   "__enzyme_fwddiff reached through invoke (C++ exception "
-                   "handling) is not supported: call it where no exception "
-                   "can unwind (e.g. a noexcept helper)");
   request r;
   memset(&r, 0, sizeof r);
   r.mc = mc;
@@ -614,14 +636,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     }
     if (rc)
       break;
-    if (r.width == 1) {
-      args[k++] = lanes[0];
-    } else {
-      LLVMValueRef agg = LLVMGetPoison(LLVMArrayType2(pt[p], r.width));
-      for (unsigned w = 0; w < r.width; w++)
-        agg = LLVMBuildInsertValue(b, agg, lanes[w], w, "");
-      args[k++] = agg;
-    }
+    /* the request's N shadows, as the derivative holds its lanes */
+    args[k++] = ad_pack_lanes(b, pt[p], r.width, lanes);
   }
   /* trailing request-wide markers are fine; anything else is extra */
   while (rc == 0 && i < r.nargs) {
@@ -678,6 +694,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMValueRef res = LLVMBuildCall2(b, LLVMGlobalGetValueType(d), d, args, k,
                                     sig.ret == AD_RET_VOID ? "" : "fwddiff");
   ad_copy_abi_attrs(&sig, res);
+  res = tangents_as_arrays(b, res, &sig);
   LLVMTypeRef want = LLVMTypeOf(call);
   if (r.sret && sig.ret != AD_RET_VOID) {
     /* into the caller's C result, member by member where its layout is
@@ -923,7 +940,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
   LLVMValueRef res = ad_rev_emit_gradient(
       mc, b, holder, &pair, args, k, sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
-  if (mc->failed) {
+  if (mc->diag.failed) {
     rc = -1;
     goto out;
   }

@@ -27,6 +27,8 @@ enum {
   OPT_TRUST_BITCODE,
   OPT_CACHE_DIR,
   OPT_NO_CACHE,
+  OPT_STRICT_DERIVATIVES,
+  OPT_PRE_AD,
 };
 
 typedef struct cli_option {
@@ -57,6 +59,8 @@ static const cli_option options[] = {
      "keep compiled code in DIR (default ~/.cache/tanjit)", 0},
     {"no-cache", 0, OPT_NO_CACHE, CLI_RUN, NULL,
      "neither read nor write the object cache", 0},
+    {"strict-derivatives", 0, OPT_STRICT_DERIVATIVES, CLI_RUN | CLI_EMIT, NULL,
+     "no reassoc/nsz/contract on derivative arithmetic", 0},
     {NULL, 'g', 'g', CLI_RUN | CLI_EMIT, NULL,
      "debug info: clang -g; JIT code seen by gdb and perf", 0},
     {"Xclang-arg", 0, OPT_CLANG_ARG, CLI_RUN | CLI_EMIT, "ARG",
@@ -64,6 +68,8 @@ static const cli_option options[] = {
     {"output", 'o', 'o', CLI_EMIT, "OUT", "write to OUT ('-': stdout, the default)", 0},
     {"help", 'h', 'h', 0, NULL, "this text", 0},
     {"version", 0, OPT_VERSION, 0, NULL, "print tanjit's and LLVM's versions", 0},
+    {"pre-ad", 0, OPT_PRE_AD, CLI_RUN | CLI_EMIT, "PASSES",
+     "C/C++ at -O1+: LLVM passes run before differentiation", 0},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -288,8 +294,14 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
   case OPT_NO_CACHE:
     c->no_cache = 1;
     return 0;
+  case OPT_PRE_AD:
+    c->pre_ad = value;
+    return 0;
   case OPT_TRUST_BITCODE:
     c->trust_bitcode = 1;
+    return 0;
+  case OPT_STRICT_DERIVATIVES:
+    c->strict_derivatives = 1;
     return 0;
   case 'g':
     c->debug = 1;

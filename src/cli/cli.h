@@ -30,9 +30,11 @@ typedef struct cli_args {
   const char *cache_dir; /* --cache-dir DIR ("": none) */
   int no_cache;          /* --no-cache */
   int debug; /* -g: clang -g, and the session's debugger and perf support */
+  int strict_derivatives; /* --strict-derivatives: TANJIT_DERIVATIVE_FP_STRICT */
   char **program_args;
   int n_program_args;
   char **words; /* the argv copy getopt permuted; owned */
+  const char *pre_ad; /* --pre-ad PASSES; NULL: pre_ad.c's default */
 } cli_args;
 
 /* args.c */
@@ -68,6 +70,15 @@ typedef struct cli_module {
  * clang failing. */
 int cli_prepare_input(const cli_args *c, const char *input, cli_module *m);
 void cli_module_free(cli_module *m);
+
+/* pre_ad.c */
+/* Whether C and C++ are compiled without LLVM's passes and given
+ * cli_pre_ad's (from -O1 on). */
+int cli_pre_ad_applies(const cli_args *c);
+/* Runs the passes that come before differentiation on m's IR text, with
+ * the functions Enzyme's registration globals name kept from inlining;
+ * replaces m's data.  0, or 1 after printing why. */
+int cli_pre_ad(const cli_args *c, cli_module *m);
 
 /* report.c */
 /* Prints `err` for a person (a source location first, compiler style, when

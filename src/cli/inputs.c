@@ -8,7 +8,8 @@
  * text on its stdout: text, not bitcode, so what tanjit's own clang wrote
  * never needs a bitcode reader kept apart from the process), always with
  * line tables: a differentiation error can then name file:line.  -g asks
- * for full debug info instead.
+ * for full debug info instead.  From -O1 on clang runs none of LLVM's
+ * passes; pre_ad.c runs those that come before differentiation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -157,7 +158,7 @@ static int compile_with_clang(const cli_args *c, const char *path, int cxx,
   const char *clang = clang_program();
   char level[4];
   snprintf(level, sizeof level, "-O%d", c->opt_level);
-  size_t n_argv = 12 + (size_t)c->clang_args.n;
+  size_t n_argv = 14 + (size_t)c->clang_args.n;
   const char **argv = calloc(n_argv, sizeof *argv);
   if (!argv) {
     fputs("tanjit: out of memory\n", stderr);
@@ -168,6 +169,10 @@ static int compile_with_clang(const cli_args *c, const char *path, int cxx,
   if (cxx)
     argv[n++] = "--driver-mode=g++"; /* clang++ */
   argv[n++] = level;
+  if (cli_pre_ad_applies(c)) { /* the -O level's attributes, none of its passes */
+    argv[n++] = "-Xclang";
+    argv[n++] = "-disable-llvm-passes";
+  }
   argv[n++] = c->debug ? "-g" : "-gline-tables-only";
   argv[n++] = "-emit-llvm";
   argv[n++] = "-S";
@@ -218,6 +223,10 @@ static int compile_with_clang(const cli_args *c, const char *path, int cxx,
     else
       fprintf(stderr, "tanjit: %s failed to compile %s (exit status %d)\n", clang,
               path, WEXITSTATUS(status));
+    cli_module_free(m);
+    return 1;
+  }
+  if (cli_pre_ad_applies(c) && cli_pre_ad(c, m)) {
     cli_module_free(m);
     return 1;
   }

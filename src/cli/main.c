@@ -134,6 +134,11 @@ static void print_stats(tanjit_session *s) {
   if (compile > 0)
     fprintf(stderr, "; differentiate / (optimize + codegen) = %.3f",
             st.differentiate_seconds / compile);
+  /* one lookup per call site at most: the rule families are asked once */
+  if (st.call_sites)
+    fprintf(stderr, "; %lu rule lookup%s for %lu call site%s",
+            st.rule_lookups, st.rule_lookups == 1 ? "" : "s", st.call_sites,
+            st.call_sites == 1 ? "" : "s");
   if (st.cache_hits || st.cache_misses || st.cache_errors)
     fprintf(stderr, "; object cache: %lu hit%s, %lu miss%s, %lu error%s",
             st.cache_hits, st.cache_hits == 1 ? "" : "s", st.cache_misses,
@@ -187,6 +192,8 @@ int main(int argc, char **argv) {
   opts.debug_info = c.debug; /* -g: gdb sees JIT frames, perf names them */
   opts.perf_map = c.debug;
   opts.trust_bitcode = c.trust_bitcode;
+  opts.derivative_fp = c.strict_derivatives ? TANJIT_DERIVATIVE_FP_STRICT
+                                            : TANJIT_DERIVATIVE_FP_FAST;
   char *cache_dir = cache_dir_for(&c);
   opts.cache_dir = cache_dir;
   tanjit_error *err = NULL;

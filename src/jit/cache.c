@@ -85,7 +85,7 @@ static void hash_string(XXH3_state_t *st, const char *s) {
 }
 
 jit_cache *jit_cache_new(const char *dir, size_t max_bytes, int opt_level,
-                         int binding) {
+                         int binding, int derivative_fp) {
   jit_cache *c = tj_calloc(1, sizeof *c);
   XXH3_state_t *st = XXH3_createState();
   if (!c || !st || !(c->dir = tj_strdup(dir))) {
@@ -112,7 +112,8 @@ jit_cache *jit_cache_new(const char *dir, size_t max_bytes, int opt_level,
   LLVMDisposeMessage(triple);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
-  int settings[2] = {opt_level, binding};
+  /* what changes the code made from one module: the derivative flags too */
+  int settings[3] = {opt_level, binding, derivative_fp};
   XXH3_128bits_update(st, settings, sizeof settings);
   c->config = XXH3_128bits_digest(st);
   XXH3_freeState(st);

@@ -36,7 +36,7 @@ enum { JIT_CACHE_NEVER = 0, JIT_CACHE_AT_ADD = 1, JIT_CACHE_AT_LOOKUP = 2 };
 /* A cache in `dir` (created when first written), holding at most max_bytes
  * (0: the default).  NULL only when out of memory. */
 jit_cache *jit_cache_new(const char *dir, size_t max_bytes, int opt_level,
-                         int binding);
+                         int binding, int derivative_fp);
 void jit_cache_free(jit_cache *c); /* NULL-tolerant */
 /* A rule registered with tanjit_register_fwd_rule, keyed into later
  * request modules.  Under the session's lock. */

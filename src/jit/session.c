@@ -160,6 +160,14 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
             (int)opts->binding);
     return NULL;
   }
+  if (opts->derivative_fp != TANJIT_DERIVATIVE_FP_FAST &&
+      opts->derivative_fp != TANJIT_DERIVATIVE_FP_STRICT) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "derivative_fp %d is neither TANJIT_DERIVATIVE_FP_FAST nor "
+            "TANJIT_DERIVATIVE_FP_STRICT",
+            (int)opts->derivative_fp);
+    return NULL;
+  }
   if (opts->opt_level < 0 || opts->opt_level > 3) {
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
             "optimization level %d is not in 0..3", opts->opt_level);
@@ -192,7 +200,8 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
        !(s->bitcode_checker = tj_strdup(opts->bitcode_checker))) ||
       (opts->cache_dir && *opts->cache_dir &&
        !(s->cache = jit_cache_new(opts->cache_dir, opts->cache_max_bytes,
-                                  s->opt_level, (int)s->binding))) ||
+                                  s->opt_level, (int)s->binding,
+                                  (int)opts->derivative_fp))) ||
       copy_string_list(opts->library_dirs, &s->library_dirs) ||
       copy_string_list(opts->allowed_libraries, &s->allowed_libraries) ||
       !(s->ad = ad_engine_new())) {
@@ -201,6 +210,8 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   ad_engine_set_runtime_report(s->ad, jit_report_runtime_failure, s);
+  ad_engine_set_fast_derivatives(
+      s->ad, opts->derivative_fp == TANJIT_DERIVATIVE_FP_FAST);
 
   LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, err);
   if (!tm) {

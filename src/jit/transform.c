@@ -15,6 +15,7 @@
  * structured error for that lookup (session.c); ORC itself would only say
  * "Failed to materialize symbols".
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,18 +60,30 @@ static void add_stats(tanjit_session *s, const tanjit_stats *d) {
   s->stats.differentiate_seconds += d->differentiate_seconds;
   s->stats.optimize_seconds += d->optimize_seconds;
   s->stats.codegen_seconds += d->codegen_seconds;
+  s->stats.rule_lookups += d->rule_lookups;
+  s->stats.call_sites += d->call_sites;
   jit_session_unlock(s);
 }
 
-void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
+void tanjit_session_stats_sized(tanjit_session *s, tanjit_stats *out,
+                                size_t size) {
   if (!out)
     return;
-  memset(out, 0, sizeof *out);
+  if (size > sizeof *out)
+    size = sizeof *out;
+  memset(out, 0, size);
   if (!s)
     return;
   jit_session_lock(s);
-  *out = s->stats;
+  memcpy(out, &s->stats, size);
   jit_session_unlock(s);
+}
+
+/* The entry point of callers built before the struct's size was passed:
+ * they know the fields up to cache_errors. */
+#undef tanjit_session_stats
+void tanjit_session_stats(tanjit_session *s, tanjit_stats *out) {
+  tanjit_session_stats_sized(s, out, offsetof(tanjit_stats, rule_lookups));
 }
 
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
@@ -93,6 +106,9 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
     LLVMDisposeTargetData(dl);
   }
   unsigned long requests = count_requests(m);
+  /* transforms run one at a time (above): the deltas are this module's */
+  unsigned long lookups0 = ad_engine_rule_lookups(s->ad);
+  unsigned long sites0 = ad_engine_call_sites(s->ad);
   double t0 = seconds_now();
   /* A request may differentiate through functions other modules define,
    * as a run-time request (tanjit_fwddiff) can. */
@@ -108,6 +124,8 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   if (views > 0 && rc == 0)
     jit_unlink_views(m, &own);
   strmap_free(&own);
+  unsigned long lookups = ad_engine_rule_lookups(s->ad) - lookups0;
+  unsigned long sites = ad_engine_call_sites(s->ad) - sites0;
   if (rc)
     return -1;
   double t1 = seconds_now();
@@ -139,7 +157,9 @@ int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
   tanjit_stats cost = {.modules = 1,
                        .requests = requests,
                        .differentiate_seconds = t1 - t0,
-                       .optimize_seconds = t2 - t1};
+                       .optimize_seconds = t2 - t1,
+                       .rule_lookups = lookups,
+                       .call_sites = sites};
   add_stats(s, &cost);
   codegen_started = t2;
   return 0;

@@ -129,13 +129,14 @@ START_TEST(test_call_integer_argument) {
 END_TEST
 
 /* The callee's derivative: the i64 gets an i64 shadow ([2 x i64] in vector
- * mode), the plain i32 count none. */
+ * mode, where the double's tangents are a <2 x double>), the plain i32
+ * count none. */
 START_TEST(test_call_integer_signature) {
   LLVMContextRef ctx;
   LLVMModuleRef m = transformed(call_arg_ir, &ctx);
   assert_function_type(m, "fwddiffesum", "{ double, double } (i64, i64, i32)");
   assert_function_type(m, "fwddiffe2sum",
-                       "{ double, [2 x double] } (i64, [2 x i64], i32)");
+                       "{ double, <2 x double> } (i64, [2 x i64], i32)");
   LLVMContextDispose(ctx);
 }
 END_TEST

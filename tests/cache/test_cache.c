@@ -224,6 +224,33 @@ START_TEST(changed_bytes_opt_level_or_rules_miss) {
 }
 END_TEST
 
+/* Strict derivative arithmetic (tanjit_options.derivative_fp) makes other
+ * code from the same module: another entry, never the fast one's. */
+START_TEST(strict_derivatives_miss) {
+  make_cache_dir();
+  tanjit_stats st;
+  run_df(3.0, 2, 0.7, &st);
+  for (int i = 0; i < 2; i++) {
+    tanjit_options o;
+    tanjit_options_init(&o);
+    o.cache_dir = cache_dir;
+    o.derivative_fp = TANJIT_DERIVATIVE_FP_STRICT;
+    tanjit_error *err = NULL;
+    tanjit_session *s = tanjit_session_new(&o, &err);
+    ck_assert_msg(s, "%s", err ? tanjit_error_message(err) : "");
+    char *text = request_module(3.0);
+    load(s, text);
+    free(text);
+    ck_assert_double_eq_tol(call1(s, "df", 0.7), expected_df(3.0, 0.7), 1e-9);
+    tanjit_session_stats(s, &st);
+    ck_assert_uint_eq(st.cache_hits, (unsigned long)i); /* then its own */
+    tanjit_session_free(s);
+  }
+  ck_assert_int_eq(entries(NULL, 0), 2);
+  remove_cache_dir();
+}
+END_TEST
+
 /* Module A's request differentiates through h, which module B defines:
  * A's object depends on B's bytes. */
 static const char views_a[] =
@@ -497,6 +524,7 @@ int main(void) {
   tcase_add_test(tc, second_session_hits_with_identical_results);
   tcase_add_test(tc, plain_module_hits_at_load);
   tcase_add_test(tc, changed_bytes_opt_level_or_rules_miss);
+  tcase_add_test(tc, strict_derivatives_miss);
   tcase_add_test(tc, other_modules_bytes_are_keyed_for_views);
   tcase_add_loop_test(tc, damaged_entry_is_ignored_and_rewritten, 0, 3);
   tcase_add_test(tc, unwritable_cache_is_a_warning);

@@ -3,7 +3,8 @@
 ;  - maxnum (a row that chooses): the tangent of the argument chosen,
 ;    selected (x where x >= y or y is NaN), never weighted;
 ;  - sqrt: 1/(2 sqrt x) guarded by `nz`, so a zero argument gives 0.
-; EMIT: -O 0
+; In strict mode: derivative_fp.ll checks the flags the default adds.
+; EMIT: -O 0 --strict-derivatives
 declare double @__enzyme_fwddiff(ptr, ...)
 declare double @sin(double)
 declare double @llvm.maxnum.f64(double, double)

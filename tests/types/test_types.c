@@ -179,6 +179,39 @@ START_TEST(rule_table_argument_types) {
 }
 END_TEST
 
+/* BLAS calls (rules/blas.c): their arrays hold floats of the routine's
+ * precision from the pointer on (periodically), Fortran passes integers
+ * and scalars by pointer (4-byte integers, 8 under ILP64 `_64_`, also
+ * through a rename). */
+START_TEST(blas_argument_types) {
+  const char *ir =
+      "declare double @cblas_ddot(i32, ptr, i32, ptr, i32)\n"
+      "declare void @sscal_(ptr, ptr, ptr, ptr)\n"
+      "declare double @\"ejlstr$ddot_64_$libblastrampoline\"(ptr, ptr, ptr, "
+      "ptr, ptr)\n"
+      "define void @f(ptr %x, ptr %y, ptr %n, ptr %alpha, ptr %v, ptr %inc, "
+      "ptr %n64, ptr %z) {\n"
+      "  %r = call double @cblas_ddot(i32 3, ptr %x, i32 1, ptr %y, i32 1)\n"
+      "  call void @sscal_(ptr %n, ptr %alpha, ptr %v, ptr %inc)\n"
+      "  %r2 = call double @\"ejlstr$ddot_64_$libblastrampoline\"(ptr %n64, "
+      "ptr %z, ptr %n64, ptr %z, ptr %n64)\n"
+      "  ret void\n"
+      "}\n";
+  parsed p = analyze(ir, "f");
+  ck_kind(&p, "x", 0, "float64");
+  ck_kind(&p, "x", 16, "float64");
+  ck_kind(&p, "y", 8, "float64");
+  ck_kind(&p, "v", 0, "float32");
+  ck_kind(&p, "v", 12, "float32");
+  ck_kind(&p, "alpha", 0, "float32");
+  ck_kind(&p, "n", 0, "integer");
+  ck_kind(&p, "inc", 0, "integer");
+  ck_kind(&p, "n64", 4, "integer");
+  ck_kind(&p, "z", 8, "float64");
+  release(&p);
+}
+END_TEST
+
 /* ---- a struct { double, ptr, i32 } copied with memcpy ---- */
 
 static const char *struct_ir =
@@ -564,6 +597,7 @@ int main(void) {
   tcase_add_test(tc, across_calls);
   tcase_add_test(tc, union_conflict);
   tcase_add_test(tc, float_bits_copied_as_integer);
+  tcase_add_test(tc, blas_argument_types);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("engine");
   tcase_set_timeout(te, 60);

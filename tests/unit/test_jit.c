@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,6 +643,14 @@ START_TEST(bad_options) {
   ck_assert_ptr_null(tanjit_session_new(&o, &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);
+  tanjit_options_init(&o);
+  o.derivative_fp = (tanjit_derivative_fp)2;
+  ck_assert_ptr_null(tanjit_session_new(&o, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "derivative_fp 2 is neither TANJIT_DERIVATIVE_FP_FAST nor "
+                   "TANJIT_DERIVATIVE_FP_STRICT");
+  tanjit_error_free(err);
   ck_assert_ptr_null(tanjit_lookup(NULL, "x", &err));
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
   tanjit_error_free(err);
@@ -842,6 +851,19 @@ START_TEST(stats_count_modules_requests_and_phases) {
   ck_assert(st.differentiate_seconds > 0);
   ck_assert(st.optimize_seconds > 0);
   ck_assert(st.codegen_seconds > 0);
+  /* the two requests are its call sites; sq calls nothing, so no rule is
+   * looked up */
+  ck_assert_uint_eq(st.call_sites, 2);
+  ck_assert_uint_eq(st.rule_lookups, 0);
+  /* a caller that knows the struct up to cache_errors gets only those
+   * fields: the rest of its memory is left alone */
+  tanjit_stats old;
+  memset(&old, 0xab, sizeof old);
+  tanjit_session_stats_sized(s, &old, offsetof(tanjit_stats, rule_lookups));
+  ck_assert_uint_eq(old.modules, 1);
+  ck_assert_uint_eq(old.requests, 2);
+  ck_assert_uint_eq(old.rule_lookups, (unsigned long)-1 / 0xff * 0xab);
+  ck_assert_uint_eq(old.call_sites, (unsigned long)-1 / 0xff * 0xab);
 
   double codegen = st.codegen_seconds;
   tanjit_error *err = NULL;

@@ -183,7 +183,7 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
     if (ad_global_can_shadow(root) && !LLVMIsGlobalConstant(root)) {
       /* a pointer its initializer holds (`double *p = &g`) is loaded
        * with p's shadow: what it points to needs a shadow too */
-      if (ad_map_put(&fc->mc->active_globals, root, (void *)1) != 0 ||
+      if (ad_map_put(&fc->mc->globals->set, root, (void *)1) != 0 ||
           ad_demand_global_targets(fc->mc, root) < 0)
         st->oom = 1;
       st->changed = 1;
@@ -220,7 +220,8 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
   case LLVMLoad:
     push_demand(st, LLVMGetOperand(p, 0));
     break;
-  case LLVMCall: {
+  case LLVMCall:
+  case LLVMInvoke: {
     /* An allocation, or a defined function returning a pointer (or an
      * integer holding one): its derivative returns the shadow. */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
@@ -335,7 +336,7 @@ static int compute_touches(ad_module_ctx *mc) {
     if (!LLVMCountBasicBlocks(f))
       continue;
     int direct = uses_active_global(mc, f);
-    oom = ad_map_put(&mc->touches_memo, f, direct ? TOUCHES_YES : TOUCHES_NO);
+    oom = ad_map_put(&mc->globals->touches_memo, f, direct ? TOUCHES_YES : TOUCHES_NO);
     if (direct && !oom) {
       if (nwork == capwork) {
         capwork = capwork ? 2 * capwork : 64;
@@ -376,9 +377,9 @@ static int compute_touches(ad_module_ctx *mc) {
     for (size_t e = (size_t)(uintptr_t)ad_map_get(&into, callee); e && !oom;
          e = edges[e - 1].next) {
       LLVMValueRef caller = edges[e - 1].caller;
-      if (ad_map_get(&mc->touches_memo, caller) == TOUCHES_YES)
+      if (ad_map_get(&mc->globals->touches_memo, caller) == TOUCHES_YES)
         continue;
-      oom = ad_map_put(&mc->touches_memo, caller, TOUCHES_YES);
+      oom = ad_map_put(&mc->globals->touches_memo, caller, TOUCHES_YES);
       if (nwork == capwork && !oom) {
         capwork = capwork ? 2 * capwork : 64;
         LLVMValueRef *g = tj_realloc(work, capwork * sizeof *g);
@@ -396,22 +397,22 @@ static int compute_touches(ad_module_ctx *mc) {
 }
 
 int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn) {
-  if (mc->active_globals.count == 0)
+  if (mc->globals->set.count == 0)
     return 0;
-  ad_refresh_globals_memo(mc, &mc->touches_memo, &mc->touches_generation);
+  ad_refresh_globals_memo(mc, &mc->globals->touches_memo, &mc->globals->touches_generation);
   /* a function added since the answers were computed: compute again */
-  if (mc->touches_memo.count && !ad_map_get(&mc->touches_memo, fn) &&
+  if (mc->globals->touches_memo.count && !ad_map_get(&mc->globals->touches_memo, fn) &&
       LLVMCountBasicBlocks(fn)) {
-    ad_map_free(&mc->touches_memo);
-    ad_map_init(&mc->touches_memo);
+    ad_map_free(&mc->globals->touches_memo);
+    ad_map_init(&mc->globals->touches_memo);
   }
-  if (mc->touches_memo.count == 0 && compute_touches(mc) != 0) {
+  if (mc->globals->touches_memo.count == 0 && compute_touches(mc) != 0) {
     /* out of memory: the safe answer, and no partial memo kept */
-    ad_map_free(&mc->touches_memo);
-    ad_map_init(&mc->touches_memo);
+    ad_map_free(&mc->globals->touches_memo);
+    ad_map_init(&mc->globals->touches_memo);
     return 1;
   }
-  return ad_map_get(&mc->touches_memo, fn) == TOUCHES_YES;
+  return ad_map_get(&mc->globals->touches_memo, fn) == TOUCHES_YES;
 }
 
 /* An integer loaded only to be stored elsewhere (a vectorized or unrolled
@@ -478,6 +479,7 @@ static void visit(activity_state *st, LLVMValueRef inst) {
       mark(st, inst);
     break;
   case LLVMCall:
+  case LLVMInvoke: /* the call of an invoke; its edges carry nothing */
     visit_call(st, inst);
     break;
   case LLVMLoad:

@@ -7,7 +7,7 @@
  * through it see zero tangents, never primal data.
  *
  * A mutable global that receives active data (activity.c marks it in
- * mc->active_globals) gets a writable `<name>_shadow` (lane k > 0:
+ * mc->globals->set) gets a writable `<name>_shadow` (lane k > 0:
  * `<name>_shadow<k>`), zero-initialized, living as long as the module and
  * restored to its initial tangents before every request (as Enzyme's
  * per-call shadow of an unannotated global starts at zero; see
@@ -34,6 +34,25 @@
 #include "ad/core/map.h"
 #include "common/strbuf.h"
 
+void ad_active_globals_init(ad_active_globals *g) {
+  memset(g, 0, sizeof *g);
+  ad_map_init(&g->set);
+  ad_map_init(&g->index);
+  ad_map_init(&g->made_from);
+  ad_map_init(&g->made_lane);
+  ad_map_init(&g->refs_memo);
+  ad_map_init(&g->touches_memo);
+}
+
+void ad_active_globals_free(ad_active_globals *g) {
+  ad_map_free(&g->set);
+  ad_map_free(&g->index);
+  ad_map_free(&g->made_from);
+  ad_map_free(&g->made_lane);
+  ad_map_free(&g->refs_memo);
+  ad_map_free(&g->touches_memo);
+}
+
 int ad_global_can_shadow(LLVMValueRef g) {
   return LLVMIsAGlobalVariable(g) && LLVMGetInitializer(g) &&
          !LLVMIsThreadLocal(g);
@@ -51,7 +70,7 @@ static int constant_refers_active(ad_module_ctx *mc, LLVMValueRef c,
     return 0;
   if (LLVMIsAGlobalVariable(c)) {
     if (!LLVMIsGlobalConstant(c))
-      return ad_map_get(&mc->active_globals, c) != NULL;
+      return ad_map_get(&mc->globals->set, c) != NULL;
     return ad_global_is_active(mc, c);
   }
   if (LLVMIsAGlobalValue(c) || LLVMIsAConstantDataSequential(c) ||
@@ -66,28 +85,28 @@ static int constant_refers_active(ad_module_ctx *mc, LLVMValueRef c,
 
 void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
                              size_t *generation) {
-  if (*generation == mc->active_globals.count)
+  if (*generation == mc->globals->set.count)
     return;
   ad_map_free(memo);
   ad_map_init(memo);
-  *generation = mc->active_globals.count;
+  *generation = mc->globals->set.count;
 }
 
 int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g) {
   if (!ad_global_can_shadow(g))
     return 0;
   if (!LLVMIsGlobalConstant(g))
-    return ad_map_get(&mc->active_globals, g) != NULL;
-  ad_refresh_globals_memo(mc, &mc->global_refs_memo,
-                          &mc->global_refs_generation);
-  void *memo = ad_map_get(&mc->global_refs_memo, g);
+    return ad_map_get(&mc->globals->set, g) != NULL;
+  ad_refresh_globals_memo(mc, &mc->globals->refs_memo,
+                          &mc->globals->refs_generation);
+  void *memo = ad_map_get(&mc->globals->refs_memo, g);
   if (memo)
     return memo == REFS_YES;
   /* "no" while in progress: a self-referencing table terminates */
-  if (ad_map_put(&mc->global_refs_memo, g, REFS_NO) != 0)
+  if (ad_map_put(&mc->globals->refs_memo, g, REFS_NO) != 0)
     return 0;
   int yes = constant_refers_active(mc, LLVMGetInitializer(g), 0);
-  ad_map_put(&mc->global_refs_memo, g, yes ? REFS_YES : REFS_NO);
+  ad_map_put(&mc->globals->refs_memo, g, yes ? REFS_YES : REFS_NO);
   return yes;
 }
 
@@ -97,9 +116,9 @@ static int demand_targets(ad_module_ctx *mc, LLVMValueRef c, int depth) {
     return 0;
   if (LLVMIsAGlobalVariable(c)) {
     if (!ad_global_can_shadow(c) || LLVMIsGlobalConstant(c) ||
-        ad_map_get(&mc->active_globals, c))
+        ad_map_get(&mc->globals->set, c))
       return 0;
-    if (ad_map_put(&mc->active_globals, c, (void *)1) != 0)
+    if (ad_map_put(&mc->globals->set, c, (void *)1) != 0)
       return -1;
     /* its shadow's initializer points to the shadows of its targets */
     int more = demand_targets(mc, LLVMGetInitializer(c), depth + 1);
@@ -161,15 +180,15 @@ void ad_origin_set_free(ad_origin_set *set) {
 
 static int append_origin(ad_module_ctx *mc, LLVMValueRef g, strbuf *sb,
                          int depth) {
-  void *index = ad_map_get(&mc->global_index, g);
+  void *index = ad_map_get(&mc->globals->index, g);
   if (index) {
     sb_printf(sb, "%zu", (size_t)(uintptr_t)index - 1);
     return 0;
   }
-  LLVMValueRef from = ad_map_get(&mc->made_from, g);
+  LLVMValueRef from = ad_map_get(&mc->globals->made_from, g);
   if (!from || depth > 64 || append_origin(mc, from, sb, depth + 1) != 0)
     return -1;
-  sb_printf(sb, "/%zu", (size_t)(uintptr_t)ad_map_get(&mc->made_lane, g) - 1);
+  sb_printf(sb, "/%zu", (size_t)(uintptr_t)ad_map_get(&mc->globals->made_lane, g) - 1);
   return 0;
 }
 
@@ -185,20 +204,20 @@ char *ad_global_origin(ad_module_ctx *mc, LLVMValueRef g) {
 
 int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g,
                         unsigned lane) {
-  if (ad_map_put(&mc->made_from, s, g) != 0 ||
-      ad_map_put(&mc->made_lane, s, (void *)((uintptr_t)lane + 1)) != 0)
+  if (ad_map_put(&mc->globals->made_from, s, g) != 0 ||
+      ad_map_put(&mc->globals->made_lane, s, (void *)((uintptr_t)lane + 1)) != 0)
     return -1;
-  if (!mc->made_seed || !mc->made_seed->n || LLVMIsGlobalConstant(s))
+  if (!mc->globals->made_seed || !mc->globals->made_seed->n || LLVMIsGlobalConstant(s))
     return 0;
   char *id = ad_global_origin(mc, s);
   if (!id)
     return 0; /* g has no origin: a global discovery cannot name */
-  int seeded = ad_origin_set_has(mc->made_seed, id);
+  int seeded = ad_origin_set_has(mc->globals->made_seed, id);
   free(id);
   if (!seeded)
     return 0;
-  if (ad_map_put(&mc->active_globals, s, (void *)1) != 0)
+  if (ad_map_put(&mc->globals->set, s, (void *)1) != 0)
     return -1;
-  mc->seeded_made++;
+  mc->globals->seeded_made++;
   return 0;
 }

@@ -16,10 +16,11 @@
  * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
  * shifts, int<->float conversions), from the argument types the rule tables
  * give known calls (allocation, the memcpy family, the CUDA driver and
- * runtime transfer and allocation APIs) and flow both ways through
- * loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*, cudaMemcpy*: the
- * two sides' layouts are exchanged) and calls to functions with bodies
- * (parameters and arguments, returns and results), until nothing changes.
+ * runtime transfer and allocation APIs, BLAS's arrays) and flow both ways
+ * through loads/stores, PHIs, selects, copies (memcpy, cuMemcpy*,
+ * cudaMemcpy*: the two sides' layouts are exchanged) and calls to
+ * functions with bodies (parameters and arguments, returns and results),
+ * until nothing changes.
  *
  * It is context-insensitive (one fact per callee, joined over call sites)
  * and follows one level of pointers (a pointer loaded from memory starts a
@@ -164,6 +165,18 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
                        0, &budget);
       }
       break;
+    case 'D':
+    case 'S': {
+      /* an array of floats from the pointer on (BLAS): periodic in its
+       * element, as a loop over it would make it */
+      unsigned bits = letter == 'D' ? 64 : 32;
+      ta_note(t, a, ta_fact(AD_T_POINTER, 0));
+      if (!ta_addr(t, a, &obj, &off, 0))
+        obj = ta_root(t, a), off = 0;
+      ta_set_period(t, obj, bits / 8);
+      ta_mem_note(t, obj, off, bits / 8, ta_fact(AD_T_FLOAT, bits));
+      break;
+    }
     default:
       /* an external without a signature: integers narrower than a pointer
        * are integers (a wider one may be a handle) */
@@ -266,10 +279,46 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
     ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
 }
 
+/* Whether a constant (scalar or splat vector) is a whole number of bytes. */
+static int is_byte_multiple(LLVMValueRef v) {
+  if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
+    unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+    for (unsigned i = 0; i < n; i++)
+      if (!is_byte_multiple(LLVMGetAggregateElement(v, i)))
+        return 0;
+    return n > 0;
+  }
+  return v && LLVMIsAConstantInt(v) &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64 &&
+         LLVMConstIntGetZExtValue(v) % 8 == 0;
+}
+
+/*
+ * A shift by whole bytes, or a truncation to whole bytes, moves bytes: at
+ * -O2 clang moves a std::complex<float> as one i64 and takes its halves
+ * with `lshr 32` and `trunc` (then a bitcast to floats).  That says nothing
+ * about what the bytes hold, so it is no evidence of an integer (which
+ * would leave the float halves without tangents, silently).
+ */
+static int moves_whole_bytes(LLVMValueRef inst, LLVMOpcode op) {
+  if (op == LLVMLShr || op == LLVMShl || op == LLVMAShr)
+    return is_byte_multiple(LLVMGetOperand(inst, 1));
+  if (op == LLVMTrunc) {
+    LLVMTypeRef to = LLVMTypeOf(inst);
+    if (LLVMGetTypeKind(to) == LLVMVectorTypeKind)
+      to = LLVMGetElementType(to);
+    return LLVMGetTypeKind(to) == LLVMIntegerTypeKind &&
+           LLVMGetIntTypeWidth(to) % 8 == 0;
+  }
+  return 0;
+}
+
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   int obj;
   long long off;
+  if (moves_whole_bytes(inst, op))
+    return;
   switch (ad_opcode_class(op)) {
   case AD_OP_INT_OFFSET:
     if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMIntegerTypeKind)
@@ -370,6 +419,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   }
   case LLVMCall:
+  case LLVMInvoke:
     visit_call(t, inst);
     break;
   default:

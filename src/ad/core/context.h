@@ -8,8 +8,9 @@
  *    float it is dv; for a pointer it is the pointer to the shadow memory;
  *    for an integer it is the "shadow integer" (only meaningful when the
  *    integer carries a pointer).  With vector (batched) width N > 1 the
- *    shadow of a value of type T has type [N x T], one lane per direction
- *    (Enzyme's convention).
+ *    shadow of a value of type T has one lane per direction: <N x T> for
+ *    a scalar float T, else [N x T] (tangent/, ad_lanes_type); requests
+ *    keep Enzyme's N separate shadows.
  *  - active: a primal value that may carry a non-zero tangent
  *    (analysis/activity.c).  A mutable global that receives active data is
  *    active module-wide and has one shadow global per lane
@@ -27,13 +28,18 @@
 #include <llvm-c/Target.h>
 
 #include "ad/ad.h"
+#include "ad/core/diag.h"
 #include "ad/core/map.h"
 #include "common/error.h"
 
 typedef struct ad_module_ctx ad_module_ctx;
 typedef struct ad_fn_ctx ad_fn_ctx;
-struct ad_types;           /* analysis/types.h */
-struct ad_custom_registry; /* rules/rules.h */
+struct ad_types;              /* analysis/types.h */
+struct ad_custom_registry;    /* rules/rules.h */
+struct ad_derivative_cache;   /* fwd/fwd.h */
+struct ad_active_globals;     /* analysis/globals.h */
+struct ad_global_shadows;     /* tangent/tangent.h */
+struct ad_rule_memo;          /* registry/registry.h */
 
 typedef enum ad_arg_activity {
   AD_ARG_CONST = 0,
@@ -62,60 +68,33 @@ typedef struct ad_signature {
   ad_ret_mode ret;
 } ad_signature;
 
-typedef struct ad_cache_entry {
-  ad_signature sig;
-  LLVMValueRef derivative;
-  size_t prev_same_fn; /* 1 + index of the previous entry for sig.fn, or 0 */
-  int built;           /* its body exists (else it waits on the worklist) */
-} ad_cache_entry;
-
+/*
+ * One module's transform.  Its state is in named parts, each defined and
+ * managed by the file whose concept it is; the context points to them
+ * (engine.c holds their storage for the transform's lifetime, so a part's
+ * header never needs to be seen here):
+ *   derivatives  the derivatives made so far, the worklist (fwd/fwd.h,
+ *                fwd/derivative.c)
+ *   globals      the active globals, their origins and the memos over them
+ *                (analysis/globals.h, analysis/globals.c; activity.c's
+ *                memo of functions reaching them)
+ *   shadows      the shadow globals made (tangent/tangent.h,
+ *                tangent/shadow_globals.c)
+ *   rules        the call -> rule memo and its lookup count
+ *                (registry/registry.h, registry/registry.c)
+ *   diag         the error state (core/diag.h, core/diag.c)
+ *   rev          the reverse-mode pairs (rev/rev.h, rev/cache.c)
+ */
 struct ad_module_ctx {
   ad_engine *engine;
   LLVMModuleRef mod;
   LLVMContextRef llctx;
   LLVMTargetDataRef td; /* the module's data layout (owned) */
-  /* fwd/derivative.c: the derivatives made so far */
-  /* every derivative begun, in creation order; the ones not yet built
-   * are the worklist (fwd/derivative.c), so that a chain of calls is
-   * differentiated by a loop, not by one nested build per callee */
-  ad_cache_entry *cache;
-  size_t ncache, capcache;
-  ad_map cache_index; /* primal fn -> 1 + index of its latest entry */
-  size_t cache_built; /* entries below it are all built */
-  /* analysis/globals.c: mutable globals that receive active data: they get
-   * shadow globals.  Complete before the first derivative is emitted
-   * (engine.c discovers the set first), so a cached derivative never sees
-   * it change. */
-  ad_map active_globals;
-  /* tangent/shadow_globals.c: (global, lane) -> its shadow global; by
-   * identity, not by name, since globals may be unnamed or named like a
-   * shadow */
-  ad_map global_shadows;
-  /* Globals the transform makes (shadow globals) can become active too (a
-   * second-order request stores tangents into a first-order shadow), so
-   * discovery (engine.c) names them by origin, the same in every copy of
-   * the module: "i" for the i-th global the module had, "<origin>/<lane>"
-   * for a shadow made here.  global_index: first globals -> 1 + index;
-   * made_from / made_lane: shadow made here -> its global / 1 + lane;
-   * made_seed: origins of made globals active from their creation on,
-   * seeded_made of which were made so far. */
-  ad_map global_index, made_from, made_lane;
-  const struct ad_origin_set *made_seed;
-  size_t seeded_made;
-  /* memos over active_globals, valid while its count equals *_generation:
-   * constant globals holding pointers to active globals (globals.c), and
-   * functions that reach active globals through direct calls (activity.c) */
-  ad_map global_refs_memo, touches_memo;
-  size_t global_refs_generation, touches_generation;
-  /* registry/registry.c: call -> its rule (or "none"), and call -> the
-   * callee it had then (a call erased and another made at its address is
-   * looked up again); each lookup that missed the memo */
-  ad_map rule_memo, rule_memo_callee;
-  size_t rule_lookups;
-  /* core/diag.c: the error state */
-  tanjit_error **err;
-  int failed; /* an error is already stored in *err */
-  tanjit_error_code failed_code; /* its code, also when err is NULL */
+  struct ad_derivative_cache *derivatives;
+  struct ad_active_globals *globals;
+  struct ad_global_shadows *shadows;
+  struct ad_rule_memo *rules;
+  ad_diag diag;
   /* rev/cache.c: the reverse-mode pairs made so far (NULL until the first) */
   struct ad_rev_state *rev;
 };

@@ -104,20 +104,20 @@ static void record_location(tanjit_error *e, LLVMValueRef where) {
 
 static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
                  const char *fmt, va_list ap) {
-  if (mc->failed)
+  if (mc->diag.failed)
     return -1;
-  mc->failed = 1;
-  mc->failed_code = code;
+  mc->diag.failed = 1;
+  mc->diag.failed_code = code;
   strbuf sb;
   sb_init(&sb);
   sb_vprintf(&sb, fmt, ap);
   append_location(&sb, where);
   if (sb.data)
     strip_session_suffixes(sb.data);
-  tj_fail(mc->err, code, "%s", sb.data ? sb.data : "differentiation failed");
+  tj_fail(mc->diag.err, code, "%s", sb.data ? sb.data : "differentiation failed");
   sb_free(&sb);
-  if (mc->err)
-    record_location(*mc->err, where);
+  if (mc->diag.err)
+    record_location(*mc->diag.err, where);
   return -1;
 }
 

@@ -4,8 +4,17 @@
 
 #include <llvm-c/Core.h>
 
-#include "ad/core/context.h"
 #include "common/error.h"
+
+typedef struct ad_module_ctx ad_module_ctx; /* core/context.h */
+
+/* A transform's error state, part of its module context (context.h): the
+ * first error is stored, later ones are dropped. */
+typedef struct ad_diag {
+  tanjit_error **err; /* where the error goes; may be NULL */
+  int failed;         /* an error is already stored in *err */
+  tanjit_error_code failed_code; /* its code, also when err is NULL */
+} ad_diag;
 
 /* Fails with TANJIT_ERR_DIFFERENTIATE: "<message> in <function> at
  * <file>:<line>" (the location from `where`'s !dbg when present; `where` may

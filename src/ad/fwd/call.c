@@ -144,7 +144,7 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   else if (passes_shadow(fc, call))
     sig.ret = AD_RET_BOTH;
   /* The callee's body is built with its own builder: ours stays put. */
-  size_t mark = mc->ncache;
+  size_t mark = mc->derivatives->n;
   LLVMValueRef d = ad_get_derivative(mc, &sig, call);
   if (d && build_now && ad_build_derivatives(mc, mark) != 0)
     d = NULL;

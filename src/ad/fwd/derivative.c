@@ -10,6 +10,7 @@
  * instruction's tangent emitted right after its clone (rules/inst.c; calls: fwd/call.c).  PHIs
  * are created empty and filled when every block exists, since LLVM-C cannot
  * retarget a PHI's incoming blocks.  Unreachable blocks are not cloned.
+ * Invokes, landing pads and resume: fwd/exceptions.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,10 +51,10 @@ LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig) {
   for (unsigned i = 0; i < n; i++) {
     out[k++] = pt[i];
     if (sig->activity[i] != AD_ARG_CONST)
-      out[k++] = sig->width > 1 ? LLVMArrayType2(pt[i], sig->width) : pt[i];
+      out[k++] = ad_lanes_type(pt[i], sig->width);
   }
   LLVMTypeRef r = LLVMGetReturnType(ft), rt;
-  LLVMTypeRef sr = sig->width > 1 ? LLVMArrayType2(r, sig->width) : r;
+  LLVMTypeRef sr = ad_lanes_type(r, sig->width);
   switch (sig->ret) {
   case AD_RET_VOID:
     rt = LLVMVoidTypeInContext(mc->llctx);
@@ -294,10 +295,21 @@ static int emit_phi(ad_fn_ctx *fc, LLVMValueRef phi) {
 static int fill_phis(ad_fn_ctx *fc) {
   for (size_t i = 0; i < fc->nphis; i++) {
     struct ad_pending_phi *p = &fc->phis[i];
+    if (LLVMIsALandingPadInst(p->primal)) {
+      ad_fill_landing_pad(fc, p->primal);
+      continue;
+    }
     unsigned n = LLVMCountIncoming(p->primal);
     for (unsigned k = 0; k < n; k++) {
       LLVMBasicBlockRef from = LLVMGetIncomingBlock(p->primal, k);
-      LLVMValueRef nb = ad_map_get(&fc->exit_block, LLVMBasicBlockAsValue(from));
+      /* an unwind edge comes from the invoke's pad (exceptions.c keys it
+       * by the primal invoke), not from the end of the invoking block */
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+      int unwind = term && LLVMIsAInvokeInst(term) &&
+                   LLVMGetUnwindDest(term) ==
+                       LLVMGetInstructionParent(p->primal);
+      LLVMValueRef nb = ad_map_get(&fc->exit_block,
+                                   unwind ? term : LLVMBasicBlockAsValue(from));
       if (!nb)
         continue; /* an unreachable predecessor was not cloned */
       LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);
@@ -353,10 +365,17 @@ static int build_body(ad_fn_ctx *fc) {
       LLVMPositionBuilderAtEnd(fc->b, LLVMGetInsertBlock(fc->b));
       if (LLVMIsAPHINode(inst))
         rc = emit_phi(fc, inst);
+      else if (LLVMIsALandingPadInst(inst))
+        rc = ad_emit_landing_pad(fc, inst) ||
+             add_pending_phi(fc, inst, ad_map_get(&fc->vmap, inst), NULL);
+      else if (LLVMIsAInvokeInst(inst))
+        rc = ad_emit_invoke(fc, inst);
+      else if (LLVMIsAResumeInst(inst))
+        rc = ad_clone(fc, inst) ? 0 : -1;
       else
         rc = LLVMIsACallInst(inst) ? ad_emit_call(fc, inst)
                                    : ad_emit_instruction(fc, inst);
-      if (mc->failed)
+      if (mc->diag.failed)
         rc = -1;
     }
     if (rc == 0 && ad_map_put(&fc->exit_block, LLVMBasicBlockAsValue(rpo[i]),
@@ -366,7 +385,7 @@ static int build_body(ad_fn_ctx *fc) {
   if (rc == 0)
     rc = fill_phis(fc);
   free(rpo);
-  return mc->failed ? -1 : rc;
+  return mc->diag.failed ? -1 : rc;
 }
 
 static void fn_ctx_free(ad_fn_ctx *fc) {
@@ -380,12 +399,24 @@ static void fn_ctx_free(ad_fn_ctx *fc) {
     LLVMDisposeBuilder(fc->b);
 }
 
+void ad_derivative_cache_init(ad_derivative_cache *c) {
+  memset(c, 0, sizeof *c);
+  ad_map_init(&c->index);
+}
+
+void ad_derivative_cache_free(ad_derivative_cache *c) {
+  for (size_t i = 0; i < c->n; i++)
+    free(c->entries[i].sig.activity);
+  free(c->entries);
+  ad_map_free(&c->index);
+}
+
 LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
                                LLVMValueRef where) {
-  for (size_t i = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, sig->fn); i;
-       i = mc->cache[i - 1].prev_same_fn)
-    if (sig_equal(&mc->cache[i - 1].sig, sig))
-      return mc->cache[i - 1].derivative;
+  for (size_t i = (size_t)(uintptr_t)ad_map_get(&mc->derivatives->index, sig->fn); i;
+       i = mc->derivatives->entries[i - 1].prev_same_fn)
+    if (sig_equal(&mc->derivatives->entries[i - 1].sig, sig))
+      return mc->derivatives->entries[i - 1].derivative;
   LLVMValueRef fn = sig->fn;
   if (LLVMCountBasicBlocks(fn) == 0) {
     ad_fail(mc, where, "cannot differentiate %s: it has no body here",
@@ -402,23 +433,23 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
   }
-  if (mc->ncache == mc->capcache) {
-    size_t ncap = mc->capcache ? mc->capcache * 2 : 8;
-    void *g = tj_realloc(mc->cache, ncap * sizeof *mc->cache);
+  if (mc->derivatives->n == mc->derivatives->cap) {
+    size_t ncap = mc->derivatives->cap ? mc->derivatives->cap * 2 : 8;
+    void *g = tj_realloc(mc->derivatives->entries, ncap * sizeof *mc->derivatives->entries);
     if (!g) {
       ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
       return NULL;
     }
-    mc->cache = g;
-    mc->capcache = ncap;
+    mc->derivatives->entries = g;
+    mc->derivatives->cap = ncap;
   }
-  ad_cache_entry *ce = &mc->cache[mc->ncache];
+  ad_cache_entry *ce = &mc->derivatives->entries[mc->derivatives->n];
   ce->sig = *sig;
   ce->sig.activity = tj_malloc(sig->nparams ? sig->nparams : 1);
-  ce->prev_same_fn = (size_t)(uintptr_t)ad_map_get(&mc->cache_index, fn);
+  ce->prev_same_fn = (size_t)(uintptr_t)ad_map_get(&mc->derivatives->index, fn);
   ce->built = 0;
   if (!ce->sig.activity ||
-      ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)(mc->ncache + 1))) {
+      ad_map_put(&mc->derivatives->index, fn, (void *)(uintptr_t)(mc->derivatives->n + 1))) {
     free(ce->sig.activity);
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
@@ -432,7 +463,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   sb_append(&sb, ad_value_name(fn));
   if (sb.failed || !sb.data) {
     sb_free(&sb);
-    ad_map_put(&mc->cache_index, fn, (void *)(uintptr_t)ce->prev_same_fn);
+    ad_map_put(&mc->derivatives->index, fn, (void *)(uintptr_t)ce->prev_same_fn);
     free(ce->sig.activity);
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
@@ -442,25 +473,28 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   LLVMSetLinkage(d, LLVMInternalLinkage);
   copy_string_attrs(fn, d);
   copy_noinline(fn, d);
+  /* landing pads need the primal's personality (exceptions.c) */
+  if (LLVMHasPersonalityFn(fn))
+    LLVMSetPersonalityFn(d, LLVMGetPersonalityFn(fn));
   ad_copy_abi_attrs(sig, d);
   copy_pointer_param_attrs(sig, d);
   ce->derivative = d;
-  mc->ncache++;
+  mc->derivatives->n++;
   return d;
 }
 
 /* Builds the body of cache entry i (declared, not built). */
 static int build_entry(ad_module_ctx *mc, size_t i) {
-  mc->cache[i].built = 1;
+  mc->derivatives->entries[i].built = 1;
   /* The cache may move while the body begins other derivatives: the
    * context keeps its own copy of the signature. */
-  ad_signature own = mc->cache[i].sig;
+  ad_signature own = mc->derivatives->entries[i].sig;
   ad_fn_ctx fc;
   memset(&fc, 0, sizeof fc);
   fc.mc = mc;
   fc.sig = &own;
   fc.primal_fn = own.fn;
-  fc.deriv_fn = mc->cache[i].derivative;
+  fc.deriv_fn = mc->derivatives->entries[i].derivative;
   fc.width = own.width;
   fc.b = LLVMCreateBuilderInContext(mc->llctx);
   ad_map_init(&fc.vmap);
@@ -475,31 +509,31 @@ static int build_entry(ad_module_ctx *mc, size_t i) {
 int ad_build_derivatives(ad_module_ctx *mc, size_t from) {
   /* entries appended while building are picked up by the same loop; the
    * ones below cache_built need no second look */
-  size_t i = from < mc->cache_built ? mc->cache_built : from;
-  for (; i < mc->ncache; i++)
-    if (!mc->cache[i].built && build_entry(mc, i) != 0)
+  size_t i = from < mc->derivatives->built ? mc->derivatives->built : from;
+  for (; i < mc->derivatives->n; i++)
+    if (!mc->derivatives->entries[i].built && build_entry(mc, i) != 0)
       return -1;
-  if (mc->failed)
+  if (mc->diag.failed)
     return -1;
-  if (from <= mc->cache_built)
-    mc->cache_built = mc->ncache;
+  if (from <= mc->derivatives->built)
+    mc->derivatives->built = mc->derivatives->n;
   return 0;
 }
 
 void ad_forget_derivatives(ad_module_ctx *mc, size_t mark) {
-  for (size_t i = mark; i < mc->ncache; i++) {
-    LLVMValueRef d = mc->cache[i].derivative;
+  for (size_t i = mark; i < mc->derivatives->n; i++) {
+    LLVMValueRef d = mc->derivatives->entries[i].derivative;
     LLVMReplaceAllUsesWith(d, LLVMGetPoison(LLVMTypeOf(d)));
   }
   /* newest first, so each function's index falls back to its older entry */
-  for (size_t i = mc->ncache; i-- > mark;) {
-    ad_cache_entry *ce = &mc->cache[i];
-    ad_map_put(&mc->cache_index, ce->sig.fn,
+  for (size_t i = mc->derivatives->n; i-- > mark;) {
+    ad_cache_entry *ce = &mc->derivatives->entries[i];
+    ad_map_put(&mc->derivatives->index, ce->sig.fn,
                (void *)(uintptr_t)ce->prev_same_fn);
     LLVMDeleteFunction(ce->derivative);
     free(ce->sig.activity);
   }
-  mc->ncache = mark;
-  if (mc->cache_built > mark)
-    mc->cache_built = mark;
+  mc->derivatives->n = mark;
+  if (mc->derivatives->built > mark)
+    mc->derivatives->built = mark;
 }

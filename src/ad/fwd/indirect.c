@@ -26,14 +26,14 @@
  */
 static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   ad_forget_derivatives(mc, mark);
-  mc->failed = 0;
-  mc->failed_code = TANJIT_OK;
+  mc->diag.failed = 0;
+  mc->diag.failed_code = TANJIT_OK;
   char *why = NULL;
-  if (mc->err && *mc->err) {
-    const char *m = tanjit_error_message(*mc->err);
+  if (mc->diag.err && *mc->diag.err) {
+    const char *m = tanjit_error_message(*mc->diag.err);
     why = m ? tj_strdup(m) : NULL;
-    tanjit_error_free(*mc->err);
-    *mc->err = NULL;
+    tanjit_error_free(*mc->diag.err);
+    *mc->diag.err = NULL;
   }
   return why;
 }
@@ -121,9 +121,9 @@ int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMValueRef eq = LLVMBuildICmp(fc->b, LLVMIntEQ, target, cands[i], "");
     LLVMBuildCondBr(fc->b, eq, hit, next);
     LLVMPositionBuilderAtEnd(fc->b, hit);
-    size_t mark = mc->ncache;
+    size_t mark = mc->derivatives->n;
     rc = ad_derivative_call(fc, call, cands[i], 1, &prim[nok], &shad[nok]);
-    if (rc && mc->failed && mc->failed_code == TANJIT_ERR_DIFFERENTIATE) {
+    if (rc && mc->diag.failed && mc->diag.failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
       report_at_run_time(fc, cands[i], why);
       if (!first_why)

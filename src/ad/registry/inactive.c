@@ -55,6 +55,22 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("__cxa_guard_acquire"),
     INACTIVE("__cxa_guard_release"),
     INACTIVE("__cxa_guard_abort"),
+    /* C++ exception handling (Itanium ABI): the exception object and the
+     * unwinder carry no derivative (fwd/exceptions.c keeps the edges) */
+    INACTIVE("__cxa_allocate_exception"),
+    INACTIVE("__cxa_free_exception"),
+    INACTIVE("__cxa_throw"),
+    INACTIVE("__cxa_rethrow"),
+    INACTIVE("__cxa_begin_catch"),
+    INACTIVE("__cxa_end_catch"),
+    INACTIVE("__cxa_get_exception_ptr"),
+    INACTIVE("__cxa_call_unexpected"),
+    INACTIVE("__cxa_bad_alloc"),
+    INACTIVE("__gxx_personality_v0"),
+    INACTIVE("_Unwind_Resume"),
+    INACTIVE("__clang_call_terminate"),
+    INACTIVE("_ZSt9terminatev"), /* std::terminate() */
+    INACTIVE("llvm.eh.typeid.for"),
     INACTIVE("abort"),
     INACTIVE("exit"),
     INACTIVE("__assert_fail"),
@@ -100,7 +116,7 @@ static const ad_call_rule inactive_prefix_rules[] = {
     INACTIVE("_ZNSt6locale"),
 };
 
-const ad_call_rule *ad_inactive_lookup(const char *name) {
+static const ad_call_rule *inactive_lookup(const char *name) {
   for (size_t i = 0; i < sizeof inactive_rules / sizeof *inactive_rules; i++)
     if (ad_name_matches(name, inactive_rules[i].name))
       return &inactive_rules[i];
@@ -112,3 +128,8 @@ const ad_call_rule *ad_inactive_lookup(const char *name) {
   }
   return NULL;
 }
+
+const ad_rule_family ad_inactive_family = {
+    .name = "inactive",
+    .lookup = inactive_lookup,
+};

@@ -1,6 +1,6 @@
 /*
- * Which rule a call gets: its rule name, custom rules first, then the
- * families in order.
+ * Which rule a call gets: the registered families in order (custom rules
+ * first), by the call's rule name.
  */
 #include <string.h>
 
@@ -9,17 +9,41 @@
 #include "ad/registry/registry.h"
 #include "common/rename.h"
 
-/* Families asked in order, after custom rules (rules/custom.c); the first rule
- * found wins.  A new family adds its lookup here. */
-static const ad_call_family_lookup ad_call_families[] = {
-    ad_inactive_lookup,
-    ad_math_lookup,
-    ad_memory_lookup,
-    ad_vector_lookup,
-    ad_cuda_lookup,
-    ad_complex_lookup,
-    ad_tree_lookup,
+/*
+ * The registered families, in the order they are asked: custom rules
+ * first (they override the tables), then the inactive table (so that an
+ * I/O or locale call never reaches a numeric family), then the built-in
+ * families.  Registering a family is one line here; its descriptor is
+ * `ad_<id>_family`, defined in its own file.
+ */
+#define AD_RULE_FAMILIES(X)                                                    \
+  X(custom)   /* rules/custom.c */                                             \
+  X(inactive) /* registry/inactive.c */                                        \
+  X(math)     /* rules/math.c */                                               \
+  X(memory)   /* rules/memory.c */                                             \
+  X(vector)   /* rules/vector.c */                                             \
+  X(cuda)     /* rules/cuda.c */                                               \
+  X(complex)  /* rules/complex.c */                                            \
+  X(tree)     /* rules/tree.c */                                             \
+  X(blas)     /* rules/blas.c */
+
+#define AD_DECLARE_FAMILY(id) extern const ad_rule_family ad_##id##_family;
+AD_RULE_FAMILIES(AD_DECLARE_FAMILY)
+#undef AD_DECLARE_FAMILY
+
+static const ad_rule_family *const ad_rule_families[] = {
+#define AD_LIST_FAMILY(id) &ad_##id##_family,
+    AD_RULE_FAMILIES(AD_LIST_FAMILY)
+#undef AD_LIST_FAMILY
 };
+
+#define AD_NFAMILIES (sizeof ad_rule_families / sizeof *ad_rule_families)
+
+size_t ad_rule_family_count(void) { return AD_NFAMILIES; }
+
+const ad_rule_family *ad_rule_family_at(size_t i) {
+  return i < AD_NFAMILIES ? ad_rule_families[i] : NULL;
+}
 
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
                               size_t bufsize) {
@@ -52,28 +76,54 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
   return name;
 }
 
-const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call) {
-  /* Custom rules (in-IR registrations, tanjit_register_fwd_rule, the
-   * enzyme_inactive attribute) win over the built-in tables. */
-  const ad_call_rule *custom = ad_custom_lookup(e, call);
-  if (custom)
-    return custom;
+const ad_call_rule *ad_find_call_rule_in(const ad_rule_family *const *families,
+                                         size_t n, const ad_engine *e,
+                                         LLVMValueRef call) {
   char buf[256];
-  const char *name = ad_call_rule_name(e, call, buf, sizeof buf);
-  if (!name)
-    return NULL;
-  for (size_t i = 0; i < sizeof ad_call_families / sizeof *ad_call_families;
-       i++) {
-    const ad_call_rule *r = ad_call_families[i](name);
+  const char *name = NULL;
+  int named = 0; /* the rule name is resolved once, when first needed */
+  for (size_t i = 0; i < n; i++) {
+    const ad_rule_family *f = families[i];
+    const ad_call_rule *r = NULL;
+    if (f->lookup_call) {
+      r = f->lookup_call(e, call);
+    } else if (f->lookup) {
+      if (!named) {
+        name = ad_call_rule_name(e, call, buf, sizeof buf);
+        named = 1;
+      }
+      r = name ? f->lookup(name) : NULL;
+    }
     if (r)
       return r;
   }
   return NULL;
 }
 
+const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call) {
+  return ad_find_call_rule_in(ad_rule_families, AD_NFAMILIES, e, call);
+}
+
 const ad_typed_rule *ad_typed_rule_of(const char *name) {
-  const ad_typed_rule *r = ad_memory_typed_lookup(name);
-  return r ? r : ad_cuda_typed_lookup(name);
+  for (size_t i = 0; i < AD_NFAMILIES; i++) {
+    const ad_typed_rule *r = ad_rule_families[i]->typed_lookup
+                                 ? ad_rule_families[i]->typed_lookup(name)
+                                 : NULL;
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+void ad_rule_memo_init(ad_rule_memo *m) {
+  ad_map_init(&m->rule);
+  ad_map_init(&m->callee);
+  m->lookups = 0;
+}
+
+void ad_rule_memo_free(ad_rule_memo *m) {
+  ad_map_free(&m->rule);
+  ad_map_free(&m->callee);
 }
 
 /* The memo's value for a call with no rule (NULL means "not asked yet"). */
@@ -81,13 +131,13 @@ static const char no_rule;
 
 const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
-  void *known = ad_map_get(&mc->rule_memo, call);
-  if (known && ad_map_get(&mc->rule_memo_callee, call) == (void *)callee)
+  void *known = ad_map_get(&mc->rules->rule, call);
+  if (known && ad_map_get(&mc->rules->callee, call) == (void *)callee)
     return known == &no_rule ? NULL : known;
   const ad_call_rule *r = ad_find_call_rule(mc->engine, call);
-  mc->rule_lookups++;
+  mc->rules->lookups++;
   /* out of memory only costs the memo */
-  if (ad_map_put(&mc->rule_memo, call, r ? (void *)r : (void *)&no_rule) == 0)
-    ad_map_put(&mc->rule_memo_callee, call, callee);
+  if (ad_map_put(&mc->rules->rule, call, r ? (void *)r : (void *)&no_rule) == 0)
+    ad_map_put(&mc->rules->callee, call, callee);
   return r;
 }

@@ -4,16 +4,21 @@
  * analysis); the forward emitters (rules/) fill it; the call dispatcher
  * (fwd/call.c) asks it which emitter to run.
  *
- * A family is a `lookup(name)` over its own static const table.  The
- * dispatcher asks custom rules first (rules/custom.c), then resolves a
- * call's name (the callee's "enzyme_math" attribute, then the <name> of a
- * renamed ccall `ejlstr$<name>$<lib>` / `ejlptr$<name>$<handle>`, see
- * common/rename.h, else the plain name) and asks each family in
- * registry.c's order; the first hit wins.  To add a family (as
- * rules/cuda.c did):
- *   1. write `const ad_call_rule *ad_cuda_lookup(const char *name)` returning
- *      a pointer into a `static const ad_call_rule[]`;
- *   2. declare it below and add it to the families in registry.c;
+ * A family is one file holding a `static const` table of rows and
+ * exporting one `const ad_rule_family` descriptor (its name and lookup);
+ * registry.c's AD_RULE_FAMILIES lists the descriptors in the order they are
+ * asked, custom rules (rules/custom.c) first.  The registry resolves a
+ * call's rule name once (the callee's "enzyme_math" attribute, then the
+ * <name> of a renamed ccall `ejlstr$<name>$<lib>` / `ejlptr$<name>$<handle>`,
+ * see common/rename.h, else the plain name) and asks each family in that
+ * order; the first that answers wins, the later ones are not asked.  To add
+ * a family (as rules/cuda.c did):
+ *   1. write a `static const ad_call_rule[]` (or ad_typed_rule[]) table and
+ *      a lookup over it, and export
+ *      `const ad_rule_family ad_cuda_family = {.name = "cuda",
+ *      .lookup = cuda_lookup, .typed_lookup = cuda_typed_lookup};`;
+ *   2. add `X(cuda)` to AD_RULE_FAMILIES in registry.c, where it is to be
+ *      asked;
  *   3. each rule's emit() receives the primal call and its context; the
  *      primal clone (`clone`, already inserted, operands remapped) exists,
  *      the builder is positioned right after it; emit shadow work there
@@ -27,8 +32,8 @@
  *      `returns_allocation` makes the result an allocation root (active
  *      when it receives active data).
  *   5. types: a family whose calls take pointers, sizes or out-parameters
- *      keeps its table as ad_typed_rule entries (below) and exports a typed
- *      lookup that ad_typed_rule_of (registry.c) asks.
+ *      keeps its table as ad_typed_rule entries (below) and sets
+ *      `typed_lookup`, which ad_typed_rule_of asks (in the same order).
  * Rows are written with designated initializers.  The analyses and the
  * rules ask through ad_rule_of_call, which memoizes per module transform.
  */
@@ -40,6 +45,7 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
 
 typedef struct ad_call_rule ad_call_rule;
 struct ad_call_rule {
@@ -52,7 +58,6 @@ struct ad_call_rule {
   unsigned char returns_allocation;
   unsigned char inactive; /* no derivative effect at all */
 };
-typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
 
 /*
  * A rule with what type analysis learns from its calls' arguments, kept in
@@ -68,6 +73,8 @@ typedef const ad_call_rule *(*ad_call_family_lookup)(const char *name);
  *   Z  an out-parameter that receives a size_t (pointer-sized integer)
  *   F  an out-parameter that receives a float of the call's result type
  *   -  not classified (a stream, a context)
+ *   D S  a pointer to an array of doubles (D) or floats (S) from the
+ *      pointer on (BLAS's vectors, matrices and Fortran's scalars)
  * A rule with `returns_allocation` makes its result a fresh object.
  */
 typedef struct ad_typed_rule {
@@ -75,32 +82,59 @@ typedef struct ad_typed_rule {
   const char *arg_types; /* NULL: nothing known */
 } ad_typed_rule;
 
+/*
+ * One family of rules, as registry.c registers it.  A family answers by
+ * the call's rule name (`lookup`) or, for custom rules, which read the
+ * call and the engine's registrations, by the call itself (`lookup_call`);
+ * exactly one of the two is set.  NULL: the family has no rule for it.
+ */
+typedef struct ad_rule_family {
+  const char *name; /* as ARCHITECTURE.md and the tests name it */
+  const ad_call_rule *(*lookup)(const char *rule_name);
+  const ad_call_rule *(*lookup_call)(const ad_engine *e, LLVMValueRef call);
+  /* the typed entry for a rule name, for a family of ad_typed_rule rows;
+   * NULL for the others */
+  const ad_typed_rule *(*typed_lookup)(const char *rule_name);
+} ad_rule_family;
+
+/* The registered families, in the order they are asked (registry.c). */
+size_t ad_rule_family_count(void);
+const ad_rule_family *ad_rule_family_at(size_t i);
+
 /* The rule name of a call (see above); writes into buf.  NULL for an
  * indirect call. */
 const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call,
                               char *buf, size_t bufsize);
-/* The rule for `call`: custom first, then the families.  NULL: none. */
+/* The rule for `call`: the registered families in order, custom first.
+ * NULL: none. */
 const ad_call_rule *ad_find_call_rule(const ad_engine *e, LLVMValueRef call);
+/* The same over `families` (n of them), which the registry's own table is
+ * one instance of; for tests. */
+const ad_call_rule *ad_find_call_rule_in(const ad_rule_family *const *families,
+                                         size_t n, const ad_engine *e,
+                                         LLVMValueRef call);
+/* The call -> rule memo of one transform (a part of the module context):
+ * call -> its rule (or "none"), and call -> the callee it had then (a call
+ * erased and another made at its address is looked up again); the lookups
+ * that missed it and reached the families. */
+typedef struct ad_rule_memo {
+  ad_map rule, callee;
+  size_t lookups;
+} ad_rule_memo;
+void ad_rule_memo_init(ad_rule_memo *m);
+void ad_rule_memo_free(ad_rule_memo *m);
 /* The same, asked once per call site of the module being transformed (the
  * analyses and the rules ask about the same call many times): memoized in
  * mc, which counts the lookups that reached the families. */
 const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call);
-/* The typed entry (argument classes) for rule name `name`, or NULL. */
+/* The typed entry (argument classes) for rule name `name`, or NULL: the
+ * first family in order with typed rows that has one. */
 const ad_typed_rule *ad_typed_rule_of(const char *name);
 
-/* The families, in the order registry.c asks them. */
-const ad_call_rule *ad_inactive_lookup(const char *name); /* registry/inactive.c */
-const ad_call_rule *ad_math_lookup(const char *name);     /* rules/math.c */
-const ad_call_rule *ad_memory_lookup(const char *name);   /* rules/memory.c */
-const ad_typed_rule *ad_memory_typed_lookup(const char *name);
-const ad_call_rule *ad_vector_lookup(const char *name);   /* rules/vector.c */
-const ad_call_rule *ad_cuda_lookup(const char *name);     /* rules/cuda.c */
-const ad_typed_rule *ad_cuda_typed_lookup(const char *name);
-const ad_call_rule *ad_complex_lookup(const char *name);  /* rules/complex.c */
-const ad_call_rule *ad_tree_lookup(const char *name);     /* rules/tree.c */
-/* Custom rules (rules/custom.c): an inactive rule for an "enzyme_inactive"
- * callee or call site, the in-IR derivative of the callee, or the latest
- * rule registered for its plain or rule name.  NULL: none. */
+/* Custom rules (rules/custom.c, the first family): an inactive rule for an
+ * "enzyme_inactive" callee or call site, the in-IR derivative of the
+ * callee, or the latest rule registered for its plain or rule name.  NULL:
+ * none.  request.c asks it directly for a request's callee. */
 const ad_call_rule *ad_custom_lookup(const ad_engine *e, LLVMValueRef call);
 
 #endif

@@ -503,7 +503,7 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
        i && !LLVMIsAPHINode(i) && rc == 0; i = LLVMGetPreviousInstruction(i)) {
     rc = LLVMIsACallInst(i) ? ad_rev_reverse_call(r, i)
                             : reverse_instruction(r, i);
-    if (mc->failed)
+    if (mc->diag.failed)
       rc = -1;
   }
   if (rc)
@@ -555,5 +555,5 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
     }
     rc = reverse_block(r, r->rpo[i], i);
   }
-  return mc->failed ? -1 : rc;
+  return mc->diag.failed ? -1 : rc;
 }

@@ -345,7 +345,7 @@ int ad_rev_build_aug(ad_rev_fn *r) {
       } else {
         rc = aug_instruction(r, inst);
       }
-      if (mc->failed)
+      if (mc->diag.failed)
         rc = -1;
     }
     if (rc == 0 &&
@@ -373,5 +373,5 @@ int ad_rev_build_aug(ad_rev_fn *r) {
     }
   }
   free(phis);
-  return mc->failed ? -1 : rc;
+  return mc->diag.failed ? -1 : rc;
 }

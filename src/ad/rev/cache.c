@@ -347,14 +347,14 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   free(r.items);
   free(r.rpo);
   free(fact);
-  return mc->failed ? -1 : rc;
+  return mc->diag.failed ? -1 : rc;
 }
 
 int ad_rev_build_all(ad_module_ctx *mc) {
   for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
     if (!mc->rev->e[i].built && build_entry(mc, i) != 0)
       return -1;
-  return mc->failed ? -1 : 0;
+  return mc->diag.failed ? -1 : 0;
 }
 
 LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,

@@ -269,5 +269,5 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
                                    below(mc, fc->b, top, 8));
   LLVMSetAlignment(st, 8);
-  return mc->failed ? -1 : 0;
+  return mc->diag.failed ? -1 : 0;
 }

@@ -405,9 +405,14 @@ static const ad_call_rule complex_rules[] = {
     CFN3("cpow", cf_pow),   CFN3("cabs", cf_abs),   CFN3("carg", cf_arg),
 };
 
-const ad_call_rule *ad_complex_lookup(const char *name) {
+static const ad_call_rule *complex_lookup(const char *name) {
   for (size_t i = 0; i < sizeof complex_rules / sizeof *complex_rules; i++)
     if (strcmp(name, complex_rules[i].name) == 0)
       return &complex_rules[i];
   return NULL;
 }
+
+const ad_rule_family ad_complex_family = {
+    .name = "complex",
+    .lookup = complex_lookup,
+};

@@ -441,7 +441,7 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   }
   ad_copy_layout lay = {NULL, 0, 0};
   if (ad_copy_layout_of(fc, call, dst, src, len, &lay) != 0)
-    return fc->mc->failed ? -1
+    return fc->mc->diag.failed ? -1
                           : ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call,
                                          "out of memory");
   copy_plan with = {NULL, 1}, without = {NULL, 1};

@@ -674,14 +674,20 @@ static const ad_typed_rule cuda_rules[] = {
 #undef SET
 #undef INACTIVE
 
-const ad_typed_rule *ad_cuda_typed_lookup(const char *name) {
+static const ad_typed_rule *cuda_typed_lookup(const char *name) {
   for (size_t i = 0; i < sizeof cuda_rules / sizeof *cuda_rules; i++)
     if (strcmp(name, cuda_rules[i].rule.name) == 0)
       return &cuda_rules[i];
   return NULL;
 }
 
-const ad_call_rule *ad_cuda_lookup(const char *name) {
-  const ad_typed_rule *r = ad_cuda_typed_lookup(name);
+static const ad_call_rule *cuda_lookup(const char *name) {
+  const ad_typed_rule *r = cuda_typed_lookup(name);
   return r ? &r->rule : NULL;
 }
+
+const ad_rule_family ad_cuda_family = {
+    .name = "cuda",
+    .lookup = cuda_lookup,
+    .typed_lookup = cuda_typed_lookup,
+};

@@ -496,6 +496,11 @@ const ad_call_rule *ad_custom_lookup(const ad_engine *e, LLVMValueRef call) {
   return found;
 }
 
+const ad_rule_family ad_custom_family = {
+    .name = "custom",
+    .lookup_call = ad_custom_lookup,
+};
+
 static int takes_shadow(LLVMTypeRef t) {
   return ad_type_is_float(t) || ad_type_is_pointerish(t);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
@@ -70,15 +71,6 @@ static int const_fp_value(LLVMValueRef v, double *out) {
   LLVMBool loses = 0;
   *out = LLVMConstRealGetDouble(v, &loses);
   return !loses;
-}
-
-/* Whether fn calls anything through invoke (a landing pad follows). */
-static int function_has_invoke(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
-    if (LLVMIsAInvokeInst(LLVMGetBasicBlockTerminator(bb)))
-      return 1;
-  return 0;
 }
 
 /*
@@ -232,17 +224,18 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
                      "store of an active value into global @%s, which has no "
                      "shadow (it is external or thread-local)",
                      ad_value_name(root));
+    LLVMValueRef from = LLVMIsACallInst(root) ? ad_called_function(root) : NULL;
+    if (from && strcmp(ad_value_name(from), "__cxa_allocate_exception") == 0)
+      return ad_fail(fc->mc, inst,
+                     "an active value is thrown as a C++ exception (stored "
+                     "into __cxa_allocate_exception's object): a thrown "
+                     "value carries no derivative to its handler; throw an "
+                     "inactive value and compute the active one in the "
+                     "handler");
     char *t = ad_value_text(inst);
-    /* C++ with exceptions: operator new and friends under an invoke give
-     * pointers that have no shadow, and the store is where it shows. */
     int rc = ad_fail(fc->mc, inst,
                      "store of an active value through a pointer with no shadow "
-                     "(a constant argument or unknown memory)%s: %s",
-                     function_has_invoke(fc->primal_fn)
-                         ? "; this function makes calls through invoke "
-                           "(C++ exceptions), which are not differentiated: "
-                           "compile with -fno-exceptions"
-                         : "",
+                     "(a constant argument or unknown memory): %s",
                      t ? t : "");
     free(t);
     return rc;

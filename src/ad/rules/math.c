@@ -713,12 +713,8 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
       LLVMBuildFCmp(fc->b, LLVMRealUNO, py, py, ""), "");
   LLVMValueRef dx = ad_is_active(fc, x) ? ad_shadow_value(fc, x) : NULL;
   LLVMValueRef dy = ad_is_active(fc, y) ? ad_shadow_value(fc, y) : NULL;
-  LLVMValueRef lanes[AD_MAX_WIDTH];
-  for (unsigned lane = 0; lane < fc->width; lane++)
-    lanes[lane] = LLVMBuildSelect(
-        fc->b, take_first, dx ? ad_lane(fc, dx, lane) : LLVMConstNull(e->t),
-        dy ? ad_lane(fc, dy, lane) : LLVMConstNull(e->t), "");
-  ad_set_shadow(fc, call, ad_pack(fc, LLVMTypeOf(call), lanes));
+  ad_set_shadow(fc, call,
+                ad_select_tangent(fc, LLVMTypeOf(call), take_first, dx, dy));
   return 0;
 }
 
@@ -956,7 +952,7 @@ static const ad_call_rule math_out_rules[] = {
     {.name = "llvm.sincos", .emit = emit_sincos},
 };
 
-const ad_call_rule *ad_math_lookup(const char *name) {
+static const ad_call_rule *math_lookup(const char *name) {
   for (size_t i = 0; i < sizeof math_out_rules / sizeof *math_out_rules; i++)
     if (ad_name_matches(name, math_out_rules[i].name))
       return &math_out_rules[i];
@@ -966,6 +962,11 @@ const ad_call_rule *ad_math_lookup(const char *name) {
   pthread_once(&math_parsed, parse_math_table);
   return &math_entries[row].rule;
 }
+
+const ad_rule_family ad_math_family = {
+    .name = "math",
+    .lookup = math_lookup,
+};
 
 int ad_math_program_check(const char *program, unsigned arity,
                           unsigned int_args, char *why, size_t whysize) {

@@ -422,14 +422,20 @@ static const ad_typed_rule memory_rules[] = {
     OTHER("llvm.masked.scatter", emit_store_like, d_mstore, 1, NULL),
 };
 
-const ad_typed_rule *ad_memory_typed_lookup(const char *name) {
+static const ad_typed_rule *memory_typed_lookup(const char *name) {
   for (size_t i = 0; i < sizeof memory_rules / sizeof *memory_rules; i++)
     if (ad_name_matches(name, memory_rules[i].rule.name))
       return &memory_rules[i];
   return NULL;
 }
 
-const ad_call_rule *ad_memory_lookup(const char *name) {
-  const ad_typed_rule *r = ad_memory_typed_lookup(name);
+static const ad_call_rule *memory_lookup(const char *name) {
+  const ad_typed_rule *r = memory_typed_lookup(name);
   return r ? &r->rule : NULL;
 }
+
+const ad_rule_family ad_memory_family = {
+    .name = "memory",
+    .lookup = memory_lookup,
+    .typed_lookup = memory_typed_lookup,
+};

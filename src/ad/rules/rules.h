@@ -1,7 +1,8 @@
 /*
  * The forward rules: one instruction's tangent (inst.c), the call families
- * (math, memory, vector, cuda, complex: their lookups are in
- * registry/registry.h), custom rules, and the one copy rule they share.
+ * (math, memory, vector, cuda, complex, tree: each file exports one
+ * ad_rule_family that registry/registry.c registers), custom rules, and the
+ * one copy rule they share.
  */
 #ifndef TANJIT_AD_RULES_RULES_H
 #define TANJIT_AD_RULES_RULES_H

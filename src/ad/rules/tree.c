@@ -62,9 +62,14 @@ static const ad_call_rule tree_rules[] = {
     RELINK("_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"),
 };
 
-const ad_call_rule *ad_tree_lookup(const char *name) {
+static const ad_call_rule *tree_lookup(const char *name) {
   for (size_t i = 0; i < sizeof tree_rules / sizeof *tree_rules; i++)
     if (strcmp(name, tree_rules[i].name) == 0)
       return &tree_rules[i];
   return NULL;
 }
+
+const ad_rule_family ad_tree_family = {
+    .name = "tree",
+    .lookup = tree_lookup,
+};

@@ -53,10 +53,10 @@ static int emit_reduce(ad_fn_ctx *fc, const ad_call_rule *rule,
       if (kind == RED_FMUL) { /* d(acc x) = dacc x + acc dx */
         LLVMValueRef t1 = LLVMBuildFMul(fc->b, dacc, x, "");
         LLVMValueRef t2 = LLVMBuildFMul(fc->b, acc, dx, "");
-        ad_copy_fmf(t1, call);
-        ad_copy_fmf(t2, call);
+        ad_tangent_fmf(fc, t1, call);
+        ad_tangent_fmf(fc, t2, call);
         dacc = LLVMBuildFAdd(fc->b, t1, t2, "");
-        ad_copy_fmf(dacc, call);
+        ad_tangent_fmf(fc, dacc, call);
         acc = LLVMBuildFMul(fc->b, acc, x, "");
         ad_copy_fmf(acc, call);
       } else { /* scanned last to first: the first match wins */
@@ -88,9 +88,14 @@ static const ad_call_rule vector_rules[] = {
      .data = (const void *)RED_PICK},
 };
 
-const ad_call_rule *ad_vector_lookup(const char *name) {
+static const ad_call_rule *vector_lookup(const char *name) {
   for (size_t i = 0; i < sizeof vector_rules / sizeof *vector_rules; i++)
     if (ad_name_matches(name, vector_rules[i].name))
       return &vector_rules[i];
   return NULL;
 }
+
+const ad_rule_family ad_vector_family = {
+    .name = "vector",
+    .lookup = vector_lookup,
+};

@@ -1,10 +1,67 @@
 /* The clone of a primal instruction in the derivative body. */
+#include <llvm-c/DebugInfo.h>
+
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
 #include "ad/tangent/tangent.h"
 
+void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to) {
+  unsigned n = LLVMGetNumArgOperands(from);
+  for (long long idx = -1; idx <= (long long)n; idx++) {
+    LLVMAttributeIndex at = (LLVMAttributeIndex)(
+        idx < 0 ? (long long)LLVMAttributeFunctionIndex : idx);
+    unsigned count = LLVMGetCallSiteAttributeCount(from, at);
+    LLVMAttributeRef attrs[64];
+    if (count == 0 || count > sizeof attrs / sizeof *attrs)
+      continue;
+    LLVMGetCallSiteAttributes(from, at, attrs);
+    for (unsigned k = 0; k < count; k++)
+      LLVMAddCallSiteAttribute(to, at, attrs[k]);
+  }
+  LLVMSetInstructionCallConv(to, LLVMGetInstructionCallConv(from));
+  if (LLVMInstructionGetDebugLoc(from))
+    LLVMInstructionSetDebugLoc(to, LLVMInstructionGetDebugLoc(from));
+}
+
+/* An invoke's clone is a call of the same callee with the same arguments
+ * and attributes: the tangent work of the call (a rule, a derivative) goes
+ * after it, which a terminator cannot have, and fwd/exceptions.c turns the
+ * calls that may unwind back into invokes once that work is emitted. */
+static LLVMValueRef clone_invoke_as_call(ad_fn_ctx *fc, LLVMValueRef inst) {
+  unsigned n = LLVMGetNumArgOperands(inst);
+  LLVMValueRef args[256];
+  if (n > sizeof args / sizeof *args || LLVMGetNumOperandBundles(inst)) {
+    ad_fail(fc->mc, inst,
+            "an invoke with %s is not differentiated",
+            n > sizeof args / sizeof *args ? "more than 256 arguments"
+                                           : "operand bundles");
+    return NULL;
+  }
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef o = LLVMGetOperand(inst, k);
+    LLVMValueRef m = ad_map_get(&fc->vmap, o);
+    args[k] = m ? m : o;
+  }
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  LLVMValueRef mapped = ad_map_get(&fc->vmap, callee);
+  size_t len;
+  const char *name = LLVMGetValueName2(inst, &len);
+  int is_void = LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMVoidTypeKind;
+  LLVMValueRef c = LLVMBuildCall2(fc->b, LLVMGetCalledFunctionType(inst),
+                                  mapped ? mapped : callee, args, n,
+                                  is_void || !len ? "" : name);
+  ad_copy_call_site_attrs(inst, c);
+  if (ad_map_put(&fc->vmap, inst, c) != 0) {
+    ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
+    return NULL;
+  }
+  return c;
+}
+
 LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst) {
+  if (LLVMIsAInvokeInst(inst))
+    return clone_invoke_as_call(fc, inst);
   LLVMValueRef c = LLVMInstructionClone(inst);
   size_t n;
   const char *name = LLVMGetValueName2(inst, &n);

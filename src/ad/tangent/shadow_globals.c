@@ -15,6 +15,14 @@
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
 
+void ad_global_shadows_init(ad_global_shadows *s) {
+  ad_map_init(&s->by_global_lane);
+}
+
+void ad_global_shadows_free(ad_global_shadows *s) {
+  ad_map_free(&s->by_global_lane);
+}
+
 static LLVMValueRef shadow_const(ad_module_ctx *mc, LLVMValueRef c, int depth,
                                  unsigned lane);
 
@@ -23,7 +31,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
   if (!ad_global_can_shadow(g))
     return g;
   int constant = LLVMIsGlobalConstant(g);
-  if (!constant && !ad_map_get(&mc->active_globals, g))
+  if (!constant && !ad_map_get(&mc->globals->set, g))
     return g;
   /* Read-only zeros serve every lane, unless the table points to active
    * globals: then lane k points to their lane-k shadows. */
@@ -33,7 +41,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
    * more than 64 bytes, so keys of different globals never meet; keys are
    * never dereferenced. */
   const void *key = (const char *)g + lane;
-  LLVMValueRef s = ad_map_get(&mc->global_shadows, key);
+  LLVMValueRef s = ad_map_get(&mc->shadows->by_global_lane, key);
   if (!s) {
     strbuf sb;
     sb_init(&sb);
@@ -47,7 +55,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
     /* LLVM makes the name unique if a global already has it */
     s = LLVMAddGlobal(mc->mod, t, sb.data);
     sb_free(&sb);
-    if (ad_map_put(&mc->global_shadows, key, s) != 0 ||
+    if (ad_map_put(&mc->shadows->by_global_lane, key, s) != 0 ||
         ad_note_made_shadow(mc, s, g, lane) != 0)
       return g;
     LLVMSetLinkage(s, LLVMInternalLinkage);
@@ -158,6 +166,59 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
   return shadow_const(mc, c, 0, lane);
 }
 
+/* Whether shadow_const(c) is c itself, decided as shadow_const decides it
+ * but without making anything: a global stands for itself unless it has a
+ * shadow global (an active mutable one, or any constant one). */
+static int is_own_shadow(ad_module_ctx *mc, LLVMValueRef c, int depth) {
+  if (depth > 64)
+    return 1;
+  if (LLVMIsAGlobalVariable(c))
+    return !ad_global_can_shadow(c) ||
+           (!LLVMIsGlobalConstant(c) && !ad_map_get(&mc->globals->set, c));
+  if (LLVMIsAFunction(c) || LLVMIsAConstantPointerNull(c) || LLVMIsUndef(c) ||
+      LLVMIsAConstantInt(c))
+    return 1;
+  LLVMTypeRef t = LLVMTypeOf(c);
+  if (LLVMIsAConstantFP(c) || !has_pointer_or_int(t, 0))
+    return LLVMConstNull(t) == c;
+  if (LLVMIsAConstantAggregateZero(c))
+    return 1;
+  if (LLVMIsAConstantExpr(c)) {
+    if (is_own_shadow(mc, LLVMGetOperand(c, 0), depth + 1))
+      return 1;
+    switch (LLVMGetConstOpcode(c)) {
+    case LLVMGetElementPtr:
+      return LLVMGetNumOperands(c) - 1 > 32; /* left as it is */
+    case LLVMAddrSpaceCast:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMBitCast:
+      return 0;
+    default:
+      return 1;
+    }
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMArrayTypeKind && k != LLVMStructTypeKind &&
+      k != LLVMVectorTypeKind)
+    return 1;
+  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : LLVMGetVectorSize(t);
+  /* an element that cannot be read leaves c as it is */
+  for (unsigned i = 0; i < n; i++)
+    if (!LLVMGetAggregateElement(c, i))
+      return 1;
+  for (unsigned i = 0; i < n; i++)
+    if (!is_own_shadow(mc, LLVMGetAggregateElement(c, i), depth + 1))
+      return 0;
+  return 1;
+}
+
+int ad_constant_is_own_shadow(ad_module_ctx *mc, LLVMValueRef c) {
+  return is_own_shadow(mc, c, 0);
+}
+
 /*
  * The shadows of mutable globals start every request from their initial
  * tangents.  Enzyme gives an unannotated mutable global a shadow local to
@@ -173,7 +234,7 @@ LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
 static const char reset_name[] = "tanjit.reset_shadow_globals";
 
 void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b) {
-  if (mc->active_globals.count == 0)
+  if (mc->globals->set.count == 0)
     return;
   LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, reset_name);
   LLVMTypeRef ft =
@@ -197,8 +258,8 @@ void ad_finish_shadow_reset(ad_module_ctx *mc) {
                            LLVMAppendBasicBlockInContext(mc->llctx, fn, ""));
   LLVMTypeRef i8 = LLVMInt8TypeInContext(mc->llctx);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  for (size_t i = 0; i < mc->global_shadows.cap; i++) {
-    LLVMValueRef s = mc->global_shadows.keys[i] ? mc->global_shadows.vals[i]
+  for (size_t i = 0; i < mc->shadows->by_global_lane.cap; i++) {
+    LLVMValueRef s = mc->shadows->by_global_lane.keys[i] ? mc->shadows->by_global_lane.vals[i]
                                                 : NULL;
     if (!s || LLVMIsGlobalConstant(s))
       continue;

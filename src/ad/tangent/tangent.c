@@ -1,7 +1,11 @@
 /*
  * Shadows and lanes: how a derivative body reads and builds tangents.  With
- * width N > 1 a shadow of type T is an [N x T] (one lane per direction); the
- * helpers here hide that, so rules are written once for every width.
+ * width N > 1 a shadow of a scalar float T is a <N x T> (one element per
+ * direction), so the arithmetic of tangents is one vector instruction and
+ * a loop-carried tangent one vector PHI; any other T (pointers, integers,
+ * aggregates, vectors, x86_fp80) is an [N x T].  The helpers here hide
+ * that, so rules are written once for every width.  Requests keep the
+ * array ABI (request.c converts at the boundary).
  */
 #include <string.h>
 
@@ -40,8 +44,38 @@ void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow) {
     ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
 }
 
+/* Scalar floats a vector holds as well as an array: not x86_fp80, fp128
+ * or ppc_fp128, whose vectors LLVM lays out and lowers poorly. */
+static int lanes_as_vector(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+LLVMTypeRef ad_lanes_type(LLVMTypeRef t, unsigned width) {
+  if (width <= 1)
+    return t;
+  return lanes_as_vector(t) ? LLVMVectorType(t, width)
+                            : LLVMArrayType2(t, width);
+}
+
 LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t) {
-  return fc->width > 1 ? LLVMArrayType2(t, fc->width) : t;
+  return ad_lanes_type(t, fc->width);
+}
+
+/* Whether `shadow` (at width > 1) holds its lanes as vector elements. */
+static int is_vector_of_lanes(LLVMValueRef shadow) {
+  return LLVMGetTypeKind(LLVMTypeOf(shadow)) == LLVMVectorTypeKind;
+}
+
+static LLVMValueRef lane_index(LLVMContextRef c, unsigned lane) {
+  return LLVMConstInt(LLVMInt32TypeInContext(c), lane, 0);
 }
 
 LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane) {
@@ -51,22 +85,92 @@ LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane) {
     return LLVMIsNull(shadow)
                ? LLVMConstNull(LLVMGetElementType(LLVMTypeOf(shadow)))
                : LLVMGetUndef(LLVMGetElementType(LLVMTypeOf(shadow)));
+  if (is_vector_of_lanes(shadow))
+    return LLVMBuildExtractElement(fc->b, shadow,
+                                   lane_index(fc->mc->llctx, lane), "");
   return LLVMBuildExtractValue(fc->b, shadow, lane, "");
 }
 
-LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes) {
-  if (fc->width == 1)
+/* The vector whose lanes are lanes[0..width), when each lane i is element
+ * i of it (a lane-wise rule that only moved lanes), else NULL. */
+static LLVMValueRef lanes_source(LLVMTypeRef vt, LLVMValueRef *lanes,
+                                 unsigned width) {
+  LLVMValueRef src = NULL;
+  for (unsigned i = 0; i < width; i++) {
+    LLVMValueRef e = lanes[i];
+    if (!LLVMIsAExtractElementInst(e))
+      return NULL;
+    LLVMValueRef v = LLVMGetOperand(e, 0), idx = LLVMGetOperand(e, 1);
+    if ((src && v != src) || LLVMTypeOf(v) != vt ||
+        !LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != i)
+      return NULL;
+    src = v;
+  }
+  return src;
+}
+
+LLVMValueRef ad_pack_lanes(LLVMBuilderRef b, LLVMTypeRef t, unsigned width,
+                           LLVMValueRef *lanes) {
+  if (width == 1)
     return lanes[0];
-  LLVMValueRef agg = LLVMGetPoison(ad_shadow_type(fc, t));
-  for (unsigned i = 0; i < fc->width; i++)
-    agg = LLVMBuildInsertValue(fc->b, agg, lanes[i], i, "");
+  LLVMTypeRef st = ad_lanes_type(t, width);
+  if (LLVMGetTypeKind(st) == LLVMVectorTypeKind) {
+    LLVMValueRef same = lanes_source(st, lanes, width);
+    if (same)
+      return same;
+    LLVMContextRef c = LLVMGetTypeContext(t);
+    LLVMValueRef vec = LLVMGetPoison(st);
+    for (unsigned i = 0; i < width; i++)
+      vec = LLVMBuildInsertElement(b, vec, lanes[i], lane_index(c, i), "");
+    return vec;
+  }
+  LLVMValueRef agg = LLVMGetPoison(st);
+  for (unsigned i = 0; i < width; i++)
+    agg = LLVMBuildInsertValue(b, agg, lanes[i], i, "");
   return agg;
+}
+
+LLVMValueRef ad_lanes_to_array(LLVMBuilderRef b, LLVMValueRef v) {
+  LLVMTypeRef vt = LLVMTypeOf(v);
+  if (LLVMGetTypeKind(vt) != LLVMVectorTypeKind)
+    return v;
+  LLVMContextRef c = LLVMGetTypeContext(vt);
+  unsigned n = LLVMGetVectorSize(vt);
+  LLVMValueRef agg = LLVMGetPoison(LLVMArrayType2(LLVMGetElementType(vt), n));
+  for (unsigned i = 0; i < n; i++)
+    agg = LLVMBuildInsertValue(
+        b, agg, LLVMBuildExtractElement(b, v, lane_index(c, i), ""), i, "");
+  return agg;
+}
+
+LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes) {
+  return ad_pack_lanes(fc->b, t, fc->width, lanes);
+}
+
+/* v in every element of vector type vt: a constant, or an insert and a
+ * shuffle (LLVM's splat idiom). */
+static LLVMValueRef splat_vector(ad_fn_ctx *fc, LLVMTypeRef vt, LLVMValueRef v) {
+  unsigned n = LLVMGetVectorSize(vt);
+  if (LLVMIsConstant(v)) {
+    LLVMValueRef lanes[AD_MAX_WIDTH];
+    for (unsigned i = 0; i < n && i < AD_MAX_WIDTH; i++)
+      lanes[i] = v;
+    return LLVMConstVector(lanes, n);
+  }
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(fc->mc->llctx);
+  LLVMValueRef one = LLVMBuildInsertElement(fc->b, LLVMGetPoison(vt), v,
+                                            LLVMConstInt(i32, 0, 0), "");
+  return LLVMBuildShuffleVector(fc->b, one, LLVMGetPoison(vt),
+                                LLVMConstNull(LLVMVectorType(i32, n)), "");
 }
 
 LLVMValueRef ad_splat(ad_fn_ctx *fc, LLVMValueRef v) {
   LLVMValueRef lanes[AD_MAX_WIDTH];
   if (fc->width == 1)
     return v;
+  LLVMTypeRef st = ad_shadow_type(fc, LLVMTypeOf(v));
+  if (LLVMGetTypeKind(st) == LLVMVectorTypeKind)
+    return splat_vector(fc, st, v);
   for (unsigned i = 0; i < fc->width && i < AD_MAX_WIDTH; i++)
     lanes[i] = v;
   return ad_pack(fc, LLVMTypeOf(v), lanes);
@@ -98,10 +202,12 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
   if (LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
     return 0; /* nothing valid to store through */
   if (LLVMIsConstant(v)) /* an inactive mutable global stands for itself */
-    return ad_constant_shadow(fc->mc, v, 0) == v;
+    return ad_constant_is_own_shadow(fc->mc, v);
   /* inactive: no shadow of its own, the primal stands in (an active value
-   * defined later, across a loop's back edge, gets its shadow then) */
-  if (!ad_map_get(&fc->shadow, v) && !ad_is_active(fc, v))
+   * defined later, across a loop's back edge, gets its shadow then).
+   * Activity alone decides, not the shadows recorded so far, so that a
+   * callee's signature (fwd/call.c) is a function of activity. */
+  if (!ad_is_active(fc, v))
     return 1;
   if (LLVMIsAArgument(v)) /* duplicated: its own shadow, unless the caller
                             * could not promise that */
@@ -140,7 +246,8 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
      * enzyme_const array kept next to active ones, a constant table) stands
      * for itself in the shadow memory too. */
     return 1;
-  case LLVMCall: {
+  case LLVMCall:
+  case LLVMInvoke: {
     /* A fresh allocation has a shadow of its own; a derivative may return
      * an inactive pointer as its own shadow. */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, v);
@@ -178,6 +285,28 @@ void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {
     LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
 }
 
+/* Reassociation (with nsz, which LLVM's reassociation and factoring of
+ * floating point ask for besides reassoc) is what lets LLVM rewrite a Horner
+ * tangent x dacc + acc dx into dx p'(x) and keep the tangent of a stencil
+ * as scalar sums; contract lets a product and a sum fuse where the target
+ * has FMA.  Nothing else: nnan, ninf and arcp would let LLVM assume what
+ * tangents do not promise (an inf or NaN tangent is an answer). */
+#define FAST_DERIVATIVE_FMF                                                    \
+  (LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros |                     \
+   LLVMFastMathAllowContract)
+
+void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from) {
+  if (!to || !LLVMIsAInstruction(to) || !LLVMCanValueUseFastMathFlags(to))
+    return;
+  LLVMFastMathFlags f = LLVMFastMathNone;
+  if (from && LLVMIsAInstruction(from) && LLVMCanValueUseFastMathFlags(from))
+    f = LLVMGetFastMathFlags(from);
+  if (ad_engine_fast_derivatives(fc->mc->engine))
+    f |= FAST_DERIVATIVE_FMF;
+  if (f != LLVMGetFastMathFlags(to))
+    LLVMSetFastMathFlags(to, f);
+}
+
 static int term_is_zero(const ad_term *term) {
   return !term->tangent ||
          (LLVMIsConstant(term->tangent) && LLVMIsNull(term->tangent));
@@ -193,32 +322,61 @@ LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
       any = 1;
   if (!any)
     return LLVMConstNull(ad_shadow_type(fc, t));
-  for (unsigned lane = 0; lane < fc->width; lane++) {
+  LLVMTypeRef st = ad_shadow_type(fc, t);
+  int whole = fc->width > 1 && LLVMGetTypeKind(st) == LLVMVectorTypeKind;
+  for (unsigned k = 0; k < nterms && whole; k++)
+    if (!term_is_zero(&terms[k]) && LLVMTypeOf(terms[k].tangent) != st)
+      whole = 0;
+  /* lanes as vector elements: every direction in one instruction, the
+   * primal coefficients splat */
+  for (unsigned lane = 0; lane < (whole ? 1 : fc->width); lane++) {
     LLVMValueRef acc = NULL;
     for (unsigned k = 0; k < nterms; k++) {
       if (term_is_zero(&terms[k]))
         continue;
-      LLVMValueRef d = ad_lane(fc, terms[k].tangent, lane);
+      LLVMValueRef d =
+          whole ? terms[k].tangent : ad_lane(fc, terms[k].tangent, lane);
       if (terms[k].coef) {
-        d = LLVMBuildFMul(fc->b, terms[k].coef, d, "");
-        ad_copy_fmf(d, fmf_src);
+        LLVMValueRef coef =
+            whole ? splat_vector(fc, st, terms[k].coef) : terms[k].coef;
+        d = LLVMBuildFMul(fc->b, coef, d, "");
+        ad_tangent_fmf(fc, d, fmf_src);
       }
       if (!acc) {
         acc = terms[k].negate ? LLVMBuildFNeg(fc->b, d, "") : d;
         if (terms[k].negate)
-          ad_copy_fmf(acc, fmf_src);
+          ad_tangent_fmf(fc, acc, fmf_src);
       } else {
         acc = terms[k].negate ? LLVMBuildFSub(fc->b, acc, d, "")
                               : LLVMBuildFAdd(fc->b, acc, d, "");
-        ad_copy_fmf(acc, fmf_src);
+        ad_tangent_fmf(fc, acc, fmf_src);
       }
     }
     if (divisor) {
-      acc = LLVMBuildFDiv(fc->b, acc, divisor, "");
-      ad_copy_fmf(acc, fmf_src);
+      acc = LLVMBuildFDiv(fc->b, acc,
+                          whole ? splat_vector(fc, st, divisor) : divisor, "");
+      ad_tangent_fmf(fc, acc, fmf_src);
     }
+    if (whole)
+      return acc;
     lanes[lane] = acc;
   }
+  return ad_pack(fc, t, lanes);
+}
+
+LLVMValueRef ad_select_tangent(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef cond,
+                               LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef st = ad_shadow_type(fc, t);
+  if (!a)
+    a = LLVMConstNull(st);
+  if (!b)
+    b = LLVMConstNull(st);
+  if (fc->width == 1 || LLVMGetTypeKind(st) == LLVMVectorTypeKind)
+    return LLVMBuildSelect(fc->b, cond, a, b, "");
+  LLVMValueRef lanes[AD_MAX_WIDTH];
+  for (unsigned lane = 0; lane < fc->width; lane++)
+    lanes[lane] = LLVMBuildSelect(fc->b, cond, ad_lane(fc, a, lane),
+                                  ad_lane(fc, b, lane), "");
   return ad_pack(fc, t, lanes);
 }
 
@@ -323,11 +481,54 @@ static LLVMValueRef masked_read_mask(ad_fn_ctx *fc, LLVMValueRef primal) {
 
 /* ad_lanewise, with the operand numbered `guarded` (~0u: none) a pointer
  * whose shadow may be the pointer itself, accessed as `mode` says. */
+/* The shadow of a select, float cast or freeze of scalar floats as one
+ * instruction on the vector of lanes, or NULL where the operands' shadows
+ * are not such vectors (or the select's condition is a vector). */
+static LLVMValueRef lanewise_whole(ad_fn_ctx *fc, LLVMValueRef primal,
+                                   const unsigned *ops, unsigned nops) {
+  LLVMTypeRef st = ad_shadow_type(fc, LLVMTypeOf(primal));
+  if (fc->width == 1 || LLVMGetTypeKind(st) != LLVMVectorTypeKind ||
+      !LLVMIsAInstruction(primal) || nops > 2)
+    return NULL;
+  LLVMOpcode op = LLVMGetInstructionOpcode(primal);
+  if (op != LLVMSelect && op != LLVMFPExt && op != LLVMFPTrunc &&
+      op != LLVMFreeze)
+    return NULL;
+  for (unsigned k = 0; k < nops; k++) {
+    LLVMTypeRef ot = LLVMTypeOf(LLVMGetOperand(primal, ops[k]));
+    if (LLVMGetTypeKind(ad_shadow_type(fc, ot)) != LLVMVectorTypeKind)
+      return NULL;
+  }
+  LLVMValueRef sh[2];
+  for (unsigned k = 0; k < nops; k++)
+    sh[k] = ad_shadow_value(fc, LLVMGetOperand(primal, ops[k]));
+  switch (op) {
+  case LLVMSelect: {
+    LLVMValueRef cond = ad_primal(fc, LLVMGetOperand(primal, 0));
+    if (nops != 2 || ops[0] != 1 || ops[1] != 2 ||
+        LLVMGetTypeKind(LLVMTypeOf(cond)) == LLVMVectorTypeKind)
+      return NULL;
+    return LLVMBuildSelect(fc->b, cond, sh[0], sh[1], "");
+  }
+  case LLVMFPExt:
+    return nops == 1 ? LLVMBuildFPExt(fc->b, sh[0], st, "") : NULL;
+  case LLVMFPTrunc:
+    return nops == 1 ? LLVMBuildFPTrunc(fc->b, sh[0], st, "") : NULL;
+  default:
+    return nops == 1 ? LLVMBuildFreeze(fc->b, sh[0], "") : NULL;
+  }
+}
+
 static LLVMValueRef lanewise(ad_fn_ctx *fc, LLVMValueRef primal,
                              LLVMValueRef clone, const unsigned *ops,
                              unsigned nops, unsigned guarded,
                              LLVMTypeRef accessed, ad_access mode) {
   LLVMValueRef lanes[AD_MAX_WIDTH];
+  if (guarded == ~0u) {
+    LLVMValueRef whole = lanewise_whole(fc, primal, ops, nops);
+    if (whole)
+      return whole;
+  }
   LLVMValueRef shadows[8];
   size_t n;
   const char *name = LLVMGetValueName2(primal, &n);

@@ -10,6 +10,16 @@
 #include <llvm-c/Core.h>
 
 #include "ad/core/context.h"
+#include "ad/core/map.h"
+
+/* The shadow globals one transform made (a part of the module context;
+ * shadow_globals.c): (global, lane) -> its shadow global, by identity, not
+ * by name, since globals may be unnamed or named like a shadow. */
+typedef struct ad_global_shadows {
+  ad_map by_global_lane;
+} ad_global_shadows;
+void ad_global_shadows_init(ad_global_shadows *s);
+void ad_global_shadows_free(ad_global_shadows *s);
 
 /* ---- tangent.c: shadows, lanes and the arithmetic of tangents ---- */
 LLVMValueRef ad_primal(ad_fn_ctx *fc, LLVMValueRef v);
@@ -19,7 +29,17 @@ LLVMValueRef ad_shadow_or_null(ad_fn_ctx *fc, LLVMValueRef v);
  * (replicated per lane) for ints and pointers.  Emits at the builder. */
 LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v);
 void ad_set_shadow(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef shadow);
+/* The type of a shadow of primal type t at `width`: t at width 1, <width x
+ * t> for a scalar float t (half, bfloat, float, double), else [width x t].
+ * Derivative signatures use it too. */
+LLVMTypeRef ad_lanes_type(LLVMTypeRef t, unsigned width);
 LLVMTypeRef ad_shadow_type(ad_fn_ctx *fc, LLVMTypeRef t);
+/* Packs `width` lanes of primal type t into ad_lanes_type(t, width), at b. */
+LLVMValueRef ad_pack_lanes(LLVMBuilderRef b, LLVMTypeRef t, unsigned width,
+                           LLVMValueRef *lanes);
+/* A shadow's lanes as the array a request's ABI carries ([N x T] for a
+ * <N x T>; anything else unchanged), at b. */
+LLVMValueRef ad_lanes_to_array(LLVMBuilderRef b, LLVMValueRef v);
 LLVMValueRef ad_lane(ad_fn_ctx *fc, LLVMValueRef shadow, unsigned lane);
 /* Packs per-lane values into a shadow of primal type t. */
 LLVMValueRef ad_pack(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef *lanes);
@@ -47,11 +67,17 @@ typedef struct ad_term {
   LLVMValueRef tangent; /* a shadow (all lanes) */
   int negate;
 } ad_term;
-/* sum(terms) [/ divisor], per lane, fast-math flags copied from fmf_src
- * (may be NULL).  Returns the zero tangent when every term is zero. */
+/* sum(terms) [/ divisor], per lane, with ad_tangent_fmf's flags from
+ * fmf_src (may be NULL).  Returns the zero tangent when every term is
+ * zero. */
 LLVMValueRef ad_lincomb(ad_fn_ctx *fc, LLVMTypeRef t, const ad_term *terms,
                         unsigned nterms, LLVMValueRef divisor,
                         LLVMValueRef fmf_src);
+/* cond ? a : b for shadows a and b (NULL: zero) of primal type t, cond a
+ * primal i1 (or vector of i1 for a vector t): one select where the lanes
+ * are a vector's elements. */
+LLVMValueRef ad_select_tangent(ad_fn_ctx *fc, LLVMTypeRef t, LLVMValueRef cond,
+                               LLVMValueRef a, LLVMValueRef b);
 /* Per lane, a copy of `clone` whose operands listed in `ops` are replaced by
  * that lane of ad_shadow_value(primal operand).  The shadow of `primal`. */
 LLVMValueRef ad_lanewise(ad_fn_ctx *fc, LLVMValueRef primal, LLVMValueRef clone,
@@ -93,11 +119,19 @@ LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
 /* A float constant of type t (scalar or vector splat). */
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
+/* The flags of tangent instruction `to`: those of primal `from` (may be
+ * NULL), plus reassoc nsz contract unless the session asked for strict
+ * derivatives (tanjit_options.derivative_fp).  Every instruction that
+ * combines tangents is given its flags here. */
+void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from);
 
 /* ---- clone.c ---- */
 /* Clones `inst` at the builder with operands mapped to the derivative
  * body, and records it in the value map.  NULL on out of memory. */
 LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
+/* Copies a call's or invoke's call-site attributes, calling convention and
+ * debug location onto another call or invoke of the same callee type. */
+void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to);
 
 /* ---- shadow_globals.c ---- */
 /* The shadow of a constant: constant globals get a read-only `<name>_shadow`
@@ -105,6 +139,10 @@ LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
  * constants map floats to 0 and keep integers and mutable globals. */
 LLVMValueRef ad_constant_shadow(ad_module_ctx *mc, LLVMValueRef c,
                                 unsigned lane);
+/* Whether constant c's shadow is c itself (no global in it has a shadow
+ * global, no float in it is nonzero), answered without making shadow
+ * globals: a query, for what a signature depends on. */
+int ad_constant_is_own_shadow(ad_module_ctx *mc, LLVMValueRef c);
 /* Emits at b, before a request's derivative call, the restoring of every
  * mutable global's shadow to its initial tangents (nothing when the module
  * has no active global). */
