@@ -107,19 +107,25 @@ LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p);
  */
 typedef enum ad_request_kind {
   AD_NOT_A_REQUEST = 0,
-  AD_REQUEST_FORWARD, /* __enzyme_fwddiff: what tanjit differentiates */
-  AD_REQUEST_REVERSE, /* Enzyme's reverse-mode entries: refused */
-  AD_REQUEST_BATCH    /* __enzyme_batch: N primal evaluations (batch.c) */
+  AD_REQUEST_FORWARD, /* __enzyme_fwddiff */
+  AD_REQUEST_REVERSE, /* __enzyme_autodiff (rev/) */
+  AD_REQUEST_BATCH,   /* __enzyme_batch: N primal evaluations (batch.c) */
+  AD_REQUEST_SPLIT    /* __enzyme_augmentfwd, __enzyme_reverse,
+                         __enzyme_virtualreverse: split reverse mode,
+                         refused */
 } ad_request_kind;
 ad_request_kind ad_request_kind_of(LLVMValueRef f);
-/* A request tanjit rewrites: AD_REQUEST_FORWARD or AD_REQUEST_BATCH. */
+/* A request tanjit rewrites: AD_REQUEST_FORWARD, AD_REQUEST_REVERSE or
+ * AD_REQUEST_BATCH. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*
  * Replaces every derivative request in `m` (calls to functions whose name
  * contains __enzyme_fwddiff) by a call to a generated forward-mode
- * derivative; generated functions get internal linkage.  Reverse-mode
- * requests (__enzyme_autodiff*) fail with TANJIT_ERR_UNSUPPORTED.
+ * derivative (forward mode), and every __enzyme_autodiff request by a
+ * gradient (reverse mode, rev/); generated functions get internal linkage.
+ * Split reverse mode (__enzyme_augmentfwd, __enzyme_reverse) fails with
+ * TANJIT_ERR_UNSUPPORTED.
  * Returns 0, or -1 with *err set (code TANJIT_ERR_DIFFERENTIATE for a
  * request that cannot be honoured, message naming what, where, why); on
  * failure the module may be partly rewritten and the caller discards it.

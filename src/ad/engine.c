@@ -1,6 +1,6 @@
 /*
- * Entry point: one module's transform.  Finds every __enzyme_fwddiff request
- * (rejecting reverse-mode ones), rewrites each through request.c, then drops
+ * Entry point: one module's transform.  Finds every __enzyme_fwddiff and
+ * __enzyme_autodiff request (rejecting split reverse mode), rewrites each through request.c, then drops
  * the request declarations and the activity-marker loads left dead.  In a
  * module with mutable globals, the globals that end up active are found
  * first, on copies of the module (discover_active_globals).
@@ -24,6 +24,7 @@
 #include "ad/registry/registry.h"
 #include "ad/tangent/tangent.h"
 #include "ad/request.h"
+#include "ad/rev/rev.h"
 #include "ad/rules/rules.h"
 #include "common/strbuf.h"
 
@@ -155,8 +156,8 @@ static int name_is(const char *s, size_t n, const char *word) {
 }
 
 ad_request_kind ad_request_kind_of(LLVMValueRef f) {
-  static const char *const reverse[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
-                                        "__enzyme_reverse", "__enzyme_virtualreverse"};
+  static const char *const split[] = {"__enzyme_augmentfwd", "__enzyme_reverse",
+                                      "__enzyme_virtualreverse"};
   size_t n;
   const char *name = LLVMGetValueName2(f, &n);
   int (*match)(const char *, size_t, const char *) =
@@ -165,15 +166,18 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
     return AD_REQUEST_FORWARD;
   if (match(name, n, "__enzyme_batch"))
     return AD_REQUEST_BATCH;
-  for (size_t i = 0; i < sizeof reverse / sizeof *reverse; i++)
-    if (match(name, n, reverse[i]))
-      return AD_REQUEST_REVERSE;
+  for (size_t i = 0; i < sizeof split / sizeof *split; i++)
+    if (match(name, n, split[i]))
+      return AD_REQUEST_SPLIT;
+  if (match(name, n, "__enzyme_autodiff"))
+    return AD_REQUEST_REVERSE;
   return AD_NOT_A_REQUEST;
 }
 
 int ad_is_request_function(LLVMValueRef f) {
   ad_request_kind k = ad_request_kind_of(f);
-  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_BATCH;
+  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_REVERSE ||
+         k == AD_REQUEST_BATCH;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -336,6 +340,7 @@ static int request_reaches(reach_memo *r, LLVMValueRef outer,
 static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
+    "enzyme_out",
     /* batch.c's */
     "enzyme_vector", "enzyme_scalar", "enzyme_buffer",
 };
@@ -547,6 +552,7 @@ static int transform_with(ad_engine *e, LLVMModuleRef m,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
   atomic_fetch_add(&e->rule_lookups, mc.rules->lookups);
+  ad_rev_state_free(&mc);
   module_parts_free(&parts);
   LLVMDisposeTargetData(mc.td);
   return rc;
@@ -640,7 +646,7 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   /* Requests first, so a module without any costs one pass over names. */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (ad_request_kind_of(f) == AD_REQUEST_REVERSE && LLVMGetFirstUse(f)) {
+    if (ad_request_kind_of(f) == AD_REQUEST_SPLIT && LLVMGetFirstUse(f)) {
       size_t n;
       const char *name = LLVMGetValueName2(f, &n);
       LLVMValueRef where = NULL;
@@ -648,11 +654,10 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
         if (LLVMIsAInstruction(LLVMGetUser(u)))
           where = LLVMGetUser(u);
       return ad_fail_code(&mc, TANJIT_ERR_UNSUPPORTED, where,
-                          "%s: reverse mode is not supported: tanjit "
-                          "differentiates in forward mode only "
-                          "(__enzyme_fwddiff); no rule, the CUDA transfers "
-                          "included, is supported in reverse mode",
-                          name);
+                          "%.*s: split reverse mode (__enzyme_augmentfwd / "
+                          "__enzyme_reverse) is not supported: request the "
+                          "whole gradient with __enzyme_autodiff",
+                          (int)n, name);
     }
     if (ad_is_request_function(f))
       nreq++;

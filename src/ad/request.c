@@ -37,6 +37,7 @@
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
 #include "ad/request.h"
+#include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 
 typedef enum marker {
@@ -53,6 +54,7 @@ typedef enum marker {
   MARK_CONST_RETURN,
   MARK_ACTIVE_RETURN,
   MARK_NORET,
+  MARK_OUT, /* reverse mode: an active scalar whose adjoint is returned */
   MARK_UNKNOWN
 } marker;
 
@@ -74,7 +76,8 @@ static marker marker_by_name(const char *s, size_t n) {
                {"enzyme_dup_return", MARK_DUP_RETURN},
                {"enzyme_const_return", MARK_CONST_RETURN},
                {"enzyme_active_return", MARK_ACTIVE_RETURN},
-               {"enzyme_noret", MARK_NORET}};
+               {"enzyme_noret", MARK_NORET},
+               {"enzyme_out", MARK_OUT}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
       return names[i].m;
@@ -486,9 +489,14 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
   return fn;
 }
 
+static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call);
+
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
     return ad_rewrite_through_invoke(mc, call, ad_rewrite_request);
+  LLVMValueRef callee = ad_called_function(call);
+  if (callee && ad_request_kind_of(callee) == AD_REQUEST_REVERSE)
+    return rewrite_reverse(mc, call);
   request r;
   memset(&r, 0, sizeof r);
   r.mc = mc;
@@ -583,6 +591,13 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                    "__enzyme_fwddiff of %s: too few arguments (%s takes %u, "
                    "value for parameter %u is missing)",
                    ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
+      break;
+    }
+    if (m == MARK_OUT) {
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: enzyme_out (parameter %u) is a "
+                   "reverse-mode marker (__enzyme_autodiff)",
+                   ad_value_name(r.fn), p + 1);
       break;
     }
     ad_arg_activity a = m == MARK_CONST       ? AD_ARG_CONST
@@ -701,6 +716,275 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
       }
       LLVMReplaceAllUsesWith(call, v);
     }
+  }
+  LLVMInstructionEraseFromParent(call);
+out:
+  LLVMDisposeBuilder(b);
+  free(pt);
+  free(act);
+  free(args);
+  return rc;
+}
+
+/*
+ * A reverse request: `__enzyme_autodiff(fn, args...)`, decoded as Enzyme
+ * decodes it.  Markers enzyme_out (an active scalar: its adjoint is
+ * returned), enzyme_dup / enzyme_dupnoneed (a pointer and its shadow, into
+ * which gradients are accumulated), enzyme_const; unmarked floats (and
+ * vectors and aggregates of them) are enzyme_out, unmarked pointers
+ * enzyme_dup, integers constant.  A float result is seeded with 1.  The
+ * request returns the adjoints of the enzyme_out arguments in order: one
+ * value, or all of them laid out as the declared result (a struct of
+ * doubles, returned in registers or through an sret pointer).
+ */
+static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
+  const char *who = "__enzyme_autodiff";
+  if (LLVMIsAInvokeInst(call))
+    return ad_fail(mc, call,
+                   "%s reached through invoke (C++ exception handling) is not "
+                   "supported: call it where no exception can unwind",
+                   who);
+  request r;
+  memset(&r, 0, sizeof r);
+  r.mc = mc;
+  r.call = call;
+  r.width = 1;
+  r.nargs = LLVMGetNumArgOperands(call);
+  unsigned fi = 0;
+  if (r.nargs > 0 && LLVMGetCallSiteEnumAttribute(
+                         call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
+    r.sret = LLVMGetOperand(call, 0);
+    fi = 1;
+  }
+  if (r.nargs <= fi)
+    return ad_fail(mc, call, "%s called without a function", who);
+  r.fn = ad_strip_casts(LLVMGetOperand(call, fi),
+                        AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
+  r.first = fi + 1;
+  if (!LLVMIsAFunction(r.fn)) {
+    char *t = ad_value_text(LLVMGetOperand(call, fi));
+    int rc = ad_fail(mc, call,
+                     "the first argument of %s must be a function, not `%s`",
+                     who, t ? t : "?");
+    free(t);
+    return rc;
+  }
+  if (LLVMCountBasicBlocks(r.fn) == 0)
+    return ad_fail(mc, call,
+                   "%s of %s: the function has no body in this module", who,
+                   ad_value_name(r.fn));
+  if (scan_global_markers(&r) != 0)
+    return -1;
+  if (r.width > 1)
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "%s of %s: enzyme_width %u (vector reverse mode) is "
+                        "not supported",
+                        who, ad_value_name(r.fn), r.width);
+  if (r.primal_return)
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "%s of %s: enzyme_primal_return is not supported in "
+                        "reverse mode",
+                        who, ad_value_name(r.fn));
+
+  LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
+  unsigned np = LLVMCountParamTypes(ft);
+  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
+  unsigned char *act = tj_malloc(np ? np : 1);
+  LLVMValueRef *args = tj_malloc((np * 2 + 1) * sizeof *args);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  int rc = 0;
+  unsigned nouts = 0;
+  if (!pt || !act || !args) {
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    goto out;
+  }
+  LLVMGetParamTypes(ft, pt);
+  LLVMPositionBuilderBefore(b, call);
+  if (LLVMInstructionGetDebugLoc(call))
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned i = r.first, k = 0;
+  for (unsigned p = 0; p < np && rc == 0; p++) {
+    marker m = MARK_NONE;
+    while (i < r.nargs) {
+      marker mi = marker_of(LLVMGetOperand(call, i));
+      if (mi == MARK_WIDTH) {
+        i += 2;
+        continue;
+      }
+      if (is_request_flag(mi)) {
+        i++;
+        continue;
+      }
+      if (mi == MARK_UNKNOWN) {
+        char name[64];
+        rc = ad_fail(mc, call,
+                     "%s of %s: unknown marker %s at argument %u (reverse "
+                     "mode knows enzyme_out, enzyme_dup, enzyme_dupnoneed "
+                     "and enzyme_const)",
+                     who, ad_value_name(r.fn),
+                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
+        break;
+      }
+      if (mi != MARK_NONE) {
+        m = mi;
+        i++;
+      }
+      break;
+    }
+    if (rc)
+      break;
+    if (i >= r.nargs) {
+      rc = ad_fail(mc, call,
+                   "%s of %s: too few arguments (%s takes %u, value for "
+                   "parameter %u is missing)",
+                   who, ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
+      break;
+    }
+    int has_float = 0, has_other = 0;
+    ad_rev_leaves(pt[p], &has_float, &has_other);
+    ad_rev_activity a;
+    if (m == MARK_CONST)
+      a = AD_REV_CONST;
+    else if (m == MARK_DUP || m == MARK_DUPNONEED)
+      a = AD_REV_DUP;
+    else if (m == MARK_OUT)
+      a = AD_REV_OUT;
+    else
+      a = ad_type_default_activity(pt[p]) == AD_ARG_CONST ? AD_REV_CONST
+          : has_float && !has_other                       ? AD_REV_OUT
+                                                          : AD_REV_DUP;
+    if (a == AD_REV_OUT && (has_other || !has_float)) {
+      rc = ad_fail(mc, call,
+                   "%s of %s: parameter %u is enzyme_out but its type holds "
+                   "%s (enzyme_out takes floats passed by value; pass a "
+                   "pointer with enzyme_dup)",
+                   who, ad_value_name(r.fn), p + 1,
+                   has_other ? "pointers or integers" : "no float");
+      break;
+    }
+    if (a == AD_REV_DUP && LLVMGetTypeKind(pt[p]) != LLVMPointerTypeKind) {
+      rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "%s of %s: parameter %u is duplicated but is not a "
+                        "pointer (reverse mode duplicates pointers only; a "
+                        "float passed by value is enzyme_out)",
+                        who, ad_value_name(r.fn), p + 1);
+      break;
+    }
+    if (a == AD_REV_DUP && LLVMGetEnumAttributeAtIndex(r.fn, p + 1, byval)) {
+      rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "%s of %s: parameter %u is a struct passed by value "
+                        "(byval), which reverse mode does not support",
+                        who, ad_value_name(r.fn), p + 1);
+      break;
+    }
+    LLVMValueRef v = coerce_or_fail(&r, b, pt[p], i, "argument for", p, &rc);
+    if (!v)
+      break;
+    i++;
+    args[k++] = v;
+    act[p] = (unsigned char)a;
+    if (a == AD_REV_OUT)
+      nouts++;
+    if (a != AD_REV_DUP)
+      continue;
+    if (i >= r.nargs || marker_of(LLVMGetOperand(call, i)) != MARK_NONE) {
+      rc = ad_fail(mc, call,
+                   "%s of %s: parameter %u is duplicated but its shadow is "
+                   "missing",
+                   who, ad_value_name(r.fn), p + 1);
+      break;
+    }
+    LLVMValueRef s = coerce_or_fail(&r, b, pt[p], i, "shadow for", p, &rc);
+    if (!s)
+      break;
+    i++;
+    args[k++] = s;
+  }
+  while (rc == 0 && i < r.nargs) {
+    marker mi = marker_of(LLVMGetOperand(call, i));
+    if (mi == MARK_WIDTH)
+      i += 2;
+    else if (is_request_flag(mi))
+      i++;
+    else
+      rc = ad_fail(mc, call,
+                   "%s of %s: too many arguments (%s takes %u parameter%s; "
+                   "argument %u is extra)",
+                   who, ad_value_name(r.fn), ad_value_name(r.fn), np,
+                   np == 1 ? "" : "s", i + 1 - fi);
+  }
+  if (rc)
+    goto out;
+  LLVMTypeRef rt = LLVMGetReturnType(ft);
+  int rf = 0, ro = 0;
+  ad_rev_leaves(rt, &rf, &ro);
+  if (rf && (ro || !ad_type_is_float_scalar(rt)) && !r.const_return) {
+    char *t = type_text(rt);
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: its result has type %s; reverse mode seeds a "
+                      "float result only (return a scalar, or write the "
+                      "result through a pointer and pass its shadow)",
+                      who, ad_value_name(r.fn), t ? t : "?");
+    free(t);
+    goto out;
+  }
+  ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return), 0};
+  ad_rev_pair pair;
+  if (ad_rev_get(mc, &sig, call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
+    rc = -1;
+    goto out;
+  }
+  LLVMPositionBuilderBefore(b, call);
+  ad_emit_shadow_reset(mc, b);
+  LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+  LLVMValueRef res = ad_rev_emit_gradient(
+      mc, b, holder, &pair, args, k, sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
+  if (mc->diag.failed) {
+    rc = -1;
+    goto out;
+  }
+  LLVMValueRef v = res && nouts == 1 ? LLVMBuildExtractValue(b, res, 0, "") : res;
+  LLVMTypeRef want = LLVMTypeOf(call);
+  if (r.sret && v) {
+    LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(
+        call, 1, LLVMGetEnumAttributeKindForName("sret", 4));
+    LLVMTypeRef layout = at ? LLVMGetTypeAttributeValue(at) : NULL;
+    if (!layout || !same_scalars(&r, LLVMTypeOf(v), layout) ||
+        store_as_layout(&r, b, v, layout, r.sret) != 0)
+      LLVMBuildStore(b, v, r.sret);
+  } else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
+    LLVMValueRef out_v = NULL;
+    if (!v) {
+      out_v = LLVMConstNull(want);
+    } else if (LLVMTypeOf(v) == want) {
+      out_v = v;
+    } else if (ad_type_is_float_scalar(LLVMTypeOf(v)) &&
+               ad_type_is_float_scalar(want)) {
+      out_v = LLVMBuildFPCast(b, v, want, "");
+    } else if (same_scalars(&r, LLVMTypeOf(v), want)) {
+      LLVMValueRef slot = entry_alloca(&r, want, "autodiff.result");
+      if (store_as_layout(&r, b, v, want, slot) == 0)
+        out_v = LLVMBuildLoad2(b, want, slot, "");
+    } else if (LLVMABISizeOfType(mc->td, LLVMTypeOf(v)) ==
+               LLVMABISizeOfType(mc->td, want)) {
+      /* the same bytes (a struct of two floats returned as <2 x float>) */
+      LLVMValueRef slot = entry_alloca(&r, LLVMTypeOf(v), "autodiff.result");
+      LLVMBuildStore(b, v, slot);
+      out_v = LLVMBuildLoad2(b, want, slot, "");
+    }
+    if (!out_v) {
+      char *a = type_text(LLVMTypeOf(v)), *c = type_text(want);
+      rc = ad_fail(mc, call,
+                   "%s of %s returns the adjoints of its %u enzyme_out "
+                   "argument%s as %s, but the call is declared to return %s",
+                   who, ad_value_name(r.fn), nouts, nouts == 1 ? "" : "s",
+                   a ? a : "?", c ? c : "?");
+      free(a);
+      free(c);
+      goto out;
+    }
+    LLVMReplaceAllUsesWith(call, out_v);
   }
   LLVMInstructionEraseFromParent(call);
 out:

@@ -837,18 +837,62 @@ START_TEST(test_error_no_rule) {
 }
 END_TEST
 
+/* Split reverse mode is refused; so are, in reverse mode, the constructs
+ * it does not differentiate (each named, with the function). */
 START_TEST(test_error_reverse_mode) {
-  static const char ir[] =
-      "declare double @__enzyme_autodiff(ptr, ...)\n"
+  static const char split[] =
+      "declare ptr @__enzyme_augmentfwd(ptr, ...)\n"
       "define double @f(double %x) {\n"
       "  ret double %x\n"
       "}\n"
-      "define double @g(double %x) {\n"
-      "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)\n"
+      "define ptr @g(double %x) {\n"
+      "  %r = call ptr (ptr, ...) @__enzyme_augmentfwd(ptr @f, double %x)\n"
+      "  ret ptr %r\n"
+      "}\n";
+  const char *split_parts[] = {"split reverse mode", "__enzyme_augmentfwd",
+                               " in g", NULL};
+  expect_error(split, TANJIT_ERR_UNSUPPORTED, split_parts);
+  static const char indirect[] =
+      "declare double @__enzyme_autodiff(ptr, ...)\n"
+      "define double @f(ptr %h, double %x) {\n"
+      "  %r = call double %h(double %x)\n"
+      "  ret double %r\n"
+      "}\n"
+      "define double @g(ptr %h, double %x) {\n"
+      "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, ptr %h, ptr %h, double %x)\n"
       "  ret double %r\n"
       "}\n";
-  const char *parts[] = {"reverse mode is not supported", " in g", NULL};
-  expect_error(ir, TANJIT_ERR_UNSUPPORTED, parts);
+  const char *indirect_parts[] = {"reverse mode: an indirect call", " in f",
+                                  NULL};
+  expect_error(indirect, TANJIT_ERR_UNSUPPORTED, indirect_parts);
+  static const char width[] =
+      "@enzyme_width = external global i32\n"
+      "declare double @__enzyme_autodiff(ptr, ...)\n"
+      "define double @f(ptr %x) {\n"
+      "  %v = load double, ptr %x\n"
+      "  ret double %v\n"
+      "}\n"
+      "define double @g(ptr %x, ptr %d1, ptr %d2) {\n"
+      "  %w = load i32, ptr @enzyme_width\n"
+      "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, i32 %w, i32 2, ptr %x, ptr %d1, ptr %d2)\n"
+      "  ret double %r\n"
+      "}\n";
+  const char *width_parts[] = {"enzyme_width 2 (vector reverse mode)", " in g",
+                               NULL};
+  expect_error(width, TANJIT_ERR_UNSUPPORTED, width_parts);
+  static const char atomic[] =
+      "declare double @__enzyme_autodiff(ptr, ...)\n"
+      "define double @f(ptr %x) {\n"
+      "  %v = atomicrmw fadd ptr %x, double 1.0 seq_cst\n"
+      "  ret double %v\n"
+      "}\n"
+      "define double @g(ptr %x, ptr %dx) {\n"
+      "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, ptr %x, ptr %dx)\n"
+      "  ret double %r\n"
+      "}\n";
+  const char *atomic_parts[] = {"atomic read-modify-write", "atomicrmw fadd",
+                                " in f", NULL};
+  expect_error(atomic, TANJIT_ERR_UNSUPPORTED, atomic_parts);
 }
 END_TEST
 

@@ -450,10 +450,11 @@ START_TEST(reverse_mode_is_refused) {
   ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
   ck_assert_ptr_nonnull(err);
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_UNSUPPORTED);
-  ck_assert_msg(strstr(tanjit_error_message(err), "reverse mode is not supported"),
+  ck_assert_msg(strstr(tanjit_error_message(err),
+                       "no reverse-mode rule for a call to cuMemcpyHtoD_v2"),
                 "unclear message: %s", tanjit_error_message(err));
-  ck_assert_msg(strstr(tanjit_error_message(err), "__enzyme_autodiff"),
-                "message does not name the request: %s",
+  ck_assert_msg(strstr(tanjit_error_message(err), " in f"),
+                "message does not name the function: %s",
                 tanjit_error_message(err));
   tanjit_error_free(err);
   tanjit_session_free(s);

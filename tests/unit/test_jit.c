@@ -731,10 +731,10 @@ START_TEST(failed_compile_blames_the_right_module) {
              "define i32 @%s(i32 %%x) {\n  %%r = add i32 %%x, %d\n  ret i32 %%r\n}\n",
              gname, k);
     snprintf(bad, sizeof bad,
-             "declare double @__enzyme_autodiff(...)\n"
+             "declare double @__enzyme_augmentfwd(...)\n"
              "define double @h%d(double %%x) {\n  ret double %%x\n}\n"
              "define double @%s(double %%x) {\n"
-             "  %%r = call double (...) @__enzyme_autodiff(ptr @h%d, double %%x)\n"
+             "  %%r = call double (...) @__enzyme_augmentfwd(ptr @h%d, double %%x)\n"
              "  ret double %%r\n}\n",
              k, bname, k);
     load_ok(s, good, gfile);

@@ -83,6 +83,7 @@ typedef struct ad_signature {
  *   rules        the call -> rule memo and its lookup count
  *                (registry/registry.h, registry/registry.c)
  *   diag         the error state (core/diag.h, core/diag.c)
+ *   rev          the reverse-mode pairs (rev/rev.h, rev/cache.c)
  */
 struct ad_module_ctx {
   ad_engine *engine;
@@ -94,6 +95,8 @@ struct ad_module_ctx {
   struct ad_global_shadows *shadows;
   struct ad_rule_memo *rules;
   ad_diag diag;
+  /* rev/cache.c: the reverse-mode pairs made so far (NULL until the first) */
+  struct ad_rev_state *rev;
 };
 
 /* One derivative body being built (fwd/derivative.c sets it up). */

@@ -73,7 +73,45 @@ static int const_fp_value(LLVMValueRef v, double *out) {
   return !loses;
 }
 
-/* d(a op b) as a linear combination of da and db. */
+/*
+ * The partials of the float arithmetic instructions, stated once, in the
+ * math rows' language (x, y the operands, r the result; NULL is 1), each
+ * times -1 where `negate` says.  Forward mode evaluates
+ * d r = sum_k partial_k d x_k from them (emit_float_arith), reverse mode
+ * adds partial_k * adjoint(r) to x_k's adjoint (rev/adjoint.c).
+ */
+static const struct inst_row {
+  LLVMOpcode op;
+  unsigned char arity;
+  ad_inst_partial partial[2];
+} inst_rows[] = {
+    /* d(a+b) = da + db */
+    {LLVMFAdd, 2, {{NULL, 0}, {NULL, 0}}},
+    /* d(a-b) = da - db */
+    {LLVMFSub, 2, {{NULL, 0}, {NULL, 1}}},
+    /* d(-a) = -da */
+    {LLVMFNeg, 1, {{NULL, 1}}},
+    /* d(ab) = b da + a db */
+    {LLVMFMul, 2, {{"y", 0}, {"x", 0}}},
+    /* d(a/b) = da / b - (a/b) db / b */
+    {LLVMFDiv, 2, {{"1 y /", 0}, {"r y /", 1}}},
+    /* d fmod(a,b) = da - trunc(a/b) db */
+    {LLVMFRem, 2, {{NULL, 0}, {"x y / trunc", 1}}},
+};
+
+int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out) {
+  for (size_t i = 0; i < sizeof inst_rows / sizeof *inst_rows; i++)
+    if (inst_rows[i].op == op && k < inst_rows[i].arity) {
+      *out = inst_rows[i].partial[k];
+      return 1;
+    }
+  return 0;
+}
+
+/* d(a op b) as a linear combination of da and db, from the rows above;
+ * a quotient's tangent is their combination rearranged: (da - (a/b) db)/b,
+ * one division instead of two, or for a constant numerator k the
+ * primal quotient reused (numbers as before the rows). */
 static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   LLVMTypeRef t = LLVMTypeOf(inst);
@@ -87,18 +125,24 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   }
   ad_term terms[2] = {{NULL, da, 0}, {NULL, db, 0}};
   LLVMValueRef divisor = NULL;
+  LLVMValueRef args[2] = {pa, pb};
+  unsigned arity = op == LLVMFNeg ? 1 : 2;
   switch (op) {
-  case LLVMFAdd: /* d(a+b) = da + db */
-    break;
-  case LLVMFSub: /* d(a-b) = da - db */
-    terms[1].negate = 1;
-    break;
-  case LLVMFNeg: /* d(-a) = -da */
-    terms[0].negate = 1;
-    break;
-  case LLVMFMul: /* d(ab) = b da + a db */
-    terms[0].coef = pb;
-    terms[1].coef = pa;
+  case LLVMFAdd:
+  case LLVMFSub:
+  case LLVMFNeg:
+  case LLVMFMul:
+  case LLVMFRem:
+    for (unsigned k = 0; k < arity; k++) {
+      ad_inst_partial row;
+      if (!ad_inst_partial_of(op, k, &row))
+        return ad_fail(fc->mc, inst, "internal: no row for %s",
+                       LLVMGetValueName(inst));
+      terms[k].negate = row.negate;
+      if (row.program &&
+          !(terms[k].coef = ad_math_eval_text(fc, row.program, arity, t, args, c)))
+        return -1;
+    }
     break;
   case LLVMFDiv: {
     /* d(k/b) = -(k/b) ((k/b) (1/k)) db for a constant numerator (1/r,
@@ -127,13 +171,6 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     terms[1].coef = c;
     terms[1].negate = 1;
     divisor = pb;
-    break;
-  }
-  case LLVMFRem: { /* d fmod(a,b) = da - trunc(a/b) db */
-    LLVMValueRef q = LLVMBuildFDiv(fc->b, pa, pb, "");
-    LLVMTypeRef ov[1] = {t};
-    terms[1].coef = ad_call_intrinsic(fc, "llvm.trunc", ov, 1, &q, 1);
-    terms[1].negate = 1;
     break;
   }
   default:

@@ -756,6 +756,53 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
+LLVMValueRef ad_math_eval_text(ad_fn_ctx *fc, const char *program,
+                               unsigned arity, LLVMTypeRef t,
+                               LLVMValueRef *args, LLVMValueRef result) {
+  math_rule row = {.names = {"instruction"}, .arity = (unsigned char)arity};
+  math_program p;
+  char why[256];
+  if (arity == 0 || arity > 3 ||
+      parse_program(&row, 0, program, &p, why, sizeof why) != 0) {
+    ad_fail(fc->mc, NULL, "internal: bad partial \"%s\"", program);
+    return NULL;
+  }
+  eval_ctx e = {.fc = fc, .t = t, .args = args, .result = result};
+  return eval_program(&e, &p);
+}
+
+int ad_math_is_row(const ad_call_rule *rule) {
+  return rule && rule->emit == emit_math;
+}
+
+/* The same row read backwards (reverse mode): each argument's partial,
+ * evaluated at fc->b on the values given. */
+int ad_math_partials(ad_fn_ctx *fc, const ad_call_rule *rule,
+                     LLVMValueRef call, LLVMValueRef *args,
+                     LLVMValueRef result, LLVMValueRef *partials,
+                     int *chooses) {
+  const math_entry *me = rule->data;
+  const math_rule *m = me->row;
+  if (LLVMGetNumArgOperands(call) != m->arity)
+    return ad_fail(fc->mc, call, "call to %s has %u arguments, expected %u",
+                   ad_value_name(ad_called_function(call)),
+                   LLVMGetNumArgOperands(call), m->arity);
+  eval_ctx e = {
+      .fc = fc, .t = float_type_of(m, call), .args = args, .result = result};
+  *chooses = m->chooses;
+  for (unsigned k = 0; k < m->arity; k++) {
+    partials[k] = NULL;
+    if ((m->int_args & (1u << k)) || (m->chooses && k > 0))
+      continue;
+    partials[k] = eval_program(&e, &me->partial[k]);
+    if (!partials[k])
+      return ad_fail(fc->mc, call,
+                     "internal: bad derivative program \"%s\" for %s",
+                     m->partial[k], me->rule.name);
+  }
+  return 0;
+}
+
 /* Stores lane values into the shadow of pointer `p` (if it has one). */
 static int store_shadow_lanes(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef p,
                               LLVMValueRef shadow_val) {

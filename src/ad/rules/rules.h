@@ -33,6 +33,36 @@ unsigned ad_math_table_arity(size_t i);
 /* Bit k set: argument k is an integer (not differentiated). */
 unsigned ad_math_table_int_args(size_t i);
 
+/* Reverse mode reads the same rows: whether `rule` is a row of the math
+ * table, and its partials d result / d argument k at fc->b, with the
+ * call's arguments and result given as values of the body being built
+ * (NULL for integer arguments; with *chooses set (fmin, fmax) partial 0
+ * is the indicator that argument 0 is chosen, the others NULL).  0 or -1. */
+struct ad_call_rule;
+int ad_math_is_row(const struct ad_call_rule *rule);
+int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
+                     LLVMValueRef call, LLVMValueRef *args,
+                     LLVMValueRef result, LLVMValueRef *partials,
+                     int *chooses);
+
+/* Evaluates a partial written in the rows' language (x y z the
+ * arguments, r the result, all of float type t) at fc->b.  NULL (error in
+ * fc) if it does not parse. */
+LLVMValueRef ad_math_eval_text(ad_fn_ctx *fc, const char *program,
+                               unsigned arity, LLVMTypeRef t,
+                               LLVMValueRef *args, LLVMValueRef result);
+
+/* ---- inst.c: the float arithmetic instructions' partials as rows ----
+ * d result / d operand k of fadd, fsub, fneg, fmul, fdiv, frem: `negate`
+ * times `program` (NULL: 1), in the rows' language (x, y the operands, r
+ * the result).  Forward mode and reverse mode both read them.  0 when
+ * `op` has no row or k is past its operands. */
+typedef struct ad_inst_partial {
+  const char *program;
+  int negate;
+} ad_inst_partial;
+int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out);
+
 /* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
  * the enzyme_inactive attribute); consulted before the built-in tables
  * (ad_custom_lookup, registry/registry.h) ---- */

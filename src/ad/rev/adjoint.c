@@ -1,0 +1,559 @@
+/*
+ * The reverse body.  Its entry zeroes one adjoint slot (an alloca, which
+ * SROA/mem2reg turn into registers) per active float value on first use,
+ * then jumps to the dispatcher, which reads the id on top of the tape and
+ * jumps to that block's reverse.  A block's reverse pops its record (the
+ * head block, tape.c), reverses its instructions last to first, reads and
+ * zeroes the adjoints of its PHIs and, from the id of the record now on
+ * top (the predecessor the forward pass came from), adds each to the
+ * incoming value of that edge, then goes back to the dispatcher.  The
+ * entry block's reverse returns the adjoints of the OUT parameters.  This
+ * is right for any control flow: the tape replays the path taken.
+ *
+ * Reversing a definition reads its slot, zeroes it and adds partial *
+ * adjoint to each active operand's slot, so each dynamic instance of a
+ * value consumes exactly the adjoint its own uses contributed.  Partials
+ * of math calls come from the rows of rules/math.c; the arithmetic
+ * instructions' partials are written out below, each once.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+#include "common/alloc.h"
+
+static void copy_fmf(LLVMValueRef to, LLVMValueRef from) {
+  ad_copy_fmf(to, from);
+}
+
+LLVMValueRef ad_rev_add(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef d,
+                        LLVMValueRef fmf_src) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  if (LLVMIsConstant(d) && LLVMIsNull(d))
+    return a;
+  if (ad_type_is_float(t)) {
+    if (LLVMIsConstant(a) && LLVMIsNull(a))
+      return d;
+    LLVMValueRef s = LLVMBuildFAdd(b, a, d, "");
+    copy_fmf(s, fmf_src);
+    return s;
+  }
+  if (LLVMGetTypeKind(t) == LLVMStructTypeKind ||
+      LLVMGetTypeKind(t) == LLVMArrayTypeKind) {
+    unsigned n = LLVMGetTypeKind(t) == LLVMStructTypeKind
+                     ? LLVMCountStructElementTypes(t)
+                     : (unsigned)LLVMGetArrayLength2(t);
+    LLVMValueRef out = a;
+    for (unsigned i = 0; i < n; i++) {
+      LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMStructTypeKind
+                           ? LLVMStructGetTypeAtIndex(t, i)
+                           : LLVMGetElementType(t);
+      int f = 0, o = 0;
+      ad_rev_leaves(et, &f, &o);
+      if (!f)
+        continue;
+      LLVMValueRef ai = LLVMBuildExtractValue(b, a, i, "");
+      LLVMValueRef di = LLVMBuildExtractValue(b, d, i, "");
+      out = LLVMBuildInsertValue(b, out, ad_rev_add(b, ai, di, fmf_src), i, "");
+    }
+    return out;
+  }
+  return a; /* integers, pointers: no adjoint */
+}
+
+LLVMValueRef ad_rev_zero_floats(LLVMBuilderRef b, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  int f = 0, o = 0;
+  ad_rev_leaves(t, &f, &o);
+  if (!o)
+    return LLVMConstNull(t);
+  if (!f)
+    return v;
+  unsigned n = LLVMGetTypeKind(t) == LLVMStructTypeKind
+                   ? LLVMCountStructElementTypes(t)
+                   : LLVMGetTypeKind(t) == LLVMArrayTypeKind
+                         ? (unsigned)LLVMGetArrayLength2(t)
+                         : 0;
+  LLVMValueRef out = v;
+  for (unsigned i = 0; i < n; i++)
+    out = LLVMBuildInsertValue(
+        b, out, ad_rev_zero_floats(b, LLVMBuildExtractValue(b, v, i, "")), i,
+        "");
+  return out;
+}
+
+static LLVMValueRef slot_of(ad_rev_fn *r, LLVMValueRef v) {
+  LLVMValueRef s = ad_map_get(&r->adj, v);
+  if (s)
+    return s;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMPositionBuilderBefore(r->eb, r->entry_term);
+  s = LLVMBuildAlloca(r->eb, t, "adj");
+  LLVMBuildStore(r->eb, LLVMConstNull(t), s);
+  if (ad_map_put(&r->adj, v, s) != 0)
+    ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  return s;
+}
+
+LLVMValueRef ad_rev_take(ad_rev_fn *r, LLVMValueRef v) {
+  LLVMValueRef s = slot_of(r, v);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef d = LLVMBuildLoad2(r->rb, t, s, "");
+  LLVMBuildStore(r->rb, LLVMConstNull(t), s);
+  return d;
+}
+
+void ad_rev_accumulate(ad_rev_fn *r, LLVMValueRef v, LLVMValueRef d,
+                       LLVMValueRef fmf_src) {
+  if (!v || !d || (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v)))
+    return;
+  if (!ad_rev_has_adjoint(r, v))
+    return;
+  if (LLVMIsConstant(d) && LLVMIsNull(d))
+    return;
+  LLVMValueRef s = slot_of(r, v);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef old = LLVMBuildLoad2(r->rb, t, s, "");
+  LLVMBuildStore(r->rb, ad_rev_add(r->rb, old, d, fmf_src), s);
+}
+
+LLVMBasicBlockRef ad_rev_guard(ad_rev_fn *r, LLVMValueRef p) {
+  if (!ad_shadow_may_equal_primal(&r->fc, p))
+    return NULL;
+  LLVMValueRef sp = ad_rev_shadow(r, p), pp = ad_rev_primal(r, p);
+  LLVMValueRef fn = r->rev;
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(r->mc->llctx, fn, "active.mem");
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(r->mc->llctx, fn, "after.mem");
+  LLVMValueRef same = LLVMBuildICmp(r->rb, LLVMIntEQ, sp, pp, "");
+  LLVMBuildCondBr(r->rb, same, after, go);
+  LLVMPositionBuilderAtEnd(r->rb, go);
+  return after;
+}
+
+void ad_rev_guard_end(ad_rev_fn *r, LLVMBasicBlockRef after) {
+  if (!after)
+    return;
+  LLVMBuildBr(r->rb, after);
+  LLVMPositionBuilderAtEnd(r->rb, after);
+}
+
+static int fail_inst(ad_rev_fn *r, LLVMValueRef inst, const char *what) {
+  char *t = ad_value_text(inst);
+  int rc = ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, inst,
+                        "reverse mode: %s: `%s`", what, t ? t : "?");
+  free(t);
+  return rc;
+}
+
+static LLVMValueRef fmul(ad_rev_fn *r, LLVMValueRef a, LLVMValueRef b,
+                         LLVMValueRef fmf) {
+  LLVMValueRef v = LLVMBuildFMul(r->rb, a, b, "");
+  copy_fmf(v, fmf);
+  return v;
+}
+
+static LLVMValueRef fneg(ad_rev_fn *r, LLVMValueRef a, LLVMValueRef fmf) {
+  LLVMValueRef v = LLVMBuildFNeg(r->rb, a, "");
+  copy_fmf(v, fmf);
+  return v;
+}
+
+/* Whether a row's partial reads operand/result token `tok` (x, y, r). */
+static int reads(const char *program, char tok) {
+  for (const char *p = program; p && *p; p++)
+    if (*p == tok && (p == program || p[-1] == ' ') && (!p[1] || p[1] == ' '))
+      return 1;
+  return 0;
+}
+
+/* The arithmetic instructions read their rows (rules/inst.c), the same
+ * partials forward mode evaluates: x_k's adjoint += partial_k * adjoint. */
+static int reverse_arith(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  unsigned arity = op == LLVMFNeg ? 1 : 2;
+  LLVMValueRef d = ad_rev_take(r, inst);
+  for (unsigned k = 0; k < arity; k++) {
+    LLVMValueRef a = LLVMGetOperand(inst, k);
+    if (!ad_rev_has_adjoint(r, a))
+      continue;
+    ad_inst_partial row;
+    if (!ad_inst_partial_of(op, k, &row))
+      return fail_inst(r, inst, "internal: no partial for this instruction");
+    LLVMValueRef g = d;
+    if (row.program) {
+      /* only what the partial reads is taped */
+      LLVMValueRef args[2] = {NULL, NULL}, res = NULL;
+      for (unsigned j = 0; j < arity; j++)
+        if (reads(row.program, j ? 'y' : 'x'))
+          args[j] = ad_rev_primal(r, LLVMGetOperand(inst, j));
+      if (reads(row.program, 'r'))
+        res = ad_rev_primal(r, inst);
+      ad_fn_ctx here = r->fc;
+      here.b = r->rb;
+      LLVMValueRef p = ad_math_eval_text(&here, row.program, arity,
+                                         LLVMTypeOf(inst), args, res);
+      if (!p)
+        return -1;
+      g = fmul(r, d, p, inst);
+    }
+    if (row.negate)
+      g = fneg(r, g, inst);
+    ad_rev_accumulate(r, a, g, inst);
+  }
+  return 0;
+}
+
+static LLVMValueRef const_index(ad_rev_fn *r, unsigned i) {
+  return LLVMConstInt(LLVMInt32TypeInContext(r->mc->llctx), i, 0);
+}
+
+static int reverse_shuffle(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
+  LLVMTypeRef vt = LLVMTypeOf(a);
+  unsigned n = LLVMGetVectorSize(vt);
+  unsigned m = LLVMGetNumMaskElements(inst);
+  LLVMValueRef d = ad_rev_take(r, inst);
+  LLVMValueRef da = LLVMConstNull(vt), db = LLVMConstNull(vt);
+  for (unsigned k = 0; k < m; k++) {
+    int e = LLVMGetMaskValue(inst, k);
+    if (e < 0)
+      continue;
+    LLVMValueRef piece = LLVMBuildExtractElement(r->rb, d, const_index(r, k), "");
+    LLVMValueRef *acc = (unsigned)e < n ? &da : &db;
+    unsigned at = (unsigned)e < n ? (unsigned)e : (unsigned)e - n;
+    LLVMValueRef old = LLVMBuildExtractElement(r->rb, *acc, const_index(r, at), "");
+    *acc = LLVMBuildInsertElement(r->rb, *acc, ad_rev_add(r->rb, old, piece, inst),
+                                  const_index(r, at), "");
+  }
+  ad_rev_accumulate(r, a, da, inst);
+  ad_rev_accumulate(r, b, db, inst);
+  return 0;
+}
+
+static int reverse_load(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMValueRef p = LLVMGetOperand(inst, 0);
+  if (!ad_rev_has_adjoint(r, inst) || !ad_shadow_or_null(&r->fc, p))
+    return 0;
+  LLVMValueRef d = ad_rev_take(r, inst);
+  LLVMBasicBlockRef after = ad_rev_guard(r, p);
+  LLVMValueRef sp = ad_rev_shadow(r, p);
+  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMValueRef old = LLVMBuildLoad2(r->rb, t, sp, "");
+  LLVMSetAlignment(old, LLVMGetAlignment(inst));
+  LLVMValueRef st = LLVMBuildStore(r->rb, ad_rev_add(r->rb, old, d, inst), sp);
+  LLVMSetAlignment(st, LLVMGetAlignment(inst));
+  ad_rev_guard_end(r, after);
+  return 0;
+}
+
+static int reverse_store(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
+  int f = 0, o = 0;
+  ad_rev_leaves(LLVMTypeOf(v), &f, &o);
+  if (!f || !ad_shadow_or_null(&r->fc, p))
+    return 0;
+  LLVMBasicBlockRef after = ad_rev_guard(r, p);
+  LLVMValueRef sp = ad_rev_shadow(r, p);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef old = LLVMBuildLoad2(r->rb, t, sp, "");
+  LLVMSetAlignment(old, LLVMGetAlignment(inst));
+  /* the stored value's adjoint is what the shadow gathered since; the
+   * value overwritten there has none from here on */
+  LLVMValueRef st = LLVMBuildStore(r->rb, ad_rev_zero_floats(r->rb, old), sp);
+  LLVMSetAlignment(st, LLVMGetAlignment(inst));
+  ad_rev_accumulate(r, v, old, inst);
+  ad_rev_guard_end(r, after);
+  return 0;
+}
+
+static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  switch (op) {
+  case LLVMStore:
+    return reverse_store(r, inst);
+  case LLVMLoad:
+    return reverse_load(r, inst);
+  case LLVMAlloca:
+    if (ad_shadow_or_null(&r->fc, inst)) {
+      LLVMValueRef s = ad_rev_shadow(r, inst);
+      ad_rev_call_libc(r->mc, r->rb, "free", &s, 1);
+    }
+    return 0;
+  default:
+    break;
+  }
+  if (!ad_rev_has_adjoint(r, inst))
+    return 0;
+  switch (op) {
+  case LLVMFAdd:
+  case LLVMFSub:
+  case LLVMFMul:
+  case LLVMFDiv:
+  case LLVMFRem:
+  case LLVMFNeg:
+    return reverse_arith(r, inst);
+  case LLVMFPExt:
+  case LLVMFPTrunc: {
+    LLVMValueRef a = LLVMGetOperand(inst, 0);
+    LLVMValueRef d = ad_rev_take(r, inst);
+    if (ad_rev_has_adjoint(r, a))
+      ad_rev_accumulate(r, a, LLVMBuildFPCast(r->rb, d, LLVMTypeOf(a), ""), inst);
+    return 0;
+  }
+  case LLVMFreeze: {
+    LLVMValueRef d = ad_rev_take(r, inst);
+    ad_rev_accumulate(r, LLVMGetOperand(inst, 0), d, inst);
+    return 0;
+  }
+  case LLVMBitCast: {
+    LLVMValueRef a = LLVMGetOperand(inst, 0);
+    if (LLVMTypeOf(a) != LLVMTypeOf(inst) && ad_rev_has_adjoint(r, a))
+      return fail_inst(r, inst, "a bitcast between float layouts is not "
+                                "supported");
+    LLVMValueRef d = ad_rev_take(r, inst);
+    ad_rev_accumulate(r, a, d, inst);
+    return 0;
+  }
+  case LLVMSelect: {
+    LLVMValueRef c = ad_rev_primal(r, LLVMGetOperand(inst, 0));
+    LLVMValueRef d = ad_rev_take(r, inst);
+    LLVMValueRef z = LLVMConstNull(LLVMTypeOf(inst));
+    LLVMValueRef t = LLVMGetOperand(inst, 1), f = LLVMGetOperand(inst, 2);
+    if (ad_rev_has_adjoint(r, t))
+      ad_rev_accumulate(r, t, LLVMBuildSelect(r->rb, c, d, z, ""), inst);
+    if (ad_rev_has_adjoint(r, f))
+      ad_rev_accumulate(r, f, LLVMBuildSelect(r->rb, c, z, d, ""), inst);
+    return 0;
+  }
+  case LLVMExtractValue: {
+    LLVMValueRef agg = LLVMGetOperand(inst, 0);
+    LLVMValueRef d = ad_rev_take(r, inst);
+    if (!ad_rev_has_adjoint(r, agg))
+      return 0;
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    /* d placed at the path, zeros elsewhere */
+    LLVMTypeRef types[16];
+    LLVMTypeRef t = LLVMTypeOf(agg);
+    if (n > 16)
+      return fail_inst(r, inst, "extractvalue deeper than 16 levels");
+    for (unsigned k = 0; k < n; k++) {
+      types[k] = t;
+      t = LLVMGetTypeKind(t) == LLVMStructTypeKind
+              ? LLVMStructGetTypeAtIndex(t, idx[k])
+              : LLVMGetElementType(t);
+    }
+    LLVMValueRef v = d;
+    for (unsigned k = n; k-- > 0;)
+      v = LLVMBuildInsertValue(r->rb, LLVMConstNull(types[k]), v, idx[k], "");
+    ad_rev_accumulate(r, agg, v, inst);
+    return 0;
+  }
+  case LLVMInsertValue: {
+    LLVMValueRef agg = LLVMGetOperand(inst, 0), el = LLVMGetOperand(inst, 1);
+    unsigned n = LLVMGetNumIndices(inst);
+    const unsigned *idx = LLVMGetIndices(inst);
+    if (n != 1)
+      return fail_inst(r, inst, "insertvalue with a nested index");
+    LLVMValueRef d = ad_rev_take(r, inst);
+    if (ad_rev_has_adjoint(r, el))
+      ad_rev_accumulate(r, el, LLVMBuildExtractValue(r->rb, d, idx[0], ""), inst);
+    if (ad_rev_has_adjoint(r, agg))
+      ad_rev_accumulate(
+          r, agg,
+          LLVMBuildInsertValue(r->rb, d, LLVMConstNull(LLVMTypeOf(el)), idx[0], ""),
+          inst);
+    return 0;
+  }
+  case LLVMExtractElement: {
+    LLVMValueRef vec = LLVMGetOperand(inst, 0);
+    LLVMValueRef d = ad_rev_take(r, inst);
+    if (ad_rev_has_adjoint(r, vec))
+      ad_rev_accumulate(
+          r, vec,
+          LLVMBuildInsertElement(r->rb, LLVMConstNull(LLVMTypeOf(vec)), d,
+                                 ad_rev_primal(r, LLVMGetOperand(inst, 1)), ""),
+          inst);
+    return 0;
+  }
+  case LLVMInsertElement: {
+    LLVMValueRef vec = LLVMGetOperand(inst, 0), el = LLVMGetOperand(inst, 1);
+    LLVMValueRef i = ad_rev_primal(r, LLVMGetOperand(inst, 2));
+    LLVMValueRef d = ad_rev_take(r, inst);
+    if (ad_rev_has_adjoint(r, el))
+      ad_rev_accumulate(r, el, LLVMBuildExtractElement(r->rb, d, i, ""), inst);
+    if (ad_rev_has_adjoint(r, vec))
+      ad_rev_accumulate(
+          r, vec,
+          LLVMBuildInsertElement(r->rb, d, LLVMConstNull(LLVMTypeOf(el)), i, ""),
+          inst);
+    return 0;
+  }
+  case LLVMShuffleVector:
+    return reverse_shuffle(r, inst);
+  case LLVMPHI:
+    return 0;
+  default:
+    /* integer-typed active values (pointers in disguise) carry no adjoint;
+     * a float one here has no rule */
+    return fail_inst(r, inst, "no reverse-mode rule for this instruction");
+  }
+}
+
+/* The incoming value of phi from block `pred`, or NULL. */
+static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef pred) {
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned k = 0; k < n; k++)
+    if (LLVMGetIncomingBlock(phi, k) == pred)
+      return LLVMGetIncomingValue(phi, k);
+  return NULL;
+}
+
+/* Routes the adjoints of bb's PHIs to the edge taken, then back to the
+ * dispatcher.  The PHIs' adjoints are all read before any is added to
+ * (an incoming value may be another PHI of bb). */
+static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+  LLVMValueRef phis[64];
+  LLVMValueRef ds[64];
+  unsigned n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i);
+       i = LLVMGetNextInstruction(i)) {
+    if (!ad_rev_has_adjoint(r, i))
+      continue;
+    if (n == 64)
+      return fail_inst(r, i, "a block with more than 64 active PHIs");
+    phis[n] = i;
+    ds[n++] = ad_rev_take(r, i);
+  }
+  if (!n) {
+    LLVMBuildBr(r->rb, r->dispatch);
+    return 0;
+  }
+  /* the distinct reachable predecessors */
+  LLVMBasicBlockRef preds[256];
+  unsigned np = 0;
+  unsigned ni = LLVMCountIncoming(phis[0]);
+  for (unsigned k = 0; k < ni; k++) {
+    LLVMBasicBlockRef p = LLVMGetIncomingBlock(phis[0], k);
+    if (!ad_map_get(&r->block_id, LLVMBasicBlockAsValue(p)))
+      continue;
+    int seen = 0;
+    for (unsigned j = 0; j < np; j++)
+      seen |= preds[j] == p;
+    if (!seen) {
+      if (np == 256)
+        return fail_inst(r, phis[0], "a PHI with more than 256 predecessors");
+      preds[np++] = p;
+    }
+  }
+  LLVMValueRef sw = NULL;
+  LLVMBasicBlockRef unreachable = NULL;
+  if (np > 1) {
+    LLVMValueRef id = ad_rev_peek_id(r, r->rb);
+    unreachable = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "no.edge");
+    sw = LLVMBuildSwitch(r->rb, id, unreachable, np);
+  }
+  for (unsigned j = 0; j < np; j++) {
+    if (sw) {
+      LLVMBasicBlockRef edge =
+          LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
+      uintptr_t id = (uintptr_t)ad_map_get(&r->block_id,
+                                           LLVMBasicBlockAsValue(preds[j]));
+      LLVMAddCase(sw, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx), id, 0),
+                  edge);
+      LLVMPositionBuilderAtEnd(r->rb, edge);
+    }
+    for (unsigned k = 0; k < n; k++)
+      ad_rev_accumulate(r, incoming_from(phis[k], preds[j]), ds[k], phis[k]);
+    LLVMBuildBr(r->rb, r->dispatch);
+  }
+  if (!np)
+    LLVMBuildBr(r->rb, r->dispatch);
+  if (unreachable) {
+    LLVMPositionBuilderAtEnd(r->rb, unreachable);
+    LLVMBuildUnreachable(r->rb);
+  }
+  return 0;
+}
+
+static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
+  ad_module_ctx *mc = r->mc;
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(
+      mc->llctx, r->rev, "rev.head");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(
+      mc->llctx, r->rev, "rev.body");
+  LLVMAddCase(r->dispatch_switch,
+              LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), index + 1, 0),
+              head);
+  ad_rev_begin_block(r, bb, head, body);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (LLVMGetInstructionOpcode(term) == LLVMRet && LLVMGetNumOperands(term) &&
+      r->dret)
+    ad_rev_accumulate(r, LLVMGetOperand(term, 0), r->dret, NULL);
+  int rc = 0;
+  for (LLVMValueRef i = LLVMGetPreviousInstruction(term);
+       i && !LLVMIsAPHINode(i) && rc == 0; i = LLVMGetPreviousInstruction(i)) {
+    rc = LLVMIsACallInst(i) ? ad_rev_reverse_call(r, i)
+                            : reverse_instruction(r, i);
+    if (mc->diag.failed)
+      rc = -1;
+  }
+  if (rc)
+    return rc;
+  if (bb == LLVMGetEntryBasicBlock(r->sig->fn)) {
+    /* the OUT parameters' adjoints, in order */
+    LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(r->rev));
+    if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind) {
+      LLVMBuildRetVoid(r->rb);
+    } else {
+      LLVMValueRef agg = LLVMGetPoison(rt);
+      unsigned k = 0;
+      for (unsigned i = 0; i < r->sig->nparams; i++) {
+        if (r->sig->activity[i] != AD_REV_OUT)
+          continue;
+        LLVMValueRef p = LLVMGetParam(r->sig->fn, i);
+        LLVMValueRef v = ad_rev_has_adjoint(r, p)
+                             ? LLVMBuildLoad2(r->rb, LLVMTypeOf(p), slot_of(r, p), "")
+                             : LLVMConstNull(LLVMTypeOf(p));
+        agg = LLVMBuildInsertValue(r->rb, agg, v, k++, "");
+      }
+      LLVMBuildRet(r->rb, agg);
+    }
+  } else if ((rc = route_phis(r, bb)) != 0) {
+    return rc;
+  }
+  return ad_rev_end_block(r, bb);
+}
+
+int ad_rev_build_reverse(ad_rev_fn *r) {
+  ad_module_ctx *mc = r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, r->rev, "entry");
+  r->dispatch = LLVMAppendBasicBlockInContext(c, r->rev, "dispatch");
+  LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(c, r->rev, "no.block");
+  LLVMPositionBuilderAtEnd(r->eb, entry);
+  r->entry_term = LLVMBuildBr(r->eb, r->dispatch);
+  LLVMPositionBuilderAtEnd(r->rb, none);
+  LLVMBuildUnreachable(r->rb);
+  LLVMPositionBuilderAtEnd(r->rb, r->dispatch);
+  LLVMValueRef id = ad_rev_peek_id(r, r->rb);
+  r->dispatch_switch = LLVMBuildSwitch(r->rb, id, none, (unsigned)r->nblocks);
+  int rc = 0;
+  for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
+    if (LLVMGetInstructionOpcode(term) == LLVMUnreachable) {
+      /* never finishes: nothing to reverse, nothing pushed */
+      continue;
+    }
+    rc = reverse_block(r, r->rpo[i], i);
+  }
+  return mc->diag.failed ? -1 : rc;
+}

@@ -1,0 +1,386 @@
+/*
+ * Reverse pairs: one `augmented_<f>` and one `diffe<f>` per (function,
+ * parameter activities, result needs), cached per module transform and
+ * built from a worklist (a body that calls g only declares g's pair), so
+ * recursion and long call chains never nest builds.
+ *
+ *   augmented_f(params..., shadow after each DUP param, tape)
+ *       -> the primal result, or {primal, shadow} for a pointer result
+ *   diffe_f(params..., shadow after each DUP param, [d result], tape)
+ *       -> { adjoint of each OUT param, in order }, or void
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/analysis/types.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/rev/rev.h"
+#include "ad/tangent/tangent.h"
+#include "common/alloc.h"
+#include "common/strbuf.h"
+
+typedef struct rev_entry {
+  ad_rev_sig sig;
+  ad_rev_pair pair;
+  int built;
+} rev_entry;
+
+struct ad_rev_state {
+  rev_entry *e;
+  size_t n, cap;
+};
+
+void ad_rev_state_free(ad_module_ctx *mc) {
+  struct ad_rev_state *s = mc->rev;
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->n; i++)
+    free(s->e[i].sig.activity);
+  free(s->e);
+  free(s);
+  mc->rev = NULL;
+}
+
+int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0)
+    return 1;
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
+      return 1;
+  return 0;
+}
+
+static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
+  return a->fn == b->fn && a->nparams == b->nparams &&
+         a->ret_adjoint == b->ret_adjoint && a->ret_shadow == b->ret_shadow &&
+         memcmp(a->activity, b->activity, a->nparams) == 0;
+}
+
+/* Parameter types of aug (extra: 0) or rev (1: the result's adjoint). */
+static LLVMTypeRef pair_type(ad_module_ctx *mc, const ad_rev_sig *sig,
+                             int reverse) {
+  LLVMTypeRef ft = LLVMGlobalGetValueType(sig->fn);
+  unsigned n = LLVMCountParamTypes(ft);
+  LLVMTypeRef *pt = tj_malloc((n ? n : 1) * sizeof *pt);
+  LLVMTypeRef *out = tj_malloc((2 * n + 2) * sizeof *out);
+  LLVMTypeRef *outs = tj_malloc((n ? n : 1) * sizeof *outs);
+  if (!pt || !out || !outs) {
+    free(pt);
+    free(out);
+    free(outs);
+    return NULL;
+  }
+  LLVMGetParamTypes(ft, pt);
+  unsigned k = 0, nouts = 0;
+  for (unsigned i = 0; i < n; i++) {
+    out[k++] = pt[i];
+    if (sig->activity[i] == AD_REV_DUP)
+      out[k++] = pt[i];
+    if (sig->activity[i] == AD_REV_OUT)
+      outs[nouts++] = pt[i];
+  }
+  LLVMTypeRef r = LLVMGetReturnType(ft);
+  if (reverse && sig->ret_adjoint)
+    out[k++] = r;
+  out[k++] = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMTypeRef rt;
+  if (reverse) {
+    rt = nouts ? LLVMStructTypeInContext(mc->llctx, outs, nouts, 0)
+               : LLVMVoidTypeInContext(mc->llctx);
+  } else if (sig->ret_shadow) {
+    LLVMTypeRef two[2] = {r, r};
+    rt = LLVMStructTypeInContext(mc->llctx, two, 2, 0);
+  } else {
+    rt = r;
+  }
+  LLVMTypeRef res = LLVMFunctionType(rt, out, k, 0);
+  free(pt);
+  free(out);
+  free(outs);
+  return res;
+}
+
+static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
+                            LLVMValueRef fn, LLVMTypeRef t) {
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, prefix);
+  sb_append(&sb, ad_value_name(fn));
+  if (sb.failed || !sb.data) {
+    sb_free(&sb);
+    return NULL;
+  }
+  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, t);
+  sb_free(&sb);
+  LLVMSetLinkage(d, LLVMInternalLinkage);
+  return d;
+}
+
+/* The in-IR custom gradient registration naming fn
+ * (`void *__enzyme_register_gradient_<x>[] = {f, aug, rev}`), or NULL. */
+static LLVMValueRef custom_gradient_of(ad_module_ctx *mc, LLVMValueRef fn) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mc->mod); g; g = LLVMGetNextGlobal(g)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(g, &n);
+    if (n < 26 || !strstr(name, "__enzyme_register_gradient"))
+      continue;
+    LLVMValueRef init = LLVMGetInitializer(g);
+    LLVMValueRef first = init ? LLVMGetAggregateElement(init, 0) : NULL;
+    if (first && ad_strip_casts(first, AD_STRIP_INT_CASTS) == fn)
+      return g;
+  }
+  return NULL;
+}
+
+int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
+               ad_rev_pair *out) {
+  if (!mc->rev && !(mc->rev = tj_calloc(1, sizeof *mc->rev)))
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+  struct ad_rev_state *s = mc->rev;
+  for (size_t i = 0; i < s->n; i++)
+    if (sig_equal(&s->e[i].sig, sig)) {
+      *out = s->e[i].pair;
+      return 0;
+    }
+  LLVMValueRef fn = sig->fn;
+  LLVMValueRef custom = custom_gradient_of(mc, fn);
+  if (custom)
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
+                        "reverse mode: %s has a custom gradient (%s), which "
+                        "reverse mode does not use yet; differentiating its "
+                        "body instead could disagree with it",
+                        ad_value_name(fn), ad_value_name(custom));
+  if (LLVMCountBasicBlocks(fn) == 0)
+    return ad_fail(mc, where, "cannot differentiate %s: it has no body here",
+                   ad_value_name(fn));
+  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+    return ad_fail(mc, where, "cannot differentiate variadic function %s",
+                   ad_value_name(fn));
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 8;
+    rev_entry *g = tj_realloc(s->e, cap * sizeof *g);
+    if (!g)
+      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+    s->e = g;
+    s->cap = cap;
+  }
+  rev_entry *e = &s->e[s->n];
+  memset(e, 0, sizeof *e);
+  e->sig = *sig;
+  e->sig.activity = tj_malloc(sig->nparams ? sig->nparams : 1);
+  LLVMTypeRef at = pair_type(mc, sig, 0), rt = pair_type(mc, sig, 1);
+  if (!e->sig.activity || !at || !rt) {
+    free(e->sig.activity);
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+  }
+  memcpy(e->sig.activity, sig->activity, sig->nparams);
+  e->pair.aug = declare(mc, "augmented_", fn, at);
+  e->pair.rev = declare(mc, "diffe", fn, rt);
+  if (!e->pair.aug || !e->pair.rev) {
+    free(e->sig.activity);
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
+  }
+  s->n++;
+  *out = e->pair;
+  return 0;
+}
+
+/* Reverse post-order of the blocks reachable from the entry. */
+static LLVMBasicBlockRef *rpo_of(LLVMValueRef fn, size_t *count) {
+  size_t nb = LLVMCountBasicBlocks(fn);
+  LLVMBasicBlockRef *order = tj_malloc(nb * sizeof *order);
+  LLVMBasicBlockRef *stack = tj_malloc(nb * sizeof *stack);
+  unsigned *next = tj_calloc(nb, sizeof *next);
+  ad_map index, seen;
+  ad_map_init(&index);
+  ad_map_init(&seen);
+  size_t i = 0, sp = 0, n = 0;
+  int ok = order && stack && next;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok;
+       bb = LLVMGetNextBasicBlock(bb))
+    ok = ad_map_put(&index, bb, (void *)(uintptr_t)(++i)) == 0;
+  if (ok) {
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    stack[sp++] = entry;
+    ok = ad_map_put(&seen, entry, (void *)1) == 0;
+  }
+  while (ok && sp) {
+    LLVMBasicBlockRef bb = stack[sp - 1];
+    size_t bi = (uintptr_t)ad_map_get(&index, bb) - 1;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
+    if (next[bi] < ns) {
+      LLVMBasicBlockRef s = LLVMGetSuccessor(term, next[bi]++);
+      if (!ad_map_get(&seen, s)) {
+        ok = ad_map_put(&seen, s, (void *)1) == 0;
+        stack[sp++] = s;
+      }
+    } else {
+      order[n++] = bb;
+      sp--;
+    }
+  }
+  ad_map_free(&seen);
+  ad_map_free(&index);
+  free(stack);
+  free(next);
+  if (!ok) {
+    free(order);
+    return NULL;
+  }
+  for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+    LLVMBasicBlockRef t = order[a];
+    order[a] = order[b];
+    order[b] = t;
+  }
+  *count = n;
+  return order;
+}
+
+static void name_param(LLVMValueRef p, LLVMValueRef from, const char *suffix) {
+  size_t n;
+  const char *name = LLVMGetValueName2(from, &n);
+  if (!n)
+    return;
+  strbuf sb;
+  sb_init(&sb);
+  sb_appendn(&sb, name, n);
+  sb_append(&sb, suffix);
+  if (sb.data)
+    LLVMSetValueName2(p, sb.data, sb.len);
+  sb_free(&sb);
+}
+
+static int build_entry(ad_module_ctx *mc, size_t idx) {
+  mc->rev->e[idx].built = 1;
+  rev_entry own = mc->rev->e[idx]; /* the array may move */
+  ad_rev_fn r;
+  memset(&r, 0, sizeof r);
+  r.mc = mc;
+  r.sig = &own.sig;
+  r.aug = own.pair.aug;
+  r.rev = own.pair.rev;
+  unsigned n = own.sig.nparams;
+  unsigned char *fact = tj_malloc(n ? n : 1);
+  if (!fact)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  for (unsigned i = 0; i < n; i++)
+    fact[i] = own.sig.activity[i] == AD_REV_CONST ? AD_ARG_CONST : AD_ARG_DUP;
+  r.fsig = (ad_signature){own.sig.fn, n, fact, 1,
+                          own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL};
+  ad_fn_ctx *fc = &r.fc;
+  fc->mc = mc;
+  fc->sig = &r.fsig;
+  fc->primal_fn = own.sig.fn;
+  fc->deriv_fn = r.aug;
+  fc->width = 1;
+  fc->b = LLVMCreateBuilderInContext(mc->llctx);
+  ad_map_init(&fc->vmap);
+  ad_map_init(&fc->shadow);
+  ad_map_init(&fc->active);
+  ad_map_init(&fc->exit_block);
+  ad_map_init(&r.block_id);
+  ad_map_init(&r.plans);
+  ad_map_init(&r.adj);
+  ad_map_init(&r.rparam);
+  ad_map_init(&r.rshadow);
+  r.rb = LLVMCreateBuilderInContext(mc->llctx);
+  r.eb = LLVMCreateBuilderInContext(mc->llctx);
+  int rc = 0;
+  unsigned ka = 0, kr = 0;
+  for (unsigned i = 0; i < n && rc == 0; i++) {
+    LLVMValueRef p = LLVMGetParam(own.sig.fn, i);
+    LLVMValueRef ap = LLVMGetParam(r.aug, ka++), rp = LLVMGetParam(r.rev, kr++);
+    name_param(ap, p, "");
+    name_param(rp, p, "");
+    if (ad_map_put(&fc->vmap, p, ap) != 0 || ad_map_put(&r.rparam, p, rp) != 0)
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    if (own.sig.activity[i] == AD_REV_DUP) {
+      LLVMValueRef as = LLVMGetParam(r.aug, ka++), rs = LLVMGetParam(r.rev, kr++);
+      name_param(as, p, "'");
+      name_param(rs, p, "'");
+      ad_set_shadow(fc, p, as);
+      if (ad_map_put(&r.rshadow, p, rs) != 0)
+        rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+  }
+  if (own.sig.ret_adjoint) {
+    r.dret = LLVMGetParam(r.rev, kr++);
+    LLVMSetValueName2(r.dret, "dret", 4);
+  }
+  r.aug_tape = LLVMGetParam(r.aug, ka);
+  r.rev_tape = LLVMGetParam(r.rev, kr);
+  LLVMSetValueName2(r.aug_tape, "tape", 4);
+  LLVMSetValueName2(r.rev_tape, "tape", 4);
+  if (rc == 0 && !(r.rpo = rpo_of(own.sig.fn, &r.nblocks)))
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  for (size_t i = 0; rc == 0 && i < r.nblocks; i++)
+    if (ad_map_put(&r.block_id, LLVMBasicBlockAsValue(r.rpo[i]),
+                   (void *)(uintptr_t)(i + 1)) != 0)
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (rc == 0)
+    rc = ad_activity_analyze(fc);
+  if (rc == 0)
+    rc = ad_rev_build_aug(&r);
+  if (rc == 0)
+    rc = ad_rev_build_reverse(&r);
+  ad_rev_free_plans(&r);
+  ad_map_free(&fc->vmap);
+  ad_map_free(&fc->shadow);
+  ad_map_free(&fc->active);
+  ad_map_free(&fc->exit_block);
+  ad_types_free(fc->types);
+  LLVMDisposeBuilder(fc->b);
+  ad_map_free(&r.block_id);
+  ad_map_free(&r.adj);
+  ad_map_free(&r.rparam);
+  ad_map_free(&r.rshadow);
+  LLVMDisposeBuilder(r.rb);
+  LLVMDisposeBuilder(r.eb);
+  free(r.items);
+  free(r.rpo);
+  free(fact);
+  return mc->diag.failed ? -1 : rc;
+}
+
+int ad_rev_build_all(ad_module_ctx *mc) {
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (!mc->rev->e[i].built && build_entry(mc, i) != 0)
+      return -1;
+  return mc->diag.failed ? -1 : 0;
+}
+
+LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_pair *p,
+                                  LLVMValueRef *args, unsigned nargs,
+                                  LLVMValueRef seed) {
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
+  LLVMBuildStore(b, LLVMConstNull(tt), tape);
+  LLVMValueRef *a = tj_malloc((nargs + 2) * sizeof *a);
+  if (!a) {
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    return NULL;
+  }
+  memcpy(a, args, nargs * sizeof *a);
+  a[nargs] = tape;
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(p->aug), p->aug, a, nargs + 1, "");
+  unsigned k = nargs;
+  if (seed)
+    a[k++] = seed;
+  a[k++] = tape;
+  LLVMValueRef res =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(p->rev), p->rev, a, k, "");
+  free(a);
+  LLVMValueRef buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0),
+                                    tape, "");
+  ad_rev_call_libc(mc, b, "free", &buf, 1);
+  return LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+}

@@ -1,0 +1,168 @@
+/*
+ * Reverse mode (__enzyme_autodiff): per (function, activity signature) an
+ * augmented forward function `augmented_<f>` (the primal, the shadows of
+ * pointers, and a record pushed on the tape at the end of every block) and
+ * a reverse function `diffe<f>` (pops the records, propagates adjoints,
+ * accumulates into shadow memory, returns the adjoints of the active
+ * scalar parameters).  README.md in this folder has the design.
+ *
+ *   cache.c    signatures, the cache and its worklist, function types,
+ *              the gradient at a request site (tape made, aug, rev, freed)
+ *   tape.c     the tape: its header, the reserve helper, block records
+ *   aug.c      the augmented forward body
+ *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
+ *              PHIs, the instruction rules
+ *   calls.c    calls in both directions (math rows, memory, callees)
+ */
+#ifndef TANJIT_AD_REV_REV_H
+#define TANJIT_AD_REV_REV_H
+
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+#include "ad/core/map.h"
+
+/* How a parameter takes part in a reverse derivative. */
+typedef enum ad_rev_activity {
+  AD_REV_CONST = 0, /* no derivative */
+  AD_REV_DUP = 1,   /* a pointer (or an integer holding one) with a shadow */
+  AD_REV_OUT = 2    /* an active scalar (float, float vector or aggregate of
+                       floats): its adjoint is returned by the reverse */
+} ad_rev_activity;
+
+/* What one aug/rev pair computes; the cache key. */
+typedef struct ad_rev_sig {
+  LLVMValueRef fn;
+  unsigned nparams;
+  unsigned char *activity; /* ad_rev_activity per parameter (owned in the cache) */
+  unsigned char ret_adjoint; /* rev takes the adjoint of the float result */
+  unsigned char ret_shadow;  /* aug returns {primal, shadow} (a pointer) */
+} ad_rev_sig;
+
+typedef struct ad_rev_pair {
+  LLVMValueRef aug, rev;
+} ad_rev_pair;
+
+/* ---- cache.c ---- */
+/* The pair for `sig` (declared now, built by ad_rev_build_all).  0, or -1
+ * with the error in mc (`where` locates it). */
+int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
+               ad_rev_pair *out);
+/* Builds every pair declared and not built yet (a worklist).  0 or -1. */
+int ad_rev_build_all(ad_module_ctx *mc);
+/* Whether fn is code reverse mode made (a pair, the tape helper). */
+int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn);
+/* Frees the module's reverse state (NULL-tolerant; engine.c). */
+void ad_rev_state_free(ad_module_ctx *mc);
+/* Emits at b, in function `holder`, the gradient: a tape header alloca'd
+ * in holder's entry, aug then rev called on args (the primal arguments
+ * with the shadows after each DUP one, as both take them), `seed` (the
+ * result's adjoint, or NULL when rev takes none), the tape's memory freed.
+ * Returns rev's result (a struct of the OUT adjoints in parameter order),
+ * or NULL when there is none. */
+LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_pair *p,
+                                  LLVMValueRef *args, unsigned nargs,
+                                  LLVMValueRef seed);
+
+/* ---- folder internals ---- */
+
+/* One tape slot of the block being reversed: primal value v (or its shadow)
+ * at `off` bytes below the record's top. */
+typedef struct ad_rev_item {
+  LLVMValueRef v;
+  int shadow;
+  unsigned long long off;
+  LLVMValueRef loaded; /* its value in the reverse body */
+} ad_rev_item;
+
+/* A call's plan, decided in aug and read in rev (calls.c). */
+struct ad_rev_call_plan;
+
+/* One aug/rev pair being built. */
+typedef struct ad_rev_fn {
+  ad_module_ctx *mc;
+  ad_fn_ctx fc; /* the aug body: vmap (primal -> aug), shadow, active, types */
+  ad_signature fsig; /* the forward-style signature activity reads */
+  const ad_rev_sig *sig;
+  LLVMValueRef aug, rev;
+  LLVMValueRef aug_tape, rev_tape;
+  LLVMBasicBlockRef *rpo;
+  size_t nblocks;
+  ad_map block_id; /* primal block -> 1 + its index in rpo */
+  ad_map plans;    /* primal call -> struct ad_rev_call_plan * */
+  /* the reverse body */
+  LLVMBuilderRef rb;       /* where reverse code goes */
+  LLVMBuilderRef eb;       /* rev's entry: adjoint slots */
+  LLVMValueRef entry_term; /* rev entry's branch to the dispatcher */
+  LLVMBasicBlockRef dispatch;
+  LLVMValueRef dispatch_switch;
+  ad_map adj;     /* primal value -> adjoint slot (alloca in rev) */
+  ad_map rparam;  /* primal param -> rev's copy; its shadow in rshadow */
+  ad_map rshadow;
+  LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
+  /* the block being reversed */
+  LLVMBasicBlockRef head;  /* pops the record, loads the slots */
+  LLVMValueRef head_term;
+  LLVMValueRef top;        /* the record's top (rev) */
+  ad_rev_item *items;
+  size_t nitems, capitems;
+  unsigned long long bytes; /* the record's size so far (id included) */
+} ad_rev_fn;
+
+/* ---- tape.c ---- */
+LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc);
+/* The record's value of primal v (shadow: of its shadow) in the block being
+ * reversed: constants and parameters directly, instructions from the tape
+ * (a slot added to the record). */
+LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v);
+LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v);
+/* Starts reversing primal block bb: the head block (record popped) and the
+ * builder at the start of the body. */
+void ad_rev_begin_block(ad_rev_fn *r, LLVMBasicBlockRef bb,
+                        LLVMBasicBlockRef head, LLVMBasicBlockRef body);
+/* Ends it: the record's size known, the head pops it, aug pushes it at the
+ * end of bb.  0 or -1. */
+int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb);
+/* Emits at b a load of the id on top of the tape (the record below the
+ * current one), as i64. */
+LLVMValueRef ad_rev_peek_id(ad_rev_fn *r, LLVMBuilderRef b);
+/* malloc-family helpers declared in the module. */
+LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name);
+LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
+                              const char *name, LLVMValueRef *args,
+                              unsigned n);
+
+/* ---- aug.c ---- */
+int ad_rev_build_aug(ad_rev_fn *r);
+/* Leaves of t: any float, any pointer or integer. */
+void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other);
+/* Whether primal v has an adjoint: active, with float leaves. */
+int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v);
+
+/* ---- adjoint.c ---- */
+int ad_rev_build_reverse(ad_rev_fn *r);
+/* The adjoint of v, read and reset to zero (at rb). */
+LLVMValueRef ad_rev_take(ad_rev_fn *r, LLVMValueRef v);
+/* v's adjoint += d (nothing for constants and inactive values). */
+void ad_rev_accumulate(ad_rev_fn *r, LLVMValueRef v, LLVMValueRef d,
+                       LLVMValueRef fmf_src);
+/* a + d over float leaves (others keep a's). */
+LLVMValueRef ad_rev_add(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef d,
+                        LLVMValueRef fmf_src);
+/* v with its float leaves zeroed. */
+LLVMValueRef ad_rev_zero_floats(LLVMBuilderRef b, LLVMValueRef v);
+/* Emits, at rb, the guard for an access through primal pointer p whose
+ * shadow may be p itself: the builder continues in a block run only where
+ * they differ; returns the block to branch to afterwards (NULL: no guard). */
+LLVMBasicBlockRef ad_rev_guard(ad_rev_fn *r, LLVMValueRef p);
+void ad_rev_guard_end(ad_rev_fn *r, LLVMBasicBlockRef after);
+
+/* ---- calls.c ---- */
+int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
+int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
+void ad_rev_free_plans(ad_rev_fn *r);
+
+#endif
