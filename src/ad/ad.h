@@ -35,10 +35,15 @@
 typedef struct ad_engine ad_engine;
 
 /* What derivative code calls at run time when it reaches something that
- * could not be differentiated (an indirect call's target): what, and why.
- * The strings live as long as the engine. */
+ * could not be differentiated (an indirect call's target): what, and why
+ * (strings the module itself holds).  The code names the report and its
+ * first argument by the two symbols below, never by address, so that an
+ * object of it is valid in another process (the object cache): the JIT
+ * defines them in each session. */
 typedef void (*ad_runtime_report)(void *user, const char *what,
                                   const char *why);
+#define AD_RUNTIME_REPORT_SYMBOL "tanjit.runtime_report"
+#define AD_RUNTIME_REPORT_DATA_SYMBOL "tanjit.runtime_report_data"
 
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);
@@ -56,7 +61,9 @@ int ad_engine_fast_derivatives(const ad_engine *e);
  * engine differentiated, counted as each transform starts: the measure the
  * lookups above are held to. */
 unsigned long ad_engine_call_sites(const ad_engine *e);
-/* Sets the run-time report (the session's; fn may be NULL: a plain trap). */
+/* Whether derivative code reports before it traps (fn non-NULL: the JIT
+ * defines AD_RUNTIME_REPORT_SYMBOL as fn and AD_RUNTIME_REPORT_DATA_SYMBOL
+ * at user); fn NULL: a plain trap. */
 void ad_engine_set_runtime_report(ad_engine *e, ad_runtime_report fn,
                                   void *user);
 

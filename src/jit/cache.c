@@ -39,7 +39,9 @@
 #include "jit/cache.h"
 #include "jit/jit.h"
 
-#define CACHE_FORMAT_VERSION 1u
+/* 2: derivative code names the run-time report by symbol; objects of 1 may
+ * hold another process's addresses */
+#define CACHE_FORMAT_VERSION 2u
 #define TMP_PREFIX ".tmp-"
 #define ENTRY_SUFFIX ".tjo"
 /* A temporary file this old is a crashed writer's: eviction removes it. */

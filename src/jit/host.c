@@ -84,3 +84,15 @@ int tanjit_register_fwd_rule_address(tanjit_session *s, const char *function,
   sb_free(&name);
   return rc;
 }
+
+/* The run-time report derivative code calls (ad.h: named, not by address,
+ * so that a cached object of it is valid in this process too). */
+int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
+  pthread_mutex_lock(&s->jit_lock);
+  int rc = define_host_symbol(s, AD_RUNTIME_REPORT_SYMBOL,
+                              (void *)(uintptr_t)jit_report_runtime_failure, err);
+  if (rc == 0)
+    rc = define_host_symbol(s, AD_RUNTIME_REPORT_DATA_SYMBOL, s, err);
+  pthread_mutex_unlock(&s->jit_lock);
+  return rc;
+}

@@ -280,6 +280,8 @@ void jit_drop_body(LLVMValueRef f);
  * unresolved-call handler (the default prints one line and aborts). */
 void jit_report_runtime_failure(void *session, const char *what,
                                 const char *why);
+/* host.c: defines the symbols that code names the report by (ad.h). */
+int jit_define_runtime_report(tanjit_session *s, tanjit_error **err);
 
 /* markers.c */
 /* Rewrites `metadata !"enzyme_*"` request operands to the marker globals,

@@ -253,7 +253,8 @@ tanjit_session *tanjit_session_new(const tanjit_options *opts,
     return NULL;
   }
   jit_install_transform(s);
-  if ((s->compile_lazy && jit_lazy_init(s, err)) || jit_resolver_attach(s, err)) {
+  if (jit_define_runtime_report(s, err) ||
+      (s->compile_lazy && jit_lazy_init(s, err)) || jit_resolver_attach(s, err)) {
     tanjit_session_free(s);
     return NULL;
   }

@@ -193,6 +193,71 @@ static double runtime_derivative(double k, tanjit_activity act, tanjit_stats *st
   return v;
 }
 
+/* Derivative code reports what it could not differentiate (an indirect
+ * call's target without a derivative) through the session's handler
+ * before it traps.  A cached object of it must report to the session that
+ * added it: it once held the first session's address (and the address of
+ * strings on that process's heap), so a second session's call reached a
+ * freed one. */
+static const char indirect_module[] =
+    "declare double @j0(double)\n"
+    "declare double @__enzyme_fwddiff(ptr, ...)\n"
+    "define double @square(double %x) {\n  %r = fmul double %x, %x\n"
+    "  ret double %r\n}\n"
+    "define double @opaque_user(double %x) {\n"
+    "  %r = call double @j0(double %x)\n  ret double %r\n}\n"
+    "@table = global [2 x ptr] [ptr @square, ptr @opaque_user]\n"
+    "define double @apply(i64 %k, double %x) {\n"
+    "  %p = getelementptr [2 x ptr], ptr @table, i64 0, i64 %k\n"
+    "  %fp = load ptr, ptr %p\n"
+    "  %r = call double %fp(double %x)\n  ret double %r\n}\n"
+    "define double @dapply(i64 %k, double %x) {\n"
+    "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @apply, i64 %k, "
+    "double %x, double 1.0)\n  ret double %d\n}\n";
+
+static int second_session_marker;
+
+static void report_to_second_session(void *user, const char *symbol,
+                                     const char *library, const char *why) {
+  (void)library;
+  int ok = user == &second_session_marker && strstr(symbol, "opaque_user") &&
+           strstr(why, "no forward-mode derivative") && strstr(why, "j0");
+  remove_cache_dir();
+  _exit(ok ? 3 : 4); /* the derivative traps after the report */
+}
+
+static double (*indirect_session(tanjit_session *s))(long, double) {
+  load(s, indirect_module);
+  tanjit_error *err = NULL;
+  double (*dapply)(long, double) =
+      (double (*)(long, double))tanjit_lookup_function(s, "dapply", &err);
+  ck_assert_msg(dapply, "%s", err ? tanjit_error_message(err) : "");
+  ck_assert_double_eq(dapply(0, 3.0), 6.0);
+  return dapply;
+}
+
+START_TEST(cached_report_reaches_the_session_that_added_it) {
+  make_cache_dir();
+  tanjit_session *first = open_session(2, 0);
+  indirect_session(first);
+  tanjit_session_free(first);
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.opt_level = 2;
+  o.cache_dir = cache_dir;
+  o.on_unresolved = report_to_second_session;
+  o.on_unresolved_user = &second_session_marker;
+  tanjit_session *second = tanjit_session_new(&o, NULL);
+  ck_assert_ptr_nonnull(second);
+  double (*dapply)(long, double) = indirect_session(second);
+  tanjit_stats st;
+  tanjit_session_stats(second, &st);
+  ck_assert_uint_eq(st.cache_hits, 1);
+  dapply(1, 3.0); /* opaque_user: reported to `second` */
+  ck_abort_msg("the call through the pointer returned");
+}
+END_TEST
+
 START_TEST(runtime_derivative_hits_in_second_session) {
   make_cache_dir();
   tanjit_stats cold_st, warm_st, other_st;
@@ -564,6 +629,7 @@ int main(void) {
   tcase_add_test(tc, second_session_hits_with_identical_results);
   tcase_add_test(tc, plain_module_hits_at_load);
   tcase_add_test(tc, runtime_derivative_hits_in_second_session);
+  tcase_add_exit_test(tc, cached_report_reaches_the_session_that_added_it, 3);
   tcase_add_test(tc, changed_bytes_opt_level_or_rules_miss);
   tcase_add_test(tc, strict_derivatives_miss);
   tcase_add_test(tc, other_modules_bytes_are_keyed_for_views);

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/ad.h"
 #include "ad/core/context.h"
@@ -38,35 +39,57 @@ static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   return why;
 }
 
+/* A constant C string of the module's own (private: an object of the
+ * module carries it, unlike a string of this process's heap). */
+static LLVMValueRef module_string(ad_module_ctx *mc, const char *text) {
+  LLVMValueRef init =
+      LLVMConstStringInContext(mc->llctx, text, (unsigned)strlen(text), 0);
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), "tanjit.report_text");
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
 /* Before the trap of a target that could not be differentiated: the
- * session's report (its unresolved-call handler) says which and why. */
+ * session's report (its unresolved-call handler) says which and why.  The
+ * report and its data are named (AD_RUNTIME_REPORT_SYMBOL, ad.h), not
+ * given by address: a cached object runs in other processes. */
 static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
                                const char *why) {
   void *user;
-  ad_runtime_report fn = ad_engine_runtime_report(fc->mc->engine, &user);
-  if (!fn)
+  if (!ad_engine_runtime_report(fc->mc->engine, &user))
     return;
   strbuf what;
   sb_init(&what);
   sb_printf(&what, "%s (called through a pointer in %s)",
             ad_value_name(target), ad_value_name(fc->primal_fn));
-  const char *w = what.data ? ad_engine_keep_string(fc->mc->engine, what.data) : NULL;
-  sb_free(&what);
   strbuf reason;
   sb_init(&reason);
   sb_printf(&reason, "no forward-mode derivative: %s", why ? why : "?");
-  const char *r = reason.data ? ad_engine_keep_string(fc->mc->engine, reason.data) : NULL;
-  sb_free(&reason);
-  if (!w || !r)
+  if (!what.data || !reason.data) {
+    sb_free(&what);
+    sb_free(&reason);
     return;
-  LLVMContextRef c = fc->mc->llctx;
+  }
+  ad_module_ctx *mc = fc->mc;
+  LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef params[3] = {ptr, ptr, ptr};
   LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0);
-  LLVMValueRef args[3] = {ad_address_constant(c, user), ad_address_constant(c, w),
-                          ad_address_constant(c, r)};
-  LLVMBuildCall2(fc->b, ft, ad_address_constant(c, (const void *)(uintptr_t)fn),
-                 args, 3, "");
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL);
+  if (!fn)
+    fn = LLVMAddFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL, ft);
+  LLVMValueRef data = LLVMGetNamedGlobal(mc->mod, AD_RUNTIME_REPORT_DATA_SYMBOL);
+  if (!data)
+    data = LLVMAddGlobal(mc->mod, LLVMInt8TypeInContext(c),
+                         AD_RUNTIME_REPORT_DATA_SYMBOL);
+  LLVMValueRef args[3] = {data, module_string(mc, what.data),
+                          module_string(mc, reason.data)};
+  sb_free(&what);
+  sb_free(&reason);
+  LLVMBuildCall2(fc->b, ft, fn, args, 3, "");
 }
 
 /*
