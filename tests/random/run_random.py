@@ -3,8 +3,11 @@
 
 For each seed, gen_random.py writes one C program of random smooth
 functions whose main compares each forward-mode tangent with finite
-differences; the program is compiled to IR by clang at each requested
-optimization level and run by tanjit.  Any mismatch, engine error or crash
+differences and checks reverse mode: the gradient of a random weighted
+loss over all of them (from nonzero shadows) against forward mode by the
+dot-product test and against finite differences.  The program is compiled
+to IR by clang at each requested optimization level and run by tanjit.
+Any mismatch, engine error (a reverse-mode refusal included) or crash
 fails the test, naming the seed, the level and the messages; --keep DIR
 keeps the sources and IR to reproduce one.
 
@@ -41,7 +44,7 @@ def check_seed(args, seed, workdir):
     """Returns a list of failure descriptions for this seed (empty: ok)."""
     source = os.path.join(workdir, "random_%d.c" % seed)
     with open(source, "w") as f:
-        f.write(gen_random.generate(seed, args.count))
+        f.write(gen_random.generate(seed, args.count, not args.no_reverse))
     failures = []
     for level in args.opt_levels:
         tag = "seed %d -O%s" % (seed, level)
@@ -87,6 +90,8 @@ def main():
                         help="clang levels to compile at (default 0,2)")
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("--keep", help="keep generated files in this folder")
+    parser.add_argument("--no-reverse", action="store_true",
+                        help="forward-mode checks only")
     parser.add_argument("--native", action="store_true",
                         help="no tanjit: check the generator's references")
     args = parser.parse_args()
