@@ -55,6 +55,9 @@ typedef enum marker {
   MARK_ACTIVE_RETURN,
   MARK_NORET,
   MARK_OUT, /* reverse mode: an active scalar whose adjoint is returned */
+  /* Enzyme's C++ header (<enzyme/enzyme>): every argument with its marker
+   * first, then this, then the shadows of the duplicated ones in order */
+  MARK_INTERLEAVE,
   MARK_UNKNOWN
 } marker;
 
@@ -77,14 +80,35 @@ static marker marker_by_name(const char *s, size_t n) {
                {"enzyme_const_return", MARK_CONST_RETURN},
                {"enzyme_active_return", MARK_ACTIVE_RETURN},
                {"enzyme_noret", MARK_NORET},
-               {"enzyme_out", MARK_OUT}};
+               {"enzyme_out", MARK_OUT},
+               {"enzyme_interleave", MARK_INTERLEAVE}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
       return names[i].m;
   return n > 7 && memcmp(s, "enzyme_", 7) == 0 ? MARK_UNKNOWN : MARK_NONE;
 }
 
+/* The value an extractvalue reads where its aggregate was built by
+ * insertvalues (clang -O0 passes the markers of Enzyme's C++ header through
+ * tuples, which SROA leaves as such chains); v itself otherwise. */
+static LLVMValueRef through_tuple(LLVMValueRef v) {
+  for (int depth = 0; depth < 64 && LLVMIsAExtractValueInst(v) &&
+                      LLVMGetNumIndices(v) == 1;
+       depth++) {
+    unsigned want = LLVMGetIndices(v)[0];
+    LLVMValueRef agg = LLVMGetOperand(v, 0);
+    while (LLVMIsAInsertValueInst(agg) && LLVMGetNumIndices(agg) == 1 &&
+           LLVMGetIndices(agg)[0] != want)
+      agg = LLVMGetOperand(agg, 0);
+    if (!LLVMIsAInsertValueInst(agg) || LLVMGetNumIndices(agg) != 1)
+      return v;
+    v = LLVMGetOperand(agg, 1);
+  }
+  return v;
+}
+
 static marker marker_of(LLVMValueRef v) {
+  v = through_tuple(v);
   if (LLVMIsAMDString(v)) {
     unsigned len = 0;
     const char *s = LLVMGetMDString(v, &len);
@@ -217,8 +241,23 @@ static int constant_int_value(LLVMValueRef c, long long *out, char *text,
   return errno == 0 && end != text && *end == 0;
 }
 
+/* With enzyme_interleave (Enzyme's C++ header) the arguments end there and
+ * the shadows of the duplicated ones follow it in order, read from
+ * *shadow_at; without it (*shadow_at 0) each shadow follows its argument. */
+static void find_interleave(const request *r, unsigned *args_end,
+                            unsigned *shadow_at) {
+  *args_end = r->nargs;
+  *shadow_at = 0;
+  for (unsigned j = r->first; j < r->nargs; j++)
+    if (marker_of(LLVMGetOperand(r->call, j)) == MARK_INTERLEAVE) {
+      *args_end = j;
+      *shadow_at = j + 1;
+      return;
+    }
+}
+
 /* Pre-scan for the markers that apply to the whole request. */
-static int scan_global_markers(request *r) {
+static int scan_global_markers(request *r, int reverse) {
   for (unsigned i = r->first; i < r->nargs; i++) {
     LLVMValueRef a = LLVMGetOperand(r->call, i);
     marker m = marker_of(a);
@@ -230,7 +269,9 @@ static int scan_global_markers(request *r) {
       r->const_return = 0;
     if (m == MARK_CONST_RETURN)
       r->const_return = 1;
-    if (m == MARK_ACTIVE_RETURN)
+    /* reverse mode's default for a float result (Enzyme's C++ header
+     * passes it for enzyme::Reverse): seeded with 1.0 */
+    if (m == MARK_ACTIVE_RETURN && !reverse)
       return ad_fail(r->mc, r->call,
                      "__enzyme_fwddiff of %s: enzyme_active_return is a "
                      "reverse-mode marker (an active result); forward mode "
@@ -529,7 +570,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                    "__enzyme_fwddiff of %s: the function has no body in this "
                    "module",
                    ad_value_name(r.fn));
-  if (scan_global_markers(&r) != 0)
+  if (scan_global_markers(&r, 0) != 0)
     return -1;
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
@@ -548,11 +589,13 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMInstructionGetDebugLoc(call))
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
 
+  unsigned args_end, shadow_at;
+  find_interleave(&r, &args_end, &shadow_at);
   unsigned i = r.first, k = 0;
   for (unsigned p = 0; p < np && rc == 0; p++) {
     marker m = MARK_NONE;
     /* skip request-wide markers, read at most one activity marker */
-    while (i < r.nargs) {
+    while (i < args_end) {
       marker mi = marker_of(LLVMGetOperand(call, i));
       if (mi == MARK_WIDTH) {
         i += 2;
@@ -568,7 +611,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                                "argument %u (tanjit knows enzyme_dup, "
                                "enzyme_const, enzyme_dupnoneed, enzyme_width, "
                                "enzyme_primal_return, enzyme_dup_return, "
-                               "enzyme_const_return and enzyme_noret)",
+                               "enzyme_const_return, enzyme_noret and "
+                               "enzyme_interleave)",
                      ad_value_name(r.fn),
                      marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
         break;
@@ -576,7 +620,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
       if (mi != MARK_NONE) {
         m = mi;
         i++;
-        if (i >= r.nargs)
+        if (i >= args_end)
           rc = ad_fail(mc, call,
                        "__enzyme_fwddiff of %s: a marker with no value after "
                        "it (parameter %u)",
@@ -586,7 +630,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     }
     if (rc)
       break;
-    if (i >= r.nargs) {
+    if (i >= args_end) {
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: too few arguments (%s takes %u, "
                    "value for parameter %u is missing)",
@@ -613,39 +657,43 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     if (a == AD_ARG_CONST)
       continue;
     LLVMValueRef lanes[AD_MAX_WIDTH];
+    unsigned *at = shadow_at ? &shadow_at : &i;
     for (unsigned w = 0; w < r.width; w++) {
-      if (i < r.nargs && marker_of(LLVMGetOperand(call, i)) != MARK_NONE) {
+      if (*at < r.nargs && marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
         rc = ad_fail(mc, call,
                      "__enzyme_fwddiff of %s: parameter %u is duplicated but "
                      "its shadow %u is a marker",
                      ad_value_name(r.fn), p + 1, w + 1);
         break;
       }
-      if (i >= r.nargs) {
+      if (*at >= r.nargs || (!shadow_at && *at >= args_end)) {
         rc = ad_fail(mc, call,
                      "__enzyme_fwddiff of %s: parameter %u is duplicated but "
                      "shadow %u of %u is missing",
                      ad_value_name(r.fn), p + 1, w + 1, r.width);
         break;
       }
-      LLVMValueRef s = coerce_or_fail(&r, b, pt[p], i, "shadow for", p, &rc);
+      LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
       if (!s)
         break;
       lanes[w] = s;
-      i++;
+      (*at)++;
     }
     if (rc)
       break;
     /* the request's N shadows, as the derivative holds its lanes */
     args[k++] = ad_pack_lanes(b, pt[p], r.width, lanes);
   }
-  /* trailing request-wide markers are fine; anything else is extra */
+  /* trailing request-wide markers are fine; anything else is extra (with
+   * enzyme_interleave: after the arguments, then after the shadows) */
   while (rc == 0 && i < r.nargs) {
     marker mi = marker_of(LLVMGetOperand(call, i));
     if (mi == MARK_WIDTH)
       i += 2;
     else if (is_request_flag(mi))
       i++;
+    else if (i == args_end && shadow_at)
+      i = shadow_at;
     else
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: too many arguments (%s takes %u "
@@ -773,7 +821,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     return ad_fail(mc, call,
                    "%s of %s: the function has no body in this module", who,
                    ad_value_name(r.fn));
-  if (scan_global_markers(&r) != 0)
+  if (scan_global_markers(&r, 1) != 0)
     return -1;
   if (r.width > 1)
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
@@ -803,10 +851,12 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMInstructionGetDebugLoc(call))
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned args_end, shadow_at;
+  find_interleave(&r, &args_end, &shadow_at);
   unsigned i = r.first, k = 0;
   for (unsigned p = 0; p < np && rc == 0; p++) {
     marker m = MARK_NONE;
-    while (i < r.nargs) {
+    while (i < args_end) {
       marker mi = marker_of(LLVMGetOperand(call, i));
       if (mi == MARK_WIDTH) {
         i += 2;
@@ -834,7 +884,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     }
     if (rc)
       break;
-    if (i >= r.nargs) {
+    if (i >= args_end) {
       rc = ad_fail(mc, call,
                    "%s of %s: too few arguments (%s takes %u, value for "
                    "parameter %u is missing)",
@@ -888,17 +938,19 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
       nouts++;
     if (a != AD_REV_DUP)
       continue;
-    if (i >= r.nargs || marker_of(LLVMGetOperand(call, i)) != MARK_NONE) {
+    unsigned *at = shadow_at ? &shadow_at : &i;
+    if (*at >= (shadow_at ? r.nargs : args_end) ||
+        marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
       rc = ad_fail(mc, call,
                    "%s of %s: parameter %u is duplicated but its shadow is "
                    "missing",
                    who, ad_value_name(r.fn), p + 1);
       break;
     }
-    LLVMValueRef s = coerce_or_fail(&r, b, pt[p], i, "shadow for", p, &rc);
+    LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
     if (!s)
       break;
-    i++;
+    (*at)++;
     args[k++] = s;
   }
   while (rc == 0 && i < r.nargs) {
@@ -907,6 +959,8 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
       i += 2;
     else if (is_request_flag(mi))
       i++;
+    else if (i == args_end && shadow_at)
+      i = shadow_at;
     else
       rc = ad_fail(mc, call,
                    "%s of %s: too many arguments (%s takes %u parameter%s; "
