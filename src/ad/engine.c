@@ -32,11 +32,6 @@ struct ad_engine {
   ad_custom_registry *custom; /* tanjit_register_fwd_rule (rules/custom.c) */
   ad_runtime_report report;   /* may be NULL */
   void *report_user;
-  /* strings derivative code passes to `report`: they live as long as the
-   * engine (the session), as the code does */
-  pthread_mutex_t kept_lock;
-  char **kept;
-  size_t n_kept, cap_kept;
   /* rule lookups that reached the families, over all transforms, and the
    * call sites of the modules those transforms differentiated */
   _Atomic unsigned long rule_lookups;
@@ -79,8 +74,6 @@ ad_engine *ad_engine_new(void) {
     free(e);
     return NULL;
   }
-  if (e)
-    pthread_mutex_init(&e->kept_lock, NULL);
   return e;
 }
 
@@ -95,27 +88,6 @@ ad_runtime_report ad_engine_runtime_report(const ad_engine *e, void **user) {
   return e->report;
 }
 
-const char *ad_engine_keep_string(ad_engine *e, const char *s) {
-  char *copy = tj_strdup(s ? s : "");
-  if (!copy)
-    return NULL;
-  pthread_mutex_lock(&e->kept_lock);
-  if (e->n_kept == e->cap_kept) {
-    size_t cap = e->cap_kept ? 2 * e->cap_kept : 8;
-    char **g = tj_realloc(e->kept, cap * sizeof *g);
-    if (!g) {
-      pthread_mutex_unlock(&e->kept_lock);
-      free(copy);
-      return NULL;
-    }
-    e->kept = g;
-    e->cap_kept = cap;
-  }
-  e->kept[e->n_kept++] = copy;
-  pthread_mutex_unlock(&e->kept_lock);
-  return copy;
-}
-
 ad_custom_registry *ad_engine_custom(const ad_engine *e) {
   return e ? e->custom : NULL;
 }
@@ -123,10 +95,6 @@ ad_custom_registry *ad_engine_custom(const ad_engine *e) {
 void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
-  for (size_t i = 0; i < e->n_kept; i++)
-    free(e->kept[i]);
-  free(e->kept);
-  pthread_mutex_destroy(&e->kept_lock);
   ad_custom_registry_free(e->custom);
   free(e);
 }

@@ -124,10 +124,9 @@ struct ad_fn_ctx {
 };
 
 /* The session-wide engine (engine.c owns it), as every folder may read it:
- * the run-time report and its user data (NULL: none), a copy of s kept as
- * long as the engine (NULL on out of memory), and the custom rules. */
+ * the run-time report and its user data (NULL: none) and the custom
+ * rules. */
 ad_runtime_report ad_engine_runtime_report(const ad_engine *e, void **user);
-const char *ad_engine_keep_string(ad_engine *e, const char *s);
 struct ad_custom_registry *ad_engine_custom(const ad_engine *e);
 
 #endif
