@@ -77,9 +77,25 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
                             tanjit_error **err);
 
 /*
+ * Registers the reverse rule for calls to `function`
+ * (tanjit_register_rev_rule): `augmented` (may be NULL) and `reverse`,
+ * symbols with the signatures of rev/custom.c.  Copies the names.  Safe to
+ * call while other threads transform modules.  0, or -1 with *err set.
+ */
+int ad_engine_register_rev_rule(ad_engine *e, const char *function,
+                                const char *augmented, const char *reverse,
+                                tanjit_error **err);
+
+/* The metadata an in-IR gradient registration becomes on its function:
+ * !{ptr @augmented, ptr @reverse} (rules/custom.c writes, rev/custom.c
+ * reads). */
+#define AD_GRADIENT_MD "enzyme_gradient"
+
+/*
  * Reads Enzyme's registration globals (__enzyme_register_derivative*,
- * __enzyme_inactivefn*, __enzyme_function_like*) into function metadata and
- * attributes, which survive bitcode copies.  `at_load` (before the JIT owns
+ * __enzyme_register_gradient*, __enzyme_inactivefn*,
+ * __enzyme_function_like*) into function metadata and attributes, which
+ * survive bitcode copies.  `at_load` (before the JIT owns
  * the module): the globals are erased; otherwise a non-local definition is
  * kept, emptied to zeros (the JIT expects it).  Idempotent.  0, or -1 with
  * *err naming the global.  (rules/custom.c)

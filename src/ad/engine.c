@@ -30,6 +30,7 @@
 
 struct ad_engine {
   ad_custom_registry *custom; /* tanjit_register_fwd_rule (rules/custom.c) */
+  ad_rev_rules *rev_rules;    /* tanjit_register_rev_rule (rev/custom.c) */
   ad_runtime_report report;   /* may be NULL */
   void *report_user;
   /* rule lookups that reached the families, over all transforms, and the
@@ -70,7 +71,9 @@ static unsigned long count_call_sites(LLVMModuleRef m) {
 
 ad_engine *ad_engine_new(void) {
   ad_engine *e = tj_calloc(1, sizeof(ad_engine));
-  if (e && !(e->custom = ad_custom_registry_new())) {
+  if (e && (!(e->custom = ad_custom_registry_new()) ||
+            !(e->rev_rules = ad_rev_rules_new()))) {
+    ad_custom_registry_free(e->custom);
     free(e);
     return NULL;
   }
@@ -92,10 +95,15 @@ ad_custom_registry *ad_engine_custom(const ad_engine *e) {
   return e ? e->custom : NULL;
 }
 
+ad_rev_rules *ad_engine_rev_rules(const ad_engine *e) {
+  return e ? e->rev_rules : NULL;
+}
+
 void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
   ad_custom_registry_free(e->custom);
+  ad_rev_rules_free(e->rev_rules);
   free(e);
 }
 

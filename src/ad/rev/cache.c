@@ -123,22 +123,6 @@ static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
   return d;
 }
 
-/* The in-IR custom gradient registration naming fn
- * (`void *__enzyme_register_gradient_<x>[] = {f, aug, rev}`), or NULL. */
-static LLVMValueRef custom_gradient_of(ad_module_ctx *mc, LLVMValueRef fn) {
-  for (LLVMValueRef g = LLVMGetFirstGlobal(mc->mod); g; g = LLVMGetNextGlobal(g)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(g, &n);
-    if (n < 26 || !strstr(name, "__enzyme_register_gradient"))
-      continue;
-    LLVMValueRef init = LLVMGetInitializer(g);
-    LLVMValueRef first = init ? LLVMGetAggregateElement(init, 0) : NULL;
-    if (first && ad_strip_casts(first, AD_STRIP_INT_CASTS) == fn)
-      return g;
-  }
-  return NULL;
-}
-
 int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
                ad_rev_pair *out) {
   if (!mc->rev && !(mc->rev = tj_calloc(1, sizeof *mc->rev)))
@@ -150,13 +134,16 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
       return 0;
     }
   LLVMValueRef fn = sig->fn;
-  LLVMValueRef custom = custom_gradient_of(mc, fn);
+  /* calls to it use the rule (custom.c); a request on it directly would
+   * differentiate its body, which could disagree with the rule */
+  LLVMValueRef custom = ad_rev_custom_gradient_of(fn);
   if (custom)
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
                         "reverse mode: %s has a custom gradient (%s), which "
-                        "reverse mode does not use yet; differentiating its "
-                        "body instead could disagree with it",
-                        ad_value_name(fn), ad_value_name(custom));
+                        "is used for calls to it, not for a gradient of %s "
+                        "itself: differentiate a function that calls it",
+                        ad_value_name(fn), ad_value_name(custom),
+                        ad_value_name(fn));
   if (LLVMCountBasicBlocks(fn) == 0)
     return ad_fail(mc, where, "cannot differentiate %s: it has no body here",
                    ad_value_name(fn));
@@ -291,6 +278,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   ad_map_init(&r.adj);
   ad_map_init(&r.rparam);
   ad_map_init(&r.rshadow);
+  ad_map_init(&r.custom);
   r.rb = LLVMCreateBuilderInContext(mc->llctx);
   r.eb = LLVMCreateBuilderInContext(mc->llctx);
   int rc = 0;
@@ -332,6 +320,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
   ad_rev_free_plans(&r);
+  ad_rev_custom_free(&r);
   ad_map_free(&fc->vmap);
   ad_map_free(&fc->shadow);
   ad_map_free(&fc->active);

@@ -13,6 +13,7 @@
  *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
+ *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
  */
 #ifndef TANJIT_AD_REV_REV_H
 #define TANJIT_AD_REV_REV_H
@@ -103,6 +104,7 @@ typedef struct ad_rev_fn {
   ad_map rparam;  /* primal param -> rev's copy; its shadow in rshadow */
   ad_map rshadow;
   LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
+  ad_map custom;     /* primal call -> its custom rule's plan (custom.c) */
   /* the block being reversed */
   LLVMBasicBlockRef head;  /* pops the record, loads the slots */
   LLVMValueRef head_term;
@@ -164,5 +166,19 @@ void ad_rev_guard_end(ad_rev_fn *r, LLVMBasicBlockRef after);
 int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
+
+/* ---- custom.c ---- */
+typedef struct ad_rev_rules ad_rev_rules; /* tanjit_register_rev_rule's */
+ad_rev_rules *ad_rev_rules_new(void);      /* NULL on out of memory */
+void ad_rev_rules_free(ad_rev_rules *r);   /* NULL-tolerant */
+ad_rev_rules *ad_engine_rev_rules(const ad_engine *e); /* engine.c */
+/* The reverse function of fn's in-IR custom gradient, or NULL. */
+LLVMValueRef ad_rev_custom_gradient_of(LLVMValueRef fn);
+/* Whether a custom gradient (in IR or registered) answers this call. */
+int ad_rev_custom_applies(ad_module_ctx *mc, LLVMValueRef call);
+/* The call in aug (its plan put in r->custom) and in rev.  0 or -1. */
+int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call);
+int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call);
+void ad_rev_custom_free(ad_rev_fn *r);
 
 #endif
