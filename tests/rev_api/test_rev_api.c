@@ -260,6 +260,43 @@ START_TEST(repeat_request_is_cached) {
 }
 END_TEST
 
+/* One session on cache directory `dir`: the gradient of k at (2, 3, 5)
+ * (all active), and the session's stats. */
+static d3 cached_gradient(const char *dir, tanjit_stats *st) {
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.cache_dir = dir;
+  tanjit_error *err = NULL;
+  tanjit_session *s = tanjit_session_new(&o, &err);
+  ck_assert_msg(s, "%s", tanjit_error_message(err));
+  load_ok(s, loss_ir, "loss");
+  tanjit_activity three[] = {TANJIT_ACTIVE, TANJIT_ACTIVE, TANJIT_ACTIVE};
+  d3 (*gk)(double, double, double) =
+      (d3(*)(double, double, double))(uintptr_t)autodiff_ok(s, "k", three, 3);
+  d3 r = gk(2.0, 3.0, 5.0);
+  tanjit_session_stats(s, st);
+  tanjit_session_free(s);
+  return r;
+}
+
+START_TEST(gradient_is_kept_in_the_object_cache) {
+  char dir[] = "/tmp/tanjit-rev-api-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  tanjit_stats st;
+  d3 cold = cached_gradient(dir, &st);
+  ck_assert_uint_eq(st.cache_hits, 0);
+  ck_assert_uint_ge(st.cache_misses, 1);
+  d3 warm = cached_gradient(dir, &st);
+  ck_assert_uint_eq(st.cache_hits, 1);
+  ck_assert_uint_eq(st.cache_misses, 0);
+  ck_assert(cold.da == warm.da && cold.db == warm.db && cold.dc == warm.dc);
+  assert_close(warm.da, 16.0, "dk/da");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static void expect_error(tanjit_session *s, const char *fn,
                          const tanjit_activity *act, size_t n, unsigned width,
                          tanjit_error_code code, const char *message) {
@@ -451,6 +488,7 @@ int main(void) {
   tcase_add_test(api, several_adjoints_follow_the_c_abi);
   tcase_add_test(api, void_function_accumulates_into_shadows);
   tcase_add_test(api, repeat_request_is_cached);
+  tcase_add_test(api, gradient_is_kept_in_the_object_cache);
   tcase_add_test(api, errors_name_the_problem_and_leave_the_session_usable);
   suite_add_tcase(suite, api);
   TCase *rules = tcase_create("rules");
