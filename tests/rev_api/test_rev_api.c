@@ -455,6 +455,139 @@ START_TEST(reverse_rule_by_address_without_augmented) {
 }
 END_TEST
 
+/* Enzyme's in-IR registrations, reached through tanjit_autodiff (so
+ * through the session's copy of the module): mul's rule has a tape (x,
+ * stored by the augmented function) and returns the two adjoints ten times
+ * too large; scale's accumulates 7 (not 2) times dout into din. */
+static const char *const in_ir_rules =
+    "declare ptr @malloc(i64)\n"
+    "declare void @free(ptr)\n"
+    "define double @mul(double %x, double %y) {\n"
+    "  %m = fmul double %x, %y\n"
+    "  ret double %m\n"
+    "}\n"
+    "define ptr @aug_mul(double %x, double %y) {\n"
+    "  %t = call ptr @malloc(i64 8)\n"
+    "  store double %x, ptr %t\n"
+    "  ret ptr %t\n"
+    "}\n"
+    "define { double, double } @rev_mul(double %x, double %y, double %d, ptr %t) {\n"
+    "  %tx = load double, ptr %t\n"
+    "  call void @free(ptr %t)\n"
+    "  %dx = fmul double %y, %d\n"
+    "  %dx10 = fmul double %dx, 10.0\n"
+    "  %dy = fmul double %tx, %d\n"
+    "  %dy10 = fmul double %dy, 10.0\n"
+    "  %a = insertvalue { double, double } undef, double %dx10, 0\n"
+    "  %b = insertvalue { double, double } %a, double %dy10, 1\n"
+    "  ret { double, double } %b\n"
+    "}\n"
+    "@__enzyme_register_gradient_mul = global [3 x ptr] [ptr @mul, ptr @aug_mul, ptr @rev_mul]\n"
+    "define void @scale(ptr %in, ptr %out) noinline {\n"
+    "  %v = load double, ptr %in\n"
+    "  %w = fmul double %v, 2.0\n"
+    "  store double %w, ptr %out\n"
+    "  ret void\n"
+    "}\n"
+    "define void @aug_scale(ptr %in, ptr %din, ptr %out, ptr %dout) {\n"
+    "  %v = load double, ptr %in\n"
+    "  %w = fmul double %v, 2.0\n"
+    "  store double %w, ptr %out\n"
+    "  ret void\n"
+    "}\n"
+    "define void @rev_scale(ptr %in, ptr %din, ptr %out, ptr %dout) {\n"
+    "  %d = load double, ptr %dout\n"
+    "  %s = load double, ptr %din\n"
+    "  %d7 = fmul double %d, 7.0\n"
+    "  %n = fadd double %s, %d7\n"
+    "  store double %n, ptr %din\n"
+    "  store double 0.0, ptr %dout\n"
+    "  ret void\n"
+    "}\n"
+    "@__enzyme_register_gradient_scale = global [3 x ptr] [ptr @scale, ptr @aug_scale, ptr @rev_scale]\n"
+    /* L(x, y) = mul(x, y) + mul(y, y) * x */
+    "define double @L(double %x, double %y) {\n"
+    "  %a = call double @mul(double %x, double %y)\n"
+    "  %b = call double @mul(double %y, double %y)\n"
+    "  %bx = fmul double %b, %x\n"
+    "  %r = fadd double %a, %bx\n"
+    "  ret double %r\n"
+    "}\n"
+    /* M(a) = scale(a[0]) * 3 */
+    "define double @M(ptr %a) {\n"
+    "  %t = alloca double\n"
+    "  call void @scale(ptr %a, ptr %t)\n"
+    "  %v = load double, ptr %t\n"
+    "  %r = fmul double %v, 3.0\n"
+    "  ret double %r\n"
+    "}\n";
+
+START_TEST(in_ir_gradient_registrations_are_used) {
+  tanjit_session *s = new_session();
+  load_ok(s, in_ir_rules, "in_ir");
+  double (*L)(double, double) = (double (*)(double, double))(uintptr_t)lookup_ok(s, "L");
+  assert_close(L(2.0, 3.0), 6.0 + 18.0, "L"); /* the primal still runs */
+  tanjit_activity two[] = {TANJIT_ACTIVE, TANJIT_ACTIVE};
+  d2 (*gL)(double, double) = (d2(*)(double, double))(uintptr_t)autodiff_ok(s, "L", two, 2);
+  double x = 2.0, y = 3.0;
+  d2 r = gL(x, y);
+  /* the rule's numbers: d mul = 10 (y, x); b = y*y, db/dy = 10 * 2y */
+  assert_close(r.dx, 10 * y + y * y, "dL/dx");
+  assert_close(r.dy, 10 * x + x * 10 * (y + y), "dL/dy");
+  tanjit_activity dup[] = {TANJIT_DUP};
+  void (*gM)(double *, double *) =
+      (void (*)(double *, double *))(uintptr_t)autodiff_ok(s, "M", dup, 1);
+  double a = 1.5, da = 0.25;
+  gM(&a, &da);
+  assert_close(da, 0.25 + 7.0 * 3.0, "dM/da");
+  tanjit_session_free(s);
+}
+END_TEST
+
+START_TEST(bad_in_ir_gradient_registrations) {
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  const char *two =
+      "define double @sq(double %x) {\n  %m = fmul double %x, %x\n  ret double %m\n}\n"
+      "@__enzyme_register_gradient_sq = global [2 x ptr] [ptr @sq, ptr @sq]\n";
+  ck_assert_int_eq(tanjit_load_memory(s, two, strlen(two), "two", &err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_DIFFERENTIATE);
+  ck_assert_msg(strstr(tanjit_error_message(err),
+                       "in-IR registration __enzyme_register_gradient_sq: must "
+                       "be a constant array of three functions {function, "
+                       "augmented forward, reverse}"),
+                "%s", tanjit_error_message(err));
+  tanjit_error_free(err);
+  err = NULL;
+  /* a reverse function missing the result's adjoint */
+  const char *short_rev =
+      "define double @sq(double %x) {\n  %m = fmul double %x, %x\n  ret double %m\n}\n"
+      "define void @aug_sq(double %x) {\n  ret void\n}\n"
+      "define double @rev_sq(double %x) {\n  ret double %x\n}\n"
+      "@__enzyme_register_gradient_sq = global [3 x ptr] [ptr @sq, ptr @aug_sq, ptr @rev_sq]\n"
+      "define double @use(double %x) {\n  %y = call double @sq(double %x)\n  ret double %y\n}\n";
+  load_ok(s, short_rev, "short_rev");
+  tanjit_activity act[] = {TANJIT_ACTIVE};
+  ck_assert_ptr_null(tanjit_autodiff(s, "use", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_DIFFERENTIATE);
+  ck_assert_msg(strstr(tanjit_error_message(err),
+                       "reverse mode: the custom gradient of sq: its reverse "
+                       "function takes a different number of parameters"),
+                "%s", tanjit_error_message(err));
+  tanjit_error_free(err);
+  err = NULL;
+  /* a request on the registered function itself */
+  ck_assert_ptr_null(tanjit_autodiff(s, "sq", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(tanjit_error_message(err),
+                       "sq has a custom gradient (rev_sq), which is used for "
+                       "calls to it"),
+                "%s", tanjit_error_message(err));
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
 START_TEST(bad_reverse_rule_registrations) {
   tanjit_session *s = new_session();
   tanjit_error *err = NULL;
@@ -495,6 +628,8 @@ int main(void) {
   tcase_set_timeout(rules, 120);
   tcase_add_test(rules, registered_reverse_rule_is_used);
   tcase_add_test(rules, reverse_rule_by_address_without_augmented);
+  tcase_add_test(rules, in_ir_gradient_registrations_are_used);
+  tcase_add_test(rules, bad_in_ir_gradient_registrations);
   tcase_add_test(rules, bad_reverse_rule_registrations);
   suite_add_tcase(suite, rules);
   SRunner *sr = srunner_create(suite);
