@@ -297,6 +297,32 @@ START_TEST(gradient_is_kept_in_the_object_cache) {
 }
 END_TEST
 
+START_TEST(unload_removes_the_gradient) {
+  tanjit_session *s = new_session();
+  load_ok(s, loss_ir, "loss");
+  tanjit_activity three[] = {TANJIT_ACTIVE, TANJIT_ACTIVE, TANJIT_ACTIVE};
+  autodiff_ok(s, "k", three, 3);
+  tanjit_error *err = NULL;
+  ck_assert_msg(tanjit_unload(s, "loss", &err) == 0, "%s",
+                tanjit_error_message(err));
+  ck_assert_ptr_null(tanjit_autodiff(s, "k", three, 3, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  tanjit_error_free(err);
+  /* k defined again, differently: the gradient is made anew from it */
+  const char *k2 = "define double @k(double %a, double %b, double %c) {\n"
+                   "  %ab = fmul double %a, %b\n  %r = fadd double %ab, %c\n"
+                   "  ret double %r\n}\n";
+  load_ok(s, k2, "k2");
+  d3 (*gk)(double, double, double) =
+      (d3(*)(double, double, double))(uintptr_t)autodiff_ok(s, "k", three, 3);
+  d3 r = gk(2.0, 3.0, 5.0);
+  assert_close(r.da, 3.0, "dk/da");
+  assert_close(r.db, 2.0, "dk/db");
+  assert_close(r.dc, 1.0, "dk/dc");
+  tanjit_session_free(s);
+}
+END_TEST
+
 static void expect_error(tanjit_session *s, const char *fn,
                          const tanjit_activity *act, size_t n, unsigned width,
                          tanjit_error_code code, const char *message) {
@@ -622,6 +648,7 @@ int main(void) {
   tcase_add_test(api, void_function_accumulates_into_shadows);
   tcase_add_test(api, repeat_request_is_cached);
   tcase_add_test(api, gradient_is_kept_in_the_object_cache);
+  tcase_add_test(api, unload_removes_the_gradient);
   tcase_add_test(api, errors_name_the_problem_and_leave_the_session_usable);
   suite_add_tcase(suite, api);
   TCase *rules = tcase_create("rules");

@@ -180,7 +180,12 @@ LLVMValueRef ad_rev_custom_gradient_of(LLVMValueRef fn) {
 static const rev_rule *api_rule(ad_module_ctx *mc, LLVMValueRef call,
                                 LLVMValueRef fn) {
   ad_rev_rules *rules = ad_engine_rev_rules(mc->engine);
-  if (!rules || !rules->n)
+  if (!rules)
+    return NULL;
+  pthread_mutex_lock(&rules->lock); /* registrations may race with this */
+  size_t count = rules->n;
+  pthread_mutex_unlock(&rules->lock);
+  if (!count)
     return NULL;
   size_t n;
   const char *plain = LLVMGetValueName2(fn, &n);
