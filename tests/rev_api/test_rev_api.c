@@ -531,6 +531,40 @@ static const char *const in_ir_rules =
     "  ret void\n"
     "}\n"
     "@__enzyme_register_gradient_scale = global [3 x ptr] [ptr @scale, ptr @aug_scale, ptr @rev_scale]\n"
+    /* the augmented function's other result forms: {tape, primal} and
+     * the primal alone (its result deliberately off by 1, to show it is
+     * the one used) */
+    "define double @cube(double %x) {\n"
+    "  %a = fmul double %x, %x\n  %b = fmul double %a, %x\n  ret double %b\n"
+    "}\n"
+    "define { double, double } @aug_cube(double %x) {\n"
+    "  %a = fmul double %x, %x\n  %b = fmul double %a, %x\n"
+    "  %p = insertvalue { double, double } undef, double %a, 0\n"
+    "  %q = insertvalue { double, double } %p, double %b, 1\n"
+    "  ret { double, double } %q\n"
+    "}\n"
+    /* the tape is x*x: 3 * tape * d, times 10 */
+    "define double @rev_cube(double %x, double %d, double %t) {\n"
+    "  %a = fmul double %t, 30.0\n  %b = fmul double %a, %d\n  ret double %b\n"
+    "}\n"
+    "@__enzyme_register_gradient_cube = global [3 x ptr] [ptr @cube, ptr @aug_cube, ptr @rev_cube]\n"
+    "define double @twice(double %x) {\n"
+    "  %a = fmul double %x, 2.0\n  ret double %a\n"
+    "}\n"
+    "define double @aug_twice(double %x) {\n"
+    "  %a = fmul double %x, 2.0\n  %b = fadd double %a, 1.0\n  ret double %b\n"
+    "}\n"
+    "define double @rev_twice(double %x, double %d) {\n"
+    "  %a = fmul double %d, 5.0\n  ret double %a\n"
+    "}\n"
+    "@__enzyme_register_gradient_twice = global [3 x ptr] [ptr @twice, ptr @aug_twice, ptr @rev_twice]\n"
+    /* C(x) = cube(x) * twice(x) */
+    "define double @C(double %x) {\n"
+    "  %a = call double @cube(double %x)\n"
+    "  %b = call double @twice(double %x)\n"
+    "  %r = fmul double %a, %b\n"
+    "  ret double %r\n"
+    "}\n"
     /* L(x, y) = mul(x, y) + mul(y, y) * x */
     "define double @L(double %x, double %y) {\n"
     "  %a = call double @mul(double %x, double %y)\n"
@@ -560,6 +594,12 @@ START_TEST(in_ir_gradient_registrations_are_used) {
   /* the rule's numbers: d mul = 10 (y, x); b = y*y, db/dy = 10 * 2y */
   assert_close(r.dx, 10 * y + y * y, "dL/dx");
   assert_close(r.dy, 10 * x + x * 10 * (y + y), "dL/dy");
+  /* dC = dcube * twice' + cube * dtwice, with the rules' numbers and the
+   * augmented functions' primals: 30x^2 (2x + 1) + x^3 * 5 */
+  tanjit_activity one[] = {TANJIT_ACTIVE};
+  double (*gC)(double) = (double (*)(double))(uintptr_t)autodiff_ok(s, "C", one, 1);
+  double c = 1.5;
+  assert_close(gC(c), 30 * c * c * (2 * c + 1) + c * c * c * 5, "dC/dx");
   tanjit_activity dup[] = {TANJIT_DUP};
   void (*gM)(double *, double *) =
       (void (*)(double *, double *))(uintptr_t)autodiff_ok(s, "M", dup, 1);
