@@ -1,0 +1,102 @@
+#!/bin/sh
+# tanjit's gradients side by side with Enzyme's on the same losses
+# (grad_kernels.c through grad_cg_driver.c), under the same tanjit JIT, so
+# only the gradients differ.  Enzyme is a plugin given by path (this
+# script never builds it): the driver compiled by clang -O2 with
+# -fpass-plugin=PLUGIN, its gradients already in the IR, then JIT-compiled
+# by `tanjit run`.
+#
+# Variants, each run by `tanjit run`:
+#   tanjit         grad_cg_driver.c compiled by tanjit's CLI (default flags)
+#   tanjit-strict  the same with --strict-derivatives
+#   enzyme         Enzyme's IR, default flags
+#   enzyme-nofm    Enzyme's IR with -enzyme-fast-math=0
+#
+# 1. instructions per call: callgrind, REPS calls per window, the empty
+#    loop's cost subtracted (the anchor's cg_parse.py), instrumentation
+#    started at the first window (bench/cgctl.c);
+# 2. time per call: thread CPU time (bench/timectl.c), ROUNDS rounds, each
+#    variant once per round in turn, TIME_REPS calls per window, best kept.
+# grad_side_by_side.py then writes OUTDIR/grad_side_by_side.md: per loss
+# gradient/primal of each variant and tanjit's gradient over Enzyme's.
+#
+# Usage: grad_side_by_side.sh TANJIT ENZYME_PLUGIN OUTDIR [--reps N]
+#          [--rounds N] [--time-reps N] [--no-callgrind] [--publish]
+# --publish copies the tables to docs/bench-gradient-side-by-side.md.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: grad_side_by_side.sh TANJIT ENZYME_PLUGIN OUTDIR [--reps N] [--rounds N] [--time-reps N] [--no-callgrind] [--publish]"
+tanjit=${1:?$usage}
+plugin=${2:?$usage}
+out=${3:?$usage}
+shift 3
+anchor=$here/../../shared/anchors/enzyme-bench
+[ -d "$anchor" ] || anchor=/work/shared/anchors/enzyme-bench
+reps=20 rounds=7 time_reps=2000 callgrind=1 publish=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --reps) reps=${2:?$usage}; shift 2 ;;
+    --rounds) rounds=${2:?$usage}; shift 2 ;;
+    --time-reps) time_reps=${2:?$usage}; shift 2 ;;
+    --no-callgrind) callgrind=0; shift ;;
+    --publish) publish=1; shift ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[ -f "$plugin" ] || { echo "grad_side_by_side: no Enzyme plugin at $plugin" >&2; exit 2; }
+case $tanjit in /*) ;; *) tanjit=$(pwd)/$tanjit ;; esac
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+clang=${TANJIT_CLANG:-clang-19}
+
+cc -O2 -shared -fPIC "$here/cgctl.c" -o "$out/libcgctl.so"
+cc -O2 -shared -fPIC "$here/timectl.c" -o "$out/libtimectl.so"
+for v in enzyme enzyme-nofm; do
+  extra=
+  [ "$v" = enzyme-nofm ] && extra="-mllvm -enzyme-fast-math=0"
+  echo "grad_side_by_side: Enzyme's gradients ($v): $clang -O2 -fpass-plugin"
+  # shellcheck disable=SC2086 # extra is two words
+  "$clang" -O2 -fpass-plugin="$plugin" $extra -S -emit-llvm -I"$here" \
+    "$here/grad_cg_driver.c" -o "$out/$v-grad_cg_driver-O2.ll"
+done
+variants="tanjit tanjit-strict enzyme enzyme-nofm"
+
+args_of() {
+  case $1 in
+    tanjit) echo "$here/grad_cg_driver.c -Xclang-arg -I$here" ;;
+    tanjit-strict) echo "$here/grad_cg_driver.c -Xclang-arg -I$here --strict-derivatives" ;;
+    enzyme | enzyme-nofm) echo "$out/$1-grad_cg_driver-O2.ll" ;;
+  esac
+}
+
+if [ "$callgrind" = 1 ]; then
+  for v in $variants; do
+    echo "grad_side_by_side: callgrind $v ($reps calls per window)"
+    rm -rf "$out/cg-$v"; mkdir -p "$out/cg-$v"
+    # shellcheck disable=SC2046 # args_of's words are separate arguments
+    valgrind --tool=callgrind --collect-atstart=no --instr-atstart=no --smc-check=all-non-file \
+      --callgrind-out-file="$out/cg-$v/cg.%p" \
+      "$tanjit" run $(args_of "$v") --no-cache --lib "$out/libcgctl.so" -- "$reps" \
+      >"$out/cg-$v.log" 2>&1 || { cat "$out/cg-$v.log"; exit 1; }
+    python3 "$anchor/cg_parse.py" "$out/cg-$v" "$reps" --json >"$out/ir-$v.json"
+  done
+fi
+
+rm -f "$out"/time-*.log
+round=1
+while [ "$round" -le "$rounds" ]; do
+  echo "grad_side_by_side: timing round $round of $rounds ($time_reps calls per window)"
+  for v in $variants; do
+    # shellcheck disable=SC2046
+    "$tanjit" run $(args_of "$v") --cache-dir "$out/cache" --lib "$out/libtimectl.so" \
+      -- "$time_reps" >>"$out/time-$v.log"
+  done
+  round=$((round + 1))
+done
+
+python3 "$here/grad_side_by_side.py" "$out" --reps "$time_reps" \
+  --anchor-name "Enzyme ($(basename "$plugin"))" --variants $variants
+if [ "$publish" = 1 ]; then
+  cp "$out/grad_side_by_side.md" "$here/../docs/bench-gradient-side-by-side.md"
+  echo "grad_side_by_side: published to docs/bench-gradient-side-by-side.md"
+fi
