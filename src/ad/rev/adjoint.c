@@ -601,12 +601,17 @@ static long plan_blocks(ad_rev_fn *r) {
 /* Adjoint arithmetic takes the derivative flags tangents take
  * (tanjit_options.derivative_fp: reassoc nsz contract unless strict), so
  * LLVM may factor and fuse it as it does Enzyme's; the primal's own flags
- * were copied at each instruction. */
+ * were copied at each instruction.  Primal values the reverse rebuilds
+ * (tape.c, named "recomputed") keep the primal's flags only. */
 static void derivative_flags(ad_rev_fn *r) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb;
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
+         i = LLVMGetNextInstruction(i)) {
+      size_t n;
+      const char *name = LLVMGetValueName2(i, &n);
+      if (n >= 10 && strncmp(name, "recomputed", 10) == 0)
+        continue;
       switch (LLVMGetInstructionOpcode(i)) {
       case LLVMFAdd:
       case LLVMFSub:
@@ -618,6 +623,7 @@ static void derivative_flags(ad_rev_fn *r) {
       default:
         break;
       }
+    }
 }
 
 int ad_rev_build_reverse(ad_rev_fn *r) {

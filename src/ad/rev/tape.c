@@ -449,6 +449,35 @@ static int reloadable(ad_rev_fn *r, LLVMValueRef v) {
 static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
                              int depth);
 
+/*
+ * Float arithmetic is rebuilt only from what costs no slot of its own:
+ * constants, parameters, values the record has already, memory reloaded
+ * (above), or such arithmetic again, FLOAT_DEPTH deep at most (a sum of
+ * two reloads instead of a stored difference, n-body's x[j] - x[i]).
+ * The rebuilt instruction is the primal's, flags and all, so it computes
+ * the same bits.
+ */
+#define FLOAT_DEPTH 2
+
+static int float_arith(LLVMOpcode op) {
+  return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul || op == LLVMFNeg;
+}
+
+static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth) {
+  if (!LLVMIsAInstruction(v))
+    return LLVMIsAArgument(v) || LLVMIsAConstant(v);
+  if (find_item(r, v, 0))
+    return 1;
+  if (reloadable(r, v))
+    return 1;
+  if (depth >= FLOAT_DEPTH || !float_arith(LLVMGetInstructionOpcode(v)))
+    return 0;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (!free_to_rebuild(r, LLVMGetOperand(v, (unsigned)k), depth + 1))
+      return 0;
+  return 1;
+}
+
 /* v (or its shadow) rebuilt in the head, or NULL when it is stored. */
 static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
                               int depth) {
@@ -469,11 +498,13 @@ static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
     }
     return c;
   }
-  if (depth >= RECOMPUTE_DEPTH || !recomputable_opcode(op))
+  int rebuild_float = !shadow && depth < RECOMPUTE_DEPTH && float_arith(op) &&
+                      free_to_rebuild(r, v, 0);
+  if (!rebuild_float && (depth >= RECOMPUTE_DEPTH || !recomputable_opcode(op)))
     return NULL;
   int has_float = 0, has_other = 0;
   ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
-  if (has_float)
+  if (has_float && !rebuild_float)
     return NULL;
   unsigned sops[2] = {0, 0}, nsops = 0;
   if (shadow) {
