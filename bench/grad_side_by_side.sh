@@ -20,21 +20,25 @@
 # grad_side_by_side.py then writes OUTDIR/grad_side_by_side.md: per loss
 # gradient/primal of each variant and tanjit's gradient over Enzyme's.
 #
-# Usage: grad_side_by_side.sh TANJIT ENZYME_PLUGIN OUTDIR [--reps N]
+# Usage: grad_side_by_side.sh TANJIT OUTDIR [--enzyme PLUGIN] [--reps N]
 #          [--rounds N] [--time-reps N] [--no-callgrind] [--publish]
-# --publish copies the tables to docs/bench-gradient-side-by-side.md.
+# PLUGIN: Enzyme's pass plugin for this clang (LLVMEnzyme-19.so; default
+# $TANJIT_ENZYME_PLUGIN).  --publish copies the tables to
+# docs/bench-gradient-side-by-side.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: grad_side_by_side.sh TANJIT ENZYME_PLUGIN OUTDIR [--reps N] [--rounds N] [--time-reps N] [--no-callgrind] [--publish]"
+usage="usage: grad_side_by_side.sh TANJIT OUTDIR [--enzyme PLUGIN] [--reps N] [--rounds N] [--time-reps N] [--no-callgrind] [--publish]"
 tanjit=${1:?$usage}
-plugin=${2:?$usage}
-out=${3:?$usage}
-shift 3
+out=${2:?$usage}
+shift 2
+plugin=${TANJIT_ENZYME_PLUGIN:-}
+# cg_parse.py (instructions per window) comes with the forward anchor
 anchor=$here/../../shared/anchors/enzyme-bench
 [ -d "$anchor" ] || anchor=/work/shared/anchors/enzyme-bench
 reps=20 rounds=7 time_reps=2000 callgrind=1 publish=0
 while [ $# -gt 0 ]; do
   case $1 in
+    --enzyme) plugin=${2:?$usage}; shift 2 ;;
     --reps) reps=${2:?$usage}; shift 2 ;;
     --rounds) rounds=${2:?$usage}; shift 2 ;;
     --time-reps) time_reps=${2:?$usage}; shift 2 ;;
@@ -43,7 +47,10 @@ while [ $# -gt 0 ]; do
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
-[ -f "$plugin" ] || { echo "grad_side_by_side: no Enzyme plugin at $plugin" >&2; exit 2; }
+[ -n "$plugin" ] && [ -f "$plugin" ] || {
+  echo "grad_side_by_side: no Enzyme plugin (--enzyme PLUGIN or TANJIT_ENZYME_PLUGIN): '$plugin'" >&2
+  exit 2
+}
 case $tanjit in /*) ;; *) tanjit=$(pwd)/$tanjit ;; esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
