@@ -2,12 +2,13 @@
 # tanjit's gradients side by side with Enzyme's on the same losses
 # (grad_kernels.c through grad_cg_driver.c), under the same tanjit JIT, so
 # only the gradients differ.  Enzyme is a plugin given by path (this
-# script never builds it): the driver compiled by clang -O2 with
-# -fpass-plugin=PLUGIN, its gradients already in the IR, then JIT-compiled
-# by `tanjit run`.
+# script never builds it): the driver compiled by clang -O2, then Enzyme's
+# pass (`opt -load-pass-plugin=PLUGIN -passes=enzyme`; $TANJIT_OPT, default
+# opt-19), its gradients in the IR, then JIT-compiled by `tanjit run` at
+# -O2 as every variant is.
 #
 # Variants, each run by `tanjit run`:
-#   tanjit         grad_cg_driver.c compiled by tanjit's CLI (default flags)
+#   tanjit         the same clang -O2 IR, differentiated by tanjit (default flags)
 #   tanjit-strict  the same with --strict-derivatives
 #   enzyme         Enzyme's IR, default flags
 #   enzyme-nofm    Enzyme's IR with -enzyme-fast-math=0
@@ -58,20 +59,26 @@ clang=${TANJIT_CLANG:-clang-19}
 
 cc -O2 -shared -fPIC "$here/cgctl.c" -o "$out/libcgctl.so"
 cc -O2 -shared -fPIC "$here/timectl.c" -o "$out/libtimectl.so"
+"$clang" -O2 -S -emit-llvm -I"$here" "$here/grad_cg_driver.c" -o "$out/grad_cg_driver-O2.ll"
+opt=${TANJIT_OPT:-opt-19}
 for v in enzyme enzyme-nofm; do
   extra=
-  [ "$v" = enzyme-nofm ] && extra="-mllvm -enzyme-fast-math=0"
-  echo "grad_side_by_side: Enzyme's gradients ($v): $clang -O2 -fpass-plugin"
-  # shellcheck disable=SC2086 # extra is two words
-  "$clang" -O2 -fpass-plugin="$plugin" $extra -S -emit-llvm -I"$here" \
-    "$here/grad_cg_driver.c" -o "$out/$v-grad_cg_driver-O2.ll"
+  [ "$v" = enzyme-nofm ] && extra="-enzyme-fast-math=0"
+  echo "grad_side_by_side: Enzyme's gradients ($v): $opt -passes=enzyme on clang -O2 IR"
+  # shellcheck disable=SC2086 # extra is one word or none
+  "$opt" -load-pass-plugin="$plugin" -passes=enzyme $extra -S \
+    "$out/grad_cg_driver-O2.ll" -o "$out/$v-grad_cg_driver-O2.ll"
+  if grep -q 'call.*@__enzyme_autodiff' "$out/$v-grad_cg_driver-O2.ll"; then
+    echo "grad_side_by_side: $plugin left __enzyme_autodiff calls in $v's IR" >&2
+    exit 1
+  fi
 done
 variants="tanjit tanjit-strict enzyme enzyme-nofm"
 
 args_of() {
   case $1 in
-    tanjit) echo "$here/grad_cg_driver.c -Xclang-arg -I$here" ;;
-    tanjit-strict) echo "$here/grad_cg_driver.c -Xclang-arg -I$here --strict-derivatives" ;;
+    tanjit) echo "$out/grad_cg_driver-O2.ll" ;;
+    tanjit-strict) echo "$out/grad_cg_driver-O2.ll --strict-derivatives" ;;
     enzyme | enzyme-nofm) echo "$out/$1-grad_cg_driver-O2.ll" ;;
   esac
 }

@@ -442,6 +442,22 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   }
   LLVMValueRef sw = NULL;
   LLVMBasicBlockRef unreachable = NULL;
+  if (np == 2 && r->route_cond[index]) {
+    /* the branch that chose the edge (route_by_branch) */
+    LLVMValueRef c = ad_rev_primal(r, r->route_cond[index]);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(r->rb), edge[2];
+    for (int k = 0; k < 2; k++) {
+      size_t pi = r->route_pred[2 * index + (size_t)k];
+      edge[k] = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
+      LLVMPositionBuilderAtEnd(r->rb, edge[k]);
+      for (unsigned j = 0; j < n; j++)
+        ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[pi]), ds[j], phis[j]);
+      LLVMBuildBr(r->rb, r->heads[pi]);
+    }
+    LLVMPositionBuilderAtEnd(r->rb, from);
+    LLVMBuildCondBr(r->rb, c, edge[0], edge[1]);
+    return 0;
+  }
   if (np > 1) {
     LLVMValueRef id = ad_rev_peek_id(r, r->rb);
     unreachable = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "no.edge");
@@ -525,6 +541,68 @@ static int never_finishes(LLVMBasicBlockRef bb) {
          LLVMUnreachable;
 }
 
+static size_t npreds(ad_rev_fn *r, size_t i) {
+  return r->pred_start[i + 1] - r->pred_start[i];
+}
+
+/* Whether block index d ends in a two-way branch to blocks a and b. */
+static int branches_to(ad_rev_fn *r, size_t d, size_t a, size_t b) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[d]);
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term))
+    return 0;
+  LLVMBasicBlockRef t = LLVMGetSuccessor(term, 0), f = LLVMGetSuccessor(term, 1);
+  return (t == r->rpo[a] && f == r->rpo[b]) || (t == r->rpo[b] && f == r->rpo[a]);
+}
+
+static int only_pred_is(ad_rev_fn *r, size_t o, size_t d) {
+  return npreds(r, o) == 1 && r->pred_list[r->pred_start[o]] == d;
+}
+
+/*
+ * A join whose predecessor is decided by one branch, so its reverse reads
+ * that branch's condition instead of an id its predecessors record:
+ *  - a triangle: preds {D, O}, O's only predecessor D, D branching to the
+ *    join and to O;
+ *  - a diamond: preds {A, B}, both with only predecessor D, D branching to
+ *    them.
+ * D dominates the join and is not the join itself, so the condition's
+ * value at the join's terminator (where its record is pushed) is the one
+ * of D's last run, and from there the path reached the join through the
+ * predecessor that condition chose (O and A, B are reached only from D).
+ * Sets route_cond / route_pred for block index s; 1 when it applies.
+ */
+static int route_by_branch(ad_rev_fn *r, size_t s) {
+  if (npreds(r, s) != 2)
+    return 0;
+  size_t x = r->pred_list[r->pred_start[s]], y = r->pred_list[r->pred_start[s] + 1];
+  size_t d = r->nblocks, on_true = 0, on_false = 0;
+  for (int k = 0; k < 2 && d == r->nblocks; k++) {
+    size_t dd = k ? y : x, o = k ? x : y;
+    if (dd != s && o != s && only_pred_is(r, o, dd) && branches_to(r, dd, s, o))
+      d = dd;
+  }
+  if (d == r->nblocks && x != s && y != s && npreds(r, x) == 1 &&
+      only_pred_is(r, y, r->pred_list[r->pred_start[x]]) &&
+      r->pred_list[r->pred_start[x]] != s &&
+      branches_to(r, r->pred_list[r->pred_start[x]], x, y))
+    d = r->pred_list[r->pred_start[x]];
+  if (d == r->nblocks)
+    return 0;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[d]);
+  LLVMBasicBlockRef t = LLVMGetSuccessor(term, 0);
+  /* the predecessor reached when the condition holds */
+  if (t == r->rpo[s])
+    on_true = d, on_false = d == x ? y : x;
+  else if (t == r->rpo[x] || t == r->rpo[y])
+    on_true = t == r->rpo[x] ? x : y, on_false = on_true == x ? y : x;
+  else
+    return 0;
+  r->route_cond[s] = LLVMGetCondition(term);
+  r->route_pred[2 * s] = on_true;
+  r->route_pred[2 * s + 1] = on_false;
+  return 1;
+}
+
 /*
  * The reachable CFG's distinct predecessors of each block (pred_start /
  * pred_list, by rpo index), and which blocks record their id: a block
@@ -542,7 +620,10 @@ static long plan_blocks(ad_rev_fn *r) {
   r->pred_start = tj_calloc(nb + 1, sizeof *r->pred_start);
   r->needs_id = tj_calloc(nb ? nb : 1, 1);
   r->heads = tj_calloc(nb ? nb : 1, sizeof *r->heads);
-  if (!count || !r->pred_start || !r->needs_id || !r->heads) {
+  r->route_cond = tj_calloc(nb ? nb : 1, sizeof *r->route_cond);
+  r->route_pred = tj_calloc(2 * (nb ? nb : 1), sizeof *r->route_pred);
+  if (!count || !r->pred_start || !r->needs_id || !r->heads ||
+      !r->route_cond || !r->route_pred) {
     free(count);
     return -1;
   }
@@ -582,7 +663,7 @@ static long plan_blocks(ad_rev_fn *r) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
     if (LLVMGetInstructionOpcode(term) == LLVMRet)
       nret++, ret = i;
-    if (r->pred_start[i + 1] - r->pred_start[i] > 1)
+    if (r->pred_start[i + 1] - r->pred_start[i] > 1 && !route_by_branch(r, i))
       for (size_t j = r->pred_start[i]; j < r->pred_start[i + 1]; j++)
         r->needs_id[r->pred_list[j]] = 1;
   }
@@ -666,6 +747,10 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
   free(r->pred_list);
   free(r->needs_id);
   free(r->heads);
+  free(r->route_cond);
+  free(r->route_pred);
+  r->route_cond = NULL;
+  r->route_pred = NULL;
   r->pred_start = r->pred_list = NULL;
   r->needs_id = NULL;
   r->heads = NULL;

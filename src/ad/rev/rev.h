@@ -123,6 +123,10 @@ typedef struct ad_rev_fn {
   unsigned char *needs_id;
   LLVMBasicBlockRef *heads;
   size_t *pred_start, *pred_list; /* distinct reachable predecessors (CSR) */
+  /* a join whose predecessor one branch decides: its condition, and the
+   * predecessors (rpo indices) it selects when true [2i] and false [2i+1] */
+  LLVMValueRef *route_cond;
+  size_t *route_pred;
   size_t cur_block; /* the index of the block being reversed */
   int reload; /* loads through parameters may be reloaded (tape.c) */
 } ad_rev_fn;
