@@ -411,7 +411,8 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
   }
 record:
   /* the tape is read back in rev from the block's record, keyed by
-   * itself: it has no primal value */
+   * itself: it has no primal value.  It is a call or an extractvalue of
+   * one, which the record never recomputes (tape.c), so it is stored */
   if (rc == 0 && p->tape && ad_map_put(&fc->vmap, p->tape, p->tape) != 0)
     rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
 out:
