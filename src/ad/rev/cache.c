@@ -332,6 +332,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
   ad_rev_free_plans(&r);
+  ad_rev_cuda_free_plans(&r);
+  ad_map_free(&r.recorded);
   ad_map_free(&fc->vmap);
   ad_map_free(&fc->shadow);
   ad_map_free(&fc->active);

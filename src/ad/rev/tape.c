@@ -193,7 +193,7 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
     r->items = g;
     r->capitems = cap;
   }
-  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMTypeRef t = LLVMTypeOf(shadow == 2 ? ad_map_get(&r->recorded, v) : v);
   r->bytes += slot_size(r->mc, t);
   ad_rev_item *it = &r->items[r->nitems++];
   it->v = v;
@@ -231,6 +231,16 @@ LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v) {
   return taped(r, v, 1);
 }
 
+int ad_rev_record(ad_rev_fn *r, LLVMValueRef key, LLVMValueRef value) {
+  if (ad_map_put(&r->recorded, key, value) != 0)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, key, "out of memory");
+  return 0;
+}
+
+LLVMValueRef ad_rev_recorded(ad_rev_fn *r, LLVMValueRef key) {
+  return ad_map_get(&r->recorded, key) ? taped(r, key, 2) : NULL;
+}
+
 int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   ad_module_ctx *mc = r->mc;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
@@ -260,8 +270,9 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
       LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
   for (size_t i = 0; i < r->nitems; i++) {
     ad_rev_item *it = &r->items[i];
-    LLVMValueRef v = it->shadow ? ad_shadow_value(fc, it->v)
-                                : ad_primal(fc, it->v);
+    LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
+                     : it->shadow ? ad_shadow_value(fc, it->v)
+                                  : ad_primal(fc, it->v);
     LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
     LLVMSetAlignment(st, 8);
   }
