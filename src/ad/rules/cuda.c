@@ -39,7 +39,8 @@
  * as it demands pointer arguments.  Helpers (memsets, synchronization) are
  * declared with ad_get_or_insert_helper next to the call, so they follow
  * its convention and rename; none carries `nocapture` (an integer cannot be
- * captured).
+ * captured).  rules/cuda.h exports the rows' data and these helpers to
+ * reverse mode (rev/cuda.c).
  */
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
