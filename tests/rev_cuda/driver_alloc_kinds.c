@@ -1,8 +1,9 @@
 /* Driver API allocations of every kind reverse mode shadows: managed
- * memory (cuMemAllocManaged, read by the host directly as well as through
- * copies), pitched memory (cuMemAllocPitch: rows at the pitch the call
- * returned), a device memset of float memory (its shadow zeroed in
- * reverse).  x is 2 rows of W. */
+ * memory (cuMemAllocManaged), pitched memory (cuMemAllocPitch: rows at the
+ * pitch the call returned), pinned host memory (cuMemAllocHost, its shadow
+ * freed by cuMemFreeHost), a device memset of float memory (its shadow
+ * zeroed in reverse), a unified cuMemcpy.  x is 2 rows of W. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <cuda.h>
@@ -28,13 +29,18 @@ double f(double *x, long w, long h) {
     cuMemcpyDtoD(m + (size_t)((h - 1 - r) * w) * D, p + (size_t)r * pitch + D,
                  (size_t)(w - 1) * D);
   double s = 0;
-  double *y = malloc((size_t)(w * h) * D);
+  double *y;
+  cuMemAllocHost((void **)&y, (size_t)(w * h) * D);
   cuMemcpyDtoH(y, m, (size_t)(w * h) * D);
   for (long i = 0; i < w * h; i++)
     s += y[i] * y[i] * (double)(i + 1) + y[i] * x[i];
+  /* x[0] <- y[1]^2 through unified addressing (a host destination) */
+  y[1] = y[1] * y[1];
+  cuMemcpy((CUdeviceptr)(uintptr_t)x, (CUdeviceptr)(uintptr_t)(y + 1), D);
+  s += x[0] * x[1];
   cuMemFree(p);
   cuMemFree(m);
-  free(y);
+  cuMemFreeHost(y);
   return s;
 }
 

@@ -1,6 +1,7 @@
-/* Runtime API, synchronous: cudaMalloc, cudaMemcpy with every kind
- * (HostToDevice, DeviceToDevice at offsets, DeviceToHost, HostToHost,
- * Default, and one whose kind only run time knows), cudaFree. */
+/* Runtime API, synchronous: cudaMalloc and cudaMallocPitch, cudaMemcpy
+ * with every kind (HostToDevice, DeviceToDevice at offsets, DeviceToHost,
+ * HostToHost, Default, and one whose kind only run time knows), a
+ * cudaMemset of float memory, cudaFree. */
 #include <stdlib.h>
 
 #include <cuda_runtime_api.h>
@@ -19,6 +20,14 @@ double f(double *x, long n, int kind_back) {
   cudaMemcpy(a, x, bytes, cudaMemcpyHostToDevice);
   cudaMemcpy(b + 1, a, bytes, cudaMemcpyDeviceToDevice);   /* b[1..n] = x */
   cudaMemcpy(b + n + 1, a, (size_t)(n - 1) * D, cudaMemcpyDefault);
+  /* a pitched row, set to zero, then b[n - 1] (= x[n - 2]) into it */
+  double *p;
+  size_t pitch;
+  cudaMallocPitch((void **)&p, &pitch, 2 * D, 2);
+  cudaMemset(p, 0, pitch * 2);
+  cudaMemcpy((char *)p + pitch, b + n - 1, D, cudaMemcpyDeviceToDevice);
+  cudaMemcpy(b + 1, (char *)p + pitch - D, 2 * D, cudaMemcpyDeviceToDevice);
+  /* b[1] = 0 (the padding: zeroed), b[2] = x[n - 2] */
   double *y = malloc(2 * bytes), *z = malloc(2 * bytes);
   cudaMemcpy(y, b + 1, (size_t)(2 * n - 1) * D, cudaMemcpyDeviceToHost);
   cudaMemcpy(z, y, (size_t)(2 * n - 1) * D, cudaMemcpyHostToHost);
@@ -31,6 +40,7 @@ double f(double *x, long n, int kind_back) {
     s += x[i] * x[i] * (double)(i + 1);
   cudaFree(a);
   cudaFree(b);
+  cudaFree(p);
   free(y);
   free(z);
   return s;
