@@ -524,6 +524,8 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
   synchronize(&s); /* t is read on the host below; dst' is zeroed next */
   if (zero_at(&s, dspace, ds, n, u) != 0)
     return -1;
+  if (dspace == AD_CUDA_UNIFIED)
+    synchronize(&s); /* the zeros are read from u, which is reused next */
   if (ad_shadow_or_null(&r->fc, src)) {
     LLVMBasicBlockRef after_src = NULL;
     LLVMValueRef ss = ad_rev_shadow(r, src);
@@ -538,7 +540,6 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
       LLVMBuildCondBr(fc->b, same, after_src, add_bb);
       LLVMPositionBuilderAtEnd(fc->b, add_bb);
     }
-    /* u held zeros for a unified zeroing: the stream reads it first */
     if (read_into(&s, sspace, u, ss, n) != 0)
       return -1;
     synchronize(&s);
