@@ -97,6 +97,17 @@ END_TEST
 START_TEST(julia_module_gradient_O0) { run_module(0); }
 END_TEST
 
+/* The definition of function `name` (e.g. "@diffef(") in ir, or NULL. */
+static const char *definition(const char *ir, const char *name) {
+  for (const char *d = strstr(ir, "\ndefine "); d; d = strstr(d + 1, "\ndefine ")) {
+    const char *eol = strchr(d + 1, '\n');
+    const char *n = strstr(d, name);
+    if (n && eol && n < eol)
+      return d + 1;
+  }
+  return NULL;
+}
+
 /* The declaration of helper `fn` renamed into libcuda.so.1, or NULL. */
 static const char *declaration(const char *ir, const char *fn, char *buf,
                                size_t n) {
@@ -113,7 +124,7 @@ START_TEST(helpers_are_renamed_and_local) {
                 tanjit_error_message(err));
   char *ir = tanjit_emit_file(s, path, &err);
   ck_assert_msg(ir, "emit: %s", err ? tanjit_error_message(err) : "?");
-  const char *rev = strstr(ir, "@diffejulia_loss_12(");
+  const char *rev = definition(ir, "@diffejulia_loss_12(");
   ck_assert_msg(rev, "no reverse function of julia_loss_12 in:\n%s", ir);
   /* helper: its parameter list as the call it accompanies has it */
   static const struct {
@@ -148,6 +159,96 @@ START_TEST(helpers_are_renamed_and_local) {
 }
 END_TEST
 
+/* Renamed ccalls under a calling convention other than C's (Julia's
+ * fastcc ccalls): the reverse's helpers are declared and called under the
+ * convention of the call they accompany, and the gradient is right. */
+static const char fastcc_module[] =
+    "declare fastcc i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr, i64) #0\n"
+    "declare fastcc i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"(i64, ptr, i64) #1\n"
+    "declare fastcc i32 @\"ejlstr$cuMemcpyDtoH_v2$libcuda.so.1\"(ptr, i64, i64) #2\n"
+    "declare fastcc i32 @\"ejlstr$cuMemFree_v2$libcuda.so.1\"(i64) #3\n"
+    "declare double @__enzyme_autodiff(...)\n"
+    "define double @f(ptr %x) {\n"
+    "  %slot = alloca i64, align 8\n"
+    "  %y = alloca [2 x double], align 8\n"
+    "  %r0 = call fastcc i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr %slot, i64 16)\n"
+    "  %d = load i64, ptr %slot, align 8\n"
+    "  %r1 = call fastcc i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"(i64 %d, ptr %x, i64 16)\n"
+    "  %r2 = call fastcc i32 @\"ejlstr$cuMemcpyDtoH_v2$libcuda.so.1\"(ptr %y, i64 %d, i64 16)\n"
+    "  %r3 = call fastcc i32 @\"ejlstr$cuMemFree_v2$libcuda.so.1\"(i64 %d)\n"
+    "  %a = load double, ptr %y, align 8\n"
+    "  %p1 = getelementptr inbounds double, ptr %y, i64 1\n"
+    "  %b = load double, ptr %p1, align 8\n"
+    "  %ab = fmul double %a, %b\n"
+    "  %s = fmul double %ab, %a\n"
+    "  ret double %s\n}\n"
+    "define void @g(ptr %x, ptr %dx) {\n"
+    "  %r = call double (...) @__enzyme_autodiff(ptr @f, ptr %x, ptr %dx)\n"
+    "  ret void\n}\n"
+    "attributes #0 = { \"enzyme_math\"=\"cuMemAlloc_v2\" }\n"
+    "attributes #1 = { \"enzyme_math\"=\"cuMemcpyHtoD_v2\" }\n"
+    "attributes #2 = { \"enzyme_math\"=\"cuMemcpyDtoH_v2\" }\n"
+    "attributes #3 = { \"enzyme_math\"=\"cuMemFree_v2\" }\n";
+
+START_TEST(helpers_follow_the_calling_convention) {
+  tanjit_session *s = simulator_session(0);
+  tanjit_error *err = NULL;
+  char *ir = tanjit_emit_memory(s, fastcc_module, strlen(fastcc_module),
+                                "fastcc.ll", &err);
+  ck_assert_msg(ir, "emit: %s", err ? tanjit_error_message(err) : "?");
+  const char *rev = definition(ir, "@diffef(");
+  ck_assert_msg(rev, "no reverse function of f in:\n%s", ir);
+  const char *end = strstr(rev, "\n}\n");
+  ck_assert_ptr_nonnull(end);
+  int renamed = 0;
+  for (const char *c = strstr(rev, "call "); c && c < end;
+       c = strstr(c + 1, "call ")) {
+    const char *eol = strchr(c, '\n');
+    const char *q = strstr(c, "@\"ejlstr$");
+    if (!q || q > eol)
+      continue;
+    renamed++;
+    ck_assert_msg(strncmp(c, "call fastcc ", 12) == 0, "not fastcc: %.*s",
+                  (int)(eol - c), c);
+  }
+  /* the scratch read, the memset, the write back and the shadow's free */
+  ck_assert_int_ge(renamed, 4);
+  static const char *const decls[] = {
+      "declare fastcc i32 @\"ejlstr$cuMemsetD8_v2$libcuda.so.1\"",
+      "declare fastcc i32 @\"ejlstr$cuMemcpyDtoH_v2$libcuda.so.1\"",
+      "declare fastcc i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"",
+      "declare fastcc i32 @\"ejlstr$cuMemFree_v2$libcuda.so.1\"",
+  };
+  for (size_t i = 0; i < sizeof decls / sizeof *decls; i++)
+    ck_assert_msg(strstr(ir, decls[i]), "missing: %s", decls[i]);
+  tanjit_free(ir);
+  /* and it runs: f = x0^2 x1, grad (2 x0 x1, x0^2) added to dx */
+  ck_assert_msg(tanjit_load_memory(s, fastcc_module, strlen(fastcc_module),
+                                   "fastcc.ll", &err) == 0,
+                "load: %s", tanjit_error_message(err));
+  void (*g)(double *, double *) =
+      (void (*)(double *, double *))tanjit_lookup(s, "g", &err);
+  ck_assert_msg(g, "%s", err ? tanjit_error_message(err) : "?");
+  /* the session's own library: a context current in this thread */
+  void *h = driver_library();
+  CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
+  CUresult (*retain)(CUcontext *, CUdevice) =
+      (CUresult(*)(CUcontext *, CUdevice))dlsym(h, "cuDevicePrimaryCtxRetain");
+  CUresult (*set)(CUcontext) = (CUresult(*)(CUcontext))dlsym(h, "cuCtxSetCurrent");
+  CUcontext ctx;
+  ck_assert(init && retain && set);
+  ck_assert_int_eq(init(0), CUDA_SUCCESS);
+  ck_assert_int_eq(retain(&ctx, 0), CUDA_SUCCESS);
+  ck_assert_int_eq(set(ctx), CUDA_SUCCESS);
+  double x[2] = {1.5, -2.0}, dx[2] = {0.25, 0.5};
+  g(x, dx);
+  ck_assert_double_eq_tol(dx[0], 0.25 + 2 * 1.5 * -2.0, 1e-12);
+  ck_assert_double_eq_tol(dx[1], 0.5 + 1.5 * 1.5, 1e-12);
+  dlclose(h);
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* Without a current context a memory call fails, as on a GPU: a reverse
  * that ran its copies in no context would trap rather than compute
  * nothing. */
@@ -176,6 +277,7 @@ int main(void) {
   tcase_add_test(t, julia_module_gradient_O2);
   tcase_add_test(t, julia_module_gradient_O0);
   tcase_add_test(t, helpers_are_renamed_and_local);
+  tcase_add_test(t, helpers_follow_the_calling_convention);
   tcase_add_test(t, memory_calls_need_a_context);
   suite_add_tcase(suite, t);
   SRunner *r = srunner_create(suite);
