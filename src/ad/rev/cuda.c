@@ -189,8 +189,8 @@ static int transfer_kind(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
 
 /* Whether the call has every operand the row names. */
 static int has_operands(const ad_cuda_rule_data *d, LLVMValueRef call) {
-  const signed char ks[] = {d->dst, d->src, d->len, d->kind, d->stream,
-                            d->pitch};
+  const signed char ks[] = {d->dst,  d->src,    d->len,
+                            d->kind, d->stream, d->pitch};
   int need = -1;
   for (size_t i = 0; i < sizeof ks; i++)
     if (ks[i] > need)
@@ -278,10 +278,10 @@ static void trap_unless_success(ad_fn_ctx *fc, LLVMValueRef rc) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(fc->b));
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(c, fn, "cuda.failed");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "cuda.ok");
-  LLVMBuildCondBr(fc->b,
-                  LLVMBuildICmp(fc->b, LLVMIntEQ, rc,
-                                LLVMConstNull(LLVMTypeOf(rc)), ""),
-                  ok, bad);
+  LLVMBuildCondBr(
+      fc->b,
+      LLVMBuildICmp(fc->b, LLVMIntEQ, rc, LLVMConstNull(LLVMTypeOf(rc)), ""),
+      ok, bad);
   LLVMPositionBuilderAtEnd(fc->b, bad);
   unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
   LLVMBuildCall2(fc->b, LLVMIntrinsicGetType(c, trap, NULL, 0),
@@ -330,10 +330,10 @@ static void synchronize(const rev_site *s) {
   LLVMValueRef arg = s->stream;
   const char *name = s->d->api == AD_CUDA_DRIVER ? "cuStreamSynchronize"
                                                  : "cudaStreamSynchronize";
-  trap_unless_success(
-      s->fc, ad_cuda_call_helper(s->fc, s->call, name,
-                                 ad_cuda_status_type(s->fc, s->call), &st,
-                                 &arg, 1));
+  trap_unless_success(s->fc,
+                      ad_cuda_call_helper(s->fc, s->call, name,
+                                          ad_cuda_status_type(s->fc, s->call),
+                                          &st, &arg, 1));
 }
 
 /* A transfer of n bytes through the API: direction `kind` (HTOD, DTOH or
@@ -373,9 +373,8 @@ static int api_copy(const rev_site *s, int kind, LLVMValueRef dst,
     params[nargs] = LLVMTypeOf(s->stream);
     args[nargs++] = s->stream;
   }
-  LLVMValueRef rc = ad_cuda_call_helper(fc, s->call, name,
-                                        ad_cuda_status_type(fc, s->call),
-                                        params, args, nargs);
+  LLVMValueRef rc = ad_cuda_call_helper(
+      fc, s->call, name, ad_cuda_status_type(fc, s->call), params, args, nargs);
   if (!rc)
     return -1;
   trap_unless_success(fc, rc);
@@ -390,10 +389,9 @@ static int read_into(const rev_site *s, ad_cuda_space space, LLVMValueRef host,
     LLVMBuildMemCpy(fc->b, host, 1, ad_address_as(fc, at, ptr_type(fc)), 1, n);
     return 0;
   }
-  return api_copy(s,
-                  space == AD_CUDA_DEVICE ? AD_CUDA_KIND_DTOH
-                                          : AD_CUDA_KIND_DEFAULT,
-                  host, at, n);
+  return api_copy(
+      s, space == AD_CUDA_DEVICE ? AD_CUDA_KIND_DTOH : AD_CUDA_KIND_DEFAULT,
+      host, at, n);
 }
 
 /* the n bytes at `at` in `space` <- host */
@@ -404,10 +402,9 @@ static int write_from(const rev_site *s, ad_cuda_space space, LLVMValueRef at,
     LLVMBuildMemCpy(fc->b, ad_address_as(fc, at, ptr_type(fc)), 1, host, 1, n);
     return 0;
   }
-  return api_copy(s,
-                  space == AD_CUDA_DEVICE ? AD_CUDA_KIND_HTOD
-                                          : AD_CUDA_KIND_DEFAULT,
-                  at, host, n);
+  return api_copy(
+      s, space == AD_CUDA_DEVICE ? AD_CUDA_KIND_HTOD : AD_CUDA_KIND_DEFAULT, at,
+      host, n);
 }
 
 /* the n bytes at `at` in `space` <- 0; `zeros` a zeroed host buffer of n
@@ -444,8 +441,8 @@ static LLVMValueRef accumulate_fn(ad_module_ctx *mc, LLVMTypeRef t) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef params[3] = {ptr, ptr, i64};
-  fn = LLVMAddFunction(mc->mod, name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0));
+  fn = LLVMAddFunction(
+      mc->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMValueRef acc = LLVMGetParam(fn, 0), add = LLVMGetParam(fn, 1);
   LLVMValueRef n = LLVMGetParam(fn, 2);
@@ -479,14 +476,13 @@ static LLVMValueRef host_buffer(ad_fn_ctx *fc, LLVMValueRef n) {
   LLVMTypeRef params[2] = {i64, i64};
   LLVMValueRef args[2] = {n, LLVMConstInt(i64, 1, 0)};
   /* host memory from the C library, whatever library the call is from */
-  return ad_cuda_call_helper(fc, NULL, "calloc", ptr_type(fc), params, args,
-                             2);
+  return ad_cuda_call_helper(fc, NULL, "calloc", ptr_type(fc), params, args, 2);
 }
 
 static void free_host(ad_fn_ctx *fc, LLVMValueRef p) {
   LLVMTypeRef pt = ptr_type(fc);
-  ad_cuda_call_helper(fc, NULL, "free",
-                      LLVMVoidTypeInContext(fc->mc->llctx), &pt, &p, 1);
+  ad_cuda_call_helper(fc, NULL, "free", LLVMVoidTypeInContext(fc->mc->llctx),
+                      &pt, &p, 1);
 }
 
 static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
@@ -498,7 +494,11 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
   ad_fn_ctx *fc = &here;
   LLVMValueRef dst = operand(call, d->dst), src = operand(call, d->src);
   LLVMValueRef kind = operand(call, d->kind);
-  rev_site s = {fc, call, d, NULL, LLVMTypeOf(operand(call, d->len)),
+  rev_site s = {fc,
+                call,
+                d,
+                NULL,
+                LLVMTypeOf(operand(call, d->len)),
                 LLVMInt64TypeInContext(mc->llctx)};
   if (d->stream >= 0)
     s.stream = ad_rev_primal(r, operand(call, d->stream));
@@ -509,8 +509,7 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
   ad_cuda_space dspace = ad_cuda_space_of(d, kind, 0);
   ad_cuda_space sspace = ad_cuda_space_of(d, kind, 1);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMValueRef n = resize(
-      fc->b, ad_rev_primal(r, operand(call, d->len)), i64);
+  LLVMValueRef n = resize(fc->b, ad_rev_primal(r, operand(call, d->len)), i64);
   LLVMValueRef count = LLVMBuildUDiv(
       fc->b, n, LLVMConstInt(i64, LLVMABISizeOfType(mc->td, p->elem), 0), "");
   /* memory whose shadow is itself (inactive at run time) takes no part */
@@ -532,11 +531,12 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
     if (ad_shadow_may_equal_primal(&r->fc, src)) {
       LLVMContextRef c = mc->llctx;
       LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(fc->b));
-      LLVMBasicBlockRef add_bb = LLVMAppendBasicBlockInContext(c, fn, "cuda.add");
+      LLVMBasicBlockRef add_bb =
+          LLVMAppendBasicBlockInContext(c, fn, "cuda.add");
       after_src = LLVMAppendBasicBlockInContext(c, fn, "cuda.added");
-      LLVMValueRef same = LLVMBuildICmp(
-          fc->b, LLVMIntEQ, ad_address_as(fc, ss, i64),
-          ad_address_as(fc, ad_rev_primal(r, src), i64), "");
+      LLVMValueRef same =
+          LLVMBuildICmp(fc->b, LLVMIntEQ, ad_address_as(fc, ss, i64),
+                        ad_address_as(fc, ad_rev_primal(r, src), i64), "");
       LLVMBuildCondBr(fc->b, same, after_src, add_bb);
       LLVMPositionBuilderAtEnd(fc->b, add_bb);
     }
@@ -597,7 +597,8 @@ static int reverse_alloc(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
     return 0;
   LLVMContextRef c = r->mc->llctx;
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(here.b));
-  LLVMBasicBlockRef free_bb = LLVMAppendBasicBlockInContext(c, fn, "shadow.free");
+  LLVMBasicBlockRef free_bb =
+      LLVMAppendBasicBlockInContext(c, fn, "shadow.free");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, fn, "shadow.freed");
   LLVMBuildCondBr(here.b,
                   LLVMBuildICmp(here.b, LLVMIntEQ, shadow,
@@ -614,9 +615,10 @@ static int reverse_alloc(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
   else
     name = "cudaFree";
   LLVMTypeRef st = LLVMTypeOf(shadow);
-  trap_unless_success(&here, ad_cuda_call_helper(&here, call, name,
-                                                 ad_cuda_status_type(&here, call),
-                                                 &st, &shadow, 1));
+  trap_unless_success(&here,
+                      ad_cuda_call_helper(&here, call, name,
+                                          ad_cuda_status_type(&here, call), &st,
+                                          &shadow, 1));
   LLVMBuildBr(here.b, join);
   LLVMPositionBuilderAtEnd(here.b, join);
   return 0;

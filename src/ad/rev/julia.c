@@ -43,7 +43,8 @@ int ad_rev_julia_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
   LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
   LLVMValueRef size = ad_primal(fc, LLVMGetOperand(call, 1));
   if (LLVMGetTypeKind(LLVMTypeOf(size)) != LLVMIntegerTypeKind)
-    return ad_fail(r->mc, call, "julia.gc_alloc_obj: the size is not an integer");
+    return ad_fail(r->mc, call,
+                   "julia.gc_alloc_obj: the size is not an integer");
   LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0),
                           LLVMBuildZExtOrBitCast(fc->b, size, i64, "")};
   LLVMValueRef s = ad_rev_call_libc(r->mc, fc->b, "calloc", args, 2);

@@ -33,10 +33,10 @@
  *               free: a device free of an address twice is an error).
  *   memsets     the same bytes into the shadow (as for host memset).
  *
- * A CUdeviceptr is an integer: its shadow is a "shadow integer" (core/context.h);
- * the argument types in the table below tell type analysis
- * (analysis/type_transfer.c) these calls' integer pointers, so activity demands them
- * as it demands pointer arguments.  Helpers (memsets, synchronization) are
+ * A CUdeviceptr is an integer: its shadow is a "shadow integer"
+ * (core/context.h); the argument types in the table below tell type analysis
+ * (analysis/type_transfer.c) these calls' integer pointers, so activity demands
+ * them as it demands pointer arguments.  Helpers (memsets, synchronization) are
  * declared with ad_get_or_insert_helper next to the call, so they follow
  * its convention and rename; none carries `nocapture` (an integer cannot be
  * captured).  rules/cuda.h exports the rows' data and these helpers to
@@ -148,8 +148,8 @@ static int zero_through_host(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
   LLVMValueRef size_args[2] = {LLVMBuildZExtOrBitCast(fc->b, n, i64_t(fc), ""),
                                LLVMConstInt(i64_t(fc), 1, 0)};
   /* host memory from the C library, whatever library the call is from */
-  LLVMValueRef buf =
-      ad_cuda_call_helper(fc, NULL, "calloc", ptr_t(fc), size_params, size_args, 2);
+  LLVMValueRef buf = ad_cuda_call_helper(fc, NULL, "calloc", ptr_t(fc),
+                                         size_params, size_args, 2);
   if (!buf)
     return -1;
   unsigned ops[4] = {(unsigned)d->dst, (unsigned)d->src, (unsigned)d->len};
@@ -167,13 +167,14 @@ static int zero_through_host(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
     LLVMTypeRef sp = LLVMTypeOf(stream);
     LLVMValueRef sa = stream;
     const char *sync = d->api == AD_CUDA_DRIVER ? "cuStreamSynchronize"
-                                             : "cudaStreamSynchronize";
-    if (!ad_cuda_call_helper(fc, call, sync, ad_cuda_status_type(fc, call), &sp, &sa, 1))
+                                                : "cudaStreamSynchronize";
+    if (!ad_cuda_call_helper(fc, call, sync, ad_cuda_status_type(fc, call), &sp,
+                             &sa, 1))
       return -1;
   }
   LLVMTypeRef fp = ptr_t(fc);
-  return ad_cuda_call_helper(fc, NULL, "free", LLVMVoidTypeInContext(fc->mc->llctx),
-                     &fp, &buf, 1)
+  return ad_cuda_call_helper(fc, NULL, "free",
+                             LLVMVoidTypeInContext(fc->mc->llctx), &fp, &buf, 1)
              ? 0
              : -1;
 }
@@ -232,10 +233,12 @@ static int cuda_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
     if (stream) {
       LLVMTypeRef sp = LLVMTypeOf(stream);
       LLVMValueRef sa = stream;
-      const char *sync = site->d->api == AD_CUDA_DRIVER ? "cuStreamSynchronize"
-                                                     : "cudaStreamSynchronize";
-      if (!ad_cuda_call_helper(fc, site->call, sync, ad_cuda_status_type(fc, site->call), &sp,
-                       &sa, 1))
+      const char *sync = site->d->api == AD_CUDA_DRIVER
+                             ? "cuStreamSynchronize"
+                             : "cudaStreamSynchronize";
+      if (!ad_cuda_call_helper(fc, site->call, sync,
+                               ad_cuda_status_type(fc, site->call), &sp, &sa,
+                               1))
         return -1;
     }
     LLVMBuildMemSet(fc->b, ad_address_as(fc, dst, ptr_t(fc)),
@@ -265,8 +268,9 @@ static LLVMValueRef operand(LLVMValueRef call, signed char k) {
  * (The primal allocation is then the program's to free, as after any
  * allocation it believes failed: it leaks unless the program frees it.)
  */
-static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef call,
-                      LLVMValueRef clone, LLVMValueRef *made) {
+static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                      LLVMValueRef call, LLVMValueRef clone,
+                      LLVMValueRef *made) {
   LLVMValueRef slot_shadow = ad_shadow_or_null(fc, operand(call, d->dst));
   if (made)
     *made = NULL;
@@ -290,7 +294,8 @@ static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef ca
   /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
    * a plain pointer, zeroed with an LLVM memset */
   int host = d->dest == AD_CUDA_HOST;
-  LLVMTypeRef device_ptr = d->api == AD_CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
+  LLVMTypeRef device_ptr =
+      d->api == AD_CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
   LLVMTypeRef st = LLVMTypeOf(clone);
   int has_status = LLVMGetTypeKind(st) == LLVMIntegerTypeKind;
   LLVMContextRef c = fc->mc->llctx;
@@ -363,8 +368,7 @@ static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef ca
     }
     if (host)
       LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), bytes, 1);
-    else if (!ad_cuda_zero_device(fc, d, call, stream_of(d, clone), dev,
-                                  bytes))
+    else if (!ad_cuda_zero_device(fc, d, call, stream_of(d, clone), dev, bytes))
       return -1;
     got = dev;
     if (has_status) {
@@ -421,8 +425,8 @@ static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef ca
   return 0;
 }
 
-static int emit_free(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef call,
-                     LLVMValueRef clone) {
+static int emit_free(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                     LLVMValueRef call, LLVMValueRef clone) {
   LLVMValueRef p = operand(call, d->dst);
   LLVMValueRef sp = ad_shadow_or_null(fc, p);
   if (!sp)
@@ -446,8 +450,8 @@ static int emit_free(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef cal
   return 0;
 }
 
-static int emit_set(ad_fn_ctx *fc, const ad_cuda_rule_data *d, LLVMValueRef call,
-                    LLVMValueRef clone) {
+static int emit_set(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                    LLVMValueRef call, LLVMValueRef clone) {
   LLVMValueRef sd = ad_shadow_or_null(fc, operand(call, d->dst));
   if (!sd)
     return 0;
@@ -519,59 +523,49 @@ static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
 
 static const ad_cuda_rule_data d_htod = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_HOST,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_htod_async = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_HOST,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
 static const ad_cuda_rule_data d_dtoh = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .source = AD_CUDA_DEVICE,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_dtoh_async = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .source = AD_CUDA_DEVICE,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
 static const ad_cuda_rule_data d_dtod = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_DEVICE,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_dtod_async = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_DEVICE,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
 static const ad_cuda_rule_data d_unified = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_UNIFIED, .source = AD_CUDA_UNIFIED,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_unified_async = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_UNIFIED, .source = AD_CUDA_UNIFIED,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
 static const ad_cuda_rule_data d_rt_copy = {
     .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_BY_KIND, .source = AD_CUDA_BY_KIND,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = 3, .stream = -1, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = 3, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_rt_copy_async = {
     .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_BY_KIND, .source = AD_CUDA_BY_KIND,
-    .dst = 0, .src = 1, .len = 2,
-    .kind = 3, .stream = 4, .pitch = -1};
+    .dst = 0, .src = 1, .len = 2, .kind = 3, .stream = 4, .pitch = -1};
 static const ad_cuda_rule_data d_cu_alloc = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_cu_alloc_async = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = 2, .pitch = -1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = 2, .pitch = -1};
 static const ad_cuda_rule_data d_rt_alloc = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_cu_alloc_pitch = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 3,
-    .kind = -1, .stream = -1, .pitch = 1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 3, .kind = -1, .stream = -1, .pitch = 1};
 static const ad_cuda_rule_data d_rt_alloc_pitch = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 3,
-    .kind = -1, .stream = -1, .pitch = 1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 3, .kind = -1, .stream = -1, .pitch = 1};
 static const ad_cuda_rule_data d_cu_alloc_host = {
     .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .dst = 0, .src = -1, .len = 1,
     .kind = -1, .stream = -1, .pitch = -1};
@@ -579,26 +573,26 @@ static const ad_cuda_rule_data d_rt_alloc_host = {
     .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_HOST, .dst = 0, .src = -1, .len = 1,
     .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_rt_alloc_async = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = 2, .pitch = -1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = 2, .pitch = -1};
 static const ad_cuda_rule_data d_cu_free = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_cu_free_async = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = 1, .pitch = -1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = 1, .pitch = -1};
 static const ad_cuda_rule_data d_rt_free = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_rt_free_async = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = 1, .pitch = -1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = 1, .pitch = -1};
 static const ad_cuda_rule_data d_cu_set = {
-    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 static const ad_cuda_rule_data d_rt_set = {
-    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 
 /* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
  *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */

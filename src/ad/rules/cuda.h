@@ -46,8 +46,13 @@ typedef struct ad_cuda_rule_data {
 } ad_cuda_rule_data;
 
 /* cudaMemcpyKind values (cuda_runtime_api.h). */
-enum { AD_CUDA_KIND_HTOH = 0, AD_CUDA_KIND_HTOD = 1, AD_CUDA_KIND_DTOH = 2,
-       AD_CUDA_KIND_DTOD = 3, AD_CUDA_KIND_DEFAULT = 4 };
+enum {
+  AD_CUDA_KIND_HTOH = 0,
+  AD_CUDA_KIND_HTOD = 1,
+  AD_CUDA_KIND_DTOH = 2,
+  AD_CUDA_KIND_DTOD = 3,
+  AD_CUDA_KIND_DEFAULT = 4
+};
 
 /* The row's data when `rule` is a row of the CUDA family (*op what it
  * does), else NULL. */
