@@ -1,7 +1,8 @@
 /* queue.c: async work deferred until a synchronization, when the
  * environment asks for it (CUDASIM_DEFER_ASYNC=1; read once, at the first
  * async call).  Without it, async work runs at once (an allowed schedule:
- * an async call may complete before it returns).  With it, an async copy
+ * an async call may complete before it returns); cudasim_set_defer_async
+ * (cudasim.h) overrides it.  With it, an async copy
  * or memset is validated and counted when called, and its bytes move only
  * when something waits for its stream: cuStreamSynchronize or cuStreamQuery
  * of that stream, cuStreamDestroy, cuCtxSynchronize, or any synchronous
@@ -106,6 +107,15 @@ void cusim_wait_all(void)
     for (size_t i = 0; i < work_count; i++)
         run(&work[i]);
     work_count = 0;
+}
+
+void cudasim_set_defer_async(int on)
+{
+    cusim_lock();
+    if (!on)
+        cusim_wait_all();
+    defer_mode = on != 0;
+    cusim_unlock();
 }
 
 void cusim_queue_clear(void)

@@ -167,12 +167,11 @@ START_TEST(threads_share_state_safely)
 }
 END_TEST
 
-/* CUDASIM_DEFER_ASYNC=1: async work waits on its stream until something
- * waits for it (read at the first async call; Check runs each test in a
- * fresh child, so setting it here is seen). */
+/* Deferred (CUDASIM_DEFER_ASYNC=1, here cudasim_set_defer_async): async
+ * work waits on its stream until something waits for it. */
 START_TEST(deferred_async_work_waits_for_synchronization)
 {
-    ck_assert_int_eq(setenv("CUDASIM_DEFER_ASYNC", "1", 1), 0);
+    cudasim_set_defer_async(1);
     double in[4] = {1, 2, 3, 4}, out[4] = {0};
     CUdeviceptr d;
     CUstream s;
@@ -194,6 +193,7 @@ START_TEST(deferred_async_work_waits_for_synchronization)
     CK_CU(cuStreamDestroy(s));
     ck_assert(out[2] == 3);
     CK_CU(cuMemFree(d));
+    cudasim_set_defer_async(0);
 }
 END_TEST
 
