@@ -530,6 +530,61 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
   return fn;
 }
 
+static int has_sret_param(LLVMValueRef fn) {
+  return LLVMGetEnumAttributeAtIndex(
+             fn, 1, LLVMGetEnumAttributeKindForName("sret", 4)) != NULL;
+}
+
+/*
+ * A request through an sret pointer for a function that itself returns
+ * through one (C++ returning a std::vector, as Enzyme's <enzyme/enzyme>
+ * writes `enzyme::autodiff<enzyme::Forward>` for it): the function's result
+ * pointer is not among the request's arguments.  As Enzyme does, the
+ * request's result memory holds the primal (with enzyme_primal_return)
+ * followed by one shadow per lane, each laid out as the function's result;
+ * without enzyme_primal_return the primal goes to a slot of the caller's
+ * frame.  Fills parameter 0's argument, shadows and activity.
+ */
+static int result_through_sret(request *r, LLVMBuilderRef b,
+                               LLVMValueRef *args, unsigned char *act,
+                               unsigned *k) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  LLVMTypeRef ty = LLVMGetTypeAttributeValue(
+      LLVMGetEnumAttributeAtIndex(r->fn, 1, kind));
+  LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(r->call, 1, kind);
+  LLVMTypeRef room = at ? LLVMGetTypeAttributeValue(at) : NULL;
+  int dup = !r->const_return && ad_type_default_activity(ty) != AD_ARG_CONST;
+  unsigned count = (dup ? r->width : 0) + (r->primal_return ? 1 : 0);
+  unsigned long long each = LLVMABISizeOfType(r->mc->td, ty);
+  unsigned long long have = room ? LLVMABISizeOfType(r->mc->td, room) : 0;
+  if (!room || have < count * each) {
+    char *t = type_text(ty);
+    int rc = ad_fail(r->mc, r->call,
+                     "__enzyme_fwddiff of %s: the request's result (%llu "
+                     "bytes) cannot hold %u results of type %s (%llu bytes "
+                     "each: %s%u tangent%s)",
+                     ad_value_name(r->fn), have, count, t ? t : "?", each,
+                     r->primal_return ? "the primal and " : "",
+                     dup ? r->width : 0, dup && r->width == 1 ? "" : "s");
+    free(t);
+    return rc;
+  }
+  LLVMValueRef primal = r->primal_return ? r->sret
+                                         : entry_alloca(r, ty, "fwddiff.primal");
+  args[(*k)++] = primal;
+  act[0] = (unsigned char)(dup ? AD_ARG_DUP : AD_ARG_CONST);
+  if (!dup)
+    return 0;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+  LLVMValueRef lanes[AD_MAX_WIDTH];
+  for (unsigned w = 0; w < r->width; w++) {
+    LLVMValueRef index = LLVMConstInt(i64, w + (r->primal_return ? 1 : 0), 0);
+    lanes[w] = LLVMBuildGEP2(b, ty, r->sret, &index, 1, "fwddiff.shadow");
+  }
+  args[(*k)++] = ad_pack_lanes(b, LLVMTypeOf(primal), r->width, lanes);
+  return 0;
+}
+
 static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call);
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
@@ -591,8 +646,12 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
 
   unsigned args_end, shadow_at;
   find_interleave(&r, &args_end, &shadow_at);
-  unsigned i = r.first, k = 0;
-  for (unsigned p = 0; p < np && rc == 0; p++) {
+  unsigned i = r.first, k = 0, p0 = 0;
+  if (r.sret && np > 0 && has_sret_param(r.fn)) {
+    rc = result_through_sret(&r, b, args, act, &k);
+    p0 = 1;
+  }
+  for (unsigned p = p0; p < np && rc == 0; p++) {
     marker m = MARK_NONE;
     /* skip request-wide markers, read at most one activity marker */
     while (i < args_end) {
