@@ -585,6 +585,27 @@ static int result_through_sret(request *r, LLVMBuilderRef b,
   return 0;
 }
 
+/* {primal, adjoint of each enzyme_out argument...}: a reverse request's
+ * result with enzyme_primal_return, as Enzyme returns it (its C++ header
+ * reads the primal first). */
+static LLVMValueRef with_primal_first(ad_module_ctx *mc, LLVMBuilderRef b,
+                                      LLVMValueRef primal, LLVMValueRef outs,
+                                      unsigned nouts) {
+  LLVMTypeRef types[1 + 64];
+  if (nouts > 64)
+    return NULL;
+  types[0] = LLVMTypeOf(primal);
+  for (unsigned i = 0; i < nouts; i++)
+    types[1 + i] = LLVMStructGetTypeAtIndex(LLVMTypeOf(outs), i);
+  LLVMValueRef agg =
+      LLVMGetPoison(LLVMStructTypeInContext(mc->llctx, types, 1 + nouts, 0));
+  agg = LLVMBuildInsertValue(b, agg, primal, 0, "");
+  for (unsigned i = 0; i < nouts; i++)
+    agg = LLVMBuildInsertValue(b, agg, LLVMBuildExtractValue(b, outs, i, ""),
+                               1 + i, "");
+  return agg;
+}
+
 static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call);
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
@@ -887,11 +908,15 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
                         "%s of %s: enzyme_width %u (vector reverse mode) is "
                         "not supported",
                         who, ad_value_name(r.fn), r.width);
-  if (r.primal_return)
-    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_primal_return is not supported in "
-                        "reverse mode",
-                        who, ad_value_name(r.fn));
+  /* enzyme_primal_return (enzyme::ReverseWithPrimal in Enzyme's C++
+   * header): the result is {primal, adjoints...} */
+  if (r.primal_return &&
+      LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(r.fn))) ==
+          LLVMVoidTypeKind)
+    return ad_fail(mc, call,
+                   "%s of %s: enzyme_primal_return, but the function returns "
+                   "nothing",
+                   who, ad_value_name(r.fn));
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
   unsigned np = LLVMCountParamTypes(ft);
@@ -1051,13 +1076,22 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
   LLVMPositionBuilderBefore(b, call);
   ad_emit_shadow_reset(mc, b);
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-  LLVMValueRef res = ad_rev_emit_gradient(
-      mc, b, holder, &pair, args, k, sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
+  LLVMValueRef primal = NULL;
+  LLVMValueRef res = ad_rev_emit_gradient_primal(
+      mc, b, holder, &pair, args, k, sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+      r.primal_return ? &primal : NULL);
   if (mc->diag.failed) {
     rc = -1;
     goto out;
   }
   LLVMValueRef v = res && nouts == 1 ? LLVMBuildExtractValue(b, res, 0, "") : res;
+  if (primal && !(v = with_primal_first(mc, b, primal, res, nouts))) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_primal_return with %u enzyme_out "
+                      "arguments (at most 64)",
+                      who, ad_value_name(r.fn), nouts);
+    goto out;
+  }
   LLVMTypeRef want = LLVMTypeOf(call);
   if (r.sret && v) {
     LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(
