@@ -92,7 +92,10 @@ enum { MAX_ROLES = 14, MAX_TERMS = 3, MAX_ARGS = 24 };
 
 /* One term of an update of the output: the routine `callee` called with
  * `input` replaced by its shadow (for the rank-2k form of syrk, A kept and
- * B := dA, LDB := LDA).  Terms after the first add (beta = 1). */
+ * B := dA, LDB := LDA).  Terms after the first add (beta = 1).  A row
+ * lists its terms, and tangents come before or after the primal call, in
+ * the order Enzyme emits them: its ForwardMode/blas.cpp compares call
+ * traces. */
 typedef struct blas_term {
   unsigned char input;  /* blas_role; R_END ends the list */
   unsigned char callee; /* blas_routine_id */
@@ -131,6 +134,8 @@ struct blas_call {
 static int tangent_update(blas_call *bc);
 static int update_lane(blas_call *bc, unsigned lane);
 static int tangent_dot(blas_call *bc);
+static int dot_lanes(blas_call *bc);
+static int nrm2_lanes(blas_call *bc);
 static int tangent_nrm2(blas_call *bc);
 static int tangent_scal(blas_call *bc);
 static int scal_lane(blas_call *bc, unsigned lane, int dalpha);
@@ -160,7 +165,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_BETA, R_Y, R_INCY),
                  .cblas_layout = 1, .output = R_Y, .beta_form = BETA_VECTOR,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_GEMV, 0}, {R_X, RT_GEMV, 0},
+                 .terms = {{R_X, RT_GEMV, 0}, {R_A, RT_GEMV, 0},
                            {R_ALPHA, RT_GEMV, 0}},
                  .math = "dy = alpha (dA x + A dx) + dalpha A x + beta dy "
                          "+ dbeta y"},
@@ -169,7 +174,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_Y, R_INCY),
                  .cblas_layout = 1, .output = R_Y, .beta_form = BETA_VECTOR,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_SYMV, 0}, {R_X, RT_SYMV, 0},
+                 .terms = {{R_X, RT_SYMV, 0}, {R_A, RT_SYMV, 0},
                            {R_ALPHA, RT_SYMV, 0}},
                  .math = "dy = alpha (dA x + A dx) + dalpha A x + beta dy "
                          "+ dbeta y (A, dA symmetric)"},
@@ -178,7 +183,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_B, R_LDB, R_BETA, R_C, R_LDC),
                  .cblas_layout = 1, .output = R_C, .beta_form = BETA_MATRIX,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_GEMM, 0}, {R_B, RT_GEMM, 0},
+                 .terms = {{R_B, RT_GEMM, 0}, {R_A, RT_GEMM, 0},
                            {R_ALPHA, RT_GEMM, 0}},
                  .math = "dC = alpha (dA B + A dB) + dalpha A B + beta dC "
                          "+ dbeta C"},
@@ -784,6 +789,24 @@ static int update_lane(blas_call *bc, unsigned lane) {
     if (!emit_routine(bc, (blas_routine_id)t->callee, ops))
       return -1;
   }
+  if (pending_beta && rt->beta_form == BETA_TRIANGLE && !fortran(bc) &&
+      LLVMGetNamedFunction(fc->mc->mod, blas_names[RT_LASCL][bc->iface][bc->prec])) {
+    /* dC := beta dC on the triangle alone: where the program's BLAS has
+     * a C-interface lascl (Enzyme's does, and scales with it), by lascl;
+     * CBLAS proper has none, so elsewhere by the routine with alpha 0 */
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_UPLO] = prim(bc, R_UPLO);
+    ops[R_KL] = ops[R_KU] = int_constant(bc, 0);
+    ops[R_CFROM] = real_constant(bc, 1.0);
+    ops[R_CTO] = prim(bc, R_BETA);
+    ops[R_M] = ops[R_N] = size_operand(bc, R_N, same_out);
+    ops[R_A] = dout;
+    ops[R_LDA] = prim(bc, R_LDC);
+    ops[R_INFO] = LLVMConstNull(bc->intty);
+    if (!emit_routine(bc, RT_LASCL, ops))
+      return -1;
+    pending_beta = 0;
+  }
   if (pending_beta) {
     LLVMValueRef ops[R_COUNT];
     primal_operands(bc, ops);
@@ -799,11 +822,20 @@ static int update_lane(blas_call *bc, unsigned lane) {
   return 0;
 }
 
-/* dot: dr = dot(dx, y) + dot(x, dy). */
+/* dot: dr = dot(dx, y) + dot(x, dy), before the primal. */
 static int tangent_dot(blas_call *bc) {
   ad_fn_ctx *fc = bc->fc;
   if (!ad_is_active(fc, bc->call))
     return 0;
+  if (take_out_clone(bc) != 0)
+    return -1;
+  int rc = dot_lanes(bc);
+  put_back_clone(bc);
+  return rc;
+}
+
+static int dot_lanes(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef sum = NULL;
@@ -825,11 +857,22 @@ static int tangent_dot(blas_call *bc) {
 }
 
 /* nrm2: r = |x|, dr = dot(x, dx) / r; 0 where r = 0 (|x| has no
- * derivative at 0; 0 is its least subgradient). */
+ * derivative at 0; 0 is its least subgradient).  As Enzyme does, before
+ * the primal, with r from a call of its own (the trace its test expects;
+ * one more O(n) call). */
 static int tangent_nrm2(blas_call *bc) {
   ad_fn_ctx *fc = bc->fc;
   if (!ad_is_active(fc, bc->call))
     return 0;
+  if (take_out_clone(bc) != 0)
+    return -1;
+  int rc = nrm2_lanes(bc);
+  put_back_clone(bc);
+  return rc;
+}
+
+static int nrm2_lanes(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
   LLVMTypeRef t = LLVMTypeOf(bc->call);
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
@@ -846,10 +889,16 @@ static int tangent_nrm2(blas_call *bc) {
     if (!d)
       return -1;
     d = coerce(bc, d, t);
-    LLVMValueRef zero = LLVMBuildFCmp(fc->b, LLVMRealOEQ, bc->clone,
+    LLVMValueRef nops[R_COUNT];
+    primal_operands(bc, nops);
+    LLVMValueRef r = emit_routine(bc, RT_NRM2, nops);
+    if (!r)
+      return -1;
+    r = coerce(bc, r, t);
+    LLVMValueRef zero = LLVMBuildFCmp(fc->b, LLVMRealOEQ, r,
                                       LLVMConstNull(t), "");
     lanes[lane] = LLVMBuildSelect(fc->b, zero, LLVMConstNull(t),
-                                  LLVMBuildFDiv(fc->b, d, bc->clone, ""),
+                                  LLVMBuildFDiv(fc->b, d, r, ""),
                                   "blas.dnrm2");
   }
   ad_set_shadow(fc, bc->call, ad_pack(fc, t, lanes));
