@@ -73,6 +73,14 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
                                   LLVMValueRef holder, const ad_rev_pair *p,
                                   LLVMValueRef *args, unsigned nargs,
                                   LLVMValueRef seed);
+/* The same, with *primal set to aug's result (the primal result, for
+ * enzyme_primal_return). */
+LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef holder,
+                                         const ad_rev_pair *p,
+                                         LLVMValueRef *args, unsigned nargs,
+                                         LLVMValueRef seed,
+                                         LLVMValueRef *primal);
 
 /* ---- folder internals ---- */
 
