@@ -6,7 +6,8 @@ tests/meson.build points every suite's `clang` at a copy of this script
 compiled to IR (`-S -emit-llvm ... -o OUT`) is compiled once per source,
 flags and clang, whichever build directory asks: the ASan and TSan builds
 take the LLVM 19 build's IR instead of compiling it again.  Anything else
-(native compiles, preprocessing) runs the real clang as is.
+(native compiles, preprocessing, a source in the temporary folder, such as
+the random test's generated programs) runs the real clang as is.
 
 An entry is found by a key over what decides the output besides the files
 read: the clang binary (path, size, modification time), the arguments but
@@ -48,6 +49,17 @@ def output_path(args):
         return None
     k = args.index("-o")
     return args[k + 1] if k + 1 < len(args) else None
+
+
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".ll", ".bc")
+
+
+def in_temporary_folder(args):
+    """Whether an input lies in the temporary folder (the random test's
+    generated programs): its path, part of the key, is never seen again."""
+    tmp = os.path.realpath(os.environ.get("TMPDIR") or "/tmp") + os.sep
+    return any(a.endswith(SOURCE_SUFFIXES) and
+               os.path.realpath(a).startswith(tmp) for a in args)
 
 
 def cpu_fingerprint():
@@ -136,7 +148,7 @@ def atomic_write(path, data):
 def main():
     clang, cache, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     out = output_path(args)
-    if out is None or not cache:
+    if out is None or not cache or in_temporary_folder(args):
         run_clang(clang, args)
     key = key_of(clang, args)
     entry = os.path.join(cache, key[:2], key)
