@@ -274,11 +274,15 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
       return -1;
     return aug_store(r, inst, c);
   case LLVMAtomicRMW:
+    if (ad_rev_atomic_is_linear(inst) && ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
+      return ad_clone(fc, inst) ? 0 : -1; /* its reverse: adjoint.c */
+    /* fall through */
   case LLVMAtomicCmpXchg:
     if (ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)) ||
         ad_is_active(fc, inst))
       return fail_inst(r, inst, "atomic read-modify-write of active memory "
-                                "is not supported");
+                                "other than a float fadd/fsub is not "
+                                "supported");
     return ad_clone(fc, inst) ? 0 : -1;
   case LLVMInvoke:
     return fail_inst(r, inst,
