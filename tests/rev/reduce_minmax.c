@@ -1,7 +1,9 @@
 /* Vector reductions (llvm.vector.reduce.fmax/fmin from clang's
- * __builtin_reduce_max/min) and fmax/fmin, with their ties: the adjoint
- * goes to the first lane (argument) equal to the result, as forward mode
- * takes that one's tangent. */
+ * __builtin_reduce_max/min) and fmax/fmin, with their ties: a reduction
+ * gives the adjoint to the first lane equal to the result (the lane whose
+ * tangent forward mode takes); fmax(x, y) and fmin(x, y) decide by x < y,
+ * Enzyme's rule for llvm.maxnum/minnum, so a tie goes to x for fmax and
+ * to y for fmin. */
 #include "rev_check.h"
 typedef double v4 __attribute__((ext_vector_type(4)));
 static double reduce_minmax(double *x, int n) {
@@ -13,7 +15,8 @@ static double reduce_minmax(double *x, int n) {
 }
 static double ties(double *x) {
   v4 a = {x[0], x[1], x[2], x[3]};
-  return __builtin_reduce_max(a) + 2 * fmax(x[1], x[2]) + 4 * fmin(x[3], x[3] * 1.0);
+  return __builtin_reduce_max(a) + 2 * fmax(x[1], x[2]) +
+         4 * fmin(x[3], x[3] * 1.0) + 8 * fmin(x[0], x[3]);
 }
 RC_ARRAY_RUN(run_minmax, reduce_minmax, 4)
 int main(void) {
@@ -27,12 +30,13 @@ int main(void) {
     got[i] = dx[i];
   rc_check("reduce_minmax", run_minmax, p, got, 4);
   /* ties: x1 = x2 = 1.5 is the maximum of the lanes (lane 1 first) and
-   * the tie of fmax (argument 0, x1, chosen); x3 ties with itself */
-  double t[4] = {0.5, 1.5, 1.5, 0.25}, dt[4] = {0, 0, 0, 0};
+   * the tie of fmax (argument 0, x1, chosen); x3 ties with itself, and
+   * with x0 in fmin (argument 1, x3, chosen) */
+  double t[4] = {0.5, 1.5, 1.5, 0.5}, dt[4] = {0, 0, 0, 0};
   __enzyme_autodiff((void *)ties, enzyme_dup, t, dt);
   rc_expect("tie lane 0", dt[0], 0, 0);
   rc_expect("tie lane 1", dt[1], 1 + 2, 0);
   rc_expect("tie lane 2", dt[2], 0, 0);
-  rc_expect("tie lane 3", dt[3], 4, 0);
+  rc_expect("tie lane 3", dt[3], 4 + 8, 0);
   return rc_result();
 }

@@ -535,7 +535,8 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   if (LLVMGetInstructionOpcode(term) == LLVMRet && LLVMGetNumOperands(term) &&
       r->dret)
     ad_rev_accumulate(r, LLVMGetOperand(term, 0), r->dret, NULL);
-  int rc = 0;
+  /* an invoke is its block's terminator and its call (exceptions.c) */
+  int rc = LLVMIsAInvokeInst(term) ? ad_rev_reverse_call(r, term) : 0;
   for (LLVMValueRef i = LLVMGetPreviousInstruction(term);
        i && !LLVMIsAPHINode(i) && rc == 0; i = LLVMGetPreviousInstruction(i)) {
     rc = LLVMIsACallInst(i) ? ad_rev_reverse_call(r, i)
@@ -586,8 +587,10 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
   int rc = 0;
   for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
-    if (LLVMGetInstructionOpcode(term) == LLVMUnreachable) {
-      /* never finishes: nothing to reverse, nothing pushed */
+    if (LLVMGetInstructionOpcode(term) == LLVMUnreachable ||
+        LLVMGetInstructionOpcode(term) == LLVMResume) {
+      /* never finishes (or unwinds out: no reverse runs): nothing to
+       * reverse, nothing pushed */
       continue;
     }
     rc = reverse_block(r, r->rpo[i], i);

@@ -285,9 +285,9 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
                                 "supported");
     return ad_clone(fc, inst) ? 0 : -1;
   case LLVMInvoke:
-    return fail_inst(r, inst,
-                     "invoke (C++ exception handling) is not supported; "
-                     "compile with -fno-exceptions");
+    return ad_rev_aug_invoke(r, inst); /* exceptions.c */
+  case LLVMLandingPad:
+    return ad_clone(fc, inst) ? 0 : -1; /* what it delivers is inactive */
   default:
     if (!ad_is_active(fc, inst)) {
       int any = 0;

@@ -20,6 +20,7 @@
  *   complex.c  <complex.h> functions and the complex product/quotient
  *              helpers, read backwards from rules/complex.c's rows
  *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
+ *   exceptions.c  invoke (the normal path, like a call), landing pads
  */
 #ifndef TANJIT_AD_REV_REV_H
 #define TANJIT_AD_REV_REV_H
@@ -148,6 +149,12 @@ int ad_rev_build_aug(ad_rev_fn *r);
 void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other);
 /* Whether primal v has an adjoint: active, with float leaves. */
 int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v);
+
+/* ---- exceptions.c ---- */
+/* The aug of invoke `inv` (the builder at its block's end): the call's
+ * work, made to unwind to the landing pad's aug block, then a branch to
+ * the normal destination.  0 or -1. */
+int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv);
 
 /* ---- adjoint.c ---- */
 int ad_rev_build_reverse(ad_rev_fn *r);
