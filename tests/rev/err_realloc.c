@@ -1,16 +1,18 @@
-/* realloc of a block the caller passed in: its shadow is the caller's. */
+/* realloc of a block the caller passed in (a growable buffer in the
+ * caller's struct): its shadow is the caller's memory. */
 #include <stdlib.h>
 double __enzyme_autodiff(void *, ...);
-static double f(double *x, int n) {
-  x[0] *= 2;
-  double *t = realloc(x, n * sizeof *t);
-  for (int i = 1; i < n; i++)
-    t[i] = t[0] * t[i - 1];
-  return t[n - 1];
+struct buf {
+  double *p;
+  int n;
+};
+static double f(struct buf *b, double x) {
+  b->p = realloc(b->p, (size_t)(b->n + 1) * sizeof *b->p);
+  b->p[b->n] = x * x;
+  return b->p[b->n++] * x;
 }
 int main(void) {
-  double *x = calloc(3, sizeof *x), *d = calloc(3, sizeof *d);
-  x[0] = 1;
-  __enzyme_autodiff((void *)f, x, d, 3);
-  return d[0] != 6;
+  struct buf b = {calloc(1, sizeof(double)), 1}, db = {calloc(1, sizeof(double)), 1};
+  __enzyme_autodiff((void *)f, &b, &db, 3.0);
+  return 0;
 }

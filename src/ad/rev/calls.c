@@ -135,12 +135,12 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   unsigned np = LLVMCountParams(fn);
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
     return ad_rev_fail_call(r, call,
-                     "a call to variadic function %s with active arguments "
-                     "is not supported",
-                     ad_value_name(fn));
+                            "a call to variadic function %s with active arguments "
+                            "is not supported",
+                            ad_value_name(fn));
   if (LLVMGetNumArgOperands(call) != np)
     return ad_rev_fail_call(r, call, "a call to %s with a mismatched argument count",
-                     ad_value_name(fn));
+                            ad_value_name(fn));
   p->np = np;
   p->act = tj_calloc(np ? np : 1, 1);
   if (!p->act)
@@ -154,23 +154,23 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
     ad_rev_leaves(LLVMTypeOf(a), &f, &o);
     if (f && o)
       return ad_rev_fail_call(r, call,
-                       "an argument of %s that mixes floats and pointers in "
-                       "one value is not supported",
-                       ad_value_name(fn));
+                              "an argument of %s that mixes floats and pointers in "
+                              "one value is not supported",
+                              ad_value_name(fn));
     if (o && LLVMGetEnumAttributeAtIndex(fn, k + 1, byval))
       return ad_rev_fail_call(r, call,
-                       "an active by-value (byval) argument of %s is not "
-                       "supported",
-                       ad_value_name(fn));
+                              "an active by-value (byval) argument of %s is not "
+                              "supported",
+                              ad_value_name(fn));
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
   int f = 0, o = 0;
   ad_rev_leaves(LLVMTypeOf(call), &f, &o);
   if (ad_is_active(fc, call) && f && o)
     return ad_rev_fail_call(r, call,
-                     "a result of %s that mixes floats and pointers is not "
-                     "supported",
-                     ad_value_name(fn));
+                            "a result of %s that mixes floats and pointers is not "
+                            "supported",
+                            ad_value_name(fn));
   ad_rev_sig sig = {fn, np, p->act, 0, 0};
   sig.ret_adjoint = (unsigned char)(ad_is_active(fc, call) && f);
   sig.ret_shadow = (unsigned char)(ad_is_active(fc, call) && o);
@@ -344,10 +344,10 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
   }
   if (fn && (ad_rev_is_generated(mc, fn)) && ad_rev_any_active(r, call))
     return ad_rev_fail_call(r, call,
-                     "a gradient inside a function differentiated in reverse "
-                     "mode (reverse over reverse, through %s) is not "
-                     "supported",
-                     ad_value_name(fn));
+                            "a gradient inside a function differentiated in reverse "
+                            "mode (reverse over reverse, through %s) is not "
+                            "supported",
+                            ad_value_name(fn));
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);
@@ -381,21 +381,21 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
     return aug_callee(r, call, fn);
   if (fn && ad_is_request_function(fn))
     return ad_rev_fail_call(r, call,
-                     "a derivative request (%s) with active arguments inside "
-                     "a function being differentiated in reverse mode is "
-                     "not supported",
-                     ad_value_name(fn));
+                            "a derivative request (%s) with active arguments inside "
+                            "a function being differentiated in reverse mode is "
+                            "not supported",
+                            ad_value_name(fn));
   if (fn) {
     char buf[256];
     const char *rn = ad_call_rule_name(mc->engine, call, buf, sizeof buf);
     return ad_rev_fail_call(r, call,
-                     "no reverse-mode derivative for a call to %s (no rule "
-                     "and no body)",
-                     rn ? rn : ad_value_name(fn));
+                            "no reverse-mode derivative for a call to %s (no rule "
+                            "and no body)",
+                            rn ? rn : ad_value_name(fn));
   }
   if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
     return ad_rev_fail_call(r, call, "%s with active operands is not supported",
-                     "inline assembly");
+                            "inline assembly");
   return aug_indirect(r, call);
 }
 
@@ -404,7 +404,7 @@ static int reverse_math(ad_rev_fn *r, LLVMValueRef call,
   unsigned n = LLVMGetNumArgOperands(call);
   if (n > 3)
     return ad_rev_fail_call(r, call, "math call %s with more than 3 arguments",
-                     p->rule->name);
+                            p->rule->name);
   LLVMValueRef args[3], partial[3] = {NULL, NULL, NULL};
   for (unsigned k = 0; k < n; k++)
     args[k] = ad_rev_primal(r, LLVMGetOperand(call, k));

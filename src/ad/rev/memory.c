@@ -280,6 +280,41 @@ static LLVMValueRef pointer_root(LLVMValueRef v) {
   return v;
 }
 
+/* The object address p points into: through casts, GEPs and slots
+ * stored once. */
+static LLVMValueRef base_object(LLVMValueRef p) {
+  for (int depth = 0; depth < 16; depth++) {
+    p = pointer_root(p);
+    if (!LLVMIsAGetElementPtrInst(p) && !LLVMIsAConstantExpr(p))
+      return p;
+    if (LLVMIsAConstantExpr(p) &&
+        LLVMGetConstOpcode(p) != LLVMGetElementPtr)
+      return p;
+    p = LLVMGetOperand(p, 0);
+  }
+  return p;
+}
+
+/*
+ * Whether the block realloc'd may be one whose shadow reverse mode made
+ * (a malloc, calloc or realloc here or in a callee, NULL): not one the
+ * caller passed in, directly or through memory a parameter or a global
+ * points to, whose shadow is the caller's memory (no size is known for
+ * it).  Told apart as far as the IR shows: a block loaded from elsewhere
+ * is taken as reverse mode's.
+ */
+static int allocated_here(LLVMValueRef old) {
+  LLVMValueRef root = pointer_root(old);
+  if (LLVMIsAArgument(root) || LLVMIsAGlobalVariable(root))
+    return 0;
+  if (LLVMIsALoadInst(root)) {
+    LLVMValueRef from = base_object(LLVMGetOperand(root, 0));
+    if (LLVMIsAArgument(from) || LLVMIsAGlobalVariable(from))
+      return 0;
+  }
+  return 1;
+}
+
 static int aug_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
                        LLVMValueRef call, LLVMValueRef clone) {
   (void)clone;
@@ -289,7 +324,7 @@ static int aug_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
   if (LLVMGetNumArgOperands(call) != 2)
     return ad_rev_fail_call(r, call, "%s: unexpected arguments", row->name);
   LLVMValueRef old = LLVMGetOperand(call, 0);
-  if (LLVMIsAArgument(pointer_root(old)) && ad_shadow_or_null(fc, old))
+  if (!allocated_here(old) && ad_shadow_or_null(fc, old))
     return ad_rev_fail_call(
         r, call,
         "%s of a block the caller passed in (its shadow is the caller's "
