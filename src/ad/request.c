@@ -983,7 +983,9 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     free(t);
     goto out;
   }
-  ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return), 0};
+  /* back to back: ad_rev_emit_gradient calls rev right after aug */
+  ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return), 0,
+                    1};
   ad_rev_pair pair;
   if (ad_rev_get(mc, &sig, call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
     rc = -1;
