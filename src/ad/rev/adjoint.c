@@ -274,9 +274,46 @@ static int reverse_store(ad_rev_fn *r, LLVMValueRef inst) {
   return 0;
 }
 
+int ad_rev_atomic_is_linear(LLVMValueRef inst) {
+  LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(inst);
+  return (op == LLVMAtomicRMWBinOpFAdd || op == LLVMAtomicRMWBinOpFSub) &&
+         ad_type_is_float(LLVMTypeOf(LLVMGetOperand(inst, 1)));
+}
+
+/* atomicrmw fadd/fsub p, v (result: the old *p): *p's adjoint flows on
+ * unchanged (new = old +- v), v's adjoint is +-(p's shadow), and the old
+ * value's adjoint is added into the shadow, atomically as the primal. */
+static int reverse_atomic(ad_rev_fn *r, LLVMValueRef inst) {
+  LLVMValueRef p = LLVMGetOperand(inst, 0), v = LLVMGetOperand(inst, 1);
+  if (!ad_shadow_or_null(&r->fc, p))
+    return 0;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef d = ad_rev_has_adjoint(r, inst) ? ad_rev_take(r, inst) : NULL;
+  LLVMBasicBlockRef after = ad_rev_guard(r, p);
+  LLVMValueRef sp = ad_rev_shadow(r, p);
+  if (ad_rev_has_adjoint(r, v)) {
+    LLVMValueRef g = LLVMBuildLoad2(r->rb, t, sp, "");
+    LLVMSetOrdering(g, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(g, LLVMGetAlignment(inst));
+    if (LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpFSub)
+      g = LLVMBuildFNeg(r->rb, g, "");
+    ad_rev_accumulate(r, v, g, NULL);
+  }
+  if (d) {
+    LLVMValueRef a = LLVMBuildAtomicRMW(r->rb, LLVMAtomicRMWBinOpFAdd, sp, d,
+                                        LLVMAtomicOrderingMonotonic,
+                                        LLVMIsAtomicSingleThread(inst));
+    LLVMSetAlignment(a, LLVMGetAlignment(inst));
+  }
+  ad_rev_guard_end(r, after);
+  return 0;
+}
+
 static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   switch (op) {
+  case LLVMAtomicRMW:
+    return reverse_atomic(r, inst);
   case LLVMStore:
     return reverse_store(r, inst);
   case LLVMLoad:
@@ -500,7 +537,8 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   if (LLVMGetInstructionOpcode(term) == LLVMRet && LLVMGetNumOperands(term) &&
       r->dret)
     ad_rev_accumulate(r, LLVMGetOperand(term, 0), r->dret, NULL);
-  int rc = 0;
+  /* an invoke is its block's terminator and its call (exceptions.c) */
+  int rc = LLVMIsAInvokeInst(term) ? ad_rev_reverse_call(r, term) : 0;
   for (LLVMValueRef i = LLVMGetPreviousInstruction(term);
        i && !LLVMIsAPHINode(i) && rc == 0; i = LLVMGetPreviousInstruction(i)) {
     rc = LLVMIsACallInst(i) ? ad_rev_reverse_call(r, i)
@@ -536,9 +574,11 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
 }
 
 /* Whether a block never finishes (nothing pushed, nothing reversed). */
+/* unreachable, or resume: an exception leaves the gradient, no reverse
+ * runs (exceptions.c) */
 static int never_finishes(LLVMBasicBlockRef bb) {
-  return LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(bb)) ==
-         LLVMUnreachable;
+  LLVMOpcode op = LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(bb));
+  return op == LLVMUnreachable || op == LLVMResume;
 }
 
 static size_t npreds(ad_rev_fn *r, size_t i) {

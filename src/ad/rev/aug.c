@@ -274,16 +274,22 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
       return -1;
     return aug_store(r, inst, c);
   case LLVMAtomicRMW:
+    if (ad_rev_atomic_is_linear(inst) &&
+        ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
+      return ad_clone(fc, inst) ? 0 : -1; /* its reverse: adjoint.c */
+    /* fall through */
   case LLVMAtomicCmpXchg:
     if (ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)) ||
-        ad_is_active(fc, inst))
+        ad_is_active(fc, inst) || ad_is_active(fc, LLVMGetOperand(inst, 1)))
       return fail_inst(r, inst, "atomic read-modify-write of active memory "
-                                "is not supported");
+                                "or values, other than a float fadd/fsub "
+                                "on memory with a shadow, is not "
+                                "supported");
     return ad_clone(fc, inst) ? 0 : -1;
   case LLVMInvoke:
-    return fail_inst(r, inst,
-                     "invoke (C++ exception handling) is not supported; "
-                     "compile with -fno-exceptions");
+    return ad_rev_aug_invoke(r, inst); /* exceptions.c */
+  case LLVMLandingPad:
+    return ad_clone(fc, inst) ? 0 : -1; /* what it delivers is inactive */
   default:
     if (!ad_is_active(fc, inst)) {
       int any = 0;

@@ -17,6 +17,15 @@
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
  *              rows, through the CUDA API only)
  *   julia.c    Julia's runtime calls (the GC allocation)
+ *   calls.c    calls in both directions: the table of reverse call rules
+ *              (a rule name -> an aug step and a reverse step), math rows
+ *              read backwards, callees' pairs, indirect calls
+ *   memory.c   allocation, realloc, free, memcpy/memmove/memset, reduce.fadd
+ *   mathout.c  math calls with more than one result: sincos, modf, frexp
+ *   complex.c  <complex.h> functions and the complex product/quotient
+ *              helpers, read backwards from rules/complex.c's rows
+ *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
+ *   exceptions.c  invoke (the normal path, like a call), landing pads
  */
 #ifndef TANJIT_AD_REV_REV_H
 #define TANJIT_AD_REV_REV_H
@@ -95,8 +104,8 @@ typedef struct ad_rev_item {
   LLVMValueRef loaded; /* its value in the reverse body */
 } ad_rev_item;
 
-/* A call's plan, decided in aug and read in rev (calls.c). */
 struct ad_rev_call_plan;
+struct ad_rev_call_row;
 
 /* One aug/rev pair being built. */
 typedef struct ad_rev_fn {
@@ -188,8 +197,17 @@ void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other);
 /* Whether primal v has an adjoint: active, with float leaves. */
 int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v);
 
+/* ---- exceptions.c ---- */
+/* The aug of invoke `inv` (the builder at its block's end): the call's
+ * work, made to unwind to the landing pad's aug block, then a branch to
+ * the normal destination.  0 or -1. */
+int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv);
+
 /* ---- adjoint.c ---- */
 int ad_rev_build_reverse(ad_rev_fn *r);
+/* Whether atomicrmw `inst` is one reverse mode differentiates (a float
+ * fadd or fsub). */
+int ad_rev_atomic_is_linear(LLVMValueRef inst);
 /* The adjoint of v, read and reset to zero (at rb). */
 LLVMValueRef ad_rev_take(ad_rev_fn *r, LLVMValueRef v);
 /* v's adjoint += d (nothing for constants and inactive values). */
@@ -242,5 +260,81 @@ int ad_rev_julia_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
                      const struct ad_call_rule *rule);
 /* Its reverse (0 when `call` is none). */
 int ad_rev_julia_reverse(ad_rev_fn *r, LLVMValueRef call);
+/*
+ * The reverse call rules, as data: a row names a call (its rule name, as
+ * the registry resolves it; ad_name_matches) and gives its two steps.
+ * Each concept's rows live in their own file (memory.c, mathout.c, ...),
+ * which exports one ad_rev_call_rows; calls.c lists them in the order
+ * they are asked.  Math rows (rules/math.c) and defined callees are kinds
+ * of their own (PLAN_MATH, PLAN_CALL).
+ */
+typedef enum ad_rev_plan_kind {
+  PLAN_NONE,
+  PLAN_MATH,     /* a row of rules/math.c, read backwards */
+  PLAN_ROW,      /* a reverse call rule (row->rev) */
+  PLAN_CALL,     /* a defined callee's own pair */
+  PLAN_INDIRECT  /* a call through a pointer: one pair per target */
+} ad_rev_plan_kind;
+
+/* A call's plan, decided in aug and read in rev. */
+typedef struct ad_rev_call_plan {
+  ad_rev_plan_kind kind;
+  const struct ad_call_rule *rule;         /* PLAN_MATH, PLAN_ROW */
+  const struct ad_rev_call_row *row;       /* PLAN_ROW */
+  LLVMTypeRef elem;                        /* PLAN_ROW: a copy's element */
+  /* PLAN_CALL and PLAN_INDIRECT: the callee's activities here */
+  ad_rev_pair pair;
+  unsigned char *act;
+  unsigned np;
+  int ret_adjoint;
+  /* PLAN_INDIRECT: the possible targets and their pairs (owned) */
+  LLVMValueRef *targets;
+  ad_rev_pair *pairs;
+  unsigned ntargets;
+} ad_rev_call_plan;
+
+typedef struct ad_rev_call_row ad_rev_call_row;
+struct ad_rev_call_row {
+  const char *name; /* a rule name (ad_name_matches: llvm.* overloads) */
+  /* The aug step: the primal clone `clone` exists, the builder after it.
+   * Makes the shadows the call needs, and a plan (ad_rev_new_plan) when
+   * the reverse has work.  0 or -1. */
+  int (*aug)(ad_rev_fn *r, const ad_rev_call_row *row, LLVMValueRef call,
+             LLVMValueRef clone);
+  /* The reverse step at r->rb, for a call whose plan names this row.
+   * 0 or -1. */
+  int (*rev)(ad_rev_fn *r, const ad_rev_call_row *row, LLVMValueRef call,
+             const ad_rev_call_plan *p);
+  const void *data; /* the row's own */
+};
+
+typedef struct ad_rev_call_rows {
+  const char *family;
+  const ad_rev_call_row *rows;
+  size_t n;
+} ad_rev_call_rows;
+
+extern const ad_rev_call_rows ad_rev_memory_rows;  /* memory.c */
+extern const ad_rev_call_rows ad_rev_mathout_rows; /* mathout.c */
+extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
+/* complex.c: the one reverse step of every row of rules/complex.c */
+extern const ad_rev_call_row ad_rev_complex_row;
+
+/* The row for rule name `name`, or NULL (calls.c's table, in order). */
+const ad_rev_call_row *ad_rev_row_of(const char *name);
+/* A new plan of `kind` for call (owned by r).  NULL on out of memory
+ * (the error recorded). */
+ad_rev_call_plan *ad_rev_new_plan(ad_rev_fn *r, LLVMValueRef call,
+                                  ad_rev_plan_kind kind);
+/* A PLAN_ROW plan naming `row`. */
+ad_rev_call_plan *ad_rev_plan_row(ad_rev_fn *r, LLVMValueRef call,
+                                  const ad_rev_call_row *row);
+/* An unsupported-call error: fmt with one %s (name). */
+int ad_rev_fail_call(ad_rev_fn *r, LLVMValueRef call, const char *fmt,
+                     const char *name);
+/* Whether the call or any of its arguments is active. */
+int ad_rev_any_active(ad_rev_fn *r, LLVMValueRef call);
+/* The float type of `bits` bits, or NULL. */
+LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits);
 
 #endif

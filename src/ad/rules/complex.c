@@ -36,6 +36,7 @@
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 
 typedef struct complex_rule_data {
@@ -382,6 +383,119 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
     }
   }
   ad_set_shadow(fc, call, ad_pack(fc, rt, lanes));
+  return 0;
+}
+
+/* ---- reverse mode reads the same rows ---- */
+
+static cplx c_conj(LLVMBuilderRef b, cplx z) {
+  cplx r = {z.re, LLVMBuildFNeg(b, z.im, "")};
+  return r;
+}
+
+/* <a, b> over the real and imaginary parts */
+static LLVMValueRef c_dot(LLVMBuilderRef b, cplx x, cplx y) {
+  return LLVMBuildFAdd(b, LLVMBuildFMul(b, x.re, y.re, ""),
+                       LLVMBuildFMul(b, x.im, y.im, ""), "");
+}
+
+/* The adjoints of a product/quotient helper's four scalar arguments:
+ *   q = z w:  z' += conj(w) q',  w' += conj(z) q'
+ *   q = z/w:  z' += q' / conj(w),  w' += -conj(q) z' */
+static int complex_helper_adjoints(ad_fn_ctx *fc, const complex_rule_data *d,
+                                   LLVMValueRef *args, LLVMValueRef result,
+                                   LLVMValueRef dres, LLVMValueRef *dargs) {
+  LLVMBuilderRef b = fc->b;
+  cplx z = {args[0], args[1]}, w = {args[2], args[3]};
+  cplx dq = c_parts(b, dres), dz, dw;
+  if (!d->divide) {
+    dz = c_mul(b, c_conj(b, w), dq);
+    dw = c_mul(b, c_conj(b, z), dq);
+  } else {
+    cplx q = c_parts(b, result);
+    dz = c_div(b, dq, c_conj(b, w));
+    cplx t = c_mul(b, c_conj(b, q), dz);
+    dw = (cplx){LLVMBuildFNeg(b, t.re, ""), LLVMBuildFNeg(b, t.im, "")};
+  }
+  dargs[0] = dz.re, dargs[1] = dz.im, dargs[2] = dw.re, dargs[3] = dw.im;
+  return 0;
+}
+
+int ad_complex_is_rule(const ad_call_rule *rule) {
+  return rule && (rule->emit == emit_complex || rule->emit == emit_complex_fn);
+}
+
+/*
+ * The vector-Jacobian product of a complex row.  A holomorphic row's
+ * Jacobian is multiplication by f'(z), so z' += conj(f'(z)) r'; a row
+ * stating its tangent (cabs, carg, cpow) is linear in (dz, dw), so each
+ * real input's column is the tangent at that unit input, and the input's
+ * adjoint is the column's dot product with r'.
+ */
+int ad_complex_adjoints(ad_fn_ctx *fc, const ad_call_rule *rule,
+                        LLVMValueRef call, LLVMValueRef *args,
+                        LLVMValueRef result, LLVMValueRef dres,
+                        LLVMValueRef *dargs) {
+  unsigned nargs = LLVMGetNumArgOperands(call);
+  for (unsigned k = 0; k < nargs && k < 4; k++)
+    dargs[k] = NULL;
+  if (rule->emit == emit_complex) {
+    if (nargs != 4)
+      return ad_fail(fc->mc, call, "%s: expected 4 arguments", rule->name);
+    return complex_helper_adjoints(fc, rule->data, args, result, dres, dargs);
+  }
+  const cfn_data *d = rule->data;
+  LLVMBuilderRef b = fc->b;
+  cfn_form form;
+  unsigned nops = d->two_operands ? 2 : 1;
+  if (nargs < 1 || cfn_form_of(call, nops, &form))
+    return ad_fail(fc->mc, call,
+                   "no reverse-mode rule for %s with this signature (a complex "
+                   "argument must be two floating-point values or one pair; "
+                   "one passed in memory is not supported)",
+                   rule->name);
+  char partner[32] = "";
+  if (d->partner)
+    snprintf(partner, sizeof partner, "%s%s", d->partner,
+             rule->name + strlen(d->base));
+  LLVMTypeRef rt = LLVMTypeOf(call);
+  cfn_eval e = {.b = b, .real = form.real, .z = cfn_operand(b, &form, args, 0),
+                .result = result};
+  if (!d->real_result)
+    e.r = c_parts(b, result);
+  if (d->partner) {
+    e.partner = call_partner(fc, call, &form, partner, e.z);
+    if (!e.partner.re)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  if (d->two_operands)
+    e.w = cfn_operand(b, &form, args, 1);
+  cplx adj[2];
+  if (d->factor) {
+    adj[0] = c_mul(b, c_conj(b, d->factor(&e)), c_parts(b, dres));
+  } else {
+    LLVMValueRef one = LLVMConstReal(form.real, 1.0);
+    LLVMValueRef zero = LLVMConstReal(form.real, 0.0);
+    cplx units[2] = {{one, zero}, {zero, one}}, none = {zero, zero};
+    for (unsigned op = 0; op < nops; op++) {
+      LLVMValueRef parts[2];
+      for (unsigned j = 0; j < 2; j++) {
+        cplx dz = op == 0 ? units[j] : none, dw = op == 1 ? units[j] : none;
+        LLVMValueRef col = d->tangent(&e, dz, dw, rt);
+        parts[j] = d->real_result ? LLVMBuildFMul(b, col, dres, "")
+                                  : c_dot(b, c_parts(b, col), c_parts(b, dres));
+      }
+      adj[op] = (cplx){parts[0], parts[1]};
+    }
+  }
+  for (unsigned op = 0; op < nops; op++) {
+    if (form.split) {
+      dargs[2 * op] = adj[op].re;
+      dargs[2 * op + 1] = adj[op].im;
+    } else {
+      dargs[op] = make_complex(b, form.params[0], adj[op].re, adj[op].im);
+    }
+  }
   return 0;
 }
 

@@ -941,6 +941,9 @@ static const ad_call_rule math_out_rules[] = {
     {.name = "sincos", .emit = emit_sincos, .writes_pointer_args = 1},
     {.name = "sincosf", .emit = emit_sincos, .writes_pointer_args = 1},
     {.name = "sincosl", .emit = emit_sincos, .writes_pointer_args = 1},
+    /* glibc's own names for them */
+    {.name = "__sincos", .emit = emit_sincos, .writes_pointer_args = 1},
+    {.name = "__sincosf", .emit = emit_sincos, .writes_pointer_args = 1},
     {.name = "modf", .emit = emit_modf, .writes_pointer_args = 1},
     {.name = "modff", .emit = emit_modf, .writes_pointer_args = 1},
     {.name = "modfl", .emit = emit_modf, .writes_pointer_args = 1},

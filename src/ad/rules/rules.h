@@ -45,6 +45,17 @@ int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
                      LLVMValueRef result, LLVMValueRef *partials,
                      int *chooses);
 
+/* ---- complex.c: reverse mode reads the complex rows too ----
+ * Whether `rule` is a row of rules/complex.c, and the adjoint each
+ * argument of `call` receives (dargs[k], in the argument's own type) from
+ * dres, the adjoint of the result, at fc->b, from the call's arguments
+ * and result given as values of the body being built.  0 or -1. */
+int ad_complex_is_rule(const struct ad_call_rule *rule);
+int ad_complex_adjoints(ad_fn_ctx *fc, const struct ad_call_rule *rule,
+                        LLVMValueRef call, LLVMValueRef *args,
+                        LLVMValueRef result, LLVMValueRef dres,
+                        LLVMValueRef *dargs);
+
 /* Evaluates a partial written in the rows' language (x y z the
  * arguments, r the result, all of float type t) at fc->b.  NULL (error in
  * fc) if it does not parse. */

@@ -1,0 +1,701 @@
+/*
+ * Memory calls in reverse mode, as rows (rev.h's ad_rev_call_row):
+ *  - allocations (malloc, calloc, aligned_alloc, memalign, operator new,
+ *    posix_memalign): a zeroed shadow block in aug, as aligned as the
+ *    primal's, freed at the reverse of the allocation; the primal free
+ *    stays in aug (the primal block is not needed again: the reverse reads
+ *    the tape, never primal memory);
+ *  - realloc: a fresh shadow block in aug holding the old shadow's bytes
+ *    (its pointers) up to the smaller size, the new tail zeroed; the old
+ *    shadow stays alive, so the reverse of what ran before the realloc
+ *    still finds it even when the primal block moved: the reverse of the
+ *    realloc copies the adjoints of the kept bytes back into it and frees
+ *    the new shadow;
+ *  - memcpy/memmove of float memory: reverse src' += dst', dst' = 0; of
+ *    pointer or integer memory: the shadows copied in aug; memset of float
+ *    memory: reverse zeroes dst', of other memory: the shadow set in aug;
+ *  - llvm.vector.reduce.fadd: the adjoint to the start value and to every
+ *    lane.
+ *
+ * Shadow blocks come from tanjit.rev.shadow.alloc(align, n), which keeps n
+ * (and the block's base) in 16 bytes below the address it returns, so a
+ * realloc knows how many bytes the old shadow has; tanjit.rev.shadow.free
+ * releases one.  Only reverse mode frees them (a shadow never reaches a
+ * primal free), so the header never meets another allocator.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/analysis/types.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+#include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+#include "common/alloc.h"
+
+/* ---- the shadow blocks ---- */
+
+enum { SHADOW_HEADER = 16 };
+
+static LLVMValueRef declare_extern(ad_module_ctx *mc, const char *name,
+                                   LLVMTypeRef ft) {
+  LLVMValueRef f = LLVMGetNamedFunction(mc->mod, name);
+  return f ? f : LLVMAddFunction(mc->mod, name, ft);
+}
+
+static LLVMValueRef at_offset(LLVMBuilderRef b, ad_module_ctx *mc,
+                              LLVMValueRef p, long long off) {
+  LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx),
+                                (unsigned long long)off, 1);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), p, &k, 1, "");
+}
+
+static void trap_at(LLVMBuilderRef b, ad_module_ctx *mc) {
+  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
+  LLVMBuildCall2(b, LLVMIntrinsicGetType(mc->llctx, trap, NULL, 0),
+                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
+                 "");
+  LLVMBuildUnreachable(b);
+}
+
+/* tanjit.rev.shadow.alloc(align, n): n zeroed bytes aligned to
+ * max(align, 16), with n at -16 and the base at -8; traps when memory runs
+ * out (generated code has no error channel). */
+static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
+  const char *name = "tanjit.rev.shadow.alloc";
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
+  if (fn)
+    return fn;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef two[2] = {i64, i64};
+  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, two, 2, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMTypeRef aft = LLVMFunctionType(ptr, two, 2, 0);
+  LLVMValueRef aligned = declare_extern(mc, "aligned_alloc", aft);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef align = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
+  LLVMValueRef min = LLVMConstInt(i64, SHADOW_HEADER, 0);
+  LLVMValueRef a = LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntULT, align, min, ""), min, align, "align");
+  /* aligned_alloc wants a multiple of the alignment */
+  LLVMValueRef am1 = LLVMBuildSub(b, a, LLVMConstInt(i64, 1, 0), "");
+  LLVMValueRef total = LLVMBuildAnd(
+      b, LLVMBuildAdd(b, LLVMBuildAdd(b, n, a, ""), am1, ""),
+      LLVMBuildNot(b, am1, ""), "total");
+  LLVMValueRef args[2] = {a, total};
+  LLVMValueRef base = LLVMBuildCall2(b, aft, aligned, args, 2, "base");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, base, ""), oom, ok);
+  LLVMPositionBuilderAtEnd(b, oom);
+  trap_at(b, mc);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMBuildMemSet(b, base, LLVMConstInt(LLVMInt8TypeInContext(c), 0, 0),
+                  total, SHADOW_HEADER);
+  LLVMValueRef s =
+      LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), base, &a, 1, "shadow");
+  LLVMBuildStore(b, n, at_offset(b, mc, s, -16));
+  LLVMBuildStore(b, base, at_offset(b, mc, s, -8));
+  LLVMBuildRet(b, s);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* tanjit.rev.shadow.free(s): frees a block of shadow_alloc_fn (NULL: no-op). */
+static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
+  const char *name = "tanjit.rev.shadow.free";
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
+  if (fn)
+    return fn;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  fn = LLVMAddFunction(mc->mod, name,
+                       LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c, fn, "free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef s = LLVMGetParam(fn, 0);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, go);
+  LLVMPositionBuilderAtEnd(b, go);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, at_offset(b, mc, s, -8), "");
+  ad_rev_call_libc(mc, b, "free", &base, 1);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+static LLVMValueRef shadow_alloc(ad_module_ctx *mc, LLVMBuilderRef b,
+                                 LLVMValueRef align, LLVMValueRef n) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMValueRef fn = shadow_alloc_fn(mc);
+  LLVMValueRef args[2] = {LLVMBuildZExtOrBitCast(b, align, i64, ""),
+                          LLVMBuildZExtOrBitCast(b, n, i64, "")};
+  LLVMValueRef s =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "shadow.alloc");
+  return s;
+}
+
+static void shadow_free(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s) {
+  LLVMValueRef fn = shadow_free_fn(mc);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &s, 1, "");
+}
+
+/* The size of shadow block s (0 for NULL). */
+static LLVMValueRef shadow_size(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef s) {
+  /* a select would load through NULL: the NULL case reads a zero instead */
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMContextRef c = mc->llctx;
+  LLVMValueRef fn = LLVMGetInsertBlock(b) ? LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)) : NULL;
+  LLVMBasicBlockRef read = LLVMAppendBasicBlockInContext(c, fn, "shadow.size");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, fn, "shadow.sized");
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), join, read);
+  LLVMPositionBuilderAtEnd(b, read);
+  LLVMValueRef n = LLVMBuildLoad2(b, i64, at_offset(b, mc, s, -16), "");
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+  LLVMValueRef phi = LLVMBuildPhi(b, i64, "old.size");
+  LLVMValueRef vals[2] = {LLVMConstInt(i64, 0, 0), n};
+  LLVMBasicBlockRef bbs[2] = {from, read};
+  LLVMAddIncoming(phi, vals, bbs, 2);
+  return phi;
+}
+
+/* ---- allocations ---- */
+
+/* Which arguments give an allocation's size (a, times b when b >= 0) and
+ * its alignment (-1: malloc's). */
+typedef struct alloc_data {
+  signed char size_a, size_b, align;
+} alloc_data;
+
+static LLVMValueRef alloc_size(ad_rev_fn *r, LLVMValueRef call,
+                               const alloc_data *d) {
+  ad_fn_ctx *fc = &r->fc;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+  LLVMValueRef size = LLVMBuildZExtOrBitCast(
+      fc->b, ad_primal(fc, LLVMGetOperand(call, (unsigned)d->size_a)), i64, "");
+  if (d->size_b >= 0)
+    size = LLVMBuildMul(
+        fc->b, size,
+        LLVMBuildZExtOrBitCast(
+            fc->b, ad_primal(fc, LLVMGetOperand(call, (unsigned)d->size_b)),
+            i64, ""),
+        "");
+  return size;
+}
+
+static LLVMValueRef alloc_align(ad_rev_fn *r, LLVMValueRef call,
+                                const alloc_data *d) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+  if (d->align < 0)
+    return LLVMConstInt(i64, SHADOW_HEADER, 0);
+  return LLVMBuildZExtOrBitCast(
+      r->fc.b, ad_primal(&r->fc, LLVMGetOperand(call, (unsigned)d->align)), i64,
+      "");
+}
+
+static int aug_alloc(ad_rev_fn *r, const ad_rev_call_row *row,
+                     LLVMValueRef call, LLVMValueRef clone) {
+  (void)clone;
+  const alloc_data *d = row->data;
+  if (!ad_is_active(&r->fc, call))
+    return 0;
+  unsigned n = LLVMGetNumArgOperands(call);
+  if ((unsigned)d->size_a >= n || (d->size_b >= 0 && (unsigned)d->size_b >= n) ||
+      (d->align >= 0 && (unsigned)d->align >= n))
+    return ad_rev_fail_call(r, call, "%s: unexpected arguments", row->name);
+  LLVMValueRef s = shadow_alloc(r->mc, r->fc.b, alloc_align(r, call, d),
+                                alloc_size(r, call, d));
+  ad_set_shadow(&r->fc, call, s);
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+static int rev_alloc(ad_rev_fn *r, const ad_rev_call_row *row,
+                     LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  shadow_free(r->mc, r->rb, ad_rev_shadow(r, call));
+  return 0;
+}
+
+/* realloc(old, n).  A shadow that may be the old block itself (memory
+ * reverse mode gave no shadow of its own) keeps nothing: the new shadow
+ * starts zeroed and the reverse gives the old block nothing back. */
+static LLVMValueRef kept_bytes(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef old_shadow, LLVMValueRef old,
+                               int may_be_block, LLVMValueRef n) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMValueRef os = old_shadow;
+  if (may_be_block)
+    os = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, old_shadow, old, ""),
+                         LLVMConstNull(ptr), old_shadow, "");
+  LLVMValueRef have = shadow_size(mc, b, os);
+  n = LLVMBuildZExtOrBitCast(b, n, i64, "");
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, have, n, ""), have, n,
+                         "kept");
+}
+
+/* What pointer v is, looking through casts and through a local slot
+ * stored once (-O0 keeps parameters in allocas): a parameter, an
+ * allocation, ... */
+static LLVMValueRef pointer_root(LLVMValueRef v) {
+  for (int depth = 0; depth < 8; depth++) {
+    v = ad_strip_casts(v, AD_STRIP_INT_CASTS);
+    if (!LLVMIsALoadInst(v))
+      return v;
+    LLVMValueRef slot = LLVMGetOperand(v, 0);
+    if (!LLVMIsAAllocaInst(slot))
+      return v;
+    LLVMValueRef stored = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (LLVMIsALoadInst(user))
+        continue;
+      if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot || stored)
+        return v;
+      stored = LLVMGetOperand(user, 0);
+    }
+    if (!stored)
+      return v;
+    v = stored;
+  }
+  return v;
+}
+
+/* The object address p points into: through casts, GEPs and slots
+ * stored once. */
+static LLVMValueRef base_object(LLVMValueRef p) {
+  for (int depth = 0; depth < 16; depth++) {
+    p = pointer_root(p);
+    if (!LLVMIsAGetElementPtrInst(p) && !LLVMIsAConstantExpr(p))
+      return p;
+    if (LLVMIsAConstantExpr(p) &&
+        LLVMGetConstOpcode(p) != LLVMGetElementPtr)
+      return p;
+    p = LLVMGetOperand(p, 0);
+  }
+  return p;
+}
+
+/*
+ * Whether the block realloc'd may be one whose shadow reverse mode made
+ * (a malloc, calloc or realloc here or in a callee, NULL): not one the
+ * caller passed in, directly or through memory a parameter or a global
+ * points to, whose shadow is the caller's memory (no size is known for
+ * it).  Told apart as far as the IR shows: a block loaded from elsewhere
+ * is taken as reverse mode's.
+ */
+static int allocated_here(LLVMValueRef old) {
+  LLVMValueRef root = pointer_root(old);
+  if (LLVMIsAArgument(root) || LLVMIsAGlobalVariable(root))
+    return 0;
+  if (LLVMIsALoadInst(root)) {
+    LLVMValueRef from = base_object(LLVMGetOperand(root, 0));
+    if (LLVMIsAArgument(from) || LLVMIsAGlobalVariable(from))
+      return 0;
+  }
+  return 1;
+}
+
+static int aug_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
+                       LLVMValueRef call, LLVMValueRef clone) {
+  (void)clone;
+  ad_fn_ctx *fc = &r->fc;
+  if (!ad_is_active(fc, call))
+    return 0;
+  if (LLVMGetNumArgOperands(call) != 2)
+    return ad_rev_fail_call(r, call, "%s: unexpected arguments", row->name);
+  LLVMValueRef old = LLVMGetOperand(call, 0);
+  if (!allocated_here(old) && ad_shadow_or_null(fc, old))
+    return ad_rev_fail_call(
+        r, call,
+        "%s of a block the caller passed in (its shadow is the caller's "
+        "memory, which reverse mode cannot resize) is not supported",
+        row->name);
+  LLVMValueRef n = ad_primal(fc, LLVMGetOperand(call, 1));
+  LLVMValueRef s =
+      shadow_alloc(r->mc, fc->b, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
+                                              SHADOW_HEADER, 0),
+                   n);
+  LLVMValueRef os = ad_shadow_or_null(fc, old);
+  if (os) {
+    LLVMValueRef kept = kept_bytes(r->mc, fc->b, os, ad_primal(fc, old),
+                                   ad_shadow_may_equal_primal(fc, old), n);
+    /* the old shadow's pointers move with the block; its floats are all
+     * zero here (aug never writes float shadows) */
+    LLVMBuildMemCpy(fc->b, s, 1, os, 1, kept);
+  }
+  ad_set_shadow(fc, call, s);
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+static int rev_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
+                       LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  LLVMValueRef s = ad_rev_shadow(r, call);
+  LLVMValueRef old = LLVMGetOperand(call, 0);
+  if (ad_shadow_or_null(&r->fc, old)) {
+    LLVMValueRef os = ad_rev_shadow(r, old);
+    LLVMValueRef kept =
+        kept_bytes(r->mc, r->rb, os, ad_rev_primal(r, old),
+                   ad_shadow_may_equal_primal(&r->fc, old),
+                   ad_rev_primal(r, LLVMGetOperand(call, 1)));
+    /* the old block's bytes live on in the new one: their adjoints go
+     * back (the old shadow's own floats were never touched since) */
+    LLVMBuildMemCpy(r->rb, os, 1, s, 1, kept);
+  }
+  shadow_free(r->mc, r->rb, s);
+  return 0;
+}
+
+/* posix_memalign(&p, align, n): the shadow of the slot receives a shadow
+ * block when the allocation succeeded; the reverse frees what the slot's
+ * shadow holds then. */
+static int aug_memalign(ad_rev_fn *r, const ad_rev_call_row *row,
+                        LLVMValueRef call, LLVMValueRef clone) {
+  ad_fn_ctx *fc = &r->fc;
+  ad_module_ctx *mc = r->mc;
+  LLVMValueRef slot = LLVMGetOperand(call, 0);
+  LLVMValueRef ss = ad_shadow_or_null(fc, slot);
+  if (!ss)
+    return 0;
+  if (LLVMGetNumArgOperands(call) != 3 ||
+      LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
+    return ad_rev_fail_call(r, call, "%s: unexpected arguments", row->name);
+  LLVMContextRef c = mc->llctx;
+  LLVMValueRef fn = fc->deriv_fn;
+  LLVMBasicBlockRef work = LLVMAppendBasicBlockInContext(c, fn, "memalign.shadow");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "memalign.done");
+  LLVMValueRef ok = LLVMBuildICmp(fc->b, LLVMIntEQ, clone,
+                                  LLVMConstNull(LLVMTypeOf(clone)), "");
+  if (ad_shadow_may_equal_primal(fc, slot))
+    ok = LLVMBuildAnd(fc->b, ok,
+                      LLVMBuildICmp(fc->b, LLVMIntNE, ss, ad_primal(fc, slot), ""),
+                      "");
+  LLVMBuildCondBr(fc->b, ok, work, done);
+  LLVMPositionBuilderAtEnd(fc->b, work);
+  LLVMValueRef s = shadow_alloc(mc, fc->b, ad_primal(fc, LLVMGetOperand(call, 1)),
+                                ad_primal(fc, LLVMGetOperand(call, 2)));
+  LLVMBuildStore(fc->b, s, ss);
+  LLVMBuildBr(fc->b, done);
+  LLVMPositionBuilderAtEnd(fc->b, done);
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+static int rev_memalign(ad_rev_fn *r, const ad_rev_call_row *row,
+                        LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  ad_module_ctx *mc = r->mc;
+  LLVMValueRef slot = LLVMGetOperand(call, 0);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMValueRef ok = LLVMBuildICmp(r->rb, LLVMIntEQ, ad_rev_primal(r, call),
+                                  LLVMConstNull(LLVMTypeOf(call)), "");
+  LLVMValueRef ss = ad_rev_shadow(r, slot);
+  if (ad_shadow_may_equal_primal(&r->fc, slot))
+    ok = LLVMBuildAnd(r->rb, ok,
+                      LLVMBuildICmp(r->rb, LLVMIntNE, ss, ad_rev_primal(r, slot), ""),
+                      "");
+  LLVMValueRef fn = r->rev;
+  LLVMBasicBlockRef work = LLVMAppendBasicBlockInContext(mc->llctx, fn, "memalign.free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(mc->llctx, fn, "memalign.freed");
+  LLVMBuildCondBr(r->rb, ok, work, done);
+  LLVMPositionBuilderAtEnd(r->rb, work);
+  shadow_free(mc, r->rb, LLVMBuildLoad2(r->rb, ptr, ss, ""));
+  LLVMBuildStore(r->rb, LLVMConstNull(ptr), ss);
+  LLVMBuildBr(r->rb, done);
+  LLVMPositionBuilderAtEnd(r->rb, done);
+  return 0;
+}
+
+/* free, delete: the primal frees in aug; the shadow lives until the
+ * reverse of its allocation */
+static int aug_nothing(ad_rev_fn *r, const ad_rev_call_row *row,
+                       LLVMValueRef call, LLVMValueRef clone) {
+  (void)r, (void)row, (void)call, (void)clone;
+  return 0;
+}
+
+/* ---- copies ---- */
+
+/* What a copy's bytes hold: floats of one type (*elem), none (0), or a mix
+ * or unknown bytes (-1, an error); -2: the layout failed (error set). */
+static int copy_kind(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
+                     LLVMValueRef src, LLVMValueRef len, LLVMTypeRef *elem) {
+  ad_copy_layout l;
+  memset(&l, 0, sizeof l);
+  if (ad_copy_layout_of(&r->fc, call, dst, src, len, &l) != 0)
+    return -2;
+  int nf = 0, no = 0, nu = 0;
+  unsigned long long foff = 0;
+  for (size_t i = 0; i < l.n; i++) {
+    if (l.segs[i].kind == AD_BYTES_FLOAT) {
+      if (!nf)
+        foff = l.segs[i].offset;
+      nf++;
+    } else if (l.segs[i].kind == AD_BYTES_UNKNOWN) {
+      nu++;
+    } else {
+      no++;
+    }
+  }
+  ad_copy_layout_free(&l);
+  if (nf && (no || nu))
+    return -1;
+  if (!nf)
+    return nu ? -1 : 0;
+  unsigned bits = 0;
+  ad_tkind k = ad_types_kind(r->fc.types, dst, (long long)foff, &bits);
+  if (k != AD_T_FLOAT)
+    k = ad_types_kind(r->fc.types, src, (long long)foff, &bits);
+  *elem = k == AD_T_FLOAT ? ad_rev_float_of_bits(r->mc, bits) : NULL;
+  return *elem ? 1 : -1;
+}
+
+static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
+                           LLVMValueRef call, LLVMValueRef c, int is_set) {
+  ad_fn_ctx *fc = &r->fc;
+  const char *name = row->name;
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  LLVMValueRef src = is_set ? dst : LLVMGetOperand(call, 1);
+  LLVMValueRef len = LLVMGetOperand(call, 2);
+  if (!ad_shadow_or_null(fc, dst)) {
+    if (!is_set && ad_is_active(fc, src) && ad_shadow_or_null(fc, src)) {
+      LLVMTypeRef e = NULL;
+      if (copy_kind(r, call, dst, src, len, &e) != 0)
+        return ad_rev_fail_call(
+            r, call, "%s copies active memory into memory with no shadow", name);
+    }
+    return 0;
+  }
+  LLVMTypeRef elem = NULL;
+  int k = copy_kind(r, call, dst, src, len, &elem);
+  if (k == -2)
+    return -1;
+  if (k < 0)
+    return ad_rev_fail_call(r, call,
+                            "%s of memory whose bytes are not all floats of one "
+                            "type nor all pointers and integers (mixed or unknown "
+                            "to type analysis) is not supported",
+                            name);
+  if (k == 0) {
+    /* pointers and integers: the shadows move as the primal bytes do */
+    static const unsigned ops2[] = {0, 1};
+    LLVMValueRef vals[2] = {ad_shadow_value(fc, dst),
+                            is_set ? NULL : ad_shadow_value(fc, src)};
+    ad_replay_call(fc, c, ops2, vals, is_set ? 1 : 2);
+    return 0;
+  }
+  ad_rev_call_plan *p = ad_rev_plan_row(r, call, row);
+  if (!p)
+    return -1;
+  p->elem = elem;
+  return 0;
+}
+
+static int aug_copy(ad_rev_fn *r, const ad_rev_call_row *row,
+                    LLVMValueRef call, LLVMValueRef clone) {
+  return aug_copy_or_set(r, row, call, clone, 0);
+}
+
+static int aug_set(ad_rev_fn *r, const ad_rev_call_row *row,
+                   LLVMValueRef call, LLVMValueRef clone) {
+  return aug_copy_or_set(r, row, call, clone, 1);
+}
+
+/* tanjit.rev.copy.<T>(dst', src', n, add): the reverse of copying n
+ * elements of T: every dst'[i] read and zeroed first (the two ranges may
+ * overlap, memmove), then added into src'[i] when `add`. */
+static LLVMValueRef copy_reverse_fn(ad_module_ctx *mc, LLVMTypeRef t) {
+  char name[96];
+  char *tn = LLVMPrintTypeToString(t);
+  snprintf(name, sizeof name, "tanjit.rev.copy.%s", tn);
+  LLVMDisposeMessage(tn);
+  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
+  if (fn)
+    return fn;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(c);
+  LLVMTypeRef params[4] = {ptr, ptr, i64, i1};
+  fn = LLVMAddFunction(mc->mod, name,
+                       LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef d = LLVMGetParam(fn, 0), s = LLVMGetParam(fn, 1);
+  LLVMValueRef n = LLVMGetParam(fn, 2), add = LLVMGetParam(fn, 3);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMBasicBlockRef l1 = LLVMAppendBasicBlockInContext(c, fn, "gather");
+  LLVMBasicBlockRef mid = LLVMAppendBasicBlockInContext(c, fn, "mid");
+  LLVMBasicBlockRef l2 = LLVMAppendBasicBlockInContext(c, fn, "scatter");
+  LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(c, fn, "free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
+  LLVMValueRef esz = LLVMConstInt(i64, LLVMABISizeOfType(mc->td, t), 0);
+  LLVMValueRef ca[2] = {n, esz};
+  LLVMValueRef tmp = ad_rev_call_libc(mc, b, "calloc", ca, 2);
+  LLVMValueRef empty = LLVMBuildICmp(b, LLVMIntEQ, n, zero, "");
+  LLVMBuildCondBr(b, empty, fin, l1);
+  /* gather */
+  LLVMPositionBuilderAtEnd(b, l1);
+  LLVMValueRef i = LLVMBuildPhi(b, i64, "i");
+  LLVMValueRef pd = LLVMBuildGEP2(b, t, d, &i, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(b, t, pd, "");
+  LLVMBuildStore(b, LLVMConstNull(t), pd);
+  LLVMBuildStore(b, v, LLVMBuildGEP2(b, t, tmp, &i, 1, ""));
+  LLVMValueRef i1n = LLVMBuildAdd(b, i, one, "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i1n, n, ""), l1, mid);
+  LLVMValueRef iv[2] = {zero, i1n};
+  LLVMBasicBlockRef ib[2] = {entry, l1};
+  LLVMAddIncoming(i, iv, ib, 2);
+  LLVMPositionBuilderAtEnd(b, mid);
+  LLVMBuildCondBr(b, add, l2, fin);
+  /* scatter */
+  LLVMPositionBuilderAtEnd(b, l2);
+  LLVMValueRef j = LLVMBuildPhi(b, i64, "j");
+  LLVMValueRef ps = LLVMBuildGEP2(b, t, s, &j, 1, "");
+  LLVMValueRef sum = LLVMBuildFAdd(
+      b, LLVMBuildLoad2(b, t, ps, ""),
+      LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, tmp, &j, 1, ""), ""), "");
+  LLVMBuildStore(b, sum, ps);
+  LLVMValueRef j1 = LLVMBuildAdd(b, j, one, "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, j1, n, ""), l2, fin);
+  LLVMValueRef jv[2] = {zero, j1};
+  LLVMBasicBlockRef jb[2] = {mid, l2};
+  LLVMAddIncoming(j, jv, jb, 2);
+  LLVMPositionBuilderAtEnd(b, fin);
+  ad_rev_call_libc(mc, b, "free", &tmp, 1);
+  LLVMBuildBr(b, done);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+static int rev_copy(ad_rev_fn *r, const ad_rev_call_row *row,
+                    LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row;
+  ad_module_ctx *mc = r->mc;
+  LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMValueRef len = LLVMBuildZExtOrBitCast(
+      r->rb, ad_rev_primal(r, LLVMGetOperand(call, 2)), i64, "");
+  LLVMValueRef count = LLVMBuildUDiv(
+      r->rb, len, LLVMConstInt(i64, LLVMABISizeOfType(mc->td, p->elem), 0), "");
+  LLVMValueRef ds = ad_rev_shadow(r, dst);
+  LLVMValueRef ss = ad_shadow_or_null(&r->fc, src) ? ad_rev_shadow(r, src) : ds;
+  LLVMValueRef add;
+  if (!ad_shadow_or_null(&r->fc, src))
+    add = LLVMConstInt(LLVMInt1TypeInContext(mc->llctx), 0, 0);
+  else if (ad_shadow_may_equal_primal(&r->fc, src))
+    add = LLVMBuildICmp(r->rb, LLVMIntNE, ss, ad_rev_primal(r, src), "");
+  else
+    add = LLVMConstInt(LLVMInt1TypeInContext(mc->llctx), 1, 0);
+  LLVMValueRef fn = copy_reverse_fn(mc, p->elem);
+  LLVMValueRef a[4] = {ds, ss, count, add};
+  LLVMBuildCall2(r->rb, LLVMGlobalGetValueType(fn), fn, a, 4, "");
+  return 0;
+}
+
+static int rev_set(ad_rev_fn *r, const ad_rev_call_row *row, LLVMValueRef call,
+                   const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  LLVMValueRef len = ad_rev_primal(r, LLVMGetOperand(call, 2));
+  LLVMBuildMemSet(r->rb, ad_rev_shadow(r, dst),
+                  LLVMConstInt(LLVMInt8TypeInContext(r->mc->llctx), 0, 0), len,
+                  1);
+  return 0;
+}
+
+/* ---- llvm.vector.reduce.fadd(start, v) ---- */
+
+static int aug_if_adjoint(ad_rev_fn *r, const ad_rev_call_row *row,
+                          LLVMValueRef call, LLVMValueRef clone) {
+  (void)clone;
+  if (!ad_rev_has_adjoint(r, call))
+    return 0;
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+static int rev_reduce_fadd(ad_rev_fn *r, const ad_rev_call_row *row,
+                           LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  LLVMValueRef start = LLVMGetOperand(call, 0), vec = LLVMGetOperand(call, 1);
+  LLVMValueRef d = ad_rev_take(r, call);
+  ad_rev_accumulate(r, start, d, call);
+  if (ad_rev_has_adjoint(r, vec)) {
+    LLVMTypeRef vt = LLVMTypeOf(vec);
+    LLVMValueRef splat = LLVMGetPoison(vt);
+    unsigned nl = LLVMGetVectorSize(vt);
+    for (unsigned k = 0; k < nl; k++)
+      splat = LLVMBuildInsertElement(
+          r->rb, splat, d,
+          LLVMConstInt(LLVMInt32TypeInContext(r->mc->llctx), k, 0), "");
+    ad_rev_accumulate(r, vec, splat, call);
+  }
+  return 0;
+}
+
+/* ---- the rows ---- */
+
+static const alloc_data a_malloc = {0, -1, -1}, a_calloc = {0, 1, -1},
+                        a_aligned = {1, -1, 0}, a_new_aligned = {0, -1, 1};
+
+#define ALLOC(n, d) {.name = n, .aug = aug_alloc, .rev = rev_alloc, .data = &d}
+#define FREE(n) {.name = n, .aug = aug_nothing}
+static const ad_rev_call_row memory_rows[] = {
+    ALLOC("malloc", a_malloc),
+    ALLOC("calloc", a_calloc),
+    ALLOC("aligned_alloc", a_aligned),
+    ALLOC("memalign", a_aligned),
+    ALLOC("_Znwm", a_malloc),
+    ALLOC("_Znam", a_malloc),
+    ALLOC("_ZnwmSt11align_val_t", a_new_aligned),
+    ALLOC("_ZnamSt11align_val_t", a_new_aligned),
+    ALLOC("_ZnwmRKSt9nothrow_t", a_malloc),
+    ALLOC("_ZnamRKSt9nothrow_t", a_malloc),
+    {.name = "realloc", .aug = aug_realloc, .rev = rev_realloc},
+    {.name = "posix_memalign", .aug = aug_memalign, .rev = rev_memalign},
+    FREE("free"),
+    FREE("_ZdlPv"),
+    FREE("_ZdaPv"),
+    FREE("_ZdlPvm"),
+    FREE("_ZdaPvm"),
+    FREE("_ZdlPvSt11align_val_t"),
+    FREE("_ZdaPvSt11align_val_t"),
+    FREE("_ZdlPvmSt11align_val_t"),
+    FREE("_ZdaPvmSt11align_val_t"),
+    {.name = "memcpy", .aug = aug_copy, .rev = rev_copy},
+    {.name = "memmove", .aug = aug_copy, .rev = rev_copy},
+    {.name = "llvm.memcpy", .aug = aug_copy, .rev = rev_copy},
+    {.name = "llvm.memcpy.inline", .aug = aug_copy, .rev = rev_copy},
+    {.name = "llvm.memmove", .aug = aug_copy, .rev = rev_copy},
+    {.name = "memset", .aug = aug_set, .rev = rev_set},
+    {.name = "llvm.memset", .aug = aug_set, .rev = rev_set},
+    {.name = "llvm.memset.inline", .aug = aug_set, .rev = rev_set},
+    {.name = "llvm.vector.reduce.fadd", .aug = aug_if_adjoint,
+     .rev = rev_reduce_fadd},
+};
+
+const ad_rev_call_rows ad_rev_memory_rows = {
+    "memory", memory_rows, sizeof memory_rows / sizeof *memory_rows};
