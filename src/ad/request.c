@@ -1093,12 +1093,17 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     LLVMDisposeBuilder(b);
     return -1;
   }
-  if (r.width > 1) {
+  if (r.width > 1 && mode != REV_COMBINED) {
     LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_width %u (vector reverse mode) is "
-                        "not supported",
+                        "%s of %s: enzyme_width %u in split mode (vector "
+                        "split reverse mode) is not supported; "
+                        "__enzyme_autodiff takes it",
                         who, ad_value_name(r.fn), r.width);
+  }
+  if (r.width > 1 && ad_rev_check_lanes(mc, r.fn, r.width) != 0) {
+    LLVMDisposeBuilder(b);
+    return -1;
   }
   if (r.primal_return) {
     LLVMDisposeBuilder(b);
@@ -1117,9 +1122,15 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
   unsigned char *act = tj_malloc(np ? np : 1);
   LLVMValueRef *args = tj_malloc((np * 2 + 1) * sizeof *args);
+  /* enzyme_width N: where each DUP parameter's shadow sits in args, and
+   * its N shadows, lane by lane */
+  unsigned *shadow_pos = tj_malloc((np ? np : 1) * sizeof *shadow_pos);
+  LLVMValueRef *lane_shadows =
+      tj_malloc((np ? np : 1) * r.width * sizeof *lane_shadows);
+  unsigned ndup = 0;
   int rc = 0;
   unsigned nouts = 0;
-  if (!pt || !act || !args) {
+  if (!pt || !act || !args || !shadow_pos || !lane_shadows) {
     rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
     goto out;
   }
@@ -1216,19 +1227,32 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     if (a != AD_REV_DUP)
       continue;
     unsigned *at = shadow_at ? &shadow_at : &i;
-    if (*at >= (shadow_at ? r.nargs : args_end) ||
-        marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
-      rc = ad_fail(mc, call,
-                   "%s of %s: parameter %u is duplicated but its shadow is "
-                   "missing",
-                   who, ad_value_name(r.fn), p + 1);
-      break;
+    for (unsigned w = 0; w < r.width && rc == 0; w++) {
+      if (*at >= (shadow_at ? r.nargs : args_end) ||
+          marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
+        if (r.width == 1)
+          rc = ad_fail(mc, call,
+                       "%s of %s: parameter %u is duplicated but its shadow "
+                       "is missing",
+                       who, ad_value_name(r.fn), p + 1);
+        else
+          rc = ad_fail(mc, call,
+                       "%s of %s: parameter %u is duplicated but shadow %u "
+                       "of %u is missing",
+                       who, ad_value_name(r.fn), p + 1, w + 1, r.width);
+        break;
+      }
+      LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
+      if (!s)
+        break;
+      (*at)++;
+      lane_shadows[ndup * r.width + w] = s;
     }
-    LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
-    if (!s)
+    if (rc)
       break;
-    (*at)++;
-    args[k++] = s;
+    shadow_pos[ndup] = k;
+    args[k++] = lane_shadows[ndup * r.width];
+    ndup++;
   }
   /* after the arguments: request-wide markers, and for __enzyme_reverse
    * the result's adjoint and the tape */
@@ -1267,6 +1291,14 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   }
   /* split mode hands a pointer result's shadow to the caller, as Enzyme's
    * augmented pass does; the reverse must name the same pair */
+  if (r.width > 1 && LLVMGetTypeKind(rt) == LLVMPointerTypeKind) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_width %u of a function returning a "
+                      "pointer is not supported (each lane would run it "
+                      "again)",
+                      who, ad_value_name(r.fn), r.width);
+    goto out;
+  }
   int split = mode != REV_COMBINED;
   ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
                     (unsigned char)(split && !r.const_return &&
@@ -1397,6 +1429,61 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
       LLVMInstructionEraseFromParent(call);
     goto out;
   }
+  if (r.width > 1) {
+    /* one gradient per lane (lanes.c says why that is exact here); each
+     * OUT adjoint comes back as [N x T], as Enzyme returns it */
+    LLVMValueRef *lane_res = tj_malloc(r.width * sizeof *lane_res);
+    if (!lane_res) {
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+      goto out;
+    }
+    for (unsigned w = 0; w < r.width && !mc->diag.failed; w++) {
+      for (unsigned d = 0; d < ndup; d++)
+        args[shadow_pos[d]] = lane_shadows[d * r.width + w];
+      if (w)
+        ad_emit_shadow_reset(mc, b);
+      lane_res[w] = ad_rev_emit_gradient(
+          mc, b, holder, &pair, args, k,
+          sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
+    }
+    LLVMValueRef v = NULL;
+    if (!mc->diag.failed && nouts) {
+      LLVMTypeRef st = LLVMTypeOf(lane_res[0]);
+      LLVMTypeRef *arrays = tj_malloc(nouts * sizeof *arrays);
+      LLVMValueRef *vals = tj_malloc(nouts * sizeof *vals);
+      if (!arrays || !vals)
+        rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+      for (unsigned o = 0; rc == 0 && o < nouts; o++) {
+        arrays[o] = LLVMArrayType2(LLVMStructGetTypeAtIndex(st, o), r.width);
+        vals[o] = LLVMGetPoison(arrays[o]);
+        for (unsigned w = 0; w < r.width; w++)
+          vals[o] = LLVMBuildInsertValue(
+              b, vals[o], LLVMBuildExtractValue(b, lane_res[w], o, ""), w, "");
+      }
+      if (rc == 0 && nouts == 1) {
+        v = vals[0];
+      } else if (rc == 0) {
+        v = LLVMGetPoison(LLVMStructTypeInContext(mc->llctx, arrays, nouts, 0));
+        for (unsigned o = 0; o < nouts; o++)
+          v = LLVMBuildInsertValue(b, v, vals[o], o, "");
+      }
+      free(arrays);
+      free(vals);
+    }
+    free(lane_res);
+    if (mc->diag.failed || rc) {
+      rc = -1;
+      goto out;
+    }
+    char what[128];
+    snprintf(what, sizeof what,
+             "the adjoints of its %u enzyme_out argument%s, %u lanes each",
+             nouts, nouts == 1 ? "" : "s", r.width);
+    rc = replace_result(&r, b, v, 0, who, what, "");
+    if (rc == 0)
+      LLVMInstructionEraseFromParent(call);
+    goto out;
+  }
   LLVMValueRef res =
       mode == REV_REVERSE
           ? ad_rev_split_reverse(mc, b, holder, &sig, &pair, args, k, seed, &tape)
@@ -1418,5 +1505,7 @@ out:
   free(pt);
   free(act);
   free(args);
+  free(shadow_pos);
+  free(lane_shadows);
   return rc;
 }

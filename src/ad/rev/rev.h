@@ -13,6 +13,7 @@
  *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
+ *   lanes.c    enzyme_width N: when one gradient per lane is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
  */
@@ -73,6 +74,13 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
 unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
 /* The signature of a pair declared in this module with that tag, or NULL. */
 const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
+
+/* ---- lanes.c ---- */
+/* Whether enzyme_width `width` > 1 may run fn's gradient once per lane:
+ * fn and its callees write only memory they allocate and use no mutable
+ * global.  0, or -1 with an error naming the first instruction that
+ * does. */
+int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width);
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
