@@ -1379,7 +1379,10 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     goto out;
   }
   LLVMPositionBuilderBefore(b, call);
-  ad_emit_shadow_reset(mc, b);
+  /* the reverse half continues from the state its augmented half left, as
+   * a whole gradient's rev does */
+  if (mode != REV_REVERSE)
+    ad_emit_shadow_reset(mc, b);
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
   ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
   if (mode == REV_AUGMENT) {
