@@ -1014,8 +1014,10 @@ static int rewrite_virtual(request *r, LLVMBuilderRef b) {
     free(t);
     goto out;
   }
+  /* not back to back: the table's caller runs the halves when it likes */
   ad_rev_sig sig = {r->fn, np, act, (unsigned char)rf,
-                    (unsigned char)(LLVMGetTypeKind(rt) == LLVMPointerTypeKind)};
+                    (unsigned char)(LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
+                    0};
   ad_rev_pair pair;
   if (ad_rev_get(mc, &sig, r->call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
     rc = -1;
@@ -1300,9 +1302,12 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     goto out;
   }
   int split = mode != REV_COMBINED;
+  /* a whole gradient (or one lane of it) runs rev right after aug; split
+   * mode's caller may change memory in between */
   ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
                     (unsigned char)(split && !r.const_return &&
-                                    LLVMGetTypeKind(rt) == LLVMPointerTypeKind)};
+                                    LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
+                    (unsigned char)!split};
   LLVMValueRef seed = NULL, tape_value = NULL;
   if (mode == REV_REVERSE) {
     unsigned want = (sig.ret_adjoint ? 1u : 0u) + (sm.tape_at ? 0u : 1u);

@@ -417,10 +417,12 @@ static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef pred) {
   return NULL;
 }
 
-/* Routes the adjoints of bb's PHIs to the edge taken, then back to the
- * dispatcher.  The PHIs' adjoints are all read before any is added to
- * (an incoming value may be another PHI of bb). */
-static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+/* Routes the adjoints of bb's PHIs to the edge taken, then on to the
+ * reverse of the predecessor the forward pass came from: directly when bb
+ * has one predecessor, else from the id on top of the tape (each of bb's
+ * predecessors records its id).  The PHIs' adjoints are all read before
+ * any is added to (an incoming value may be another PHI of bb). */
+static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   LLVMValueRef phis[64];
   LLVMValueRef ds[64];
   unsigned n = 0;
@@ -433,50 +435,49 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb) {
     phis[n] = i;
     ds[n++] = ad_rev_take(r, i);
   }
-  if (!n) {
+  size_t first = r->pred_start[index], np = r->pred_start[index + 1] - first;
+  if (!np) {
     LLVMBuildBr(r->rb, r->dispatch);
     return 0;
   }
-  /* the distinct reachable predecessors */
-  LLVMBasicBlockRef preds[256];
-  unsigned np = 0;
-  unsigned ni = LLVMCountIncoming(phis[0]);
-  for (unsigned k = 0; k < ni; k++) {
-    LLVMBasicBlockRef p = LLVMGetIncomingBlock(phis[0], k);
-    if (!ad_map_get(&r->block_id, LLVMBasicBlockAsValue(p)))
-      continue;
-    int seen = 0;
-    for (unsigned j = 0; j < np; j++)
-      seen |= preds[j] == p;
-    if (!seen) {
-      if (np == 256)
-        return fail_inst(r, phis[0], "a PHI with more than 256 predecessors");
-      preds[np++] = p;
-    }
-  }
   LLVMValueRef sw = NULL;
   LLVMBasicBlockRef unreachable = NULL;
+  if (np == 2 && r->route_cond[index]) {
+    /* the branch that chose the edge (route_by_branch) */
+    LLVMValueRef c = ad_rev_primal(r, r->route_cond[index]);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(r->rb), edge[2];
+    for (int k = 0; k < 2; k++) {
+      size_t pi = r->route_pred[2 * index + (size_t)k];
+      edge[k] = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
+      LLVMPositionBuilderAtEnd(r->rb, edge[k]);
+      for (unsigned j = 0; j < n; j++)
+        ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[pi]), ds[j], phis[j]);
+      LLVMBuildBr(r->rb, r->heads[pi]);
+    }
+    LLVMPositionBuilderAtEnd(r->rb, from);
+    LLVMBuildCondBr(r->rb, c, edge[0], edge[1]);
+    return 0;
+  }
   if (np > 1) {
     LLVMValueRef id = ad_rev_peek_id(r, r->rb);
     unreachable = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "no.edge");
-    sw = LLVMBuildSwitch(r->rb, id, unreachable, np);
+    sw = LLVMBuildSwitch(r->rb, id, unreachable, (unsigned)np);
   }
-  for (unsigned j = 0; j < np; j++) {
+  for (size_t j = 0; j < np; j++) {
+    size_t pi = r->pred_list[first + j];
+    LLVMBasicBlockRef pred = r->rpo[pi];
     if (sw) {
       LLVMBasicBlockRef edge =
           LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
-      uintptr_t id = (uintptr_t)ad_map_get(&r->block_id,
-                                           LLVMBasicBlockAsValue(preds[j]));
-      LLVMAddCase(sw, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx), id, 0),
+      LLVMAddCase(sw, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
+                                   pi + 1, 0),
                   edge);
       LLVMPositionBuilderAtEnd(r->rb, edge);
     }
     for (unsigned k = 0; k < n; k++)
-      ad_rev_accumulate(r, incoming_from(phis[k], preds[j]), ds[k], phis[k]);
-    LLVMBuildBr(r->rb, r->dispatch);
+      ad_rev_accumulate(r, incoming_from(phis[k], pred), ds[k], phis[k]);
+    LLVMBuildBr(r->rb, r->heads[pi]);
   }
-  if (!np)
-    LLVMBuildBr(r->rb, r->dispatch);
   if (unreachable) {
     LLVMPositionBuilderAtEnd(r->rb, unreachable);
     LLVMBuildUnreachable(r->rb);
@@ -486,13 +487,14 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb) {
 
 static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   ad_module_ctx *mc = r->mc;
-  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(
-      mc->llctx, r->rev, "rev.head");
+  LLVMBasicBlockRef head = r->heads[index];
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(
       mc->llctx, r->rev, "rev.body");
-  LLVMAddCase(r->dispatch_switch,
-              LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), index + 1, 0),
-              head);
+  if (r->dispatch_switch)
+    LLVMAddCase(r->dispatch_switch,
+                LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), index + 1, 0),
+                head);
+  r->cur_block = index;
   ad_rev_begin_block(r, bb, head, body);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
   if (LLVMGetInstructionOpcode(term) == LLVMRet && LLVMGetNumOperands(term) &&
@@ -527,10 +529,182 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
       }
       LLVMBuildRet(r->rb, agg);
     }
-  } else if ((rc = route_phis(r, bb)) != 0) {
+  } else if ((rc = route_phis(r, bb, index)) != 0) {
     return rc;
   }
   return ad_rev_end_block(r, bb);
+}
+
+/* Whether a block never finishes (nothing pushed, nothing reversed). */
+static int never_finishes(LLVMBasicBlockRef bb) {
+  return LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(bb)) ==
+         LLVMUnreachable;
+}
+
+static size_t npreds(ad_rev_fn *r, size_t i) {
+  return r->pred_start[i + 1] - r->pred_start[i];
+}
+
+/* Whether block index d ends in a two-way branch to blocks a and b. */
+static int branches_to(ad_rev_fn *r, size_t d, size_t a, size_t b) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[d]);
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term))
+    return 0;
+  LLVMBasicBlockRef t = LLVMGetSuccessor(term, 0), f = LLVMGetSuccessor(term, 1);
+  return (t == r->rpo[a] && f == r->rpo[b]) || (t == r->rpo[b] && f == r->rpo[a]);
+}
+
+static int only_pred_is(ad_rev_fn *r, size_t o, size_t d) {
+  return npreds(r, o) == 1 && r->pred_list[r->pred_start[o]] == d;
+}
+
+/*
+ * A join whose predecessor is decided by one branch, so its reverse reads
+ * that branch's condition instead of an id its predecessors record:
+ *  - a triangle: preds {D, O}, O's only predecessor D, D branching to the
+ *    join and to O;
+ *  - a diamond: preds {A, B}, both with only predecessor D, D branching to
+ *    them.
+ * D dominates the join and is not the join itself, so the condition's
+ * value at the join's terminator (where its record is pushed) is the one
+ * of D's last run, and from there the path reached the join through the
+ * predecessor that condition chose (O and A, B are reached only from D).
+ * Sets route_cond / route_pred for block index s; 1 when it applies.
+ */
+static int route_by_branch(ad_rev_fn *r, size_t s) {
+  if (npreds(r, s) != 2)
+    return 0;
+  size_t x = r->pred_list[r->pred_start[s]], y = r->pred_list[r->pred_start[s] + 1];
+  size_t d = r->nblocks, on_true = 0, on_false = 0;
+  for (int k = 0; k < 2 && d == r->nblocks; k++) {
+    size_t dd = k ? y : x, o = k ? x : y;
+    if (dd != s && o != s && only_pred_is(r, o, dd) && branches_to(r, dd, s, o))
+      d = dd;
+  }
+  if (d == r->nblocks && x != s && y != s && npreds(r, x) == 1 &&
+      only_pred_is(r, y, r->pred_list[r->pred_start[x]]) &&
+      r->pred_list[r->pred_start[x]] != s &&
+      branches_to(r, r->pred_list[r->pred_start[x]], x, y))
+    d = r->pred_list[r->pred_start[x]];
+  if (d == r->nblocks)
+    return 0;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[d]);
+  LLVMBasicBlockRef t = LLVMGetSuccessor(term, 0);
+  /* the predecessor reached when the condition holds */
+  if (t == r->rpo[s])
+    on_true = d, on_false = d == x ? y : x;
+  else if (t == r->rpo[x] || t == r->rpo[y])
+    on_true = t == r->rpo[x] ? x : y, on_false = on_true == x ? y : x;
+  else
+    return 0;
+  r->route_cond[s] = LLVMGetCondition(term);
+  r->route_pred[2 * s] = on_true;
+  r->route_pred[2 * s + 1] = on_false;
+  return 1;
+}
+
+/*
+ * The reachable CFG's distinct predecessors of each block (pred_start /
+ * pred_list, by rpo index), and which blocks record their id: a block
+ * does when one of its successors has more than one predecessor (that
+ * successor's reverse asks which one ran), and a returning block does
+ * when there are several (the reverse starts from the one that ran).
+ * Every other block's predecessor, and the first block to reverse, are
+ * known when the reverse is built, so it jumps there directly.  Returns
+ * the only returning block's index, or nblocks when there is not exactly
+ * one; -1 when memory runs out.
+ */
+static long plan_blocks(ad_rev_fn *r) {
+  size_t nb = r->nblocks, nedges = 0, nret = 0, ret = nb;
+  size_t *count = tj_calloc(nb + 1, sizeof *count);
+  r->pred_start = tj_calloc(nb + 1, sizeof *r->pred_start);
+  r->needs_id = tj_calloc(nb ? nb : 1, 1);
+  r->heads = tj_calloc(nb ? nb : 1, sizeof *r->heads);
+  r->route_cond = tj_calloc(nb ? nb : 1, sizeof *r->route_cond);
+  r->route_pred = tj_calloc(2 * (nb ? nb : 1), sizeof *r->route_pred);
+  if (!count || !r->pred_start || !r->needs_id || !r->heads ||
+      !r->route_cond || !r->route_pred) {
+    free(count);
+    return -1;
+  }
+  /* two passes over the edges: count, then fill; a block's own repeated
+   * edges to one successor (condbr, switch cases) count once */
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < nb; i++) {
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
+      unsigned ns = LLVMGetNumSuccessors(term);
+      for (unsigned k = 0; k < ns; k++) {
+        LLVMBasicBlockRef s = LLVMGetSuccessor(term, k);
+        uintptr_t si = (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(s));
+        int repeat = 0;
+        for (unsigned j = 0; j < k; j++)
+          repeat |= LLVMGetSuccessor(term, j) == s;
+        if (!si || repeat)
+          continue;
+        if (pass == 0)
+          count[si - 1]++, nedges++;
+        else
+          r->pred_list[r->pred_start[si - 1] + count[si - 1]++] = i;
+      }
+    }
+    if (pass == 0) {
+      for (size_t i = 0; i < nb; i++)
+        r->pred_start[i + 1] = r->pred_start[i] + count[i];
+      memset(count, 0, (nb + 1) * sizeof *count);
+      r->pred_list = tj_malloc((nedges ? nedges : 1) * sizeof *r->pred_list);
+      if (!r->pred_list) {
+        free(count);
+        return -1;
+      }
+    }
+  }
+  free(count);
+  for (size_t i = 0; i < nb; i++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
+    if (LLVMGetInstructionOpcode(term) == LLVMRet)
+      nret++, ret = i;
+    if (r->pred_start[i + 1] - r->pred_start[i] > 1 && !route_by_branch(r, i))
+      for (size_t j = r->pred_start[i]; j < r->pred_start[i + 1]; j++)
+        r->needs_id[r->pred_list[j]] = 1;
+  }
+  if (nret != 1)
+    for (size_t i = 0; i < nb; i++)
+      if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(r->rpo[i])) ==
+          LLVMRet)
+        r->needs_id[i] = 1;
+  for (size_t i = 0; i < nb; i++)
+    if (!never_finishes(r->rpo[i]))
+      r->heads[i] = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev,
+                                                  "rev.head");
+  return nret == 1 ? (long)ret : (long)nb;
+}
+
+/* Adjoint arithmetic takes the derivative flags tangents take
+ * (tanjit_options.derivative_fp: reassoc nsz contract unless strict), so
+ * LLVM may factor and fuse it as it does Enzyme's; the primal's own flags
+ * were copied at each instruction.  Primal values the reverse rebuilds
+ * (tape.c, named "recomputed") keep the primal's flags only. */
+static void derivative_flags(ad_rev_fn *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      size_t n;
+      const char *name = LLVMGetValueName2(i, &n);
+      if (n >= 10 && strncmp(name, "recomputed", 10) == 0)
+        continue;
+      switch (LLVMGetInstructionOpcode(i)) {
+      case LLVMFAdd:
+      case LLVMFSub:
+      case LLVMFMul:
+      case LLVMFDiv:
+      case LLVMFNeg:
+        ad_tangent_fmf(&r->fc, i, i);
+        break;
+      default:
+        break;
+      }
+    }
 }
 
 int ad_rev_build_reverse(ad_rev_fn *r) {
@@ -543,17 +717,42 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
   r->entry_term = LLVMBuildBr(r->eb, r->dispatch);
   LLVMPositionBuilderAtEnd(r->rb, none);
   LLVMBuildUnreachable(r->rb);
-  LLVMPositionBuilderAtEnd(r->rb, r->dispatch);
-  LLVMValueRef id = ad_rev_peek_id(r, r->rb);
-  r->dispatch_switch = LLVMBuildSwitch(r->rb, id, none, (unsigned)r->nblocks);
+  long only_ret = plan_blocks(r);
+  ad_rev_plan_reloads(r);
   int rc = 0;
-  for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
-    if (LLVMGetInstructionOpcode(term) == LLVMUnreachable) {
-      /* never finishes: nothing to reverse, nothing pushed */
-      continue;
+  if (only_ret < 0) {
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  } else {
+    LLVMPositionBuilderAtEnd(r->rb, r->dispatch);
+    if ((size_t)only_ret < r->nblocks) {
+      /* one returning block: the reverse starts there */
+      LLVMBuildBr(r->rb, r->heads[only_ret]);
+      r->dispatch_switch = NULL;
+    } else {
+      LLVMValueRef id = ad_rev_peek_id(r, r->rb);
+      r->dispatch_switch =
+          LLVMBuildSwitch(r->rb, id, none, (unsigned)r->nblocks);
     }
+  }
+  for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
+    if (never_finishes(r->rpo[i]))
+      continue; /* never finishes: nothing to reverse, nothing pushed */
     rc = reverse_block(r, r->rpo[i], i);
   }
+  if (rc == 0) {
+    derivative_flags(r);
+    ad_rev_sync_tape(r);
+  }
+  free(r->pred_start);
+  free(r->pred_list);
+  free(r->needs_id);
+  free(r->heads);
+  free(r->route_cond);
+  free(r->route_pred);
+  r->route_cond = NULL;
+  r->route_pred = NULL;
+  r->pred_start = r->pred_list = NULL;
+  r->needs_id = NULL;
+  r->heads = NULL;
   return mc->diag.failed ? -1 : rc;
 }

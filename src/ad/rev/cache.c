@@ -87,6 +87,7 @@ const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag) {
 static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
   return a->fn == b->fn && a->nparams == b->nparams &&
          a->ret_adjoint == b->ret_adjoint && a->ret_shadow == b->ret_shadow &&
+         a->back_to_back == b->back_to_back &&
          memcmp(a->activity, b->activity, a->nparams) == 0;
 }
 

@@ -42,6 +42,10 @@ typedef struct ad_rev_sig {
   unsigned char *activity; /* ad_rev_activity per parameter (owned in the cache) */
   unsigned char ret_adjoint; /* rev takes the adjoint of the float result */
   unsigned char ret_shadow;  /* aug returns {primal, shadow} (a pointer) */
+  /* rev runs right after aug, nothing else in between (a gradient request
+   * site): memory the body never writes still holds, in rev, what aug
+   * read (tape.c reloads it instead of storing it) */
+  unsigned char back_to_back;
 } ad_rev_sig;
 
 typedef struct ad_rev_pair {
@@ -124,6 +128,7 @@ LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
 typedef struct ad_rev_item {
   LLVMValueRef v;
   int shadow;
+  int recomputed; /* rebuilt in the head from other items: no slot */
   unsigned long long off;
   LLVMValueRef loaded; /* its value in the reverse body */
 } ad_rev_item;
@@ -139,6 +144,7 @@ typedef struct ad_rev_fn {
   const ad_rev_sig *sig;
   LLVMValueRef aug, rev;
   LLVMValueRef aug_tape, rev_tape;
+  LLVMValueRef aug_ltape, rev_ltape; /* the bodies' own header copies (tape.c) */
   LLVMBasicBlockRef *rpo;
   size_t nblocks;
   ad_map block_id; /* primal block -> 1 + its index in rpo */
@@ -155,11 +161,24 @@ typedef struct ad_rev_fn {
   LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
   /* the block being reversed */
   LLVMBasicBlockRef head;  /* pops the record, loads the slots */
+  LLVMBasicBlockRef body;  /* the first block of its reverse */
   LLVMValueRef head_term;
   LLVMValueRef top;        /* the record's top (rev) */
   ad_rev_item *items;
   size_t nitems, capitems;
   unsigned long long bytes; /* the record's size so far (id included) */
+  /* adjoint.c, while the reverse is built: per block (its index in rpo)
+   * whether its record carries its id (some successor's reverse must ask
+   * which predecessor ran), and each block's reverse head */
+  unsigned char *needs_id;
+  LLVMBasicBlockRef *heads;
+  size_t *pred_start, *pred_list; /* distinct reachable predecessors (CSR) */
+  /* a join whose predecessor one branch decides: its condition, and the
+   * predecessors (rpo indices) it selects when true [2i] and false [2i+1] */
+  LLVMValueRef *route_cond;
+  size_t *route_pred;
+  size_t cur_block; /* the index of the block being reversed */
+  int reload; /* loads through parameters may be reloaded (tape.c) */
 } ad_rev_fn;
 
 /* ---- tape.c ---- */
@@ -179,6 +198,11 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb);
 /* Emits at b a load of the id on top of the tape (the record below the
  * current one), as i64. */
 LLVMValueRef ad_rev_peek_id(ad_rev_fn *r, LLVMBuilderRef b);
+/* Once both bodies are built: their header copies synchronized with the
+ * caller's (at the entry, around calls taking the tape, at returns). */
+void ad_rev_sync_tape(ad_rev_fn *r);
+/* Decides r->reload before the reverse is built. */
+void ad_rev_plan_reloads(ad_rev_fn *r);
 /* malloc-family helpers declared in the module. */
 LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name);
 LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,

@@ -23,7 +23,10 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
 #include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
 
@@ -133,6 +136,83 @@ static LLVMValueRef reserve_fn(ad_module_ctx *mc) {
   return fn;
 }
 
+/*
+ * The header a body pushes and pops through is its own copy, an alloca
+ * in its entry block (SROA keeps ptr, size and cap in registers), not the
+ * caller's header behind the tape parameter: that one may alias any
+ * memory the body stores to (the shadows), so each push and pop would
+ * reload and store it.  ad_rev_sync_tape copies the caller's header in at
+ * the entry and out before each call that takes the tape (a callee's
+ * pair pushes and pops on the same stack) and before each return, and in
+ * again after such a call.
+ */
+static LLVMValueRef local_tape(ad_rev_fn *r, int reverse) {
+  LLVMValueRef *slot = reverse ? &r->rev_ltape : &r->aug_ltape;
+  if (*slot)
+    return *slot;
+  LLVMValueRef fn = reverse ? r->rev : r->aug;
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first)
+    LLVMPositionBuilderBefore(b, first);
+  else
+    LLVMPositionBuilderAtEnd(b, entry);
+  *slot = LLVMBuildAlloca(b, ad_rev_tape_type(r->mc), "tape.local");
+  LLVMDisposeBuilder(b);
+  return *slot;
+}
+
+static void copy_header(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef to,
+                        LLVMValueRef from) {
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  for (unsigned k = 0; k < 3; k++) {
+    LLVMTypeRef ft = LLVMStructGetTypeAtIndex(tt, k);
+    LLVMValueRef v = LLVMBuildLoad2(b, ft, LLVMBuildStructGEP2(b, tt, from, k, ""),
+                                    "");
+    LLVMBuildStore(b, v, LLVMBuildStructGEP2(b, tt, to, k, ""));
+  }
+}
+
+static int takes(LLVMValueRef call, LLVMValueRef v) {
+  unsigned n = LLVMGetNumArgOperands(call);
+  for (unsigned k = 0; k < n; k++)
+    if (LLVMGetOperand(call, k) == v)
+      return 1;
+  return 0;
+}
+
+static void sync_one(ad_module_ctx *mc, LLVMValueRef fn, LLVMValueRef local,
+                     LLVMValueRef param) {
+  if (!local)
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(local));
+  copy_header(mc, b, local, param);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMIsAReturnInst(i)) {
+        LLVMPositionBuilderBefore(b, i);
+        copy_header(mc, b, param, local);
+      } else if (LLVMIsACallInst(i) && takes(i, param)) {
+        LLVMPositionBuilderBefore(b, i);
+        copy_header(mc, b, param, local);
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        LLVMPositionBuilderBefore(b, next);
+        copy_header(mc, b, local, param);
+        i = LLVMGetPreviousInstruction(next);
+      }
+    }
+  LLVMDisposeBuilder(b);
+}
+
+void ad_rev_sync_tape(ad_rev_fn *r) {
+  sync_one(r->mc, r->aug, r->aug_ltape, r->aug_tape);
+  sync_one(r->mc, r->rev, r->rev_ltape, r->rev_tape);
+}
+
 static unsigned long long slot_size(ad_module_ctx *mc, LLVMTypeRef t) {
   unsigned long long s = LLVMABISizeOfType(mc->td, t);
   return (s + 7) & ~7ull;
@@ -144,9 +224,10 @@ static LLVMValueRef tape_top(ad_rev_fn *r, LLVMBuilderRef b) {
   LLVMTypeRef tt = ad_rev_tape_type(mc);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMValueRef base = LLVMBuildLoad2(b, ptr, r->rev_tape, "tape.ptr");
+  LLVMValueRef tape = local_tape(r, 1);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, tape, "tape.ptr");
   LLVMValueRef size = LLVMBuildLoad2(
-      b, i64, LLVMBuildStructGEP2(b, tt, r->rev_tape, 1, ""), "tape.size");
+      b, i64, LLVMBuildStructGEP2(b, tt, tape, 1, ""), "tape.size");
   return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), base, &size, 1,
                        "top");
 }
@@ -170,6 +251,7 @@ void ad_rev_begin_block(ad_rev_fn *r, LLVMBasicBlockRef bb,
                         LLVMBasicBlockRef head, LLVMBasicBlockRef body) {
   (void)bb;
   r->head = head;
+  r->body = body;
   r->nitems = 0;
   r->bytes = 8; /* the id */
   LLVMPositionBuilderAtEnd(r->rb, head);
@@ -178,26 +260,38 @@ void ad_rev_begin_block(ad_rev_fn *r, LLVMBasicBlockRef bb,
   LLVMPositionBuilderAtEnd(r->rb, body);
 }
 
-/* The slot of (v, shadow) in the current record, added when new. */
-static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
+static ad_rev_item *find_item(ad_rev_fn *r, LLVMValueRef v, int shadow) {
   for (size_t i = 0; i < r->nitems; i++)
     if (r->items[i].v == v && r->items[i].shadow == shadow)
-      return r->items[i].loaded;
+      return &r->items[i];
+  return NULL;
+}
+
+static ad_rev_item *new_item(ad_rev_fn *r, LLVMValueRef v, int shadow) {
   if (r->nitems == r->capitems) {
     size_t cap = r->capitems ? 2 * r->capitems : 16;
     ad_rev_item *g = tj_realloc(r->items, cap * sizeof *g);
     if (!g) {
       ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-      return LLVMGetUndef(LLVMTypeOf(v));
+      return NULL;
     }
     r->items = g;
     r->capitems = cap;
   }
-  LLVMTypeRef t = LLVMTypeOf(v);
-  r->bytes += slot_size(r->mc, t);
   ad_rev_item *it = &r->items[r->nitems++];
+  memset(it, 0, sizeof *it);
   it->v = v;
   it->shadow = shadow;
+  return it;
+}
+
+/* A slot of (v, shadow) in the current record, loaded in the head. */
+static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
+  ad_rev_item *it = new_item(r, v, shadow);
+  if (!it)
+    return LLVMGetUndef(LLVMTypeOf(v));
+  LLVMTypeRef t = LLVMTypeOf(v);
+  r->bytes += slot_size(r->mc, t);
   it->off = r->bytes;
   LLVMBuilderRef hb = LLVMCreateBuilderInContext(r->mc->llctx);
   LLVMPositionBuilderBefore(hb, r->head_term);
@@ -208,38 +302,365 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
   return it->loaded;
 }
 
-LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v))
-    return v; /* constants, globals, functions */
-  if (LLVMIsAArgument(v)) {
-    LLVMValueRef p = ad_map_get(&r->rparam, v);
-    return p ? p : v;
+/*
+ * What the reverse recomputes instead of storing: integer and pointer
+ * arithmetic without side effects or traps (GEPs, casts, add/sub/mul,
+ * shifts, bitwise, icmp, select), rebuilt in the head from the record's
+ * other values.  It is right because everything a block's reverse reads
+ * dominates the block's terminator, where the record is pushed: an
+ * operand o of such a value v dominates v, and o cannot have run again
+ * after v's last run without v running again before the terminator (a
+ * path from o back to the terminator avoiding v would avoid v from the
+ * entry), so the record's o is the o that v was computed from.  Shadows
+ * of GEPs, casts and integer arithmetic are rebuilt the way aug builds
+ * them (the same operation on the operands' shadows).  Chains deeper than
+ * RECOMPUTE_DEPTH are stored instead, so the head stays short.
+ */
+#define RECOMPUTE_DEPTH 6
+
+static int recomputable_opcode(LLVMOpcode op) {
+  switch (op) {
+  case LLVMGetElementPtr:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMICmp:
+  case LLVMSelect:
+    return 1;
+  default:
+    return 0;
   }
-  return taped(r, v, 0);
+}
+
+/* The operands aug replaces by their shadows to make v's shadow (its
+ * ad_lanewise operand list), or 0 when v's shadow is not recomputed. */
+static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
+  switch (op) {
+  case LLVMGetElementPtr:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+    ops[0] = 0;
+    return 1;
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+    ops[0] = 0;
+    ops[1] = 1;
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/*
+ * Loads the reverse reads again instead of storing their values: in a
+ * pair whose rev runs right after its aug (sig.back_to_back: the gradient
+ * at a request site), when the primal body writes no memory at all (no
+ * store, no call but math rows and LLVM's markers, no atomics), memory
+ * reached through a parameter holds in rev what aug read there.  The
+ * reverse writes only shadows, its adjoint slots and the tape, all other
+ * memory than the primal's under Enzyme's convention (a shadow is not the
+ * primal buffer); where the shadow may be the pointer itself at run time,
+ * the value is stored.  Allocas are gone when aug returns, so only loads
+ * through a parameter (GEPs and casts of it) are reloaded.
+ */
+static int writes_memory(ad_rev_fn *r, LLVMValueRef i) {
+  if (LLVMIsAStoreInst(i) || LLVMIsAAtomicRMWInst(i) ||
+      LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAFenceInst(i))
+    return 1;
+  if (LLVMIsALoadInst(i))
+    return LLVMGetVolatile(i);
+  if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+    return 0;
+  LLVMValueRef fn = ad_called_function(i);
+  if (!fn)
+    return 1;
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  if (strncmp(name, "llvm.dbg.", 9) == 0 ||
+      strncmp(name, "llvm.lifetime.", 14) == 0)
+    return 0;
+  const ad_call_rule *rule = ad_rule_of_call(r->mc, i);
+  return !rule || !ad_math_is_row(rule);
+}
+
+void ad_rev_plan_reloads(ad_rev_fn *r) {
+  r->reload = 0;
+  if (!r->sig->back_to_back)
+    return;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->sig->fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (writes_memory(r, i))
+        return;
+  r->reload = 1;
+}
+
+/* Whether pointer p is a parameter moved by GEPs and casts. */
+static int based_on_parameter(LLVMValueRef p, int depth) {
+  if (LLVMIsAArgument(p))
+    return 1;
+  if (depth > 16 || !LLVMIsAInstruction(p))
+    return 0;
+  switch (LLVMGetInstructionOpcode(p)) {
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+    return based_on_parameter(LLVMGetOperand(p, 0), depth + 1);
+  default:
+    return 0;
+  }
+}
+
+static int reloadable(ad_rev_fn *r, LLVMValueRef v) {
+  if (!r->reload || !LLVMIsALoadInst(v) || LLVMGetVolatile(v) ||
+      LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic)
+    return 0;
+  LLVMValueRef p = LLVMGetOperand(v, 0);
+  return based_on_parameter(p, 0) &&
+         !(ad_shadow_or_null(&r->fc, p) && ad_shadow_may_equal_primal(&r->fc, p));
+}
+
+static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
+                             int depth);
+
+/*
+ * Float arithmetic is rebuilt only from what costs no slot of its own:
+ * constants, parameters, values the record has already, memory reloaded
+ * (above), or such arithmetic again, FLOAT_DEPTH deep at most (a sum of
+ * two reloads instead of a stored difference, n-body's x[j] - x[i]).
+ * The rebuilt instruction is the primal's, flags and all, so it computes
+ * the same bits.
+ */
+#define FLOAT_DEPTH 2
+
+static int float_arith(LLVMOpcode op) {
+  return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul || op == LLVMFNeg;
+}
+
+static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth) {
+  if (!LLVMIsAInstruction(v))
+    return LLVMIsAArgument(v) || LLVMIsAConstant(v);
+  if (find_item(r, v, 0))
+    return 1;
+  if (reloadable(r, v))
+    return 1;
+  if (depth >= FLOAT_DEPTH || !float_arith(LLVMGetInstructionOpcode(v)))
+    return 0;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (!free_to_rebuild(r, LLVMGetOperand(v, (unsigned)k), depth + 1))
+      return 0;
+  return 1;
+}
+
+/* v (or its shadow) rebuilt in the head, or NULL when it is stored. */
+static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
+                              int depth) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (!shadow && depth < RECOMPUTE_DEPTH && reloadable(r, v)) {
+    LLVMValueRef p = value_of(r, LLVMGetOperand(v, 0), 0, depth + 1);
+    if (r->mc->diag.failed)
+      return NULL;
+    LLVMBuilderRef hb = LLVMCreateBuilderInContext(r->mc->llctx);
+    LLVMPositionBuilderBefore(hb, r->head_term);
+    LLVMValueRef c = LLVMBuildLoad2(hb, LLVMTypeOf(v), p, "reloaded");
+    LLVMSetAlignment(c, LLVMGetAlignment(v));
+    LLVMDisposeBuilder(hb);
+    ad_rev_item *it = new_item(r, v, 0);
+    if (it) {
+      it->recomputed = 1;
+      it->loaded = c;
+    }
+    return c;
+  }
+  int rebuild_float = !shadow && depth < RECOMPUTE_DEPTH && float_arith(op) &&
+                      free_to_rebuild(r, v, 0);
+  if (!rebuild_float && (depth >= RECOMPUTE_DEPTH || !recomputable_opcode(op)))
+    return NULL;
+  int has_float = 0, has_other = 0;
+  ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
+  if (has_float && !rebuild_float)
+    return NULL;
+  unsigned sops[2] = {0, 0}, nsops = 0;
+  if (shadow) {
+    /* a shadow aug gave v itself (ad_lanewise), not one standing in */
+    if (!ad_shadow_or_null(&r->fc, v) || !ad_is_active(&r->fc, v))
+      return NULL;
+    if ((nsops = shadow_operands(op, sops)) == 0)
+      return NULL;
+  }
+  unsigned n = (unsigned)LLVMGetNumOperands(v);
+  LLVMValueRef ops[8];
+  if (n > 8)
+    return NULL;
+  for (unsigned k = 0; k < n; k++) {
+    int sk = 0;
+    for (unsigned j = 0; j < nsops; j++)
+      sk |= sops[j] == k;
+    ops[k] = value_of(r, LLVMGetOperand(v, k), sk, depth + 1);
+    if (r->mc->diag.failed)
+      return NULL;
+  }
+  LLVMBuilderRef hb = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMPositionBuilderBefore(hb, r->head_term);
+  LLVMValueRef c = LLVMInstructionClone(v);
+  LLVMInsertIntoBuilderWithName(hb, c, shadow ? "recomputed.shadow"
+                                              : "recomputed");
+  LLVMDisposeBuilder(hb);
+  for (unsigned k = 0; k < n; k++)
+    LLVMSetOperand(c, k, ops[k]);
+  ad_rev_item *it = new_item(r, v, shadow);
+  if (!it)
+    return c;
+  it->recomputed = 1;
+  it->loaded = c;
+  return c;
+}
+
+static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
+                             int depth) {
+  if (LLVMIsAArgument(v)) {
+    LLVMValueRef p = ad_map_get(shadow ? &r->rshadow : &r->rparam, v);
+    if (p)
+      return p;
+    /* an inactive parameter stands for itself */
+    return shadow ? value_of(r, v, 0, depth) : v;
+  }
+  if (!LLVMIsAInstruction(v))
+    /* constants, globals, functions; a constant's shadow is a constant
+     * (shadow globals), no code */
+    return shadow ? ad_shadow_value(&r->fc, v) : v;
+  ad_rev_item *it = find_item(r, v, shadow);
+  if (it)
+    return it->loaded;
+  LLVMValueRef c = recompute(r, v, shadow, depth);
+  return c ? c : taped(r, v, shadow);
+}
+
+LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v) {
+  return value_of(r, v, 0, 0);
 }
 
 LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v) {
-  if (LLVMIsAArgument(v)) {
-    LLVMValueRef s = ad_map_get(&r->rshadow, v);
-    return s ? s : ad_rev_primal(r, v); /* an inactive one stands for itself */
+  return value_of(r, v, 1, 0);
+}
+
+/* Whether v is an instruction the reverse may delete when nothing uses
+ * it: no side effects, not a terminator, not a slot or the record's top. */
+static int erasable(ad_rev_fn *r, LLVMValueRef v) {
+  if (!v || !LLVMIsAInstruction(v) || LLVMGetFirstUse(v) || v == r->top)
+    return 0;
+  if (LLVMIsALoadInst(v))
+    return !LLVMGetVolatile(v);
+  return LLVMIsABinaryOperator(v) || LLVMIsAUnaryOperator(v) ||
+         LLVMIsACastInst(v) || LLVMIsACmpInst(v) || LLVMIsASelectInst(v) ||
+         LLVMIsAGetElementPtrInst(v) || LLVMIsAExtractValueInst(v) ||
+         LLVMIsAInsertValueInst(v) || LLVMIsAExtractElementInst(v) ||
+         LLVMIsAInsertElementInst(v) || LLVMIsAShuffleVectorInst(v);
+}
+
+static int is_item_value(ad_rev_fn *r, LLVMValueRef v) {
+  for (size_t i = 0; i < r->nitems; i++)
+    if (r->items[i].loaded == v)
+      return 1;
+  return 0;
+}
+
+/* Deletes the dead instructions of the block's reverse (from its first
+ * body block to the function's end: everything built since
+ * ad_rev_begin_block), last first, so a chain dies in one pass. */
+static void sweep_dead(ad_rev_fn *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetLastBasicBlock(r->rev); bb;
+       bb = LLVMGetPreviousBasicBlock(bb)) {
+    for (LLVMValueRef i = LLVMGetLastInstruction(bb); i;) {
+      LLVMValueRef prev = LLVMGetPreviousInstruction(i);
+      if (erasable(r, i) && !is_item_value(r, i))
+        LLVMInstructionEraseFromParent(i);
+      i = prev;
+    }
+    if (bb == r->body)
+      break;
   }
-  if (!LLVMIsAInstruction(v)) {
-    /* a constant's shadow is a constant (shadow globals); no code */
-    LLVMValueRef s = ad_shadow_value(&r->fc, v);
-    return s;
+}
+
+/*
+ * Drops what the block's reverse asked for and did not use in the end
+ * (a math row's argument no partial reads, a partial of an inactive
+ * operand): dead code first, then the items no one reads, last asked
+ * first (a recomputed value is asked after its operands), so they are not
+ * stored.  Then the stored items get their final offsets.
+ */
+static void prune_items(ad_rev_fn *r) {
+  sweep_dead(r);
+  for (size_t i = r->nitems; i-- > 0;) {
+    ad_rev_item *it = &r->items[i];
+    if (LLVMGetFirstUse(it->loaded))
+      continue;
+    LLVMValueRef addr = it->recomputed ? NULL : LLVMGetOperand(it->loaded, 0);
+    LLVMInstructionEraseFromParent(it->loaded);
+    it->loaded = NULL;
+    if (addr && !LLVMGetFirstUse(addr))
+      LLVMInstructionEraseFromParent(addr);
   }
-  return taped(r, v, 1);
+  /* the survivors, compacted, stored ones at their final offsets */
+  size_t kept = 0;
+  r->bytes = r->needs_id && !r->needs_id[r->cur_block] ? 0 : 8;
+  for (size_t i = 0; i < r->nitems; i++) {
+    ad_rev_item it = r->items[i];
+    if (!it.loaded)
+      continue;
+    if (!it.recomputed) {
+      r->bytes += slot_size(r->mc, LLVMTypeOf(it.v));
+      it.off = r->bytes;
+      LLVMValueRef addr = LLVMGetOperand(it.loaded, 0);
+      LLVMSetOperand(addr, 1,
+                     LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
+                                  (unsigned long long)(-(long long)it.off),
+                                  1));
+    }
+    r->items[kept++] = it;
+  }
+  r->nitems = kept;
 }
 
 int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   ad_module_ctx *mc = r->mc;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
   LLVMTypeRef tt = ad_rev_tape_type(mc);
+  prune_items(r);
+  int with_id = !r->needs_id || r->needs_id[r->cur_block];
   unsigned long long total = r->bytes;
+  if (total == 0) /* nothing to record: no push, no pop */
+    return mc->diag.failed ? -1 : 0;
   /* the reverse pops the record */
   LLVMBuilderRef hb = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderBefore(hb, r->head_term);
-  LLVMValueRef psize = LLVMBuildStructGEP2(hb, tt, r->rev_tape, 1, "");
+  LLVMValueRef psize = LLVMBuildStructGEP2(hb, tt, local_tape(r, 1), 1, "");
   LLVMValueRef size = LLVMBuildLoad2(hb, i64, psize, "");
   LLVMBuildStore(hb, LLVMBuildSub(hb, size, LLVMConstInt(i64, total, 0), ""),
                  psize);
@@ -251,7 +672,7 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(exit));
   ad_fn_ctx *fc = &r->fc;
   LLVMPositionBuilderBefore(fc->b, term);
-  LLVMValueRef args[2] = {r->aug_tape, LLVMConstInt(i64, total, 0)};
+  LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
   LLVMValueRef rf = reserve_fn(mc);
   LLVMValueRef base =
       LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
@@ -260,14 +681,19 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
       LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
   for (size_t i = 0; i < r->nitems; i++) {
     ad_rev_item *it = &r->items[i];
+    if (it->recomputed)
+      continue;
     LLVMValueRef v = it->shadow ? ad_shadow_value(fc, it->v)
                                 : ad_primal(fc, it->v);
     LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
     LLVMSetAlignment(st, 8);
   }
-  uintptr_t id = (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
-  LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
-                                   below(mc, fc->b, top, 8));
-  LLVMSetAlignment(st, 8);
+  if (with_id) {
+    uintptr_t id =
+        (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
+    LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
+                                     below(mc, fc->b, top, 8));
+    LLVMSetAlignment(st, 8);
+  }
   return mc->diag.failed ? -1 : 0;
 }
