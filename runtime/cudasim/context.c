@@ -1,9 +1,9 @@
 /* context.c: contexts. Created contexts and the device's primary context are
  * opaque handles (handles.c); each thread has its own current context, as
  * in CUDA. Contexts only gate cuCtxSynchronize/cuCtxGetDevice and own
- * streams: memory calls need cuInit but no current context (a leniency;
- * real CUDA wants one), and destroying a context leaves its allocations
- * alive. */
+ * streams: memory calls need a current context, as real CUDA's do
+ * (CUDA_ERROR_INVALID_CONTEXT without one), and destroying a context
+ * leaves its allocations alive. */
 #include "cusim.h"
 
 static struct cusim_handle_set created_contexts;
@@ -16,6 +16,14 @@ static bool context_is_live(uintptr_t ctx)
     if (ctx != 0 && ctx == primary_context)
         return primary_retains > 0;
     return cusim_handle_find(&created_contexts, ctx) >= 0;
+}
+
+CUresult cusim_require_context(void)
+{
+    CUresult r = cusim_require_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    return cusim_current_context() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 uintptr_t cusim_current_context(void)
@@ -132,13 +140,15 @@ CUresult cuCtxGetDevice(CUdevice *device)
     CUSIM_LOCKED(ctx_get_device_locked(device));
 }
 
-/* All work has already run, so synchronizing only checks there is a context. */
+/* Runs whatever async work is deferred (queue.c), after checking there is
+ * a context. */
 static CUresult ctx_synchronize_locked(void)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
-    return cusim_current_context() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    cusim_wait_all();
+    return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSynchronize(void)

@@ -80,6 +80,10 @@ void cusim_handle_set_clear(struct cusim_handle_set *set);
 /* context.c */
 /* The calling thread's current context, or 0. */
 uintptr_t cusim_current_context(void);
+/* What memory calls require, as on a GPU: cuInit
+ * (CUDA_ERROR_NOT_INITIALIZED), then a current context
+ * (CUDA_ERROR_INVALID_CONTEXT). */
+CUresult cusim_require_context(void);
 void cusim_contexts_clear(void);
 
 /* stream.c */
@@ -91,5 +95,18 @@ void cusim_streams_clear(void);
 
 /* memory.c */
 void cusim_host_blocks_clear(void);
+
+/* queue.c: async work deferred until a synchronization
+ * (CUDASIM_DEFER_ASYNC=1). */
+bool cusim_defer_async(void);
+/* Queue a copy / a memset of `count` elements of `width` bytes (pattern:
+ * one element) on stream; both ends already validated. */
+CUresult cusim_defer_copy(CUstream stream, unsigned char *to, const unsigned char *from, size_t bytes);
+CUresult cusim_defer_memset(CUstream stream, unsigned char *to, const unsigned char *pattern, size_t width,
+                            size_t count);
+/* Run the work queued on stream (a default stream: on every stream). */
+void cusim_wait_stream(CUstream stream);
+void cusim_wait_all(void);
+void cusim_queue_clear(void);
 
 #endif /* CUSIM_H */

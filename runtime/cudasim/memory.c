@@ -25,7 +25,7 @@ void cusim_host_blocks_clear(void)
 
 static CUresult mem_get_info_locked(size_t *free_bytes, size_t *total_bytes)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if (!free_bytes || !total_bytes)
@@ -65,7 +65,7 @@ static void count_allocation(size_t bytes)
 
 static CUresult mem_alloc_locked(CUdeviceptr *dptr, size_t bytes, CUstream stream)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if ((r = cusim_check_stream(stream)) != CUDA_SUCCESS)
@@ -95,7 +95,7 @@ CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 
 static CUresult mem_alloc_managed_locked(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     /* exactly one attachment; CU_MEM_ATTACH_SINGLE is for streams only */
@@ -117,7 +117,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flag
 static CUresult mem_alloc_pitch_locked(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
                                        unsigned int element_bytes, size_t pitch_limit)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if (!dptr || !pitch || width == 0 || height == 0)
@@ -160,11 +160,13 @@ CUresult cuMemAllocPitch(CUdeviceptr *dptr, unsigned int *pPitch, unsigned int W
 
 static CUresult mem_free_locked(CUdeviceptr dptr, CUstream stream)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if ((r = cusim_check_stream(stream)) != CUDA_SUCCESS)
         return r;
+    /* deferred work may still use the memory: it runs first */
+    cusim_wait_all();
     size_t bytes = 0;
     if ((r = cusim_arena_free(dptr, &bytes)) != CUDA_SUCCESS)
         return r;
@@ -191,7 +193,7 @@ CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 
 static CUresult mem_alloc_host_locked(void **pp, size_t bytes)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if (!pp || bytes == 0)
@@ -222,12 +224,13 @@ CUresult cuMemAllocHost(void **pp, unsigned int bytesize)
 
 static CUresult mem_free_host_locked(void *p)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     ptrdiff_t index = cusim_handle_find(&host_blocks, (uintptr_t)p);
     if (p == NULL || index < 0)
         return CUDA_ERROR_INVALID_VALUE;
+    cusim_wait_all();
     cusim_handle_remove_at(&host_blocks, (size_t)index);
     free(p);
     return CUDA_SUCCESS;

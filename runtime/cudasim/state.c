@@ -94,6 +94,7 @@ __attribute__((destructor)) static void cusim_unload(void)
     cusim_lock();
     cusim_streams_clear();
     cusim_contexts_clear();
+    cusim_queue_clear();
     cusim_host_blocks_clear();
     cusim_arena_close();
     memset(&cusim_counters, 0, sizeof cusim_counters);

@@ -1,6 +1,7 @@
 /* stream.c: streams. Work submitted to a stream runs at once, in the
  * calling thread (allowed semantics: an async call may complete before it
- * returns), so a stream is only a record that the handle is live. The
+ * returns), or under CUDASIM_DEFER_ASYNC=1 waits in queue.c until the
+ * stream is synchronized, queried or destroyed.  The
  * default streams (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) are always
  * valid; anything else must be a stream created and not yet destroyed. */
 #include "cusim.h"
@@ -58,6 +59,7 @@ static CUresult stream_destroy_locked(CUstream stream)
     ptrdiff_t index = cusim_handle_find(&live_streams, (uintptr_t)stream);
     if (is_default_stream(stream) || index < 0)
         return CUDA_ERROR_INVALID_HANDLE;
+    cusim_wait_stream(stream);
     cusim_handle_remove_at(&live_streams, (size_t)index);
     return CUDA_SUCCESS;
 }
@@ -72,13 +74,17 @@ CUresult cuStreamDestroy(CUstream hStream)
     CUSIM_LOCKED(stream_destroy_locked(hStream));
 }
 
-/* Synchronize and query agree: all work on a valid stream has completed. */
+/* Synchronize and query agree: all work on a valid stream has completed
+ * (deferred work runs now). */
 static CUresult stream_wait_locked(CUstream stream)
 {
     CUresult r = cusim_require_init();
     if (r != CUDA_SUCCESS)
         return r;
-    return cusim_check_stream(stream);
+    if ((r = cusim_check_stream(stream)) != CUDA_SUCCESS)
+        return r;
+    cusim_wait_stream(stream);
+    return CUDA_SUCCESS;
 }
 
 CUresult cuStreamSynchronize(CUstream hStream)

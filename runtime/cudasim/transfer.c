@@ -15,7 +15,9 @@
  * which fail with EFAULT where a plain access would fault (a wild pointer
  * returns CUDA_ERROR_INVALID_VALUE instead of crashing the simulator).  A
  * pointer into the wrong but mapped memory cannot be told apart.
- * A zero-length copy succeeds without looking at its addresses. */
+ * A zero-length copy succeeds without looking at its addresses.  An async
+ * copy runs at once, or under CUDASIM_DEFER_ASYNC=1 at the next wait for
+ * its stream (queue.c); a synchronous one runs after all deferred work. */
 #include "cusim.h"
 
 #include <errno.h>
@@ -96,9 +98,9 @@ static CUresult locate(uintptr_t addr, enum side side, size_t bytes, int writabl
 }
 
 static CUresult copy_locked(uintptr_t dst, enum side dst_side, uintptr_t src, enum side src_side, size_t bytes,
-                            CUstream stream)
+                            CUstream stream, bool async)
 {
-    CUresult r = cusim_require_init();
+    CUresult r = cusim_require_context();
     if (r != CUDA_SUCCESS)
         return r;
     if ((r = cusim_check_stream(stream)) != CUDA_SUCCESS)
@@ -111,7 +113,14 @@ static CUresult copy_locked(uintptr_t dst, enum side dst_side, uintptr_t src, en
             return r;
         if ((r = locate(src, src_side, bytes, 0, &from)) != CUDA_SUCCESS)
             return r;
-        memmove(to, from, bytes);
+        if (async && cusim_defer_async()) {
+            if ((r = cusim_defer_copy(stream, to, from, bytes)) != CUDA_SUCCESS)
+                return r;
+        } else {
+            if (!async) /* a synchronous copy waits for every stream */
+                cusim_wait_all();
+            memmove(to, from, bytes);
+        }
     }
     const struct direction_counters *counters = &direction_table[src_side][dst_side];
     (*counters->calls)++;
@@ -124,70 +133,70 @@ static CUresult copy_locked(uintptr_t dst, enum side dst_side, uintptr_t src, en
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(dst, SIDE_UNIFIED, src, SIDE_UNIFIED, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(dst, SIDE_UNIFIED, src, SIDE_UNIFIED, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(dst, SIDE_UNIFIED, src, SIDE_UNIFIED, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(dst, SIDE_UNIFIED, src, SIDE_UNIFIED, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, unsigned int ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, unsigned int ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, unsigned int ByteCount)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, NULL));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, NULL, false));
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, H(srcHost), SIDE_HOST, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, unsigned int ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(H(dstHost), SIDE_HOST, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }
 
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, unsigned int ByteCount, CUstream hStream)
 {
-    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream));
+    CUSIM_LOCKED(copy_locked(dstDevice, SIDE_DEVICE, srcDevice, SIDE_DEVICE, ByteCount, hStream, true));
 }

@@ -2,8 +2,9 @@
  * Entry point: one module's transform.  Finds every __enzyme_fwddiff and
  * __enzyme_autodiff request (rejecting split reverse mode), rewrites each through request.c, then drops
  * the request declarations and the activity-marker loads left dead.  In a
- * module with mutable globals, the globals that end up active are found
- * first, on copies of the module (discover_active_globals).
+ * module whose requests reach a mutable global (analysis/global_reach.c),
+ * the globals that end up active are found first, on copies of the module
+ * (discover_active_globals).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -572,6 +573,23 @@ static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
   *nglobals = n;
   if (!has_mutable_global(m))
     return 0;
+  /* The query first: when the requests' code names no mutable global, the
+   * set is empty and no copy is needed.  Rules registered through the API
+   * name their derivatives by symbol, which the query does not follow. */
+  if (!ad_custom_registry_has_rules(e->custom)) {
+    ad_module_ctx mc;
+    module_ctx_begin(&mc, e, m, err);
+    LLVMValueRef *requests = NULL;
+    size_t nrequests = 0;
+    if (collect_requests(&mc, m, &requests, &nrequests, NULL, NULL) != 0) {
+      free(requests);
+      return -1;
+    }
+    int reach = ad_requests_reach_mutable_global(requests, nrequests);
+    free(requests);
+    if (!reach)
+      return 0;
+  }
   for (int round = 0; round < 64; round++) {
     LLVMModuleRef copy = LLVMCloneModule(m);
     LLVMValueRef *pairs[2] = {globals_of(m, n), copy ? globals_of(copy, n) : NULL};

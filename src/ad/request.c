@@ -571,6 +571,82 @@ static rev_mode split_mode_of(LLVMValueRef callee) {
   }
   return REV_REVERSE;
 }
+static int has_sret_param(LLVMValueRef fn) {
+  return LLVMGetEnumAttributeAtIndex(
+             fn, 1, LLVMGetEnumAttributeKindForName("sret", 4)) != NULL;
+}
+
+/*
+ * A request through an sret pointer for a function that itself returns
+ * through one (C++ returning a std::vector, as Enzyme's <enzyme/enzyme>
+ * writes `enzyme::autodiff<enzyme::Forward>` for it): the function's result
+ * pointer is not among the request's arguments.  As Enzyme does, the
+ * request's result memory holds the primal (with enzyme_primal_return)
+ * followed by one shadow per lane, each laid out as the function's result;
+ * without enzyme_primal_return the primal goes to a slot of the caller's
+ * frame.  Fills parameter 0's argument, shadows and activity.
+ */
+static int result_through_sret(request *r, LLVMBuilderRef b,
+                               LLVMValueRef *args, unsigned char *act,
+                               unsigned *k) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  LLVMTypeRef ty = LLVMGetTypeAttributeValue(
+      LLVMGetEnumAttributeAtIndex(r->fn, 1, kind));
+  LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(r->call, 1, kind);
+  LLVMTypeRef room = at ? LLVMGetTypeAttributeValue(at) : NULL;
+  int dup = !r->const_return && ad_type_default_activity(ty) != AD_ARG_CONST;
+  unsigned count = (dup ? r->width : 0) + (r->primal_return ? 1 : 0);
+  unsigned long long each = LLVMABISizeOfType(r->mc->td, ty);
+  unsigned long long have = room ? LLVMABISizeOfType(r->mc->td, room) : 0;
+  if (!room || have < count * each) {
+    char *t = type_text(ty);
+    int rc = ad_fail(r->mc, r->call,
+                     "__enzyme_fwddiff of %s: the request's result (%llu "
+                     "bytes) cannot hold %u results of type %s (%llu bytes "
+                     "each: %s%u tangent%s)",
+                     ad_value_name(r->fn), have, count, t ? t : "?", each,
+                     r->primal_return ? "the primal and " : "",
+                     dup ? r->width : 0, dup && r->width == 1 ? "" : "s");
+    free(t);
+    return rc;
+  }
+  LLVMValueRef primal = r->primal_return ? r->sret
+                                         : entry_alloca(r, ty, "fwddiff.primal");
+  args[(*k)++] = primal;
+  act[0] = (unsigned char)(dup ? AD_ARG_DUP : AD_ARG_CONST);
+  if (!dup)
+    return 0;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+  LLVMValueRef lanes[AD_MAX_WIDTH];
+  for (unsigned w = 0; w < r->width; w++) {
+    LLVMValueRef index = LLVMConstInt(i64, w + (r->primal_return ? 1 : 0), 0);
+    lanes[w] = LLVMBuildGEP2(b, ty, r->sret, &index, 1, "fwddiff.shadow");
+  }
+  args[(*k)++] = ad_pack_lanes(b, LLVMTypeOf(primal), r->width, lanes);
+  return 0;
+}
+
+/* {primal, adjoint of each enzyme_out argument...}: a reverse request's
+ * result with enzyme_primal_return, as Enzyme returns it (its C++ header
+ * reads the primal first). */
+static LLVMValueRef with_primal_first(ad_module_ctx *mc, LLVMBuilderRef b,
+                                      LLVMValueRef primal, LLVMValueRef outs,
+                                      unsigned nouts) {
+  LLVMTypeRef types[1 + 64];
+  if (nouts > 64)
+    return NULL;
+  types[0] = LLVMTypeOf(primal);
+  for (unsigned i = 0; i < nouts; i++)
+    types[1 + i] = LLVMStructGetTypeAtIndex(LLVMTypeOf(outs), i);
+  LLVMValueRef agg =
+      LLVMGetPoison(LLVMStructTypeInContext(mc->llctx, types, 1 + nouts, 0));
+  agg = LLVMBuildInsertValue(b, agg, primal, 0, "");
+  for (unsigned i = 0; i < nouts; i++)
+    agg = LLVMBuildInsertValue(b, agg, LLVMBuildExtractValue(b, outs, i, ""),
+                               1 + i, "");
+  return agg;
+}
+
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
@@ -633,8 +709,12 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
 
   unsigned args_end, shadow_at;
   find_interleave(&r, &args_end, &shadow_at);
-  unsigned i = r.first, k = 0;
-  for (unsigned p = 0; p < np && rc == 0; p++) {
+  unsigned i = r.first, k = 0, p0 = 0;
+  if (r.sret && np > 0 && has_sret_param(r.fn)) {
+    rc = result_through_sret(&r, b, args, act, &k);
+    p0 = 1;
+  }
+  for (unsigned p = p0; p < np && rc == 0; p++) {
     marker m = MARK_NONE;
     /* skip request-wide markers, read at most one activity marker */
     while (i < args_end) {
@@ -1107,16 +1187,27 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     LLVMDisposeBuilder(b);
     return -1;
   }
-  if (r.primal_return) {
+  if (r.primal_return && (mode != REV_COMBINED || r.width > 1)) {
     LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_primal_return is not supported in "
-                        "reverse mode%s",
+                        "%s of %s: enzyme_primal_return is not supported %s",
                         who, ad_value_name(r.fn),
                         mode == REV_AUGMENT
-                            ? " (__enzyme_augmentfwd returns the primal "
-                              "result already)"
-                            : "");
+                            ? "in split mode (__enzyme_augmentfwd returns the "
+                              "primal result already)"
+                        : mode != REV_COMBINED ? "in split mode"
+                                               : "with enzyme_width");
+  }
+  /* enzyme_primal_return (enzyme::ReverseWithPrimal in Enzyme's C++
+   * header): the result is {primal, adjoints...} */
+  if (r.primal_return &&
+      LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(r.fn))) ==
+          LLVMVoidTypeKind) {
+    LLVMDisposeBuilder(b);
+    return ad_fail(mc, call,
+                   "%s of %s: enzyme_primal_return, but the function returns "
+                   "nothing",
+                   who, ad_value_name(r.fn));
   }
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
@@ -1492,19 +1583,30 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
       LLVMInstructionEraseFromParent(call);
     goto out;
   }
+  LLVMValueRef primal = NULL;
   LLVMValueRef res =
       mode == REV_REVERSE
           ? ad_rev_split_reverse(mc, b, holder, &sig, &pair, args, k, seed, &tape)
-          : ad_rev_emit_gradient(mc, b, holder, &pair, args, k,
-                                 sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
+          : ad_rev_emit_gradient_primal(
+                mc, b, holder, &pair, args, k,
+                sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+                r.primal_return ? &primal : NULL);
   if (mc->diag.failed) {
     rc = -1;
     goto out;
   }
   LLVMValueRef v = res && nouts == 1 ? LLVMBuildExtractValue(b, res, 0, "") : res;
+  if (primal && !(v = with_primal_first(mc, b, primal, res, nouts))) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_primal_return with %u enzyme_out "
+                      "arguments (at most 64)",
+                      who, ad_value_name(r.fn), nouts);
+    goto out;
+  }
   char what[96];
-  snprintf(what, sizeof what, "the adjoints of its %u enzyme_out argument%s",
-           nouts, nouts == 1 ? "" : "s");
+  snprintf(what, sizeof what, "%sthe adjoints of its %u enzyme_out argument%s",
+           primal ? "the primal result, then " : "", nouts,
+           nouts == 1 ? "" : "s");
   rc = replace_result(&r, b, v, 0, who, what, "");
   if (rc == 0)
     LLVMInstructionEraseFromParent(call);

@@ -1,8 +1,10 @@
 ; The calls the BLAS rules emit, and how they are declared:
-;  - cblas_ddot: two more cblas_ddot, dx.y + x.dy, summed;
+;  - cblas_ddot: two more cblas_ddot, dx.y + x.dy, summed, ahead of the
+;    primal (Enzyme's order);
 ;  - a renamed ILP64 dgemv under fastcc (Julia-style): its tangent calls,
 ;    emitted before the primal (which overwrites y), are the same renamed
-;    function under the same convention, the hidden length passed on; the
+;    function under the same convention, the hidden length passed on, the
+;    dx term first (carrying beta), then dA's (Enzyme's order); the
 ;    dbeta term's daxpy is declared `ejlstr$daxpy_64_$libblastrampoline`,
 ;    fastcc, tagged "enzyme_math"="daxpy_64_", so it binds from the same
 ;    library.
@@ -30,7 +32,8 @@ define void @dgemv(ptr %t, ptr %m, ptr %alpha, ptr %a, ptr %da, ptr %x, ptr %one
 }
 
 ; CHECK-LABEL: define internal void @fwddiffegemv(
-; CHECK:         call fastcc void @"ejlstr$dgemv_64_$libblastrampoline"(ptr %t, ptr %m, ptr %m, ptr %alpha, ptr %"a'", ptr %m, ptr %x, ptr %one, ptr %beta, ptr %"y'", ptr %one, i64 1)
+; CHECK:         call fastcc void @"ejlstr$dgemv_64_$libblastrampoline"(ptr %t, ptr %m, ptr %m, ptr %alpha, ptr %a, ptr %m, ptr %"x'", ptr %one, ptr %beta, ptr %"y'", ptr %one, i64 1)
+; CHECK:         call fastcc void @"ejlstr$dgemv_64_$libblastrampoline"(ptr %t, ptr %m, ptr %m, ptr %alpha, ptr %"a'", ptr %m, ptr %x, ptr %one, ptr %blas.arg, ptr %"y'", ptr %one, i64 1)
 ; CHECK:         call fastcc void @"ejlstr$daxpy_64_$libblastrampoline"(
 ; CHECK:         call fastcc void @"ejlstr$dgemv_64_$libblastrampoline"(ptr %t, ptr %m, ptr %m, ptr %alpha, ptr %a, ptr %m, ptr %x, ptr %one, ptr %beta, ptr %y, ptr %one, i64 1)
 ; CHECK-NEXT:    ret void
@@ -38,10 +41,10 @@ define void @dgemv(ptr %t, ptr %m, ptr %alpha, ptr %a, ptr %da, ptr %x, ptr %one
 ; CHECK: declare fastcc void @"ejlstr$daxpy_64_$libblastrampoline"(ptr, ptr, ptr, ptr, ptr, ptr) #[[ATTR:[0-9]+]]
 
 ; CHECK-LABEL: define internal double @fwddiffedot(
-; CHECK:         %r = call double @cblas_ddot(i32 3, ptr %x, i32 1, ptr %y, i32 1)
-; CHECK-NEXT:    [[T1:%.*]] = call double @cblas_ddot(i32 3, ptr %"x'", i32 1, ptr %y, i32 1)
+; CHECK:         [[T1:%.*]] = call double @cblas_ddot(i32 3, ptr %"x'", i32 1, ptr %y, i32 1)
 ; CHECK-NEXT:    [[T2:%.*]] = call double @cblas_ddot(i32 3, ptr %x, i32 1, ptr %"y'", i32 1)
 ; CHECK-NEXT:    [[D:%.*]] = fadd double [[T1]], [[T2]]
+; CHECK-NEXT:    call double @cblas_ddot(i32 3, ptr %x, i32 1, ptr %y, i32 1)
 ; CHECK-NEXT:    ret double [[D]]
 
 ; CHECK: attributes #[[ATTR]] = { "enzyme_math"="daxpy_64_" }

@@ -8,8 +8,9 @@
  * libcuda.so.1 the session loads: the shadow transfers happened (exact
  * counts per direction), every shadow allocation was zeroed and freed, and
  * nothing leaked.  Also: the declarations `tanjit emit` gives the helpers
- * (name, calling convention, parameter types), and a clear refusal of
- * reverse mode.
+ * (name, calling convention, parameter types), and reverse mode's refusal
+ * of active data sent to device memory with no shadow (tests/rev_cuda has
+ * reverse mode's gradients).
  *
  * Environment (meson sets it): CUDASIM_DIR, CUDA_TEST_BUILD (the compiled
  * programs), CUDA_TEST_SRC (the .ll sources), SAMPLES_DIR, TANJIT_EXE.
@@ -431,9 +432,11 @@ START_TEST(async_host_zeroing_waits_for_the_stream) {
 }
 END_TEST
 
-/* ---- reverse mode ---- */
+/* ---- reverse mode (tests/rev_cuda has the gradients) ---- */
 
-START_TEST(reverse_mode_is_refused) {
+/* Active data copied to a device address the request made constant (an
+ * integer with no shadow): the gradient would be lost, so it is refused. */
+START_TEST(reverse_mode_refuses_an_unshadowed_destination) {
   static const char ir[] =
       "declare i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"(i64, ptr, i64) #0\n"
       "declare double @__enzyme_autodiff(...)\n"
@@ -451,7 +454,8 @@ START_TEST(reverse_mode_is_refused) {
   ck_assert_ptr_nonnull(err);
   ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(tanjit_error_message(err),
-                       "no reverse-mode rule for a call to cuMemcpyHtoD_v2"),
+                       "reverse mode: cuMemcpyHtoD_v2 copies active memory "
+                       "into memory with no shadow"),
                 "unclear message: %s", tanjit_error_message(err));
   ck_assert_msg(strstr(tanjit_error_message(err), " in f"),
                 "message does not name the function: %s",
@@ -474,7 +478,7 @@ static Suite *cuda_suite(void) {
   tcase_add_test(e, emit_runtime_helpers);
   tcase_add_test(e, emit_managed_and_pitched_helpers);
   tcase_add_test(e, async_host_zeroing_waits_for_the_stream);
-  tcase_add_test(e, reverse_mode_is_refused);
+  tcase_add_test(e, reverse_mode_refuses_an_unshadowed_destination);
   suite_add_tcase(s, e);
   return s;
 }

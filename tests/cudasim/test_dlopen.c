@@ -91,6 +91,8 @@ START_TEST(round_trip_through_handles)
     void *driver = dlopen(DRIVER_PATH, RTLD_LAZY | RTLD_LOCAL);
     ck_assert_msg(driver != NULL, "dlopen: %s", dlerror());
     CUresult (*init)(unsigned int);
+    CUresult (*retain)(CUcontext *, CUdevice);
+    CUresult (*set_current)(CUcontext);
     CUresult (*alloc)(CUdeviceptr *, size_t);
     CUresult (*htod)(CUdeviceptr, const void *, size_t);
     CUresult (*dtoh)(void *, CUdeviceptr, size_t);
@@ -98,6 +100,8 @@ START_TEST(round_trip_through_handles)
     void (*get_counters)(struct cudasim_counters *);
     int (*is_device)(unsigned long long);
     LOOKUP(driver, "cuInit", CUresult (*)(unsigned int), init);
+    LOOKUP(driver, "cuDevicePrimaryCtxRetain", CUresult (*)(CUcontext *, CUdevice), retain);
+    LOOKUP(driver, "cuCtxSetCurrent", CUresult (*)(CUcontext), set_current);
     LOOKUP(driver, "cuMemAlloc_v2", CUresult (*)(CUdeviceptr *, size_t), alloc);
     LOOKUP(driver, "cuMemcpyHtoD_v2", CUresult (*)(CUdeviceptr, const void *, size_t), htod);
     LOOKUP(driver, "cuMemcpyDtoH_v2", CUresult (*)(void *, CUdeviceptr, size_t), dtoh);
@@ -106,6 +110,9 @@ START_TEST(round_trip_through_handles)
     LOOKUP(driver, "cudasim_is_device_pointer", int (*)(unsigned long long), is_device);
 
     ck_assert_int_eq(init(0), CUDA_SUCCESS);
+    CUcontext primary; /* memory calls need a current context */
+    ck_assert_int_eq(retain(&primary, 0), CUDA_SUCCESS);
+    ck_assert_int_eq(set_current(primary), CUDA_SUCCESS);
     double in[3] = {1.25, -2.5, 1e10}, out[3] = {0};
     CUdeviceptr d;
     ck_assert_int_eq(alloc(&d, sizeof in), CUDA_SUCCESS);

@@ -61,6 +61,11 @@ static void calls_before_cuinit(void)
     CHILD_EXPECT(cuInit(1), CUDA_ERROR_INVALID_VALUE);
     CHILD_EXPECT(cuMemAlloc(&d, 16), CUDA_ERROR_NOT_INITIALIZED);
     CHILD_EXPECT(cuInit(0), CUDA_SUCCESS);
+    /* then a current context, as on a GPU */
+    CHILD_EXPECT(cuMemAlloc(&d, 16), CUDA_ERROR_INVALID_CONTEXT);
+    CUcontext primary;
+    CHILD_EXPECT(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+    CHILD_EXPECT(cuCtxSetCurrent(primary), CUDA_SUCCESS);
     CHILD_EXPECT(cuMemAlloc(&d, 16), CUDA_SUCCESS);
     CHILD_EXPECT(cuMemFree(d), CUDA_SUCCESS);
 }

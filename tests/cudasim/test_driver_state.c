@@ -4,6 +4,7 @@
 #include "test_cudasim.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 START_TEST(one_device)
@@ -118,10 +119,16 @@ END_TEST
 
 enum { COPIES_PER_THREAD = 200 };
 
+struct hammer {
+    CUdeviceptr shared;
+    CUcontext context; /* memory calls need one current in each thread */
+};
+
 static void *hammer_copies(void *arg)
 {
-    CUdeviceptr d = *(CUdeviceptr *)arg;
-    long failures = 0;
+    const struct hammer *h = arg;
+    CUdeviceptr d = h->shared;
+    long failures = cuCtxSetCurrent(h->context) != CUDA_SUCCESS;
     for (int i = 0; i < COPIES_PER_THREAD; ++i) {
         CUdeviceptr mine;
         unsigned char buf[128];
@@ -138,11 +145,13 @@ START_TEST(threads_share_state_safely)
 {
     CUdeviceptr shared;
     CK_CU(cuMemAlloc(&shared, 128));
+    struct hammer h = {shared, NULL};
+    CK_CU(cuCtxGetCurrent(&h.context));
     struct cudasim_counters before;
     cudasim_get_counters(&before);
     pthread_t threads[4];
     for (int i = 0; i < 4; ++i)
-        ck_assert_int_eq(pthread_create(&threads[i], NULL, hammer_copies, &shared), 0);
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, hammer_copies, &h), 0);
     for (int i = 0; i < 4; ++i) {
         void *failures;
         ck_assert_int_eq(pthread_join(threads[i], &failures), 0);
@@ -158,6 +167,36 @@ START_TEST(threads_share_state_safely)
 }
 END_TEST
 
+/* Deferred (CUDASIM_DEFER_ASYNC=1, here cudasim_set_defer_async): async
+ * work waits on its stream until something waits for it. */
+START_TEST(deferred_async_work_waits_for_synchronization)
+{
+    cudasim_set_defer_async(1);
+    double in[4] = {1, 2, 3, 4}, out[4] = {0};
+    CUdeviceptr d;
+    CUstream s;
+    CK_CU(cuMemAlloc(&d, sizeof in));
+    CK_CU(cuStreamCreate(&s, 0));
+    CK_CU(cuMemcpyHtoDAsync(d, in, sizeof in, s));
+    CK_CU(cuMemcpyDtoHAsync(out, d, sizeof out, s));
+    ck_assert(out[3] == 0); /* nothing ran yet */
+    CK_CU(cuStreamSynchronize(s));
+    ck_assert(out[0] == 1 && out[3] == 4);
+    /* a memset on the stream, then a synchronous copy: it waits for it */
+    CK_CU(cuMemsetD8Async(d, 0, sizeof in, s));
+    ck_assert(out[3] == 4);
+    CK_CU(cuMemcpyDtoH(out, d, sizeof out));
+    ck_assert(out[0] == 0 && out[3] == 0);
+    /* destroying a stream waits for its work */
+    CK_CU(cuMemcpyHtoDAsync(d, in, sizeof in, s));
+    CK_CU(cuMemcpyDtoHAsync(out, d, sizeof out, s));
+    CK_CU(cuStreamDestroy(s));
+    ck_assert(out[2] == 3);
+    CK_CU(cuMemFree(d));
+    cudasim_set_defer_async(0);
+}
+END_TEST
+
 TCase *tcase_driver_state(void)
 {
     TCase *tc = tcase_create("driver_state");
@@ -168,5 +207,6 @@ TCase *tcase_driver_state(void)
     tcase_add_test(tc, streams_die_with_their_context);
     tcase_add_test(tc, current_context_is_per_thread);
     tcase_add_test(tc, threads_share_state_safely);
+    tcase_add_test(tc, deferred_async_work_waits_for_synchronization);
     return tc;
 }

@@ -52,7 +52,8 @@ END_TEST
 
 START_TEST(v1_contexts_and_streams)
 {
-    CUcontext ctx;
+    CUcontext ctx, before;
+    ck_assert_int_eq(cuCtxGetCurrent(&before), CUDA_SUCCESS);
     ck_assert_int_eq(cuCtxCreate(&ctx, 0, 0), CUDA_SUCCESS);
     CUstream stream;
     ck_assert_int_eq(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
@@ -60,7 +61,10 @@ START_TEST(v1_contexts_and_streams)
     ck_assert_int_eq(cuStreamDestroy(stream), CUDA_ERROR_INVALID_HANDLE);
     ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_SUCCESS);
     ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_ERROR_INVALID_CONTEXT);
+    /* memory calls need a current context: the one destroyed was */
     void *pinned;
+    ck_assert_int_eq(cuMemAllocHost(&pinned, 16u), CUDA_ERROR_INVALID_CONTEXT);
+    ck_assert_int_eq(cuCtxSetCurrent(before), CUDA_SUCCESS);
     ck_assert_int_eq(cuMemAllocHost(&pinned, 16u), CUDA_SUCCESS);
     ck_assert_int_eq(cuMemFreeHost(pinned), CUDA_SUCCESS);
     unsigned int free_bytes, total_bytes;

@@ -399,8 +399,19 @@ START_TEST(request_errors_say_what_to_do) {
              "vec3 curve(double t) { vec3 v = {t, t * t, 3 * t}; return v; }\n"
              "int main(void) { vec3 d = __enzyme_fwddiff_v3((void *)curve, 1.0, 1.0);\n"
              "  return d.y != 2.0; }\n");
+  /* the request returns through sret too: its result is the tangent, as
+   * in Enzyme (d = {1, 2t, 3} at t = 1) */
   const char *sret[] = {"run", "sret.c", NULL};
-  ck_assert_int_eq(run_cli(sret), 1);
+  ck_assert_int_eq(run_cli(sret), 0);
+
+  /* ... but a request that does not leaves the hidden pointer unpassed */
+  write_file("sret_scalar.c",
+             "typedef struct { double x, y, z; } vec3;\n"
+             "double __enzyme_fwddiff(void *, ...);\n"
+             "vec3 curve(double t) { vec3 v = {t, t * t, 3 * t}; return v; }\n"
+             "int main(void) { return __enzyme_fwddiff((void *)curve, 1.0, 1.0) != 2.0; }\n");
+  const char *sret_scalar[] = {"run", "sret_scalar.c", NULL};
+  ck_assert_int_eq(run_cli(sret_scalar), 1);
   ck_assert_ptr_nonnull(strstr(output, "hidden first pointer"));
 
   write_file("variadic.c",

@@ -42,6 +42,10 @@ void cudasim_reset_counters(void);
 /* 1 when addr lies inside a live device allocation (any byte of it), else 0. */
 int cudasim_is_device_pointer(unsigned long long addr);
 
+/* Defers async work until a synchronization (on != 0) or runs it at once
+ * (0, after running what was deferred), whatever CUDASIM_DEFER_ASYNC says. */
+void cudasim_set_defer_async(int on);
+
 #if defined(__GNUC__) && defined(__CUDA_API_PUSH_VISIBILITY_DEFAULT)
 #pragma GCC visibility pop
 #endif

@@ -56,6 +56,13 @@ int ad_global_is_active(ad_module_ctx *mc, LLVMValueRef g);
  * how many became active, or -1 on out of memory. */
 int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
 
+/* Whether the code the request calls `requests` can differentiate (their
+ * targets, what those reach, derivatives of those) names a mutable global
+ * that could get a shadow (global_reach.c).  0 means no global can become
+ * active; 1 that some may (or, out of memory, that it cannot tell). */
+int ad_requests_reach_mutable_global(LLVMValueRef const *requests,
+                                     size_t nrequests);
+
 /* Origins ("i", "i/lane", ...) of globals a transform made (context.h). */
 struct ad_origin_set {
   char **ids;

@@ -89,6 +89,18 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("llvm.debugtrap"),
     INACTIVE("llvm.sideeffect"),
     INACTIVE("llvm.is.fpclass"),
+    /* integer arithmetic (sizes and indices: Eigen's loop bounds at -O1 and
+     * up): no float goes in or out */
+    INACTIVE("llvm.smax"),
+    INACTIVE("llvm.smin"),
+    INACTIVE("llvm.umax"),
+    INACTIVE("llvm.umin"),
+    INACTIVE("llvm.abs"),
+    INACTIVE("llvm.ctpop"),
+    INACTIVE("llvm.ctlz"),
+    INACTIVE("llvm.cttz"),
+    INACTIVE("llvm.bswap"),
+    INACTIVE("llvm.bitreverse"),
     /* Julia's GC bookkeeping: roots and safepoints move no values */
     INACTIVE("llvm.julia.gc_preserve_begin"),
     INACTIVE("llvm.julia.gc_preserve_end"),

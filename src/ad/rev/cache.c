@@ -360,6 +360,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
   ad_rev_free_plans(&r);
+  ad_rev_cuda_free_plans(&r);
+  ad_map_free(&r.recorded);
   ad_map_free(&fc->vmap);
   ad_map_free(&fc->shadow);
   ad_map_free(&fc->active);
@@ -389,6 +391,15 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
                                   LLVMValueRef holder, const ad_rev_pair *p,
                                   LLVMValueRef *args, unsigned nargs,
                                   LLVMValueRef seed) {
+  return ad_rev_emit_gradient_primal(mc, b, holder, p, args, nargs, seed, NULL);
+}
+
+LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef holder,
+                                         const ad_rev_pair *p,
+                                         LLVMValueRef *args, unsigned nargs,
+                                         LLVMValueRef seed,
+                                         LLVMValueRef *primal) {
   LLVMTypeRef tt = ad_rev_tape_type(mc);
   LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
   LLVMBuildStore(b, LLVMConstNull(tt), tape);
@@ -399,7 +410,10 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
   }
   memcpy(a, args, nargs * sizeof *a);
   a[nargs] = tape;
-  LLVMBuildCall2(b, LLVMGlobalGetValueType(p->aug), p->aug, a, nargs + 1, "");
+  LLVMValueRef result =
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(p->aug), p->aug, a, nargs + 1, "");
+  if (primal)
+    *primal = result;
   unsigned k = nargs;
   if (seed)
     a[k++] = seed;

@@ -327,6 +327,11 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
       return -1;
     if (rule->inactive)
       return 0;
+    int runtime = ad_rev_cuda_aug(r, call, c, rule); /* 1: not CUDA's */
+    if (runtime == 1)
+      runtime = ad_rev_julia_aug(r, call, c, rule); /* 1: nor Julia's */
+    if (runtime != 1)
+      return runtime;
     const char *name = rule->name;
     if (ad_math_is_row(rule)) {
       if (ad_rev_has_adjoint(r, call)) {
@@ -553,7 +558,8 @@ static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call) {
   struct ad_rev_call_plan *p = ad_map_get(&r->plans, call);
   if (!p)
-    return 0;
+    return ad_rev_cuda_reverse(r, call) != 0 ? -1 /* cuda.c, julia.c */
+                                              : ad_rev_julia_reverse(r, call);
   ad_module_ctx *mc = r->mc;
   switch (p->kind) {
   case PLAN_NONE:

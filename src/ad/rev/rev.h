@@ -16,6 +16,9 @@
  *   lanes.c    enzyme_width N: when one gradient per lane is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
+ *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
+ *              rows, through the CUDA API only)
+ *   julia.c    Julia's runtime calls (the GC allocation)
  */
 #ifndef TANJIT_AD_REV_REV_H
 #define TANJIT_AD_REV_REV_H
@@ -120,6 +123,14 @@ int ad_rev_split_check(ad_module_ctx *mc);
  * in Enzyme's split convention; NULL with the error in mc. */
 LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
                                   const ad_rev_pair *p);
+/* The same, with *primal set to aug's result (the primal result, for
+ * enzyme_primal_return). */
+LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef holder,
+                                         const ad_rev_pair *p,
+                                         LLVMValueRef *args, unsigned nargs,
+                                         LLVMValueRef seed,
+                                         LLVMValueRef *primal);
 
 /* ---- folder internals ---- */
 
@@ -127,7 +138,7 @@ LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
  * at `off` bytes below the record's top. */
 typedef struct ad_rev_item {
   LLVMValueRef v;
-  int shadow;
+  int shadow; /* 0: v, 1: its shadow, 2: the aug value recorded for v */
   int recomputed; /* rebuilt in the head from other items: no slot */
   unsigned long long off;
   LLVMValueRef loaded; /* its value in the reverse body */
@@ -179,6 +190,10 @@ typedef struct ad_rev_fn {
   size_t *route_pred;
   size_t cur_block; /* the index of the block being reversed */
   int reload; /* loads through parameters may be reloaded (tape.c) */
+  /* primal instruction -> an aug value a rule records for its reverse
+   * (ad_rev_record); zero-initialized maps are empty */
+  ad_map recorded;
+  ad_map cuda_plans; /* primal call -> rev/cuda.c's plan */
 } ad_rev_fn;
 
 /* ---- tape.c ---- */
@@ -188,6 +203,11 @@ LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc);
  * (a slot added to the record). */
 LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v);
 LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v);
+/* Records aug value `value` (dominating the end of the aug block where
+ * primal instruction `key`'s block ends) for key's reverse, which reads it
+ * back with ad_rev_recorded (a tape slot like a primal's).  0 or -1. */
+int ad_rev_record(ad_rev_fn *r, LLVMValueRef key, LLVMValueRef value);
+LLVMValueRef ad_rev_recorded(ad_rev_fn *r, LLVMValueRef key);
 /* Starts reversing primal block bb: the head block (record popped) and the
  * builder at the start of the body. */
 void ad_rev_begin_block(ad_rev_fn *r, LLVMBasicBlockRef bb,
@@ -238,5 +258,24 @@ void ad_rev_guard_end(ad_rev_fn *r, LLVMBasicBlockRef after);
 int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
+
+/* ---- cuda.c ---- */
+struct ad_call_rule;
+/* The aug side of CUDA-family call `call` (`clone` its aug clone, the
+ * builder after it): shadows allocated and zeroed, a plan for the
+ * reverse.  0 or -1. */
+int ad_rev_cuda_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
+                    const struct ad_call_rule *rule);
+/* The reverse of `call` when cuda.c planned one (0 when none). */
+int ad_rev_cuda_reverse(ad_rev_fn *r, LLVMValueRef call);
+void ad_rev_cuda_free_plans(ad_rev_fn *r);
+
+/* ---- julia.c ---- */
+/* The aug side of Julia runtime call `call` (the GC allocation): 1 when it
+ * is not one, else 0 or -1. */
+int ad_rev_julia_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
+                     const struct ad_call_rule *rule);
+/* Its reverse (0 when `call` is none). */
+int ad_rev_julia_reverse(ad_rev_fn *r, LLVMValueRef call);
 
 #endif

@@ -287,10 +287,11 @@ static ad_rev_item *new_item(ad_rev_fn *r, LLVMValueRef v, int shadow) {
 
 /* A slot of (v, shadow) in the current record, loaded in the head. */
 static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
+  /* a recorded aug value (shadow 2) has its own type */
+  LLVMTypeRef t = LLVMTypeOf(shadow == 2 ? ad_map_get(&r->recorded, v) : v);
   ad_rev_item *it = new_item(r, v, shadow);
   if (!it)
-    return LLVMGetUndef(LLVMTypeOf(v));
-  LLVMTypeRef t = LLVMTypeOf(v);
+    return LLVMGetUndef(t);
   r->bytes += slot_size(r->mc, t);
   it->off = r->bytes;
   LLVMBuilderRef hb = LLVMCreateBuilderInContext(r->mc->llctx);
@@ -648,6 +649,19 @@ static void prune_items(ad_rev_fn *r) {
   r->nitems = kept;
 }
 
+int ad_rev_record(ad_rev_fn *r, LLVMValueRef key, LLVMValueRef value) {
+  if (ad_map_put(&r->recorded, key, value) != 0)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, key, "out of memory");
+  return 0;
+}
+
+LLVMValueRef ad_rev_recorded(ad_rev_fn *r, LLVMValueRef key) {
+  if (!ad_map_get(&r->recorded, key))
+    return NULL;
+  ad_rev_item *it = find_item(r, key, 2);
+  return it ? it->loaded : taped(r, key, 2);
+}
+
 int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   ad_module_ctx *mc = r->mc;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
@@ -683,8 +697,9 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
     ad_rev_item *it = &r->items[i];
     if (it->recomputed)
       continue;
-    LLVMValueRef v = it->shadow ? ad_shadow_value(fc, it->v)
-                                : ad_primal(fc, it->v);
+    LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
+                     : it->shadow ? ad_shadow_value(fc, it->v)
+                                  : ad_primal(fc, it->v);
     LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
     LLVMSetAlignment(st, 8);
   }

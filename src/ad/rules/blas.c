@@ -52,8 +52,8 @@
 typedef enum blas_role {
   R_END = 0,
   R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
-  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_INCX, R_INCY, /* integers */
-  R_ALPHA, R_BETA,                          /* scalars */
+  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
+  R_ALPHA, R_BETA, R_CFROM, R_CTO,          /* scalars */
   R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
   R_INFO,                                   /* LAPACK's status (int out) */
   R_COUNT
@@ -84,14 +84,18 @@ enum { PREC_D, PREC_S, PREC_COUNT };
 
 typedef enum blas_routine_id {
   RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
-  RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_COUNT
+  RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_LACPY, RT_LASCL,
+  RT_COUNT
 } blas_routine_id;
 
 enum { MAX_ROLES = 14, MAX_TERMS = 3, MAX_ARGS = 24 };
 
 /* One term of an update of the output: the routine `callee` called with
  * `input` replaced by its shadow (for the rank-2k form of syrk, A kept and
- * B := dA, LDB := LDA).  Terms after the first add (beta = 1). */
+ * B := dA, LDB := LDA).  Terms after the first add (beta = 1).  A row
+ * lists its terms, and tangents come before or after the primal call, in
+ * the order Enzyme emits them: its ForwardMode/blas.cpp compares call
+ * traces. */
 typedef struct blas_term {
   unsigned char input;  /* blas_role; R_END ends the list */
   unsigned char callee; /* blas_routine_id */
@@ -130,10 +134,13 @@ struct blas_call {
 static int tangent_update(blas_call *bc);
 static int update_lane(blas_call *bc, unsigned lane);
 static int tangent_dot(blas_call *bc);
+static int dot_lanes(blas_call *bc);
+static int nrm2_lanes(blas_call *bc);
 static int tangent_nrm2(blas_call *bc);
 static int tangent_scal(blas_call *bc);
 static int scal_lane(blas_call *bc, unsigned lane, int dalpha);
 static int tangent_potrf(blas_call *bc);
+static int tangent_potrf_c(blas_call *bc);
 static int tangent_copy(blas_call *bc);
 
 #define ROLES(...) .roles = {__VA_ARGS__, R_END}
@@ -158,7 +165,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_BETA, R_Y, R_INCY),
                  .cblas_layout = 1, .output = R_Y, .beta_form = BETA_VECTOR,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_GEMV, 0}, {R_X, RT_GEMV, 0},
+                 .terms = {{R_X, RT_GEMV, 0}, {R_A, RT_GEMV, 0},
                            {R_ALPHA, RT_GEMV, 0}},
                  .math = "dy = alpha (dA x + A dx) + dalpha A x + beta dy "
                          "+ dbeta y"},
@@ -167,7 +174,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_Y, R_INCY),
                  .cblas_layout = 1, .output = R_Y, .beta_form = BETA_VECTOR,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_SYMV, 0}, {R_X, RT_SYMV, 0},
+                 .terms = {{R_X, RT_SYMV, 0}, {R_A, RT_SYMV, 0},
                            {R_ALPHA, RT_SYMV, 0}},
                  .math = "dy = alpha (dA x + A dx) + dalpha A x + beta dy "
                          "+ dbeta y (A, dA symmetric)"},
@@ -176,7 +183,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                        R_B, R_LDB, R_BETA, R_C, R_LDC),
                  .cblas_layout = 1, .output = R_C, .beta_form = BETA_MATRIX,
                  .tangent = tangent_update,
-                 .terms = {{R_A, RT_GEMM, 0}, {R_B, RT_GEMM, 0},
+                 .terms = {{R_B, RT_GEMM, 0}, {R_A, RT_GEMM, 0},
                            {R_ALPHA, RT_GEMM, 0}},
                  .math = "dC = alpha (dA B + A dB) + dalpha A B + beta dC "
                          "+ dbeta C"},
@@ -214,6 +221,16 @@ static const blas_routine blas_routines[RT_COUNT] = {
                  ROLES(R_SIDE, R_UPLO, R_TRANS, R_DIAG, R_M, R_N, R_ALPHA, R_A,
                        R_LDA, R_B, R_LDB),
                  .cblas_layout = 1, .math = "B := alpha op(A) B (or B op(A))"},
+    /* LAPACK's auxiliaries, called by potrf's C-interface tangent (the
+     * form Enzyme's BLAS gives them: lascl's info by value) */
+    [RT_LACPY] = {.base = "lacpy",
+                  ROLES(R_UPLO, R_M, R_N, R_A, R_LDA, R_B, R_LDB),
+                  .cblas_layout = 1, .math = "B's triangle uplo := A's"},
+    [RT_LASCL] = {.base = "lascl",
+                  ROLES(R_UPLO, R_KL, R_KU, R_CFROM, R_CTO, R_M, R_N, R_A,
+                        R_LDA, R_INFO),
+                  .cblas_layout = 1,
+                  .math = "A's part `type` (uplo) *= cto / cfrom"},
 };
 
 /* ---- the rows under every interface and precision ---- */
@@ -772,6 +789,24 @@ static int update_lane(blas_call *bc, unsigned lane) {
     if (!emit_routine(bc, (blas_routine_id)t->callee, ops))
       return -1;
   }
+  if (pending_beta && rt->beta_form == BETA_TRIANGLE && !fortran(bc) &&
+      LLVMGetNamedFunction(fc->mc->mod, blas_names[RT_LASCL][bc->iface][bc->prec])) {
+    /* dC := beta dC on the triangle alone: where the program's BLAS has
+     * a C-interface lascl (Enzyme's does, and scales with it), by lascl;
+     * CBLAS proper has none, so elsewhere by the routine with alpha 0 */
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_UPLO] = prim(bc, R_UPLO);
+    ops[R_KL] = ops[R_KU] = int_constant(bc, 0);
+    ops[R_CFROM] = real_constant(bc, 1.0);
+    ops[R_CTO] = prim(bc, R_BETA);
+    ops[R_M] = ops[R_N] = size_operand(bc, R_N, same_out);
+    ops[R_A] = dout;
+    ops[R_LDA] = prim(bc, R_LDC);
+    ops[R_INFO] = LLVMConstNull(bc->intty);
+    if (!emit_routine(bc, RT_LASCL, ops))
+      return -1;
+    pending_beta = 0;
+  }
   if (pending_beta) {
     LLVMValueRef ops[R_COUNT];
     primal_operands(bc, ops);
@@ -787,11 +822,20 @@ static int update_lane(blas_call *bc, unsigned lane) {
   return 0;
 }
 
-/* dot: dr = dot(dx, y) + dot(x, dy). */
+/* dot: dr = dot(dx, y) + dot(x, dy), before the primal. */
 static int tangent_dot(blas_call *bc) {
   ad_fn_ctx *fc = bc->fc;
   if (!ad_is_active(fc, bc->call))
     return 0;
+  if (take_out_clone(bc) != 0)
+    return -1;
+  int rc = dot_lanes(bc);
+  put_back_clone(bc);
+  return rc;
+}
+
+static int dot_lanes(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef sum = NULL;
@@ -813,11 +857,22 @@ static int tangent_dot(blas_call *bc) {
 }
 
 /* nrm2: r = |x|, dr = dot(x, dx) / r; 0 where r = 0 (|x| has no
- * derivative at 0; 0 is its least subgradient). */
+ * derivative at 0; 0 is its least subgradient).  As Enzyme does, before
+ * the primal, with r from a call of its own (the trace its test expects;
+ * one more O(n) call). */
 static int tangent_nrm2(blas_call *bc) {
   ad_fn_ctx *fc = bc->fc;
   if (!ad_is_active(fc, bc->call))
     return 0;
+  if (take_out_clone(bc) != 0)
+    return -1;
+  int rc = nrm2_lanes(bc);
+  put_back_clone(bc);
+  return rc;
+}
+
+static int nrm2_lanes(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
   LLVMTypeRef t = LLVMTypeOf(bc->call);
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
@@ -834,10 +889,16 @@ static int tangent_nrm2(blas_call *bc) {
     if (!d)
       return -1;
     d = coerce(bc, d, t);
-    LLVMValueRef zero = LLVMBuildFCmp(fc->b, LLVMRealOEQ, bc->clone,
+    LLVMValueRef nops[R_COUNT];
+    primal_operands(bc, nops);
+    LLVMValueRef r = emit_routine(bc, RT_NRM2, nops);
+    if (!r)
+      return -1;
+    r = coerce(bc, r, t);
+    LLVMValueRef zero = LLVMBuildFCmp(fc->b, LLVMRealOEQ, r,
                                       LLVMConstNull(t), "");
     lanes[lane] = LLVMBuildSelect(fc->b, zero, LLVMConstNull(t),
-                                  LLVMBuildFDiv(fc->b, d, bc->clone, ""),
+                                  LLVMBuildFDiv(fc->b, d, r, ""),
                                   "blas.dnrm2");
   }
   ad_set_shadow(fc, bc->call, ad_pack(fc, t, lanes));
@@ -991,10 +1052,7 @@ static int tangent_potrf(blas_call *bc) {
   if (!ad_shadow_or_null(fc, orig(bc, R_A)))
     return 0;
   if (!fortran(bc))
-    return ad_fail(fc->mc, bc->call,
-                   "no forward-mode derivative for %s: only LAPACK's Fortran "
-                   "interface (dpotrf_) is differentiated",
-                   bc->name);
+    return tangent_potrf_c(bc);
   LLVMBuilderRef b = fc->b;
   LLVMContextRef c = ctx_of(bc);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
@@ -1082,6 +1140,186 @@ static int tangent_potrf(blas_call *bc) {
       return -1;
     loop_end(bc, &loop);
     ad_call_helper(b, fn_free, &w, 1, "");
+  }
+  return 0;
+}
+
+/* An option derived from potrf's uplo for the calls of its C-interface
+ * tangent, in the type the primal passes uplo: a CBLAS enum where uplo is
+ * one (CblasUpper 121 / CblasLower 122), else a character in uplo's case
+ * where `keep_case` (Enzyme's BLAS maps 'l' to 'n', 'L' to 'N'). */
+static LLVMValueRef uplo_derived(blas_call *bc, LLVMValueRef lower, char lo,
+                                 char up, int enum_lo, int enum_up,
+                                 int keep_case) {
+  LLVMBuilderRef b = b_of(bc);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx_of(bc));
+  static const int codes_enum[] = {121, 122, 0};
+  LLVMValueRef u = option_value(bc, R_UPLO);
+  LLVMValueRef c = LLVMBuildSelect(b, lower, LLVMConstInt(i32, (unsigned char)lo, 0),
+                                   LLVMConstInt(i32, (unsigned char)up, 0), "");
+  if (keep_case)
+    c = LLVMBuildOr(b, c, LLVMBuildAnd(b, u, LLVMConstInt(i32, 0x20, 0), ""), "");
+  LLVMValueRef e = LLVMBuildSelect(b, lower, LLVMConstInt(i32, (unsigned)enum_lo, 0),
+                                   LLVMConstInt(i32, (unsigned)enum_up, 0), "");
+  LLVMValueRef v = LLVMBuildSelect(b, option_is(bc, R_UPLO, codes_enum), e, c,
+                                   "blas.opt");
+  return LLVMBuildIntCast2(b, v, LLVMTypeOf(prim(bc, R_UPLO)), 0, "");
+}
+
+/*
+ * potrf through a C interface, cblas_dpotrf(layout, uplo, n, A, lda, info)
+ * (the name Enzyme's BLAS gives LAPACKE's form): the tangent of the
+ * Fortran form (tangent_potrf above), computed in place in dA with calls
+ * of the same interface, in the order Enzyme emits them (its BLAS test
+ * compares the traces): after the primal,
+ *   T := dA's other triangle (lacpy); dA symmetrized from triangle uplo
+ *   (n - 1 copies, one per row or column); dA := L^-1 dA L^-T (two trsm;
+ *   'U': U^-T dA U^-1); Phi: the diagonal halved (scal), the other
+ *   triangle zeroed (lascl by 0, the diagonal kept aside in t and put
+ *   back); dA := L dA (trmm; 'U': dA U); the other triangle restored from
+ *   T, the diagonal kept.
+ * Row and column major both: the copies step by the layout's strides, the
+ * other calls take the layout.  A status pointer that is not null and
+ * reports a failed factorization leaves dA as it is.
+ */
+static int tangent_potrf_c(blas_call *bc) {
+  ad_fn_ctx *fc = bc->fc;
+  LLVMBuilderRef b = fc->b;
+  LLVMContextRef c = ctx_of(bc);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef malloc_t = LLVMFunctionType(ptr, &i64, 1, 0);
+  LLVMTypeRef free_t = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  LLVMValueRef fn_malloc =
+      ad_get_or_insert_helper(fc->mc->mod, NULL, "malloc", malloc_t);
+  LLVMValueRef fn_free =
+      ad_get_or_insert_helper(fc->mc->mod, NULL, "free", free_t);
+  if (!fn_malloc || !fn_free)
+    return ad_fail(fc->mc, bc->call, "%s: out of memory", bc->name);
+  LLVMTypeRef info_t = LLVMInt32TypeInContext(c);
+  LLVMValueRef info_at = prim(bc, R_INFO), failed = NULL;
+  /* A null status pointer (Enzyme's test passes one; clang -O2 makes it
+   * poison where the callee never reads it) reads as success. */
+  if (!LLVMIsUndef(info_at) && !LLVMIsPoison(info_at) &&
+      !(LLVMIsConstant(info_at) && LLVMIsNull(info_at))) {
+    LLVMValueRef ok = ad_entry_alloca(fc->deriv_fn, info_t, "blas.info0");
+    LLVMBuildStore(b, LLVMConstNull(info_t), ok);
+    if (LLVMGetTypeKind(LLVMTypeOf(info_at)) != LLVMPointerTypeKind)
+      info_at = LLVMBuildIntToPtr(b, info_at, ptr, "");
+    info_at = LLVMBuildSelect(b, LLVMBuildIsNull(b, info_at, ""), ok, info_at, "");
+    failed = LLVMBuildICmp(b, LLVMIntNE,
+                           LLVMBuildLoad2(b, info_t, info_at, "blas.info"),
+                           LLVMConstNull(info_t), "");
+  }
+  LLVMValueRef lower = option_is(bc, R_UPLO, codes_lower);
+  LLVMValueRef rowmajor = option_is(bc, R_LAYOUT, codes_rowmajor);
+  LLVMValueRef flip = uplo_derived(bc, lower, 'U', 'L', 121, 122, 1);
+  LLVMValueRef normal = uplo_derived(bc, lower, 'N', 'T', 111, 112, 1);
+  LLVMValueRef trans = uplo_derived(bc, lower, 'T', 'N', 112, 111, 1);
+  LLVMValueRef side = uplo_derived(bc, lower, 'L', 'R', 141, 142, 0);
+  LLVMValueRef left = uplo_derived(bc, lower, 'L', 'L', 141, 141, 0);
+  LLVMValueRef right = uplo_derived(bc, lower, 'R', 'R', 142, 142, 0);
+  LLVMValueRef notrans = uplo_derived(bc, lower, 'N', 'N', 111, 111, 0);
+  LLVMValueRef nonunit = uplo_derived(bc, lower, 'N', 'N', 131, 131, 0);
+  LLVMValueRef one_i = int_constant(bc, 1), zero_i = int_constant(bc, 0);
+  LLVMValueRef size = LLVMConstInt(i64, LLVMABISizeOfType(fc->mc->td, bc->real), 0);
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef same;
+    LLVMValueRef dA = array_shadow(bc, R_A, lane, &same);
+    LLVMValueRef n = int_value(bc, R_N), ld = int_value(bc, R_LDA);
+    LLVMValueRef skip = either(bc, same, failed);
+    if (skip)
+      n = LLVMBuildSelect(b, skip, LLVMConstNull(i64), n, "");
+    LLVMValueRef nop = int_operand(bc, n), ldop = int_operand(bc, ld);
+    LLVMValueRef diag_inc =
+        int_operand(bc, LLVMBuildAdd(b, ld, LLVMConstInt(i64, 1, 0), ""));
+    /* T (n x n, leading dimension n) and t (n), never 0 bytes */
+    LLVMValueRef eight = LLVMConstInt(i64, 8, 0);
+    LLVMValueRef tri_bytes = LLVMBuildAdd(
+        b, LLVMBuildMul(b, LLVMBuildMul(b, n, n, ""), size, ""), eight, "");
+    LLVMValueRef diag_bytes = LLVMBuildAdd(b, LLVMBuildMul(b, n, size, ""), eight, "");
+    LLVMValueRef tri = ad_call_helper(b, fn_malloc, &tri_bytes, 1, "blas.tri");
+    LLVMValueRef diag = ad_call_helper(b, fn_malloc, &diag_bytes, 1, "blas.diag");
+    LLVMValueRef ops[R_COUNT] = {0};
+    /* T := dA's other triangle */
+    ops[R_UPLO] = flip;
+    ops[R_M] = ops[R_N] = ops[R_LDB] = nop;
+    ops[R_A] = dA, ops[R_LDA] = ldop, ops[R_B] = tri;
+    if (!emit_routine(bc, RT_LACPY, ops))
+      return -1;
+    /* the strides of a row and of a column in this layout */
+    LLVMValueRef step_down = LLVMBuildSelect(b, rowmajor, ld, LLVMConstInt(i64, 1, 0), "");
+    LLVMValueRef step_right = LLVMBuildSelect(b, rowmajor, LLVMConstInt(i64, 1, 0), ld, "");
+    /* dA(j + 1.., j) -> dA(j, j + 1..) for 'L' (the mirror for 'U') */
+    blas_loop loop;
+    loop_begin(bc, LLVMBuildSub(b, n, LLVMConstInt(i64, 1, 0), ""), &loop,
+               "blas.potrf.sym");
+    LLVMValueRef j = loop.j, j1 = LLVMBuildAdd(b, j, LLVMConstInt(i64, 1, 0), "");
+    LLVMValueRef below = LLVMBuildAdd(b, LLVMBuildMul(b, j1, step_down, ""),
+                                      LLVMBuildMul(b, j, step_right, ""), "");
+    LLVMValueRef beside = LLVMBuildAdd(b, LLVMBuildMul(b, j, step_down, ""),
+                                       LLVMBuildMul(b, j1, step_right, ""), "");
+    memset(ops, 0, sizeof ops);
+    ops[R_N] = int_operand(bc, LLVMBuildSub(b, n, j1, ""));
+    ops[R_X] = element(bc, dA, LLVMBuildSelect(b, lower, below, beside, ""));
+    ops[R_INCX] = int_operand(bc, LLVMBuildSelect(b, lower, step_down, step_right, ""));
+    ops[R_Y] = element(bc, dA, LLVMBuildSelect(b, lower, beside, below, ""));
+    ops[R_INCY] = int_operand(bc, LLVMBuildSelect(b, lower, step_right, step_down, ""));
+    if (!emit_routine(bc, RT_COPY, ops))
+      return -1;
+    loop_end(bc, &loop);
+    /* dA := L^-1 dA L^-T ('U': U^-T dA U^-1) */
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = prim(bc, R_UPLO);
+    ops[R_DIAG] = nonunit;
+    ops[R_M] = ops[R_N] = nop;
+    ops[R_ALPHA] = real_constant(bc, 1.0);
+    ops[R_A] = prim(bc, R_A), ops[R_LDA] = prim(bc, R_LDA);
+    ops[R_B] = dA, ops[R_LDB] = ldop;
+    ops[R_SIDE] = left, ops[R_TRANS] = normal;
+    if (!emit_routine(bc, RT_TRSM, ops))
+      return -1;
+    ops[R_SIDE] = right, ops[R_TRANS] = trans;
+    if (!emit_routine(bc, RT_TRSM, ops))
+      return -1;
+    LLVMValueRef trmm_ops[R_COUNT];
+    memcpy(trmm_ops, ops, sizeof ops);
+    trmm_ops[R_SIDE] = side, trmm_ops[R_TRANS] = notrans;
+    /* Phi: half the diagonal, the other triangle 0 */
+    memset(ops, 0, sizeof ops);
+    ops[R_N] = nop, ops[R_ALPHA] = real_constant(bc, 0.5);
+    ops[R_X] = dA, ops[R_INCX] = diag_inc;
+    if (!emit_routine(bc, RT_SCAL, ops))
+      return -1;
+    LLVMValueRef to_diag[R_COUNT] = {0}, from_diag[R_COUNT] = {0};
+    to_diag[R_N] = from_diag[R_N] = nop;
+    to_diag[R_X] = dA, to_diag[R_INCX] = diag_inc;
+    to_diag[R_Y] = diag, to_diag[R_INCY] = one_i;
+    from_diag[R_X] = diag, from_diag[R_INCX] = one_i;
+    from_diag[R_Y] = dA, from_diag[R_INCY] = diag_inc;
+    if (!emit_routine(bc, RT_COPY, to_diag))
+      return -1;
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = flip, ops[R_KL] = ops[R_KU] = zero_i;
+    ops[R_CFROM] = real_constant(bc, 1.0), ops[R_CTO] = real_constant(bc, 0.0);
+    ops[R_M] = ops[R_N] = nop, ops[R_A] = dA, ops[R_LDA] = ldop;
+    ops[R_INFO] = LLVMConstNull(bc->intty); /* by value in this form */
+    if (!emit_routine(bc, RT_LASCL, ops) || !emit_routine(bc, RT_COPY, from_diag))
+      return -1;
+    /* dA := L dA ('U': dA U) */
+    if (!emit_routine(bc, RT_TRMM, trmm_ops))
+      return -1;
+    /* the other triangle back, the new diagonal kept */
+    if (!emit_routine(bc, RT_COPY, to_diag))
+      return -1;
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = flip;
+    ops[R_M] = ops[R_N] = ops[R_LDA] = nop;
+    ops[R_A] = tri, ops[R_B] = dA, ops[R_LDB] = ldop;
+    if (!emit_routine(bc, RT_LACPY, ops) || !emit_routine(bc, RT_COPY, from_diag))
+      return -1;
+    ad_call_helper(b, fn_free, &tri, 1, "");
+    ad_call_helper(b, fn_free, &diag, 1, "");
   }
   return 0;
 }

@@ -33,13 +33,14 @@
  *               free: a device free of an address twice is an error).
  *   memsets     the same bytes into the shadow (as for host memset).
  *
- * A CUdeviceptr is an integer: its shadow is a "shadow integer" (core/context.h);
- * the argument types in the table below tell type analysis
- * (analysis/type_transfer.c) these calls' integer pointers, so activity demands them
- * as it demands pointer arguments.  Helpers (memsets, synchronization) are
+ * A CUdeviceptr is an integer: its shadow is a "shadow integer"
+ * (core/context.h); the argument types in the table below tell type analysis
+ * (analysis/type_transfer.c) these calls' integer pointers, so activity demands
+ * them as it demands pointer arguments.  Helpers (memsets, synchronization) are
  * declared with ad_get_or_insert_helper next to the call, so they follow
  * its convention and rename; none carries `nocapture` (an integer cannot be
- * captured).
+ * captured).  rules/cuda.h exports the rows' data and these helpers to
+ * reverse mode (rev/cuda.c).
  */
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
@@ -49,34 +50,9 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rules/cuda.h"
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
-
-typedef enum cuda_api { CUDA_DRIVER, CUDA_RUNTIME } cuda_api;
-/* Where a transfer's destination lives (what zeroing its shadow takes). */
-typedef enum cuda_dest {
-  DEST_NONE,
-  DEST_HOST,
-  DEST_DEVICE,
-  DEST_UNIFIED, /* either: unified addressing decides at run time */
-  DEST_BY_KIND  /* the cudaMemcpyKind operand says */
-} cuda_dest;
-
-/* What a row's emitter (the row names one per kind of call: copy, alloc,
- * free, set) needs besides the call. */
-typedef struct cuda_rule_data {
-  cuda_api api;
-  cuda_dest dest;
-  /* operand indices; -1: none.  alloc: dst is the out-parameter, len the
-   * size (with a pitch: the height, so the size is pitch * len), pitch the
-   * out-parameter receiving a pitched allocation's row pitch; free and set:
-   * dst is the address. */
-  signed char dst, src, len, kind, stream, pitch;
-} cuda_rule_data;
-
-/* cudaMemcpyKind values (cuda_runtime_api.h). */
-enum { KIND_HTOH = 0, KIND_HTOD = 1, KIND_DTOH = 2, KIND_DTOD = 3,
-       KIND_DEFAULT = 4 };
 
 static LLVMTypeRef i8_t(ad_fn_ctx *fc) {
   return LLVMInt8TypeInContext(fc->mc->llctx);
@@ -92,7 +68,7 @@ static LLVMTypeRef ptr_t(ad_fn_ctx *fc) {
 }
 
 /* The status type the API returns (CUresult / cudaError_t). */
-static LLVMTypeRef status_type(ad_fn_ctx *fc, LLVMValueRef call) {
+LLVMTypeRef ad_cuda_status_type(ad_fn_ctx *fc, LLVMValueRef call) {
   LLVMTypeRef t = LLVMTypeOf(call);
   return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? t : i32_t(fc);
 }
@@ -100,10 +76,10 @@ static LLVMTypeRef status_type(ad_fn_ctx *fc, LLVMValueRef call) {
 /* Calls helper `name` of type (params) -> ret, declared next to `call`.
  * Called through our own type: a declaration already in the module under
  * another prototype still gets a well-typed call. */
-static LLVMValueRef call_helper(ad_fn_ctx *fc, LLVMValueRef call,
-                                const char *name, LLVMTypeRef ret,
-                                LLVMTypeRef *params, LLVMValueRef *args,
-                                unsigned n) {
+LLVMValueRef ad_cuda_call_helper(ad_fn_ctx *fc, LLVMValueRef call,
+                                 const char *name, LLVMTypeRef ret,
+                                 LLVMTypeRef *params, LLVMValueRef *args,
+                                 unsigned n) {
   LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
   LLVMValueRef fn = ad_get_or_insert_helper(fc->mc->mod, call, name, ft);
   if (!fn) {
@@ -119,7 +95,7 @@ static LLVMValueRef call_helper(ad_fn_ctx *fc, LLVMValueRef call,
   return c;
 }
 
-static LLVMValueRef stream_of(const cuda_rule_data *d, LLVMValueRef clone) {
+static LLVMValueRef stream_of(const ad_cuda_rule_data *d, LLVMValueRef clone) {
   return d->stream >= 0 ? LLVMGetOperand(clone, (unsigned)d->stream) : NULL;
 }
 
@@ -127,17 +103,16 @@ static LLVMValueRef stream_of(const cuda_rule_data *d, LLVMValueRef clone) {
  * driver's memset matches the size type of the call it accompanies: the
  * old 32-bit entry points pair with cuMemsetD8 (unsigned int), the size_t
  * ones with cuMemsetD8_v2; cuMemsetD8Async only exists with size_t. */
-static int zero_device(ad_fn_ctx *fc, const cuda_rule_data *d,
-                       LLVMValueRef call, LLVMValueRef clone, LLVMValueRef dst,
-                       LLVMValueRef n) {
-  LLVMTypeRef ret = status_type(fc, call);
-  LLVMValueRef stream = stream_of(d, clone);
+LLVMValueRef ad_cuda_zero_device(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                                 LLVMValueRef call, LLVMValueRef stream,
+                                 LLVMValueRef dst, LLVMValueRef n) {
+  LLVMTypeRef ret = ad_cuda_status_type(fc, call);
   LLVMValueRef args[4];
   LLVMTypeRef params[4];
   const char *name;
   unsigned nargs = 3;
   int len32 = LLVMGetIntTypeWidth(LLVMTypeOf(n)) <= 32;
-  if (d->api == CUDA_DRIVER) {
+  if (d->api == AD_CUDA_DRIVER) {
     params[0] = i64_t(fc), args[0] = dst;
     params[1] = i8_t(fc), args[1] = LLVMConstNull(i8_t(fc));
     if (stream) {
@@ -160,21 +135,21 @@ static int zero_device(ad_fn_ctx *fc, const cuda_rule_data *d,
     params[3] = LLVMTypeOf(stream), args[3] = stream;
     nargs = 4;
   }
-  return call_helper(fc, call, name, ret, params, args, nargs) ? 0 : -1;
+  return ad_cuda_call_helper(fc, call, name, ret, params, args, nargs);
 }
 
 /* Zeroes `n` bytes at `dst`, host or device as only run time knows: a
  * zeroed host buffer copied by the same call (kind cudaMemcpyDefault, so
  * unified addressing picks the direction). */
-static int zero_through_host(ad_fn_ctx *fc, const cuda_rule_data *d,
+static int zero_through_host(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
                              LLVMValueRef call, LLVMValueRef clone,
                              LLVMValueRef dst, LLVMValueRef n) {
   LLVMTypeRef size_params[2] = {i64_t(fc), i64_t(fc)};
   LLVMValueRef size_args[2] = {LLVMBuildZExtOrBitCast(fc->b, n, i64_t(fc), ""),
                                LLVMConstInt(i64_t(fc), 1, 0)};
   /* host memory from the C library, whatever library the call is from */
-  LLVMValueRef buf =
-      call_helper(fc, NULL, "calloc", ptr_t(fc), size_params, size_args, 2);
+  LLVMValueRef buf = ad_cuda_call_helper(fc, NULL, "calloc", ptr_t(fc),
+                                         size_params, size_args, 2);
   if (!buf)
     return -1;
   unsigned ops[4] = {(unsigned)d->dst, (unsigned)d->src, (unsigned)d->len};
@@ -183,7 +158,7 @@ static int zero_through_host(ad_fn_ctx *fc, const cuda_rule_data *d,
   if (d->kind >= 0) {
     ops[nops] = (unsigned)d->kind;
     vals[nops++] = LLVMConstInt(LLVMTypeOf(LLVMGetOperand(clone, d->kind)),
-                                KIND_DEFAULT, 0);
+                                AD_CUDA_KIND_DEFAULT, 0);
   }
   ad_replay_call(fc, clone, ops, vals, nops);
   LLVMValueRef stream = stream_of(d, clone);
@@ -191,21 +166,22 @@ static int zero_through_host(ad_fn_ctx *fc, const cuda_rule_data *d,
     /* the copy may still read the buffer until the stream drains */
     LLVMTypeRef sp = LLVMTypeOf(stream);
     LLVMValueRef sa = stream;
-    const char *sync = d->api == CUDA_DRIVER ? "cuStreamSynchronize"
-                                             : "cudaStreamSynchronize";
-    if (!call_helper(fc, call, sync, status_type(fc, call), &sp, &sa, 1))
+    const char *sync = d->api == AD_CUDA_DRIVER ? "cuStreamSynchronize"
+                                                : "cudaStreamSynchronize";
+    if (!ad_cuda_call_helper(fc, call, sync, ad_cuda_status_type(fc, call), &sp,
+                             &sa, 1))
       return -1;
   }
   LLVMTypeRef fp = ptr_t(fc);
-  return call_helper(fc, NULL, "free", LLVMVoidTypeInContext(fc->mc->llctx),
-                     &fp, &buf, 1)
+  return ad_cuda_call_helper(fc, NULL, "free",
+                             LLVMVoidTypeInContext(fc->mc->llctx), &fp, &buf, 1)
              ? 0
              : -1;
 }
 
 /* The transfer's emitter for copy.c. */
 typedef struct cuda_copy_site {
-  const cuda_rule_data *d;
+  const ad_cuda_rule_data *d;
   LLVMValueRef call;
 } cuda_copy_site;
 
@@ -213,54 +189,67 @@ static int cuda_copy(ad_fn_ctx *fc, const ad_copy_emitter *em,
                      LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef src,
                      LLVMValueRef n) {
   const cuda_copy_site *site = em->data;
-  const cuda_rule_data *d = site->d;
+  const ad_cuda_rule_data *d = site->d;
   unsigned ops[3] = {(unsigned)d->dst, (unsigned)d->src, (unsigned)d->len};
   LLVMValueRef vals[3] = {dst, src, n};
   ad_replay_call(fc, clone, ops, vals, 3);
   return 0;
 }
 
-static cuda_dest dest_of(const cuda_rule_data *d, LLVMValueRef clone) {
-  if (d->dest != DEST_BY_KIND)
-    return d->dest;
-  LLVMValueRef kind = LLVMGetOperand(clone, (unsigned)d->kind);
-  if (!LLVMIsAConstantInt(kind))
-    return DEST_UNIFIED;
+ad_cuda_space ad_cuda_space_of(const ad_cuda_rule_data *d, LLVMValueRef kind,
+                               int source) {
+  ad_cuda_space side = source ? d->source : d->dest;
+  if (side != AD_CUDA_BY_KIND)
+    return side;
+  if (!kind || !LLVMIsAConstantInt(kind))
+    return AD_CUDA_UNIFIED;
   switch (LLVMConstIntGetZExtValue(kind)) {
-  case KIND_HTOH:
-  case KIND_DTOH:
-    return DEST_HOST;
-  case KIND_HTOD:
-  case KIND_DTOD:
-    return DEST_DEVICE;
+  case AD_CUDA_KIND_HTOH:
+    return AD_CUDA_HOST;
+  case AD_CUDA_KIND_HTOD:
+    return source ? AD_CUDA_HOST : AD_CUDA_DEVICE;
+  case AD_CUDA_KIND_DTOH:
+    return source ? AD_CUDA_DEVICE : AD_CUDA_HOST;
+  case AD_CUDA_KIND_DTOD:
+    return AD_CUDA_DEVICE;
   default:
-    return DEST_UNIFIED;
+    return AD_CUDA_UNIFIED;
   }
+}
+
+static ad_cuda_space dest_of(const ad_cuda_rule_data *d, LLVMValueRef clone) {
+  return ad_cuda_space_of(
+      d, d->kind >= 0 ? LLVMGetOperand(clone, (unsigned)d->kind) : NULL, 0);
 }
 
 static int cuda_zero(ad_fn_ctx *fc, const ad_copy_emitter *em,
                      LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef n) {
   const cuda_copy_site *site = em->data;
   switch (dest_of(site->d, clone)) {
-  case DEST_HOST: {
+  case AD_CUDA_HOST: {
     /* An async transfer's earlier shadow copies into this host region may
      * still be in flight: drain the stream before the host writes zeros. */
     LLVMValueRef stream = stream_of(site->d, clone);
     if (stream) {
       LLVMTypeRef sp = LLVMTypeOf(stream);
       LLVMValueRef sa = stream;
-      const char *sync = site->d->api == CUDA_DRIVER ? "cuStreamSynchronize"
-                                                     : "cudaStreamSynchronize";
-      if (!call_helper(fc, site->call, sync, status_type(fc, site->call), &sp,
-                       &sa, 1))
+      const char *sync = site->d->api == AD_CUDA_DRIVER
+                             ? "cuStreamSynchronize"
+                             : "cudaStreamSynchronize";
+      if (!ad_cuda_call_helper(fc, site->call, sync,
+                               ad_cuda_status_type(fc, site->call), &sp, &sa,
+                               1))
         return -1;
     }
     LLVMBuildMemSet(fc->b, ad_address_as(fc, dst, ptr_t(fc)),
                     LLVMConstNull(i8_t(fc)), n, 1);
     return 0;
   }
-  case DEST_DEVICE:
-    return zero_device(fc, site->d, site->call, clone, dst, n);
+  case AD_CUDA_DEVICE:
+    return ad_cuda_zero_device(fc, site->d, site->call,
+                               stream_of(site->d, clone), dst, n)
+               ? 0
+               : -1;
   default:
     return zero_through_host(fc, site->d, site->call, clone, dst, n);
   }
@@ -279,9 +268,12 @@ static LLVMValueRef operand(LLVMValueRef call, signed char k) {
  * (The primal allocation is then the program's to free, as after any
  * allocation it believes failed: it leaks unless the program frees it.)
  */
-static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
-                      LLVMValueRef clone) {
+static int emit_alloc(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                      LLVMValueRef call, LLVMValueRef clone,
+                      LLVMValueRef *made) {
   LLVMValueRef slot_shadow = ad_shadow_or_null(fc, operand(call, d->dst));
+  if (made)
+    *made = NULL;
   if (!slot_shadow)
     return 0;
   LLVMValueRef n = ad_primal(fc, operand(call, d->len));
@@ -301,8 +293,9 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   }
   /* pinned host memory (cuMemAllocHost, cudaMallocHost) is host-addressable:
    * a plain pointer, zeroed with an LLVM memset */
-  int host = d->dest == DEST_HOST;
-  LLVMTypeRef device_ptr = d->api == CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
+  int host = d->dest == AD_CUDA_HOST;
+  LLVMTypeRef device_ptr =
+      d->api == AD_CUDA_DRIVER && !host ? i64_t(fc) : ptr_t(fc);
   LLVMTypeRef st = LLVMTypeOf(clone);
   int has_status = LLVMGetTypeKind(st) == LLVMIntegerTypeKind;
   LLVMContextRef c = fc->mc->llctx;
@@ -317,6 +310,9 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     LLVMPositionBuilderAtEnd(fc->b, shadow_bb);
   }
   LLVMValueRef failure = has_status ? LLVMConstNull(st) : NULL;
+  /* the shadow allocation's address where one was made, else null: what
+   * reverse mode frees (made != NULL: width 1) */
+  LLVMValueRef got = LLVMConstNull(device_ptr);
   /* An out-slot whose shadow may be the slot itself (inactive memory) gets
    * no shadow allocation there: it would overwrite the primal's address,
    * and nothing would free it. */
@@ -325,7 +321,7 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   for (unsigned lane = 0; lane < fc->width; lane++) {
     LLVMValueRef slot = ad_lane(fc, slot_shadow, lane);
     LLVMBasicBlockRef guard_from = NULL, lane_done = NULL;
-    LLVMValueRef failure_before = failure;
+    LLVMValueRef failure_before = failure, got_before = got;
     if (guard) {
       LLVMBasicBlockRef alloc_bb =
           LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.slot_active");
@@ -345,8 +341,9 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
      * Ptr{CUdeviceptr} in an i64 ccall signature) */
     if (LLVMGetTypeKind(LLVMTypeOf(slot)) != LLVMPointerTypeKind)
       slot = ad_address_as(fc, slot, ptr_t(fc));
-    LLVMBasicBlockRef zero_bb = NULL, next = NULL;
+    LLVMBasicBlockRef zero_bb = NULL, next = NULL, checked = NULL;
     if (has_status) {
+      checked = LLVMGetInsertBlock(fc->b);
       LLVMValueRef ok = LLVMBuildICmp(fc->b, LLVMIntEQ, rc, LLVMConstNull(st), "");
       failure = LLVMBuildSelect(fc->b, ok, failure, rc, "");
       zero_bb = LLVMAppendBasicBlockInContext(c, fc->deriv_fn, "shadow.zero");
@@ -371,11 +368,19 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     }
     if (host)
       LLVMBuildMemSet(fc->b, dev, LLVMConstNull(i8_t(fc)), bytes, 1);
-    else if (zero_device(fc, d, call, clone, dev, bytes) != 0)
+    else if (!ad_cuda_zero_device(fc, d, call, stream_of(d, clone), dev, bytes))
       return -1;
+    got = dev;
     if (has_status) {
+      LLVMBasicBlockRef zeroed = LLVMGetInsertBlock(fc->b);
       LLVMBuildBr(fc->b, next);
       LLVMPositionBuilderAtEnd(fc->b, next);
+      if (made) {
+        got = LLVMBuildPhi(fc->b, device_ptr, "shadow.made");
+        LLVMValueRef vals[2] = {got_before, dev};
+        LLVMBasicBlockRef from[2] = {checked, zeroed};
+        LLVMAddIncoming(got, vals, from, 2);
+      }
     }
     if (guard) {
       LLVMBasicBlockRef body_end = LLVMGetInsertBlock(fc->b);
@@ -387,6 +392,13 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
         LLVMBasicBlockRef from[2] = {guard_from, body_end};
         LLVMAddIncoming(merged, vals, from, 2);
         failure = merged;
+      }
+      if (made) {
+        LLVMValueRef merged = LLVMBuildPhi(fc->b, device_ptr, "shadow.made");
+        LLVMValueRef vals[2] = {got_before, got};
+        LLVMBasicBlockRef from[2] = {guard_from, body_end};
+        LLVMAddIncoming(merged, vals, from, 2);
+        got = merged;
       }
     }
   }
@@ -401,12 +413,20 @@ static int emit_alloc(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
     LLVMAddIncoming(status, in_vals, in_bbs, 2);
     if (ad_map_put(&fc->vmap, call, status) != 0)
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    if (made) {
+      LLVMValueRef merged = LLVMBuildPhi(fc->b, device_ptr, "shadow.made");
+      LLVMValueRef vals[2] = {LLVMConstNull(device_ptr), got};
+      LLVMAddIncoming(merged, vals, in_bbs, 2);
+      got = merged;
+    }
   }
+  if (made)
+    *made = got;
   return 0;
 }
 
-static int emit_free(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
-                     LLVMValueRef clone) {
+static int emit_free(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                     LLVMValueRef call, LLVMValueRef clone) {
   LLVMValueRef p = operand(call, d->dst);
   LLVMValueRef sp = ad_shadow_or_null(fc, p);
   if (!sp)
@@ -430,8 +450,8 @@ static int emit_free(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
   return 0;
 }
 
-static int emit_set(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
-                    LLVMValueRef clone) {
+static int emit_set(ad_fn_ctx *fc, const ad_cuda_rule_data *d,
+                    LLVMValueRef call, LLVMValueRef clone) {
   LLVMValueRef sd = ad_shadow_or_null(fc, operand(call, d->dst));
   if (!sd)
     return 0;
@@ -447,7 +467,7 @@ static int emit_set(ad_fn_ctx *fc, const cuda_rule_data *d, LLVMValueRef call,
  * fewer parameters than the API's).  0, or -1 with the error. */
 static int check_operands(ad_fn_ctx *fc, const ad_call_rule *rule,
                           LLVMValueRef call) {
-  const cuda_rule_data *d = rule->data;
+  const ad_cuda_rule_data *d = rule->data;
   unsigned nargs = LLVMGetNumArgOperands(call);
   signed char need = d->dst;
   const signed char more[] = {d->src, d->len, d->kind, d->stream, d->pitch};
@@ -464,7 +484,7 @@ static int check_operands(ad_fn_ctx *fc, const ad_call_rule *rule,
 
 static int emit_cuda_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
                           LLVMValueRef call, LLVMValueRef clone) {
-  const cuda_rule_data *d = rule->data;
+  const ad_cuda_rule_data *d = rule->data;
   if (check_operands(fc, rule, call) != 0)
     return -1;
   cuda_copy_site site = {d, call};
@@ -478,7 +498,7 @@ static int emit_cuda_alloc(ad_fn_ctx *fc, const ad_call_rule *rule,
                            LLVMValueRef call, LLVMValueRef clone) {
   return check_operands(fc, rule, call) != 0
              ? -1
-             : emit_alloc(fc, rule->data, call, clone);
+             : emit_alloc(fc, rule->data, call, clone, NULL);
 }
 
 static int emit_cuda_free(ad_fn_ctx *fc, const ad_call_rule *rule,
@@ -501,78 +521,78 @@ static int emit_none(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   return 0;
 }
 
-static const cuda_rule_data d_htod = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
+static const ad_cuda_rule_data d_htod = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_HOST,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_htod_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_HOST,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
+static const ad_cuda_rule_data d_dtoh = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .source = AD_CUDA_DEVICE,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_dtoh_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .source = AD_CUDA_DEVICE,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
+static const ad_cuda_rule_data d_dtod = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_DEVICE,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_dtod_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .source = AD_CUDA_DEVICE,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
+static const ad_cuda_rule_data d_unified = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_UNIFIED, .source = AD_CUDA_UNIFIED,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_unified_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_UNIFIED, .source = AD_CUDA_UNIFIED,
+    .dst = 0, .src = 1, .len = 2, .kind = -1, .stream = 3, .pitch = -1};
+static const ad_cuda_rule_data d_rt_copy = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_BY_KIND, .source = AD_CUDA_BY_KIND,
+    .dst = 0, .src = 1, .len = 2, .kind = 3, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_rt_copy_async = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_BY_KIND, .source = AD_CUDA_BY_KIND,
+    .dst = 0, .src = 1, .len = 2, .kind = 3, .stream = 4, .pitch = -1};
+static const ad_cuda_rule_data d_cu_alloc = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_cu_alloc_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = 2, .pitch = -1};
+static const ad_cuda_rule_data d_rt_alloc = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_cu_alloc_pitch = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 3, .kind = -1, .stream = -1, .pitch = 1};
+static const ad_cuda_rule_data d_rt_alloc_pitch = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 3, .kind = -1, .stream = -1, .pitch = 1};
+static const ad_cuda_rule_data d_cu_alloc_host = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_HOST, .dst = 0, .src = -1, .len = 1,
     .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_htod_async = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
-static const cuda_rule_data d_dtoh = {
-    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = 1, .len = 2,
+static const ad_cuda_rule_data d_rt_alloc_host = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_HOST, .dst = 0, .src = -1, .len = 1,
     .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_dtoh_async = {
-    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
-static const cuda_rule_data d_dtod = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_dtod_async = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
-static const cuda_rule_data d_unified = {
-    .api = CUDA_DRIVER, .dest = DEST_UNIFIED, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_unified_async = {
-    .api = CUDA_DRIVER, .dest = DEST_UNIFIED, .dst = 0, .src = 1, .len = 2,
-    .kind = -1, .stream = 3, .pitch = -1};
-static const cuda_rule_data d_rt_copy = {
-    .api = CUDA_RUNTIME, .dest = DEST_BY_KIND, .dst = 0, .src = 1, .len = 2,
-    .kind = 3, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_rt_copy_async = {
-    .api = CUDA_RUNTIME, .dest = DEST_BY_KIND, .dst = 0, .src = 1, .len = 2,
-    .kind = 3, .stream = 4, .pitch = -1};
-static const cuda_rule_data d_cu_alloc = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_cu_alloc_async = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = 2, .pitch = -1};
-static const cuda_rule_data d_rt_alloc = {
-    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_cu_alloc_pitch = {
-    .api = CUDA_DRIVER, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 3,
-    .kind = -1, .stream = -1, .pitch = 1};
-static const cuda_rule_data d_rt_alloc_pitch = {
-    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 3,
-    .kind = -1, .stream = -1, .pitch = 1};
-static const cuda_rule_data d_cu_alloc_host = {
-    .api = CUDA_DRIVER, .dest = DEST_HOST, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_rt_alloc_host = {
-    .api = CUDA_RUNTIME, .dest = DEST_HOST, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_rt_alloc_async = {
-    .api = CUDA_RUNTIME, .dest = DEST_DEVICE, .dst = 0, .src = -1, .len = 1,
-    .kind = -1, .stream = 2, .pitch = -1};
-static const cuda_rule_data d_cu_free = {
-    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_cu_free_async = {
-    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = 1, .pitch = -1};
-static const cuda_rule_data d_rt_free = {
-    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_rt_free_async = {
-    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = -1,
-    .kind = -1, .stream = 1, .pitch = -1};
-static const cuda_rule_data d_cu_set = {
-    .api = CUDA_DRIVER, .dest = DEST_NONE, .dst = 0, .src = -1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
-static const cuda_rule_data d_rt_set = {
-    .api = CUDA_RUNTIME, .dest = DEST_NONE, .dst = 0, .src = -1, .len = 2,
-    .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_rt_alloc_async = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_DEVICE, .dst = 0, .src = -1,
+    .len = 1, .kind = -1, .stream = 2, .pitch = -1};
+static const ad_cuda_rule_data d_cu_free = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_cu_free_async = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = 1, .pitch = -1};
+static const ad_cuda_rule_data d_rt_free = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_rt_free_async = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = -1, .kind = -1, .stream = 1, .pitch = -1};
+static const ad_cuda_rule_data d_cu_set = {
+    .api = AD_CUDA_DRIVER, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = 2, .kind = -1, .stream = -1, .pitch = -1};
+static const ad_cuda_rule_data d_rt_set = {
+    .api = AD_CUDA_RUNTIME, .dest = AD_CUDA_NOWHERE, .dst = 0, .src = -1,
+    .len = 2, .kind = -1, .stream = -1, .pitch = -1};
 
 /* {{name, emit, data, writes_pointer_args, returns_allocation, inactive},
  *  argument types (ad_typed_rule: CUdeviceptr integers are pointers)} */
@@ -673,6 +693,36 @@ static const ad_typed_rule cuda_rules[] = {
 #undef FREE
 #undef SET
 #undef INACTIVE
+
+const ad_cuda_rule_data *ad_cuda_rule_data_of(const ad_call_rule *rule,
+                                              ad_cuda_op *op) {
+  static const struct {
+    int (*emit)(ad_fn_ctx *, const ad_call_rule *, LLVMValueRef, LLVMValueRef);
+    ad_cuda_op op;
+  } ops[] = {{emit_cuda_copy, AD_CUDA_OP_COPY},
+             {emit_cuda_alloc, AD_CUDA_OP_ALLOC},
+             {emit_cuda_free, AD_CUDA_OP_FREE},
+             {emit_cuda_set, AD_CUDA_OP_SET},
+             {emit_none, AD_CUDA_OP_INACTIVE}};
+  if (!rule)
+    return NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (rule->emit == ops[i].emit) {
+      /* emit_none rows carry no data; any row of this table is CUDA's */
+      *op = ops[i].op;
+      return rule->data ? rule->data : &d_cu_free;
+    }
+  return NULL;
+}
+
+int ad_cuda_emit_alloc_shadow(ad_fn_ctx *fc, const ad_call_rule *rule,
+                              LLVMValueRef call, LLVMValueRef clone,
+                              LLVMValueRef *shadow) {
+  *shadow = NULL;
+  return check_operands(fc, rule, call) != 0
+             ? -1
+             : emit_alloc(fc, rule->data, call, clone, shadow);
+}
 
 static const ad_typed_rule *cuda_typed_lookup(const char *name) {
   for (size_t i = 0; i < sizeof cuda_rules / sizeof *cuda_rules; i++)

@@ -117,6 +117,15 @@ void ad_custom_registry_free(ad_custom_registry *r) {
   free(r);
 }
 
+int ad_custom_registry_has_rules(ad_custom_registry *r) {
+  if (!r)
+    return 0;
+  pthread_mutex_lock(&r->lock);
+  int any = r->n > 0;
+  pthread_mutex_unlock(&r->lock);
+  return any;
+}
+
 static int emit_registered(ad_fn_ctx *fc, const ad_call_rule *rule,
                            LLVMValueRef call, LLVMValueRef clone);
 

@@ -69,6 +69,8 @@ int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out);
 typedef struct ad_custom_registry ad_custom_registry;
 ad_custom_registry *ad_custom_registry_new(void); /* NULL on out of memory */
 void ad_custom_registry_free(ad_custom_registry *r); /* NULL-tolerant */
+/* Whether any rule was registered through the API (NULL: none). */
+int ad_custom_registry_has_rules(ad_custom_registry *r);
 /* ad_custom_read_registrations: declared in ad.h (the loader calls it). */
 
 /* ---- copy.c: one copy rule for host and device memory ----

@@ -1,0 +1,78 @@
+/* Driver API allocations of every kind reverse mode shadows: managed
+ * memory (cuMemAllocManaged), pitched memory (cuMemAllocPitch: rows at the
+ * pitch the call returned), pinned host memory (cuMemAllocHost, its shadow
+ * freed by cuMemFreeHost), a device memset of float memory (its shadow
+ * zeroed in reverse), a unified cuMemcpy.  x is 2 rows of W. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cuda.h>
+#include <cudasim.h>
+
+#include "rev_cuda_check.h"
+
+#define W 3
+#define H 2
+#define N (W * H)
+#define D sizeof(double)
+
+double f(double *x, long w, long h) {
+  CUdeviceptr p, m;
+  size_t pitch;
+  cuMemAllocPitch(&p, &pitch, (size_t)w * D, (size_t)h, 8);
+  cuMemAllocManaged(&m, (size_t)(w * h) * D, CU_MEM_ATTACH_GLOBAL);
+  cuMemsetD8(m, 0, (size_t)(w * h) * D);
+  for (long r = 0; r < h; r++)
+    cuMemcpyHtoD(p + (size_t)r * pitch, x + r * w, (size_t)w * D);
+  /* the rows swapped into managed memory, one element short each */
+  for (long r = 0; r < h; r++)
+    cuMemcpyDtoD(m + (size_t)((h - 1 - r) * w) * D, p + (size_t)r * pitch + D,
+                 (size_t)(w - 1) * D);
+  double s = 0;
+  double *y;
+  cuMemAllocHost((void **)&y, (size_t)(w * h) * D);
+  cuMemcpyDtoH(y, m, (size_t)(w * h) * D);
+  for (long i = 0; i < w * h; i++)
+    s += y[i] * y[i] * (double)(i + 1) + y[i] * x[i];
+  /* x[0] <- y[1]^2 through unified addressing (a host destination) */
+  y[1] = y[1] * y[1];
+  cuMemcpy((CUdeviceptr)(uintptr_t)x, (CUdeviceptr)(uintptr_t)(y + 1), D);
+  s += x[0] * x[1];
+  cuMemFree(p);
+  cuMemFree(m);
+  cuMemFreeHost(y);
+  return s;
+}
+
+static long double run(const long double *p) {
+  double x[N];
+  for (int i = 0; i < N; i++)
+    x[i] = (double)p[i];
+  long double r = f(x, W, H);
+  for (int i = 0; i < N; i++)
+    r += seed_value(i) * (long double)x[i];
+  return r;
+}
+
+int main(void) {
+  CUdevice dev;
+  CUcontext ctx;
+  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
+      cuCtxSetCurrent(ctx))
+    return 100;
+  double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5}, x[N], dx[N];
+  long double p[N];
+  for (int i = 0; i < N; i++)
+    x[i] = x0[i], p[i] = x0[i];
+  seed(dx, N);
+  struct cudasim_counters before, after;
+  cudasim_get_counters(&before);
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)W,
+                    enzyme_const, (long)H);
+  cudasim_get_counters(&after);
+  rcc_check("driver_alloc_kinds", run, p, dx, N);
+  rcc_expect_equal("live device allocations", before.live_allocations,
+                   after.live_allocations);
+  rcc_expect_equal("failed CUDA calls", before.errors, after.errors);
+  return rcc_result("driver_alloc_kinds");
+}
