@@ -134,12 +134,11 @@ typedef enum ad_request_kind {
   AD_REQUEST_REVERSE, /* __enzyme_autodiff (rev/) */
   AD_REQUEST_BATCH,   /* __enzyme_batch: N primal evaluations (batch.c) */
   AD_REQUEST_SPLIT    /* __enzyme_augmentfwd, __enzyme_reverse,
-                         __enzyme_virtualreverse: split reverse mode,
-                         refused */
+                         __enzyme_augmentsize, __enzyme_virtualreverse:
+                         split reverse mode (rev/split.c) */
 } ad_request_kind;
 ad_request_kind ad_request_kind_of(LLVMValueRef f);
-/* A request tanjit rewrites: AD_REQUEST_FORWARD, AD_REQUEST_REVERSE or
- * AD_REQUEST_BATCH. */
+/* A request tanjit rewrites: any kind but AD_NOT_A_REQUEST. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*
@@ -147,8 +146,8 @@ int ad_is_request_function(LLVMValueRef f);
  * contains __enzyme_fwddiff) by a call to a generated forward-mode
  * derivative (forward mode), and every __enzyme_autodiff request by a
  * gradient (reverse mode, rev/); generated functions get internal linkage.
- * Split reverse mode (__enzyme_augmentfwd, __enzyme_reverse) fails with
- * TANJIT_ERR_UNSUPPORTED.
+ * Split reverse mode (__enzyme_augmentfwd, __enzyme_reverse) becomes the
+ * two halves of a gradient, the tape handed between them.
  * Returns 0, or -1 with *err set (code TANJIT_ERR_DIFFERENTIATE for a
  * request that cannot be honoured, message naming what, where, why); on
  * failure the module may be partly rewritten and the caller discards it.

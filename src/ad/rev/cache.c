@@ -49,12 +49,39 @@ void ad_rev_state_free(ad_module_ctx *mc) {
 int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
   size_t n;
   const char *name = LLVMGetValueName2(fn, &n);
-  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0)
+  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0 ||
+      strncmp(name, "tanjit.split.", 13) == 0)
     return 1;
   for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
     if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
       return 1;
   return 0;
+}
+
+/* FNV-1a, 64 bits. */
+static unsigned long long fnv(unsigned long long h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig) {
+  size_t n;
+  const char *name = LLVMGetValueName2(sig->fn, &n);
+  unsigned long long h = fnv(0xcbf29ce484222325ull, name, n);
+  unsigned char rest[3] = {(unsigned char)sig->nparams, sig->ret_adjoint,
+                           sig->ret_shadow};
+  h = fnv(h, rest, sizeof rest);
+  h = fnv(h, sig->activity, sig->nparams);
+  return h ? h : 1; /* 0 marks a consumed tape */
+}
+
+const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag) {
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (ad_rev_sig_tag(&mc->rev->e[i].sig) == tag)
+      return &mc->rev->e[i].sig;
+  return NULL;
 }
 
 static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {

@@ -14,6 +14,9 @@
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
+ *   lanes.c    enzyme_width N: when one gradient per lane is exact
+ *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
+ *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
  *              rows, through the CUDA API only)
  *   julia.c    Julia's runtime calls (the GC allocation)
@@ -83,6 +86,53 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
                                   LLVMValueRef holder, const ad_rev_pair *p,
                                   LLVMValueRef *args, unsigned nargs,
                                   LLVMValueRef seed);
+/* A 64-bit tag naming sig (function name, activities, result needs), the
+ * same in every module: split mode's tapes carry it. */
+unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
+/* The signature of a pair declared in this module with that tag, or NULL. */
+const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
+
+/* ---- lanes.c ---- */
+/* Whether enzyme_width `width` > 1 may run fn's gradient once per lane:
+ * fn and its callees write only memory they allocate and use no mutable
+ * global.  0, or -1 with an error naming the first instruction that
+ * does. */
+int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width);
+
+/* ---- split.c ---- */
+/* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
+ * tag} kept in the caller's buffer. */
+enum { AD_REV_SPLIT_TAPE_BYTES = 32 };
+/* Where a split request's tape goes (augment) or comes from (reverse). */
+typedef struct ad_rev_split_tape {
+  LLVMValueRef into;  /* enzyme_tape p (NULL: the tape is a value) */
+  int allocated;      /* enzyme_allocated: the header itself lives at p */
+  LLVMValueRef value; /* reverse without enzyme_tape: the tape passed */
+} ad_rev_split_tape;
+/* Emits at b (in function holder) the augmented forward pass of pair p on
+ * args (primal arguments, each DUP one's shadow after it).  Returns aug's
+ * result (NULL for void); *tape_out is the tape when it is a value, NULL
+ * when it went to the caller's memory. */
+LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p, LLVMValueRef *args,
+                                  unsigned nargs, const ad_rev_split_tape *t,
+                                  LLVMValueRef *tape_out);
+/* Emits the reverse pass from the tape t: checks its tag (a trap on a
+ * tape of another pair), runs rev with `seed` (NULL when rev takes none),
+ * frees the tape.  Returns rev's result (NULL when void). */
+LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p, LLVMValueRef *args,
+                                  unsigned nargs, LLVMValueRef seed,
+                                  const ad_rev_split_tape *t);
+/* After every request is rewritten: a load error for each reverse whose
+ * tape visibly comes from the augmented pass of another pair.  0 or -1. */
+int ad_rev_split_check(ad_module_ctx *mc);
+/* __enzyme_virtualreverse(f): a constant [2 x ptr] {augmented, reverse}
+ * in Enzyme's split convention; NULL with the error in mc. */
+LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p);
 /* The same, with *primal set to aug's result (the primal result, for
  * enzyme_primal_return). */
 LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
