@@ -90,55 +90,21 @@ static LLVMValueRef operand(LLVMValueRef call, signed char k) {
   return k >= 0 ? LLVMGetOperand(call, (unsigned)k) : NULL;
 }
 
-static LLVMTypeRef float_of_bits(LLVMContextRef c, unsigned bits) {
-  switch (bits) {
-  case 16:
-    return LLVMHalfTypeInContext(c);
-  case 32:
-    return LLVMFloatTypeInContext(c);
-  case 64:
-    return LLVMDoubleTypeInContext(c);
-  default:
-    return NULL; /* no device float of another width */
-  }
-}
-
 /* What a transfer's bytes hold by type analysis: floats of one type (1,
  * *elem), none (0), a mix with pointers or integers (-1), only bytes it does
  * not know, perhaps with floats of type *elem (-3), an error (-2). */
 static int layout_kind(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
                        LLVMValueRef src, LLVMValueRef len, LLVMTypeRef *elem) {
-  ad_copy_layout l;
-  memset(&l, 0, sizeof l);
+  ad_rev_bytes_census c;
   *elem = NULL;
-  if (ad_copy_layout_of(&r->fc, call, dst, src, len, &l) != 0)
+  if (ad_rev_copy_census(r, call, dst, src, len, &c) != 0)
     return -2;
-  size_t nf = 0, other = 0, unknown = 0;
-  unsigned long long foff = 0;
-  for (size_t i = 0; i < l.n; i++) {
-    if (l.segs[i].kind == AD_BYTES_FLOAT) {
-      if (!nf)
-        foff = l.segs[i].offset;
-      nf++;
-    } else if (l.segs[i].kind == AD_BYTES_UNKNOWN) {
-      unknown++;
-    } else {
-      other++;
-    }
-  }
-  ad_copy_layout_free(&l);
-  if (nf) {
-    unsigned bits = 0;
-    ad_tkind k = ad_types_kind(r->fc.types, dst, (long long)foff, &bits);
-    if (k != AD_T_FLOAT)
-      k = ad_types_kind(r->fc.types, src, (long long)foff, &bits);
-    *elem = k == AD_T_FLOAT ? float_of_bits(r->mc->llctx, bits) : NULL;
-  }
-  if (other)
-    return nf || unknown ? -1 : 0;
-  if (unknown)
+  *elem = c.elem;
+  if (c.other)
+    return c.floats || c.unknown ? -1 : 0;
+  if (c.unknown)
     return -3;
-  return *elem ? 1 : -1;
+  return c.elem ? 1 : -1;
 }
 
 /* The one float type the function's transfers that type analysis

@@ -435,38 +435,52 @@ static int aug_nothing(ad_rev_fn *r, const ad_rev_call_row *row,
 
 /* ---- copies ---- */
 
+int ad_rev_copy_census(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
+                       LLVMValueRef src, LLVMValueRef len,
+                       ad_rev_bytes_census *out) {
+  ad_copy_layout l;
+  memset(&l, 0, sizeof l);
+  memset(out, 0, sizeof *out);
+  if (ad_copy_layout_of(&r->fc, call, dst, src, len, &l) != 0)
+    return -1;
+  unsigned long long foff = 0;
+  for (size_t i = 0; i < l.n; i++) {
+    if (l.segs[i].kind == AD_BYTES_FLOAT) {
+      if (!out->floats)
+        foff = l.segs[i].offset;
+      out->floats++;
+    } else if (l.segs[i].kind == AD_BYTES_UNKNOWN) {
+      out->unknown++;
+    } else {
+      out->other++;
+    }
+  }
+  ad_copy_layout_free(&l);
+  if (out->floats) {
+    /* The first float's type, from either end of the copy: one side may
+     * be memory type analysis has not seen written. */
+    unsigned bits = 0;
+    ad_tkind k = ad_types_kind(r->fc.types, dst, (long long)foff, &bits);
+    if (k != AD_T_FLOAT)
+      k = ad_types_kind(r->fc.types, src, (long long)foff, &bits);
+    out->elem = k == AD_T_FLOAT ? ad_rev_float_of_bits(r->mc, bits) : NULL;
+  }
+  return 0;
+}
+
 /* What a copy's bytes hold: floats of one type (*elem), none (0), or a mix
  * or unknown bytes (-1, an error); -2: the layout failed (error set). */
 static int copy_kind(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
                      LLVMValueRef src, LLVMValueRef len, LLVMTypeRef *elem) {
-  ad_copy_layout l;
-  memset(&l, 0, sizeof l);
-  if (ad_copy_layout_of(&r->fc, call, dst, src, len, &l) != 0)
+  ad_rev_bytes_census c;
+  if (ad_rev_copy_census(r, call, dst, src, len, &c) != 0)
     return -2;
-  int nf = 0, no = 0, nu = 0;
-  unsigned long long foff = 0;
-  for (size_t i = 0; i < l.n; i++) {
-    if (l.segs[i].kind == AD_BYTES_FLOAT) {
-      if (!nf)
-        foff = l.segs[i].offset;
-      nf++;
-    } else if (l.segs[i].kind == AD_BYTES_UNKNOWN) {
-      nu++;
-    } else {
-      no++;
-    }
-  }
-  ad_copy_layout_free(&l);
-  if (nf && (no || nu))
+  *elem = c.elem;
+  if (c.floats && (c.other || c.unknown))
     return -1;
-  if (!nf)
-    return nu ? -1 : 0;
-  unsigned bits = 0;
-  ad_tkind k = ad_types_kind(r->fc.types, dst, (long long)foff, &bits);
-  if (k != AD_T_FLOAT)
-    k = ad_types_kind(r->fc.types, src, (long long)foff, &bits);
-  *elem = k == AD_T_FLOAT ? ad_rev_float_of_bits(r->mc, bits) : NULL;
-  return *elem ? 1 : -1;
+  if (!c.floats)
+    return c.unknown ? -1 : 0;
+  return c.elem ? 1 : -1;
 }
 
 static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,

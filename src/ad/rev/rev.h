@@ -384,6 +384,18 @@ int ad_rev_fail_call(ad_rev_fn *r, LLVMValueRef call, const char *fmt,
                      const char *name);
 /* Whether the call or any of its arguments is active. */
 int ad_rev_any_active(ad_rev_fn *r, LLVMValueRef call);
+/* memory.c: what the bytes a copy (or CUDA transfer) of `len` bytes from
+ * src to dst moves hold, by type analysis: counts of float, other (integer,
+ * pointer) and unknown segments, and the first float's type (NULL when
+ * none or of no float width).  0, or -1 when the layout failed (error
+ * set). */
+typedef struct ad_rev_bytes_census {
+  size_t floats, other, unknown;
+  LLVMTypeRef elem;
+} ad_rev_bytes_census;
+int ad_rev_copy_census(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
+                       LLVMValueRef src, LLVMValueRef len,
+                       ad_rev_bytes_census *out);
 /* The float type of `bits` bits, or NULL. */
 LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits);
 
