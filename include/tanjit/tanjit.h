@@ -373,13 +373,16 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  * activities, width): a repeat request is a hash lookup.  The address lives
  * as long as the session, or until tanjit_unload of a module loaded before
  * it was made.  Returns NULL with an error for an unknown
- * function, a wrong activity count or value, width 0, or a function that
- * cannot be differentiated (the engine's message).
+ * function, a wrong activity count or value (TANJIT_ACTIVE is reverse
+ * mode's), width 0, or a function that cannot be differentiated (the
+ * engine's message).
  */
 typedef enum tanjit_activity {
   TANJIT_CONST = 0,    /* no derivative flows through this parameter     */
   TANJIT_DUP = 1,      /* value and shadow                                */
-  TANJIT_DUPNONEED = 2 /* value and shadow; the primal result is not used */
+  TANJIT_DUPNONEED = 2, /* value and shadow; the primal result is not used */
+  TANJIT_ACTIVE = 3     /* reverse mode (tanjit_autodiff) only: a float
+                           scalar passed by value whose adjoint is returned */
 } tanjit_activity;
 
 TANJIT_API void *tanjit_fwddiff(tanjit_session *s, const char *function,
@@ -399,6 +402,55 @@ TANJIT_API void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *functi
                                            const tanjit_activity *activities,
                                            size_t nargs, unsigned width,
                                            unsigned flags, tanjit_error **err);
+
+/*
+ * Gradients on request: tanjit_autodiff returns the address of the
+ * reverse-mode derivative of `function` (defined by a module loaded
+ * earlier, compiled or not) for the activity of each of its `nargs`
+ * parameters, with the calling convention an
+ * `__enzyme_autodiff(function, <markers>, args...)` call with the same
+ * markers has (enzyme_const, enzyme_dup, enzyme_dupnoneed, enzyme_out):
+ *
+ *   - parameters, in order: a TANJIT_CONST or TANJIT_ACTIVE parameter
+ *     passes its value; a TANJIT_DUP or TANJIT_DUPNONEED parameter (a
+ *     pointer) passes its value, then its shadow, into which the gradient
+ *     is ACCUMULATED (`+=`: zero it first for a plain gradient; the
+ *     caller owns it, tanjit never keeps it); the types are the IR
+ *     parameter types;
+ *   - TANJIT_ACTIVE is for float scalars (float, double, long double,
+ *     half, __float128); a float result is seeded with 1.0 (the
+ *     derivative computes d result / d inputs); another result is not
+ *     differentiated and not returned (a void or integer function's
+ *     gradient is what it stores into the shadows);
+ *   - it returns the adjoints of the TANJIT_ACTIVE parameters, in
+ *     parameter order: nothing when there is none, the value itself for
+ *     one, and for several `struct { T1 d1; T2 d2; ... }` under the C ABI
+ *     of the host (x86-64: in registers up to 16 bytes, else through a
+ *     hidden result pointer, exactly as a C function returning that
+ *     struct; other hosts: LLVM's lowering of the literal struct, which is
+ *     C's for up to four members of one type on AArch64).
+ *
+ * Example, for `double f(double x, const double *a, int n)`:
+ *
+ *   tanjit_activity act[] = {TANJIT_ACTIVE, TANJIT_DUP, TANJIT_CONST};
+ *   double (*gf)(double, const double *, double *, int) =
+ *       (double (*)(double, const double *, double *, int))
+ *       tanjit_autodiff(s, "f", act, 3, 1, &err);
+ *   double dx = gf(x, a, da, n);   // da[i] += d f / d a[i]
+ *
+ * `width` must be 1: vector reverse mode is a TANJIT_ERR_UNSUPPORTED
+ * error.  Cached per (function, activities, width) as tanjit_fwddiff's
+ * derivatives are (also in the object cache), with the same lifetime and
+ * tanjit_unload behaviour.  Returns NULL with an error for an unknown
+ * function (TANJIT_ERR_SYMBOL), a wrong activity count or value, a
+ * TANJIT_ACTIVE parameter that is not a float scalar, a duplicated one
+ * that is not a pointer (TANJIT_ERR_INVALID_ARGUMENT), or a function the
+ * engine cannot differentiate in reverse mode (its message); the session
+ * stays usable.
+ */
+TANJIT_API void *tanjit_autodiff(tanjit_session *s, const char *function,
+                                 const tanjit_activity *activities, size_t nargs,
+                                 unsigned width, tanjit_error **err);
 
 /*
  * Custom derivatives for symbols with no IR (a ccall into a closed library):
@@ -434,6 +486,53 @@ TANJIT_API int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
 TANJIT_API int tanjit_register_fwd_rule_address(tanjit_session *s,
                                                 const char *function,
                                                 void *derivative, unsigned flags,
+                                                tanjit_error **err);
+
+/*
+ * Custom reverse-mode rules, for symbols with no IR (or to override one's
+ * body): in a gradient, calls to `function` (matched as forward rules are:
+ * its plain name or its "enzyme_math" name) call `augmented` in the
+ * forward pass and `reverse` in the reverse pass, symbols resolved like
+ * any external.  A separate registration from tanjit_register_fwd_rule
+ * because the two modes' rules differ in shape (one tangent function
+ * there; a pair sharing a tape here) and a frontend often has one without
+ * the other.  For `R function(A1 a1, ..., An an)`:
+ *
+ *     void *augmented(A1 a1, [A1 da1,] ..., An an, [An dan])
+ *     <adjoints> reverse(A1 a1, [A1 da1,] ..., An an, [An dan],
+ *                        [R dresult,] [void *tape])
+ *
+ *  - a pointer parameter is followed by its shadow (the memory its
+ *    gradient is accumulated into: the rule ADDS to it), NULL when the
+ *    argument is inactive; other parameters are passed alone;
+ *  - augmented runs just before the primal call, which is kept (it sees
+ *    the inputs of a function that updates memory in place), and returns
+ *    the tape: any pointer, handed to this call's reverse (each dynamic
+ *    call gets its own back).  `augmented` may be NULL: nothing runs in
+ *    the forward pass and reverse takes no tape;
+ *  - reverse takes the adjoint of a float result (dresult; 0 when the
+ *    result does not matter to the gradient) and returns the adjoints of
+ *    the float scalar parameters, in order: nothing, the value alone, or
+ *    for several the LLVM struct of them (C's `struct {double a, b;}` on
+ *    x86-64; for floats return them in separate calls or as doubles).
+ *    The adjoint of an argument that is inactive is ignored.
+ *
+ * Enzyme's in-IR registration needs no API:
+ * `void *__enzyme_register_gradient_<x>[3] = {f, augmented, reverse}`, with
+ * Enzyme's signatures (src/ad/rev/README.md).  flags must be 0.  Rules
+ * apply to modules compiled after the call.  0 or -1.
+ */
+TANJIT_API int tanjit_register_rev_rule(tanjit_session *s, const char *function,
+                                        const char *augmented,
+                                        const char *reverse, unsigned flags,
+                                        tanjit_error **err);
+/* The same with the functions given by address in the embedding program
+ * (augmented may be NULL).  Messages call them "augmented forward of
+ * <function> at <address>" and "reverse of <function> at <address>". */
+TANJIT_API int tanjit_register_rev_rule_address(tanjit_session *s,
+                                                const char *function,
+                                                void *augmented, void *reverse,
+                                                unsigned flags,
                                                 tanjit_error **err);
 
 /* Frees a string returned by tanjit.  NULL-tolerant. */

@@ -77,9 +77,25 @@ int ad_engine_register_rule(ad_engine *e, const char *function,
                             tanjit_error **err);
 
 /*
+ * Registers the reverse rule for calls to `function`
+ * (tanjit_register_rev_rule): `augmented` (may be NULL) and `reverse`,
+ * symbols with the signatures of rev/custom.c.  Copies the names.  Safe to
+ * call while other threads transform modules.  0, or -1 with *err set.
+ */
+int ad_engine_register_rev_rule(ad_engine *e, const char *function,
+                                const char *augmented, const char *reverse,
+                                tanjit_error **err);
+
+/* The metadata an in-IR gradient registration becomes on its function:
+ * !{ptr @augmented, ptr @reverse} (rules/custom.c writes, rev/custom.c
+ * reads). */
+#define AD_GRADIENT_MD "enzyme_gradient"
+
+/*
  * Reads Enzyme's registration globals (__enzyme_register_derivative*,
- * __enzyme_inactivefn*, __enzyme_function_like*) into function metadata and
- * attributes, which survive bitcode copies.  `at_load` (before the JIT owns
+ * __enzyme_register_gradient*, __enzyme_inactivefn*,
+ * __enzyme_function_like*) into function metadata and attributes, which
+ * survive bitcode copies.  `at_load` (before the JIT owns
  * the module): the globals are erased; otherwise a non-local definition is
  * kept, emptied to zeros (the JIT expects it).  Idempotent.  0, or -1 with
  * *err naming the global.  (rules/custom.c)
@@ -118,12 +134,11 @@ typedef enum ad_request_kind {
   AD_REQUEST_REVERSE, /* __enzyme_autodiff (rev/) */
   AD_REQUEST_BATCH,   /* __enzyme_batch: N primal evaluations (batch.c) */
   AD_REQUEST_SPLIT    /* __enzyme_augmentfwd, __enzyme_reverse,
-                         __enzyme_virtualreverse: split reverse mode,
-                         refused */
+                         __enzyme_augmentsize, __enzyme_virtualreverse:
+                         split reverse mode (rev/split.c) */
 } ad_request_kind;
 ad_request_kind ad_request_kind_of(LLVMValueRef f);
-/* A request tanjit rewrites: AD_REQUEST_FORWARD, AD_REQUEST_REVERSE or
- * AD_REQUEST_BATCH. */
+/* A request tanjit rewrites: any kind but AD_NOT_A_REQUEST. */
 int ad_is_request_function(LLVMValueRef f);
 
 /*
@@ -131,8 +146,8 @@ int ad_is_request_function(LLVMValueRef f);
  * contains __enzyme_fwddiff) by a call to a generated forward-mode
  * derivative (forward mode), and every __enzyme_autodiff request by a
  * gradient (reverse mode, rev/); generated functions get internal linkage.
- * Split reverse mode (__enzyme_augmentfwd, __enzyme_reverse) fails with
- * TANJIT_ERR_UNSUPPORTED.
+ * Split reverse mode (__enzyme_augmentfwd, __enzyme_reverse) becomes the
+ * two halves of a gradient, the tape handed between them.
  * Returns 0, or -1 with *err set (code TANJIT_ERR_DIFFERENTIATE for a
  * request that cannot be honoured, message naming what, where, why); on
  * failure the module may be partly rewritten and the caller discards it.

@@ -31,6 +31,7 @@
 
 struct ad_engine {
   ad_custom_registry *custom; /* tanjit_register_fwd_rule (rules/custom.c) */
+  ad_rev_rules *rev_rules;    /* tanjit_register_rev_rule (rev/custom.c) */
   ad_runtime_report report;   /* may be NULL */
   void *report_user;
   /* rule lookups that reached the families, over all transforms, and the
@@ -71,7 +72,9 @@ static unsigned long count_call_sites(LLVMModuleRef m) {
 
 ad_engine *ad_engine_new(void) {
   ad_engine *e = tj_calloc(1, sizeof(ad_engine));
-  if (e && !(e->custom = ad_custom_registry_new())) {
+  if (e && (!(e->custom = ad_custom_registry_new()) ||
+            !(e->rev_rules = ad_rev_rules_new()))) {
+    ad_custom_registry_free(e->custom);
     free(e);
     return NULL;
   }
@@ -93,10 +96,15 @@ ad_custom_registry *ad_engine_custom(const ad_engine *e) {
   return e ? e->custom : NULL;
 }
 
+ad_rev_rules *ad_engine_rev_rules(const ad_engine *e) {
+  return e ? e->rev_rules : NULL;
+}
+
 void ad_engine_free(ad_engine *e) {
   if (!e)
     return;
   ad_custom_registry_free(e->custom);
+  ad_rev_rules_free(e->rev_rules);
   free(e);
 }
 
@@ -126,7 +134,8 @@ static int name_is(const char *s, size_t n, const char *word) {
 
 ad_request_kind ad_request_kind_of(LLVMValueRef f) {
   static const char *const split[] = {"__enzyme_augmentfwd", "__enzyme_reverse",
-                                      "__enzyme_virtualreverse"};
+                                      "__enzyme_virtualreverse",
+                                      "__enzyme_augmentsize"};
   size_t n;
   const char *name = LLVMGetValueName2(f, &n);
   int (*match)(const char *, size_t, const char *) =
@@ -146,7 +155,7 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
 int ad_is_request_function(LLVMValueRef f) {
   ad_request_kind k = ad_request_kind_of(f);
   return k == AD_REQUEST_FORWARD || k == AD_REQUEST_REVERSE ||
-         k == AD_REQUEST_BATCH;
+         k == AD_REQUEST_BATCH || k == AD_REQUEST_SPLIT;
 }
 
 /* The calls to `fn` (collected first: rewriting changes the use list). */
@@ -309,7 +318,7 @@ static int request_reaches(reach_memo *r, LLVMValueRef outer,
 static const char *const marker_globals[] = {
     "enzyme_dup",   "enzyme_const",         "enzyme_dupnoneed",
     "enzyme_width", "enzyme_primal_return", "enzyme_dupv",
-    "enzyme_out",
+    "enzyme_out",   "enzyme_tape",          "enzyme_allocated",
     /* batch.c's */
     "enzyme_vector", "enzyme_scalar", "enzyme_buffer",
 };
@@ -425,6 +434,8 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     if (!LLVMGetFirstUse(req_fns[i]))
       LLVMDeleteFunction(req_fns[i]);
   free(req_fns);
+  if (rc == 0)
+    rc = ad_rev_split_check(mc);
   if (rc == 0)
     drop_dead_markers(m);
   return rc;
@@ -632,19 +643,6 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   /* Requests first, so a module without any costs one pass over names. */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (ad_request_kind_of(f) == AD_REQUEST_SPLIT && LLVMGetFirstUse(f)) {
-      size_t n;
-      const char *name = LLVMGetValueName2(f, &n);
-      LLVMValueRef where = NULL;
-      for (LLVMUseRef u = LLVMGetFirstUse(f); u && !where; u = LLVMGetNextUse(u))
-        if (LLVMIsAInstruction(LLVMGetUser(u)))
-          where = LLVMGetUser(u);
-      return ad_fail_code(&mc, TANJIT_ERR_UNSUPPORTED, where,
-                          "%.*s: split reverse mode (__enzyme_augmentfwd / "
-                          "__enzyme_reverse) is not supported: request the "
-                          "whole gradient with __enzyme_autodiff",
-                          (int)n, name);
-    }
     if (ad_is_request_function(f))
       nreq++;
   }

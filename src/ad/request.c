@@ -58,8 +58,16 @@ typedef enum marker {
   /* Enzyme's C++ header (<enzyme/enzyme>): every argument with its marker
    * first, then this, then the shadows of the duplicated ones in order */
   MARK_INTERLEAVE,
+  /* split reverse mode: where the tape goes (enzyme_tape p) and the bytes
+   * the caller gives it there (enzyme_allocated N); each takes a value */
+  MARK_TAPE,
+  MARK_ALLOCATED,
   MARK_UNKNOWN
 } marker;
+
+static int is_split_marker(marker m) {
+  return m == MARK_TAPE || m == MARK_ALLOCATED;
+}
 
 /* Markers that qualify the whole request and take no value after them. */
 static int is_request_flag(marker m) {
@@ -81,7 +89,9 @@ static marker marker_by_name(const char *s, size_t n) {
                {"enzyme_active_return", MARK_ACTIVE_RETURN},
                {"enzyme_noret", MARK_NORET},
                {"enzyme_out", MARK_OUT},
-               {"enzyme_interleave", MARK_INTERLEAVE}};
+               {"enzyme_interleave", MARK_INTERLEAVE},
+               {"enzyme_tape", MARK_TAPE},
+               {"enzyme_allocated", MARK_ALLOCATED}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
       return names[i].m;
@@ -530,6 +540,37 @@ static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
   return fn;
 }
 
+/* Which reverse-mode request a call is (rewrite_reverse). */
+typedef enum rev_mode {
+  REV_COMBINED, /* __enzyme_autodiff */
+  REV_AUGMENT,  /* __enzyme_augmentfwd */
+  REV_REVERSE,  /* __enzyme_reverse */
+  REV_SIZE,     /* __enzyme_augmentsize */
+  REV_VIRTUAL   /* __enzyme_virtualreverse */
+} rev_mode;
+
+static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode);
+
+/* The split request a call to `callee` is, by name (engine.c's
+ * ad_request_kind_of said AD_REQUEST_SPLIT). */
+static rev_mode split_mode_of(LLVMValueRef callee) {
+  size_t n;
+  const char *name = LLVMGetValueName2(callee, &n);
+  static const struct {
+    const char *word;
+    rev_mode mode;
+  } words[] = {{"__enzyme_augmentfwd", REV_AUGMENT},
+               {"__enzyme_augmentsize", REV_SIZE},
+               {"__enzyme_virtualreverse", REV_VIRTUAL},
+               {"__enzyme_reverse", REV_REVERSE}};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    size_t w = strlen(words[i].word);
+    for (size_t at = 0; at + w <= n; at++)
+      if (memcmp(name + at, words[i].word, w) == 0)
+        return words[i].mode;
+  }
+  return REV_REVERSE;
+}
 static int has_sret_param(LLVMValueRef fn) {
   return LLVMGetEnumAttributeAtIndex(
              fn, 1, LLVMGetEnumAttributeKindForName("sret", 4)) != NULL;
@@ -606,14 +647,15 @@ static LLVMValueRef with_primal_first(ad_module_ctx *mc, LLVMBuilderRef b,
   return agg;
 }
 
-static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call);
 
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
     return ad_rewrite_through_invoke(mc, call, ad_rewrite_request);
   LLVMValueRef callee = ad_called_function(call);
   if (callee && ad_request_kind_of(callee) == AD_REQUEST_REVERSE)
-    return rewrite_reverse(mc, call);
+    return rewrite_reverse(mc, call, REV_COMBINED);
+  if (callee && ad_request_kind_of(callee) == AD_REQUEST_SPLIT)
+    return rewrite_reverse(mc, call, split_mode_of(callee));
   request r;
   memset(&r, 0, sizeof r);
   r.mc = mc;
@@ -685,7 +727,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
         i++;
         continue;
       }
-      if (mi == MARK_UNKNOWN) {
+      if (mi == MARK_UNKNOWN || is_split_marker(mi)) {
         char name[64];
         rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
                                "argument %u (tanjit knows enzyme_dup, "
@@ -855,18 +897,230 @@ out:
 }
 
 /*
- * A reverse request: `__enzyme_autodiff(fn, args...)`, decoded as Enzyme
- * decodes it.  Markers enzyme_out (an active scalar: its adjoint is
- * returned), enzyme_dup / enzyme_dupnoneed (a pointer and its shadow, into
- * which gradients are accumulated), enzyme_const; unmarked floats (and
- * vectors and aggregates of them) are enzyme_out, unmarked pointers
- * enzyme_dup, integers constant.  A float result is seeded with 1.  The
- * request returns the adjoints of the enzyme_out arguments in order: one
- * value, or all of them laid out as the declared result (a struct of
- * doubles, returned in registers or through an sret pointer).
+ * Reverse requests, decoded as Enzyme decodes them.
+ *
+ * - `__enzyme_autodiff(fn, args...)`: the gradient.  Markers enzyme_out
+ *   (an active scalar: its adjoint is returned), enzyme_dup /
+ *   enzyme_dupnoneed (a pointer and its shadow, into which gradients are
+ *   accumulated), enzyme_const; unmarked floats (and vectors and
+ *   aggregates of them) are enzyme_out, unmarked pointers enzyme_dup,
+ *   integers constant.  A float result is seeded with 1.  The request
+ *   returns the adjoints of the enzyme_out arguments in order: one value,
+ *   or all of them laid out as the declared result (a struct of doubles,
+ *   returned in registers or through an sret pointer).
+ * - Split mode (rev/split.c): `__enzyme_augmentfwd(fn, args...)` takes the
+ *   same arguments and returns, as Enzyme does, the tape, or {tape,
+ *   primal result[, its shadow for a pointer]} laid out as declared
+ *   (enzyme_noret drops the result; with enzyme_tape p the tape goes to
+ *   *p and is not returned, enzyme_allocated N keeping it in p's N bytes).
+ *   `__enzyme_reverse(fn, args..., [d result], tape)` takes them again,
+ *   then the adjoint of an active float result (no 1.0 seed here), then
+ *   the tape (or enzyme_tape p, enzyme_allocated N as the augmentfwd had
+ *   them), and returns what __enzyme_autodiff returns.
+ *   `__enzyme_augmentsize(fn, args...)` is the N enzyme_allocated needs;
+ *   `__enzyme_virtualreverse(fn)` the {augmented, reverse} table a
+ *   function pointer's shadow holds.
  */
-static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
-  const char *who = "__enzyme_autodiff";
+static const char *const rev_who[] = {"__enzyme_autodiff", "__enzyme_augmentfwd",
+                                      "__enzyme_reverse", "__enzyme_augmentsize",
+                                      "__enzyme_virtualreverse"};
+
+/* enzyme_tape p, enzyme_allocated N and enzyme_noret of a split request. */
+typedef struct split_markers {
+  LLVMValueRef tape_at; /* p, as a pointer; NULL without enzyme_tape */
+  int allocated;
+  long long allocated_bytes;
+  int noret;
+} split_markers;
+
+static int scan_split_markers(request *r, LLVMBuilderRef b, rev_mode mode,
+                              split_markers *sm) {
+  const char *who = rev_who[mode];
+  memset(sm, 0, sizeof *sm);
+  for (unsigned i = r->first; i < r->nargs; i++) {
+    LLVMValueRef a = LLVMGetOperand(r->call, i);
+    marker m = marker_of(a);
+    if (m == MARK_NORET)
+      sm->noret = 1;
+    if (m == MARK_WIDTH) {
+      i++;
+      continue;
+    }
+    if (!is_split_marker(m))
+      continue;
+    char name[64];
+    marker_text(a, name, sizeof name);
+    if (mode == REV_COMBINED)
+      return ad_fail(r->mc, r->call,
+                     "%s of %s: %s is a split-mode marker "
+                     "(__enzyme_augmentfwd / __enzyme_reverse)",
+                     who, ad_value_name(r->fn), name);
+    if (i + 1 >= r->nargs)
+      return ad_fail(r->mc, r->call, "%s of %s: %s with no value after it",
+                     who, ad_value_name(r->fn), name);
+    LLVMValueRef v = LLVMGetOperand(r->call, ++i);
+    if (m == MARK_ALLOCATED) {
+      char text[64];
+      if (!LLVMIsAConstantInt(v) ||
+          !constant_int_value(v, &sm->allocated_bytes, text, sizeof text))
+        return ad_fail(r->mc, r->call,
+                       "%s of %s: enzyme_allocated must be followed by a "
+                       "constant integer (the tape buffer's size in bytes)",
+                       who, ad_value_name(r->fn));
+      sm->allocated = 1;
+      continue;
+    }
+    sm->tape_at = coerce_arg(b, LLVMPointerTypeInContext(r->mc->llctx, 0), v);
+    if (!sm->tape_at) {
+      char *t = type_text(LLVMTypeOf(v));
+      int rc = ad_fail(r->mc, r->call,
+                       "%s of %s: enzyme_tape must be followed by a pointer "
+                       "(where the tape goes), not a value of type %s",
+                       who, ad_value_name(r->fn), t ? t : "?");
+      free(t);
+      return rc;
+    }
+  }
+  if (sm->allocated && !sm->tape_at)
+    return ad_fail(r->mc, r->call,
+                   "%s of %s: enzyme_allocated %lld without enzyme_tape: "
+                   "pass the buffer too (enzyme_tape, its address)",
+                   who, ad_value_name(r->fn), sm->allocated_bytes);
+  if (sm->allocated && sm->allocated_bytes < AD_REV_SPLIT_TAPE_BYTES)
+    return ad_fail(r->mc, r->call,
+                   "%s of %s: the tape buffer is too small: need %d bytes, "
+                   "have %lld (enzyme_allocated; __enzyme_augmentsize gives "
+                   "the size)",
+                   who, ad_value_name(r->fn), AD_REV_SPLIT_TAPE_BYTES,
+                   sm->allocated_bytes);
+  return 0;
+}
+
+/* Replaces the request's result by v (NULL: nothing), stored into the
+ * caller's sret memory or converted to the declared type: the same type,
+ * the same scalars laid out anew, or (`widen`: any declared type at least
+ * as large, as Enzyme's augmented results) the same bytes.  `what` names
+ * v in the error, `hint` ends it.  0 or -1. */
+static int replace_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
+                          int widen, const char *who, const char *what,
+                          const char *hint) {
+  ad_module_ctx *mc = r->mc;
+  LLVMTypeRef want = LLVMTypeOf(r->call);
+  if (r->sret && v) {
+    LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(
+        r->call, 1, LLVMGetEnumAttributeKindForName("sret", 4));
+    LLVMTypeRef layout = at ? LLVMGetTypeAttributeValue(at) : NULL;
+    if (!layout || !same_scalars(r, LLVMTypeOf(v), layout) ||
+        store_as_layout(r, b, v, layout, r->sret) != 0)
+      LLVMBuildStore(b, v, r->sret);
+    return 0;
+  }
+  if (LLVMGetTypeKind(want) == LLVMVoidTypeKind)
+    return 0;
+  LLVMValueRef out_v = NULL;
+  unsigned long long hs = v ? LLVMABISizeOfType(mc->td, LLVMTypeOf(v)) : 0;
+  unsigned long long ws = LLVMABISizeOfType(mc->td, want);
+  if (!v) {
+    out_v = LLVMConstNull(want);
+  } else if (LLVMTypeOf(v) == want) {
+    out_v = v;
+  } else if (ad_type_is_float_scalar(LLVMTypeOf(v)) &&
+             ad_type_is_float_scalar(want)) {
+    out_v = LLVMBuildFPCast(b, v, want, "");
+  } else if (same_scalars(r, LLVMTypeOf(v), want)) {
+    LLVMValueRef slot = entry_alloca(r, want, "autodiff.result");
+    if (store_as_layout(r, b, v, want, slot) == 0)
+      out_v = LLVMBuildLoad2(b, want, slot, "");
+  } else if (hs == ws || (widen && ws >= hs &&
+                          LLVMStoreSizeOfType(mc->td, LLVMTypeOf(v)) <= ws)) {
+    /* the same bytes (a struct of two floats returned as <2 x float>) */
+    LLVMValueRef slot =
+        entry_alloca(r, hs >= ws ? LLVMTypeOf(v) : want, "autodiff.result");
+    LLVMBuildStore(b, v, slot);
+    out_v = LLVMBuildLoad2(b, want, slot, "");
+  }
+  if (!out_v) {
+    char *a = type_text(LLVMTypeOf(v)), *c = type_text(want);
+    int rc = ad_fail(mc, r->call,
+                     "%s of %s returns %s as %s, but the call is declared to "
+                     "return %s%s",
+                     who, ad_value_name(r->fn), what, a ? a : "?", c ? c : "?",
+                     hint);
+    free(a);
+    free(c);
+    return rc;
+  }
+  LLVMReplaceAllUsesWith(r->call, out_v);
+  return 0;
+}
+
+/* __enzyme_virtualreverse(fn): the table for fn with Enzyme's default
+ * activities (floats active, pointers duplicated, integers constant). */
+static int rewrite_virtual(request *r, LLVMBuilderRef b) {
+  ad_module_ctx *mc = r->mc;
+  const char *who = rev_who[REV_VIRTUAL];
+  if (r->nargs != r->first) {
+    return ad_fail(mc, r->call,
+                   "%s of %s takes only the function (%u arguments given)",
+                   who, ad_value_name(r->fn), r->nargs);
+  }
+  LLVMTypeRef ft = LLVMGlobalGetValueType(r->fn);
+  unsigned np = LLVMCountParamTypes(ft);
+  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
+  unsigned char *act = tj_malloc(np ? np : 1);
+  int rc = 0;
+  if (!pt || !act) {
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, r->call, "out of memory");
+    goto out;
+  }
+  LLVMGetParamTypes(ft, pt);
+  for (unsigned p = 0; p < np; p++) {
+    int has_float = 0, has_other = 0;
+    ad_rev_leaves(pt[p], &has_float, &has_other);
+    act[p] = ad_type_default_activity(pt[p]) == AD_ARG_CONST ? AD_REV_CONST
+             : has_float && !has_other                       ? AD_REV_OUT
+             : LLVMGetTypeKind(pt[p]) == LLVMPointerTypeKind ? AD_REV_DUP
+                                                             : AD_REV_CONST;
+  }
+  LLVMTypeRef rt = LLVMGetReturnType(ft);
+  int rf = 0, ro = 0;
+  ad_rev_leaves(rt, &rf, &ro);
+  if (rf && (ro || !ad_type_is_float_scalar(rt))) {
+    char *t = type_text(rt);
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, r->call,
+                      "%s of %s: its result has type %s; reverse mode seeds "
+                      "a float result only",
+                      who, ad_value_name(r->fn), t ? t : "?");
+    free(t);
+    goto out;
+  }
+  /* not back to back: the table's caller runs the halves when it likes */
+  ad_rev_sig sig = {r->fn, np, act, (unsigned char)rf,
+                    (unsigned char)(LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
+                    0};
+  ad_rev_pair pair;
+  if (ad_rev_get(mc, &sig, r->call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
+    rc = -1;
+    goto out;
+  }
+  LLVMValueRef table = ad_rev_virtual_table(mc, &sig, &pair);
+  if (!table) {
+    rc = -1;
+    goto out;
+  }
+  LLVMPositionBuilderBefore(b, r->call);
+  rc = replace_result(r, b, table, 0, who,
+                      "the address of its {augmented, reverse} table", "");
+  if (rc == 0)
+    LLVMInstructionEraseFromParent(r->call);
+out:
+  free(pt);
+  free(act);
+  return rc;
+}
+
+static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) {
+  const char *who = rev_who[mode];
   if (LLVMIsAInvokeInst(call))
     return ad_fail(mc, call,
                    "%s reached through invoke (C++ exception handling) is not "
@@ -892,7 +1146,13 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,
-                     "the first argument of %s must be a function, not `%s`",
+                     mode == REV_VIRTUAL
+                         ? "the argument of %s must be a function known at "
+                           "load time, not `%s` (a function pointer computed "
+                           "at run time, such as one loaded from a vtable, is "
+                           "not supported)"
+                         : "the first argument of %s must be a function, not "
+                           "`%s`",
                      who, t ? t : "?");
     free(t);
     return rc;
@@ -901,39 +1161,73 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     return ad_fail(mc, call,
                    "%s of %s: the function has no body in this module", who,
                    ad_value_name(r.fn));
-  if (scan_global_markers(&r, 1) != 0)
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMPositionBuilderBefore(b, call);
+  if (LLVMInstructionGetDebugLoc(call))
+    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+  if (mode == REV_VIRTUAL) {
+    int rc = rewrite_virtual(&r, b);
+    LLVMDisposeBuilder(b);
+    return rc;
+  }
+  split_markers sm;
+  if (scan_global_markers(&r, 1) != 0 || scan_split_markers(&r, b, mode, &sm) != 0) {
+    LLVMDisposeBuilder(b);
     return -1;
-  if (r.width > 1)
+  }
+  if (r.width > 1 && mode != REV_COMBINED) {
+    LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_width %u (vector reverse mode) is "
-                        "not supported",
+                        "%s of %s: enzyme_width %u in split mode (vector "
+                        "split reverse mode) is not supported; "
+                        "__enzyme_autodiff takes it",
                         who, ad_value_name(r.fn), r.width);
+  }
+  if (r.width > 1 && ad_rev_check_lanes(mc, r.fn, r.width) != 0) {
+    LLVMDisposeBuilder(b);
+    return -1;
+  }
+  if (r.primal_return && (mode != REV_COMBINED || r.width > 1)) {
+    LLVMDisposeBuilder(b);
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "%s of %s: enzyme_primal_return is not supported %s",
+                        who, ad_value_name(r.fn),
+                        mode == REV_AUGMENT
+                            ? "in split mode (__enzyme_augmentfwd returns the "
+                              "primal result already)"
+                        : mode != REV_COMBINED ? "in split mode"
+                                               : "with enzyme_width");
+  }
   /* enzyme_primal_return (enzyme::ReverseWithPrimal in Enzyme's C++
    * header): the result is {primal, adjoints...} */
   if (r.primal_return &&
       LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(r.fn))) ==
-          LLVMVoidTypeKind)
+          LLVMVoidTypeKind) {
+    LLVMDisposeBuilder(b);
     return ad_fail(mc, call,
                    "%s of %s: enzyme_primal_return, but the function returns "
                    "nothing",
                    who, ad_value_name(r.fn));
+  }
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
   unsigned np = LLVMCountParamTypes(ft);
   LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
   unsigned char *act = tj_malloc(np ? np : 1);
   LLVMValueRef *args = tj_malloc((np * 2 + 1) * sizeof *args);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  /* enzyme_width N: where each DUP parameter's shadow sits in args, and
+   * its N shadows, lane by lane */
+  unsigned *shadow_pos = tj_malloc((np ? np : 1) * sizeof *shadow_pos);
+  LLVMValueRef *lane_shadows =
+      tj_malloc((np ? np : 1) * r.width * sizeof *lane_shadows);
+  unsigned ndup = 0;
   int rc = 0;
   unsigned nouts = 0;
-  if (!pt || !act || !args) {
+  if (!pt || !act || !args || !shadow_pos || !lane_shadows) {
     rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
     goto out;
   }
   LLVMGetParamTypes(ft, pt);
-  LLVMPositionBuilderBefore(b, call);
-  if (LLVMInstructionGetDebugLoc(call))
-    LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
   unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   unsigned args_end, shadow_at;
   find_interleave(&r, &args_end, &shadow_at);
@@ -942,7 +1236,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     marker m = MARK_NONE;
     while (i < args_end) {
       marker mi = marker_of(LLVMGetOperand(call, i));
-      if (mi == MARK_WIDTH) {
+      if (mi == MARK_WIDTH || is_split_marker(mi)) {
         i += 2;
         continue;
       }
@@ -955,9 +1249,12 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
         rc = ad_fail(mc, call,
                      "%s of %s: unknown marker %s at argument %u (reverse "
                      "mode knows enzyme_out, enzyme_dup, enzyme_dupnoneed "
-                     "and enzyme_const)",
+                     "and enzyme_const%s)",
                      who, ad_value_name(r.fn),
-                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
+                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i,
+                     mode == REV_COMBINED ? ""
+                                          : ", and in split mode enzyme_tape "
+                                            "and enzyme_allocated");
         break;
       }
       if (mi != MARK_NONE) {
@@ -1023,28 +1320,46 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     if (a != AD_REV_DUP)
       continue;
     unsigned *at = shadow_at ? &shadow_at : &i;
-    if (*at >= (shadow_at ? r.nargs : args_end) ||
-        marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
-      rc = ad_fail(mc, call,
-                   "%s of %s: parameter %u is duplicated but its shadow is "
-                   "missing",
-                   who, ad_value_name(r.fn), p + 1);
-      break;
+    for (unsigned w = 0; w < r.width && rc == 0; w++) {
+      if (*at >= (shadow_at ? r.nargs : args_end) ||
+          marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
+        if (r.width == 1)
+          rc = ad_fail(mc, call,
+                       "%s of %s: parameter %u is duplicated but its shadow "
+                       "is missing",
+                       who, ad_value_name(r.fn), p + 1);
+        else
+          rc = ad_fail(mc, call,
+                       "%s of %s: parameter %u is duplicated but shadow %u "
+                       "of %u is missing",
+                       who, ad_value_name(r.fn), p + 1, w + 1, r.width);
+        break;
+      }
+      LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
+      if (!s)
+        break;
+      (*at)++;
+      lane_shadows[ndup * r.width + w] = s;
     }
-    LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
-    if (!s)
+    if (rc)
       break;
-    (*at)++;
-    args[k++] = s;
+    shadow_pos[ndup] = k;
+    args[k++] = lane_shadows[ndup * r.width];
+    ndup++;
   }
+  /* after the arguments: request-wide markers, and for __enzyme_reverse
+   * the result's adjoint and the tape */
+  unsigned extra[2], nextra = 0;
   while (rc == 0 && i < r.nargs) {
     marker mi = marker_of(LLVMGetOperand(call, i));
-    if (mi == MARK_WIDTH)
+    if (mi == MARK_WIDTH || is_split_marker(mi))
       i += 2;
     else if (is_request_flag(mi))
       i++;
     else if (i == args_end && shadow_at)
       i = shadow_at;
+    else if (mode == REV_REVERSE && mi == MARK_NONE && nextra < 2)
+      extra[nextra++] = i++;
     else
       rc = ad_fail(mc, call,
                    "%s of %s: too many arguments (%s takes %u parameter%s; "
@@ -1067,21 +1382,215 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
     free(t);
     goto out;
   }
-  /* back to back: ad_rev_emit_gradient calls rev right after aug */
-  ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return), 0,
-                    1};
+  /* split mode hands a pointer result's shadow to the caller, as Enzyme's
+   * augmented pass does; the reverse must name the same pair */
+  if (r.width > 1 && LLVMGetTypeKind(rt) == LLVMPointerTypeKind) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_width %u of a function returning a "
+                      "pointer is not supported (each lane would run it "
+                      "again)",
+                      who, ad_value_name(r.fn), r.width);
+    goto out;
+  }
+  int split = mode != REV_COMBINED;
+  /* a whole gradient (or one lane of it) runs rev right after aug; split
+   * mode's caller may change memory in between */
+  ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
+                    (unsigned char)(split && !r.const_return &&
+                                    LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
+                    (unsigned char)!split};
+  LLVMValueRef seed = NULL, tape_value = NULL;
+  if (mode == REV_REVERSE) {
+    unsigned want = (sig.ret_adjoint ? 1u : 0u) + (sm.tape_at ? 0u : 1u);
+    char *t = type_text(rt);
+    if (nextra < want)
+      rc = ad_fail(mc, call,
+                   "%s of %s: %s missing after the arguments (it takes %s%s%s)",
+                   who, ad_value_name(r.fn),
+                   want - nextra == 2 ? "the result's adjoint and the tape are"
+                   : sig.ret_adjoint && nextra == 0 ? "the result's adjoint is"
+                   : sig.ret_adjoint && !sm.tape_at
+                       ? "the result's adjoint or the tape is"
+                       : "the tape is",
+                   sig.ret_adjoint ? "the adjoint of the " : "",
+                   sig.ret_adjoint ? (t ? t : "?") : "",
+                   sig.ret_adjoint
+                       ? (sm.tape_at ? " result" : " result, then the tape")
+                       : "the tape __enzyme_augmentfwd returned");
+    else if (nextra > want)
+      rc = ad_fail(mc, call,
+                   "%s of %s: too many arguments (argument %u is extra%s)",
+                   who, ad_value_name(r.fn), extra[want] + 1 - fi,
+                   sm.tape_at ? "; the tape comes from enzyme_tape" : "");
+    free(t);
+    if (rc)
+      goto out;
+    if (sig.ret_adjoint) {
+      LLVMValueRef d = LLVMGetOperand(call, extra[0]);
+      if (!(seed = coerce_arg(b, rt, d))) {
+        char *a = type_text(LLVMTypeOf(d)), *c = type_text(rt);
+        rc = ad_fail(mc, call,
+                     "%s of %s: the result's adjoint (argument %u) has type "
+                     "%s, expected %s",
+                     who, ad_value_name(r.fn), extra[0] + 1 - fi, a ? a : "?",
+                     c ? c : "?");
+        free(a);
+        free(c);
+        goto out;
+      }
+    }
+    if (!sm.tape_at) {
+      unsigned ti = extra[want - 1];
+      LLVMValueRef tv = LLVMGetOperand(call, ti);
+      LLVMTypeRef tt = LLVMTypeOf(tv);
+      if (LLVMGetTypeKind(tt) == LLVMPointerTypeKind ||
+          LLVMGetTypeKind(tt) == LLVMIntegerTypeKind)
+        tape_value = coerce_arg(b, LLVMPointerTypeInContext(mc->llctx, 0), tv);
+      if (!tape_value) {
+        char *a = type_text(tt);
+        rc = ad_fail(mc, call,
+                     "%s of %s: the tape (argument %u) has type %s, expected "
+                     "the pointer __enzyme_augmentfwd returned",
+                     who, ad_value_name(r.fn), ti + 1 - fi, a ? a : "?");
+        free(a);
+        goto out;
+      }
+    }
+  }
+  if (mode == REV_SIZE) {
+    LLVMTypeRef want = LLVMTypeOf(call);
+    if (LLVMGetTypeKind(want) == LLVMIntegerTypeKind)
+      LLVMReplaceAllUsesWith(call, LLVMConstInt(want, AD_REV_SPLIT_TAPE_BYTES, 0));
+    else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
+      rc = ad_fail(mc, call, "%s of %s must be declared to return an integer",
+                   who, ad_value_name(r.fn));
+      goto out;
+    }
+    LLVMInstructionEraseFromParent(call);
+    goto out;
+  }
   ad_rev_pair pair;
   if (ad_rev_get(mc, &sig, call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
     rc = -1;
     goto out;
   }
   LLVMPositionBuilderBefore(b, call);
-  ad_emit_shadow_reset(mc, b);
+  /* the reverse half continues from the state its augmented half left, as
+   * a whole gradient's rev does */
+  if (mode != REV_REVERSE)
+    ad_emit_shadow_reset(mc, b);
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+  ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
+  if (mode == REV_AUGMENT) {
+    LLVMValueRef handle = NULL;
+    LLVMValueRef res = ad_rev_split_augment(mc, b, holder, &sig, &pair, args,
+                                            k, &tape, &handle);
+    if (mc->diag.failed) {
+      rc = -1;
+      goto out;
+    }
+    /* Enzyme's augmented result: the tape, the primal, its shadow */
+    LLVMValueRef parts[3];
+    unsigned nparts = 0;
+    if (handle)
+      parts[nparts++] = handle;
+    if (res && !sm.noret) {
+      if (sig.ret_shadow) {
+        parts[nparts++] = LLVMBuildExtractValue(b, res, 0, "");
+        parts[nparts++] = LLVMBuildExtractValue(b, res, 1, "");
+      } else {
+        parts[nparts++] = res;
+      }
+    }
+    LLVMValueRef v = nparts ? parts[0] : NULL;
+    if (nparts > 1) {
+      LLVMTypeRef types[3];
+      for (unsigned j = 0; j < nparts; j++)
+        types[j] = LLVMTypeOf(parts[j]);
+      v = LLVMGetPoison(LLVMStructTypeInContext(mc->llctx, types, nparts, 0));
+      for (unsigned j = 0; j < nparts; j++)
+        v = LLVMBuildInsertValue(b, v, parts[j], j, "");
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s%s%s", handle ? "the tape" : "",
+             handle && nparts > 1 ? ", then " : "",
+             nparts > (handle ? 1u : 0u)
+                 ? (sig.ret_shadow ? "the result and its shadow" : "the result")
+                 : "");
+    if (!v)
+      snprintf(what, sizeof what, "nothing");
+    rc = replace_result(&r, b, v, 1, who, what,
+                        handle && nparts > 1
+                            ? " (declare a struct of the tape then the "
+                              "result, or drop the result with enzyme_noret)"
+                            : "");
+    if (rc == 0)
+      LLVMInstructionEraseFromParent(call);
+    goto out;
+  }
+  if (r.width > 1) {
+    /* one gradient per lane (lanes.c says why that is exact here); each
+     * OUT adjoint comes back as [N x T], as Enzyme returns it */
+    LLVMValueRef *lane_res = tj_malloc(r.width * sizeof *lane_res);
+    if (!lane_res) {
+      rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+      goto out;
+    }
+    for (unsigned w = 0; w < r.width && !mc->diag.failed; w++) {
+      for (unsigned d = 0; d < ndup; d++)
+        args[shadow_pos[d]] = lane_shadows[d * r.width + w];
+      if (w)
+        ad_emit_shadow_reset(mc, b);
+      lane_res[w] = ad_rev_emit_gradient(
+          mc, b, holder, &pair, args, k,
+          sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
+    }
+    LLVMValueRef v = NULL;
+    if (!mc->diag.failed && nouts) {
+      LLVMTypeRef st = LLVMTypeOf(lane_res[0]);
+      LLVMTypeRef *arrays = tj_malloc(nouts * sizeof *arrays);
+      LLVMValueRef *vals = tj_malloc(nouts * sizeof *vals);
+      if (!arrays || !vals)
+        rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+      for (unsigned o = 0; rc == 0 && o < nouts; o++) {
+        arrays[o] = LLVMArrayType2(LLVMStructGetTypeAtIndex(st, o), r.width);
+        vals[o] = LLVMGetPoison(arrays[o]);
+        for (unsigned w = 0; w < r.width; w++)
+          vals[o] = LLVMBuildInsertValue(
+              b, vals[o], LLVMBuildExtractValue(b, lane_res[w], o, ""), w, "");
+      }
+      if (rc == 0 && nouts == 1) {
+        v = vals[0];
+      } else if (rc == 0) {
+        v = LLVMGetPoison(LLVMStructTypeInContext(mc->llctx, arrays, nouts, 0));
+        for (unsigned o = 0; o < nouts; o++)
+          v = LLVMBuildInsertValue(b, v, vals[o], o, "");
+      }
+      free(arrays);
+      free(vals);
+    }
+    free(lane_res);
+    if (mc->diag.failed || rc) {
+      rc = -1;
+      goto out;
+    }
+    char what[128];
+    snprintf(what, sizeof what,
+             "the adjoints of its %u enzyme_out argument%s, %u lanes each",
+             nouts, nouts == 1 ? "" : "s", r.width);
+    rc = replace_result(&r, b, v, 0, who, what, "");
+    if (rc == 0)
+      LLVMInstructionEraseFromParent(call);
+    goto out;
+  }
   LLVMValueRef primal = NULL;
-  LLVMValueRef res = ad_rev_emit_gradient_primal(
-      mc, b, holder, &pair, args, k, sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
-      r.primal_return ? &primal : NULL);
+  LLVMValueRef res =
+      mode == REV_REVERSE
+          ? ad_rev_split_reverse(mc, b, holder, &sig, &pair, args, k, seed, &tape)
+          : ad_rev_emit_gradient_primal(
+                mc, b, holder, &pair, args, k,
+                sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+                r.primal_return ? &primal : NULL);
   if (mc->diag.failed) {
     rc = -1;
     goto out;
@@ -1094,52 +1603,19 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call) {
                       who, ad_value_name(r.fn), nouts);
     goto out;
   }
-  LLVMTypeRef want = LLVMTypeOf(call);
-  if (r.sret && v) {
-    LLVMAttributeRef at = LLVMGetCallSiteEnumAttribute(
-        call, 1, LLVMGetEnumAttributeKindForName("sret", 4));
-    LLVMTypeRef layout = at ? LLVMGetTypeAttributeValue(at) : NULL;
-    if (!layout || !same_scalars(&r, LLVMTypeOf(v), layout) ||
-        store_as_layout(&r, b, v, layout, r.sret) != 0)
-      LLVMBuildStore(b, v, r.sret);
-  } else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
-    LLVMValueRef out_v = NULL;
-    if (!v) {
-      out_v = LLVMConstNull(want);
-    } else if (LLVMTypeOf(v) == want) {
-      out_v = v;
-    } else if (ad_type_is_float_scalar(LLVMTypeOf(v)) &&
-               ad_type_is_float_scalar(want)) {
-      out_v = LLVMBuildFPCast(b, v, want, "");
-    } else if (same_scalars(&r, LLVMTypeOf(v), want)) {
-      LLVMValueRef slot = entry_alloca(&r, want, "autodiff.result");
-      if (store_as_layout(&r, b, v, want, slot) == 0)
-        out_v = LLVMBuildLoad2(b, want, slot, "");
-    } else if (LLVMABISizeOfType(mc->td, LLVMTypeOf(v)) ==
-               LLVMABISizeOfType(mc->td, want)) {
-      /* the same bytes (a struct of two floats returned as <2 x float>) */
-      LLVMValueRef slot = entry_alloca(&r, LLVMTypeOf(v), "autodiff.result");
-      LLVMBuildStore(b, v, slot);
-      out_v = LLVMBuildLoad2(b, want, slot, "");
-    }
-    if (!out_v) {
-      char *a = type_text(LLVMTypeOf(v)), *c = type_text(want);
-      rc = ad_fail(mc, call,
-                   "%s of %s returns the adjoints of its %u enzyme_out "
-                   "argument%s as %s, but the call is declared to return %s",
-                   who, ad_value_name(r.fn), nouts, nouts == 1 ? "" : "s",
-                   a ? a : "?", c ? c : "?");
-      free(a);
-      free(c);
-      goto out;
-    }
-    LLVMReplaceAllUsesWith(call, out_v);
-  }
-  LLVMInstructionEraseFromParent(call);
+  char what[96];
+  snprintf(what, sizeof what, "%sthe adjoints of its %u enzyme_out argument%s",
+           primal ? "the primal result, then " : "", nouts,
+           nouts == 1 ? "" : "s");
+  rc = replace_result(&r, b, v, 0, who, what, "");
+  if (rc == 0)
+    LLVMInstructionEraseFromParent(call);
 out:
   LLVMDisposeBuilder(b);
   free(pt);
   free(act);
   free(args);
+  free(shadow_pos);
+  free(lane_shadows);
   return rc;
 }

@@ -12,7 +12,8 @@
  * At -O0 clang's IR is used as is.
  *
  * Functions named by Enzyme's registration globals (names containing
- * __enzyme_register_derivative, __enzyme_inactivefn, __enzyme_function_like,
+ * __enzyme_register_derivative, __enzyme_register_gradient,
+ * __enzyme_inactivefn, __enzyme_function_like,
  * the ones the library reads: src/ad/rules/custom.c) are kept from being
  * inlined by these passes, as Enzyme's plugin keeps them: the library
  * replaces *calls* to them, so an inlined one loses its rule.  The guard is
@@ -82,7 +83,7 @@ static void tune(LLVMPassBuilderOptionsRef opts, const cli_args *c, int rolled) 
 
 static const char *const registration_names[] = {
     "__enzyme_register_derivative", "__enzyme_inactivefn",
-    "__enzyme_function_like"};
+    "__enzyme_function_like", "__enzyme_register_gradient"};
 
 static int is_registration(LLVMValueRef g) {
   size_t n;

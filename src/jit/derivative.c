@@ -1,5 +1,6 @@
 /*
- * Derivatives requested at run time (tanjit_fwddiff).
+ * Derivatives requested at run time (tanjit_fwddiff, and tanjit_autodiff,
+ * whose wrapper calls __enzyme_autodiff instead: autodiff.c).
  *
  * Rather than a second way into the engine, a request becomes IR the engine
  * already understands: a module holding the pristine copies of the loaded
@@ -250,13 +251,20 @@ static LLVMValueRef named_function(LLVMModuleRef m, const char *function) {
   return found ? found : fn;
 }
 
+/* An internal flag of a request: reverse mode (tanjit_autodiff). */
+enum { REQUEST_REVERSE = 1u << 31 };
+
+static const char *api_name(unsigned flags) {
+  return flags & REQUEST_REVERSE ? "tanjit_autodiff" : "tanjit_fwddiff";
+}
+
 /* The request as the frontend made it, for messages:
  * "tanjit_fwddiff of f (dup, const; width 1)". */
 static void describe_request(strbuf *sb, const char *function,
                              const tanjit_activity *act, size_t nargs,
                              unsigned width, unsigned flags) {
-  static const char *const names[] = {"const", "dup", "dupnoneed"};
-  sb_printf(sb, "tanjit_fwddiff of %s (", function);
+  static const char *const names[] = {"const", "dup", "dupnoneed", "active"};
+  sb_printf(sb, "%s of %s (", api_name(flags), function);
   for (size_t i = 0; i < nargs; i++)
     sb_printf(sb, "%s%s", i ? ", " : "", names[act[i]]);
   sb_printf(sb, "%swidth %u%s)", nargs ? "; " : "", width,
@@ -300,20 +308,36 @@ static void name_the_request(tanjit_error *e, const char *wrapper,
 
 static int check_request(tanjit_session *s, const char *function,
                          const tanjit_activity *act, size_t nargs, unsigned width,
-                         tanjit_error **err) {
+                         int reverse, tanjit_error **err) {
+  const char *api = reverse ? "tanjit_autodiff" : "tanjit_fwddiff";
   if (!s || !function || (nargs && !act))
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                   "tanjit_fwddiff: session, function and activities are required");
+                   "%s: session, function and activities are required", api);
   if (width == 0 || width > AD_MAX_WIDTH)
     return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                   "tanjit_fwddiff of %s: width %u is not in 1..%d", function,
+                   "%s of %s: width %u is not in 1..%d", api, function,
                    width, AD_MAX_WIDTH);
-  for (size_t i = 0; i < nargs; i++)
-    if (act[i] != TANJIT_CONST && act[i] != TANJIT_DUP && act[i] != TANJIT_DUPNONEED)
+  if (reverse && width != 1)
+    return tj_fail(err, TANJIT_ERR_UNSUPPORTED,
+                   "tanjit_autodiff of %s: width %u (vector reverse mode) is "
+                   "not supported; the width must be 1",
+                   function, width);
+  for (size_t i = 0; i < nargs; i++) {
+    if (act[i] == TANJIT_CONST || act[i] == TANJIT_DUP ||
+        act[i] == TANJIT_DUPNONEED || (reverse && act[i] == TANJIT_ACTIVE))
+      continue;
+    if (act[i] == TANJIT_ACTIVE)
       return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-                     "tanjit_fwddiff of %s: activity %d of parameter %zu is not "
-                     "TANJIT_CONST, TANJIT_DUP or TANJIT_DUPNONEED",
-                     function, (int)act[i], i + 1);
+                     "tanjit_fwddiff of %s: parameter %zu is TANJIT_ACTIVE, "
+                     "which is reverse mode's (tanjit_autodiff); forward mode "
+                     "takes TANJIT_DUP",
+                     function, i + 1);
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "%s of %s: activity %d of parameter %zu is not "
+                   "TANJIT_CONST, TANJIT_DUP or TANJIT_DUPNONEED%s",
+                   api, function, (int)act[i], i + 1,
+                   reverse ? " or TANJIT_ACTIVE" : "");
+  }
   return 0;
 }
 
@@ -351,34 +375,38 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
   LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
   LLVMValueRef fn = m ? named_function(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
-    tj_fail(err, TANJIT_ERR_SYMBOL,
-            "tanjit_fwddiff: no loaded module defines a function %s", function);
+    tj_fail(err, TANJIT_ERR_SYMBOL, "%s: no loaded module defines a function %s",
+            api_name(flags), function);
   } else if (m && LLVMCountParams(fn) != nargs) {
     unsigned np = LLVMCountParams(fn);
     tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-            "tanjit_fwddiff of %s: %zu activit%s given, but %s takes %u "
-            "parameter%s",
-            function, nargs, nargs == 1 ? "y" : "ies", function, np,
-            np == 1 ? "" : "s");
+            "%s of %s: %zu activit%s given, but %s takes %u parameter%s",
+            api_name(flags), function, nargs, nargs == 1 ? "y" : "ies",
+            function, np, np == 1 ? "" : "s");
   } else if (m) {
     char wrapper[64];
-    snprintf(wrapper, sizeof wrapper, "tanjit.fwddiff.%lu",
+    snprintf(wrapper, sizeof wrapper, "tanjit.%s.%lu",
+             flags & REQUEST_REVERSE ? "autodiff" : "fwddiff",
              ++s->next_derivative_id);
     if (LLVMGetNamedFunction(m, wrapper) || LLVMGetNamedGlobal(m, wrapper)) {
       /* loads refuse such names (load.c): a module's function of the
        * wrapper's name must never be what this returns */
       tj_fail(err, TANJIT_ERR_INTERNAL,
-              "tanjit_fwddiff of %s: a loaded module holds %s", function,
+              "%s of %s: a loaded module holds %s", api_name(flags), function,
               wrapper);
     } else if (drop_unreachable_requests(m, fn) ||
-               add_wrapper(m, fn, wrapper, act, width,
-                           flags & TANJIT_FWDDIFF_RETURN_PRIMAL)) {
+               (!(flags & REQUEST_REVERSE) &&
+                add_wrapper(m, fn, wrapper, act, width,
+                            flags & TANJIT_FWDDIFF_RETURN_PRIMAL))) {
       tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    } else if ((flags & REQUEST_REVERSE) &&
+               jit_add_autodiff_wrapper(m, fn, wrapper, function, act, err)) {
+      /* *err says why */
     } else {
       strbuf name;
       sb_init(&name);
       describe_request(&name, function, act, nargs, width, flags);
-      const char *request = name.data ? name.data : "tanjit_fwddiff";
+      const char *request = name.data ? name.data : api_name(flags);
       LLVMModuleRef module = m;
       m = NULL; /* jit_session_add_module takes the module and the context */
       tanjit_error *e = NULL;
@@ -429,17 +457,11 @@ void *tanjit_fwddiff(tanjit_session *s, const char *function,
   return tanjit_fwddiff_with_flags(s, function, act, nargs, width, 0, err);
 }
 
-void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+/* Both APIs' requests: the cache, else the request made on a big stack. */
+static void *request_derivative(tanjit_session *s, const char *function,
                                 const tanjit_activity *act, size_t nargs,
                                 unsigned width, unsigned flags,
                                 tanjit_error **err) {
-  if (check_request(s, function, act, nargs, width, err))
-    return NULL;
-  if (flags & ~(unsigned)TANJIT_FWDDIFF_RETURN_PRIMAL) {
-    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
-            "tanjit_fwddiff of %s: unknown flags 0x%x", function, flags);
-    return NULL;
-  }
   /* A repeat request is a hash lookup, with no thread to start. */
   strbuf key;
   request_key(&key, function, act, nargs, width, flags);
@@ -458,4 +480,27 @@ void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
   else
     jit_run_on_big_stack(fwddiff_on_big_stack, &job);
   return job.address;
+}
+
+void *tanjit_fwddiff_with_flags(tanjit_session *s, const char *function,
+                                const tanjit_activity *act, size_t nargs,
+                                unsigned width, unsigned flags,
+                                tanjit_error **err) {
+  if (check_request(s, function, act, nargs, width, 0, err))
+    return NULL;
+  if (flags & ~(unsigned)TANJIT_FWDDIFF_RETURN_PRIMAL) {
+    tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+            "tanjit_fwddiff of %s: unknown flags 0x%x", function, flags);
+    return NULL;
+  }
+  return request_derivative(s, function, act, nargs, width, flags, err);
+}
+
+void *tanjit_autodiff(tanjit_session *s, const char *function,
+                      const tanjit_activity *act, size_t nargs, unsigned width,
+                      tanjit_error **err) {
+  if (check_request(s, function, act, nargs, width, 1, err))
+    return NULL;
+  return request_derivative(s, function, act, nargs, width, REQUEST_REVERSE,
+                            err);
 }

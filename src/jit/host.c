@@ -85,6 +85,37 @@ int tanjit_register_fwd_rule_address(tanjit_session *s, const char *function,
   return rc;
 }
 
+int tanjit_register_rev_rule_address(tanjit_session *s, const char *function,
+                                     void *augmented, void *reverse,
+                                     unsigned flags, tanjit_error **err) {
+  if (!s || !function || !*function || !reverse)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_register_rev_rule_address: session, function and "
+                   "a non-NULL reverse are required");
+  strbuf aug, rev;
+  sb_init(&aug);
+  sb_init(&rev);
+  if (augmented)
+    sb_printf(&aug, "augmented forward of %s at %p", function, augmented);
+  sb_printf(&rev, "reverse of %s at %p", function, reverse);
+  int rc = -1;
+  if (aug.failed || rev.failed) {
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  } else {
+    pthread_mutex_lock(&s->jit_lock);
+    rc = augmented ? define_host_symbol(s, aug.data, augmented, err) : 0;
+    if (rc == 0)
+      rc = define_host_symbol(s, rev.data, reverse, err);
+    pthread_mutex_unlock(&s->jit_lock);
+    if (rc == 0)
+      rc = tanjit_register_rev_rule(s, function, augmented ? aug.data : NULL,
+                                    rev.data, flags, err);
+  }
+  sb_free(&aug);
+  sb_free(&rev);
+  return rc;
+}
+
 /* The run-time report derivative code calls (ad.h: named, not by address,
  * so that a cached object of it is valid in this process too). */
 int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {

@@ -9,7 +9,9 @@
  *                ccalls (ejlstr$fn$lib, ejlptr$fn$addr), lazy stubs
  *   stub.c       lazy-binding stubs: IR that reports an unresolved call
  *   views.c      loaded modules' pristine copies as views of compiled code
- *   derivative.c tanjit_fwddiff: run-time requests over those views
+ *   derivative.c tanjit_fwddiff, tanjit_autodiff: run-time requests over
+ *                those views
+ *   autodiff.c   the wrapper of a reverse request (its result's C ABI)
  *   validate.c   what LLVM would abort on or miscompile, refused at load
  *   diagnostics.c LLVM's diagnostics: errors fail the operation, warnings
  *                are kept for tanjit_session_warning
@@ -247,6 +249,15 @@ void jit_install_transform(tanjit_session *s);
 /* Differentiate, verify, optimize `m` in place. */
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err);
+
+/* autodiff.c */
+/* Adds to m @wrapper calling __enzyme_autodiff on fn with the markers of
+ * `act` (one per parameter of fn), its result the C ABI's of the adjoints'
+ * struct.  0, or -1 with *err set (an activity its parameter's type does
+ * not take; `function` names it). */
+int jit_add_autodiff_wrapper(LLVMModuleRef m, LLVMValueRef fn,
+                             const char *wrapper, const char *function,
+                             const tanjit_activity *act, tanjit_error **err);
 
 /* views.c */
 /* Every loaded module's pristine copy but `exclude`'s (and tanjit_fwddiff's

@@ -346,6 +346,33 @@ int tanjit_register_fwd_rule(tanjit_session *s, const char *function,
   return 0;
 }
 
+int tanjit_register_rev_rule(tanjit_session *s, const char *function,
+                             const char *augmented, const char *reverse,
+                             unsigned flags, tanjit_error **err) {
+  if (!s || !function || !*function || !reverse || !*reverse ||
+      (augmented && !*augmented))
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_register_rev_rule: session, function and reverse "
+                   "are required (augmented may be NULL, not empty)");
+  if (flags)
+    return tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,
+                   "tanjit_register_rev_rule of %s: unknown flags 0x%x (none "
+                   "is defined)",
+                   function, flags);
+  if (ad_engine_register_rev_rule(s->ad, function, augmented, reverse, err))
+    return -1;
+  /* part of the object cache's key, as a forward rule is */
+  strbuf pair;
+  sb_init(&pair);
+  sb_printf(&pair, "reverse:%s:%s", augmented ? augmented : "", reverse);
+  jit_session_lock(s);
+  jit_cache_note_rule(s->cache, function, pair.data ? pair.data : reverse,
+                      flags);
+  jit_session_unlock(s);
+  sb_free(&pair);
+  return 0;
+}
+
 /* The names a module defines for others: what a lookup can ask it for. */
 static int collect_definitions(LLVMModuleRef m, jit_module *rec) {
   size_t cap = 0;

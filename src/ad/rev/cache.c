@@ -49,12 +49,39 @@ void ad_rev_state_free(ad_module_ctx *mc) {
 int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
   size_t n;
   const char *name = LLVMGetValueName2(fn, &n);
-  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0)
+  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0 ||
+      strncmp(name, "tanjit.split.", 13) == 0)
     return 1;
   for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
     if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
       return 1;
   return 0;
+}
+
+/* FNV-1a, 64 bits. */
+static unsigned long long fnv(unsigned long long h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig) {
+  size_t n;
+  const char *name = LLVMGetValueName2(sig->fn, &n);
+  unsigned long long h = fnv(0xcbf29ce484222325ull, name, n);
+  unsigned char rest[3] = {(unsigned char)sig->nparams, sig->ret_adjoint,
+                           sig->ret_shadow};
+  h = fnv(h, rest, sizeof rest);
+  h = fnv(h, sig->activity, sig->nparams);
+  return h ? h : 1; /* 0 marks a consumed tape */
+}
+
+const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag) {
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (ad_rev_sig_tag(&mc->rev->e[i].sig) == tag)
+      return &mc->rev->e[i].sig;
+  return NULL;
 }
 
 static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
@@ -124,22 +151,6 @@ static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
   return d;
 }
 
-/* The in-IR custom gradient registration naming fn
- * (`void *__enzyme_register_gradient_<x>[] = {f, aug, rev}`), or NULL. */
-static LLVMValueRef custom_gradient_of(ad_module_ctx *mc, LLVMValueRef fn) {
-  for (LLVMValueRef g = LLVMGetFirstGlobal(mc->mod); g; g = LLVMGetNextGlobal(g)) {
-    size_t n;
-    const char *name = LLVMGetValueName2(g, &n);
-    if (n < 26 || !strstr(name, "__enzyme_register_gradient"))
-      continue;
-    LLVMValueRef init = LLVMGetInitializer(g);
-    LLVMValueRef first = init ? LLVMGetAggregateElement(init, 0) : NULL;
-    if (first && ad_strip_casts(first, AD_STRIP_INT_CASTS) == fn)
-      return g;
-  }
-  return NULL;
-}
-
 int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
                ad_rev_pair *out) {
   if (!mc->rev && !(mc->rev = tj_calloc(1, sizeof *mc->rev)))
@@ -151,13 +162,16 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
       return 0;
     }
   LLVMValueRef fn = sig->fn;
-  LLVMValueRef custom = custom_gradient_of(mc, fn);
+  /* calls to it use the rule (custom.c); a request on it directly would
+   * differentiate its body, which could disagree with the rule */
+  LLVMValueRef custom = ad_rev_custom_gradient_of(fn);
   if (custom)
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
                         "reverse mode: %s has a custom gradient (%s), which "
-                        "reverse mode does not use yet; differentiating its "
-                        "body instead could disagree with it",
-                        ad_value_name(fn), ad_value_name(custom));
+                        "is used for calls to it, not for a gradient of %s "
+                        "itself: differentiate a function that calls it",
+                        ad_value_name(fn), ad_value_name(custom),
+                        ad_value_name(fn));
   if (LLVMCountBasicBlocks(fn) == 0)
     return ad_fail(mc, where, "cannot differentiate %s: it has no body here",
                    ad_value_name(fn));
@@ -292,6 +306,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   ad_map_init(&r.adj);
   ad_map_init(&r.rparam);
   ad_map_init(&r.rshadow);
+  ad_map_init(&r.custom);
   r.rb = LLVMCreateBuilderInContext(mc->llctx);
   r.eb = LLVMCreateBuilderInContext(mc->llctx);
   int rc = 0;
@@ -333,6 +348,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
   ad_rev_free_plans(&r);
+  ad_rev_custom_free(&r);
   ad_rev_cuda_free_plans(&r);
   ad_map_free(&r.recorded);
   ad_map_free(&fc->vmap);

@@ -348,6 +348,8 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
                             "mode (reverse over reverse, through %s) is not "
                             "supported",
                             ad_value_name(fn));
+  if (fn && ad_rev_custom_applies(mc, call))
+    return ad_rev_custom_aug(r, call);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);
@@ -482,6 +484,8 @@ static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
 }
 
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call) {
+  if (ad_map_get(&r->custom, call))
+    return ad_rev_custom_reverse(r, call);
   ad_rev_call_plan *p = ad_map_get(&r->plans, call);
   if (!p)
     return ad_rev_cuda_reverse(r, call) != 0 ? -1 /* cuda.c, julia.c */

@@ -13,6 +13,10 @@
  *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
+ *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
+ *   lanes.c    enzyme_width N: when one gradient per lane is exact
+ *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
+ *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
  *              rows, through the CUDA API only)
  *   julia.c    Julia's runtime calls (the GC allocation)
@@ -82,6 +86,53 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
                                   LLVMValueRef holder, const ad_rev_pair *p,
                                   LLVMValueRef *args, unsigned nargs,
                                   LLVMValueRef seed);
+/* A 64-bit tag naming sig (function name, activities, result needs), the
+ * same in every module: split mode's tapes carry it. */
+unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
+/* The signature of a pair declared in this module with that tag, or NULL. */
+const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
+
+/* ---- lanes.c ---- */
+/* Whether enzyme_width `width` > 1 may run fn's gradient once per lane:
+ * fn and its callees write only memory they allocate and use no mutable
+ * global.  0, or -1 with an error naming the first instruction that
+ * does. */
+int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width);
+
+/* ---- split.c ---- */
+/* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
+ * tag} kept in the caller's buffer. */
+enum { AD_REV_SPLIT_TAPE_BYTES = 32 };
+/* Where a split request's tape goes (augment) or comes from (reverse). */
+typedef struct ad_rev_split_tape {
+  LLVMValueRef into;  /* enzyme_tape p (NULL: the tape is a value) */
+  int allocated;      /* enzyme_allocated: the header itself lives at p */
+  LLVMValueRef value; /* reverse without enzyme_tape: the tape passed */
+} ad_rev_split_tape;
+/* Emits at b (in function holder) the augmented forward pass of pair p on
+ * args (primal arguments, each DUP one's shadow after it).  Returns aug's
+ * result (NULL for void); *tape_out is the tape when it is a value, NULL
+ * when it went to the caller's memory. */
+LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p, LLVMValueRef *args,
+                                  unsigned nargs, const ad_rev_split_tape *t,
+                                  LLVMValueRef *tape_out);
+/* Emits the reverse pass from the tape t: checks its tag (a trap on a
+ * tape of another pair), runs rev with `seed` (NULL when rev takes none),
+ * frees the tape.  Returns rev's result (NULL when void). */
+LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p, LLVMValueRef *args,
+                                  unsigned nargs, LLVMValueRef seed,
+                                  const ad_rev_split_tape *t);
+/* After every request is rewritten: a load error for each reverse whose
+ * tape visibly comes from the augmented pass of another pair.  0 or -1. */
+int ad_rev_split_check(ad_module_ctx *mc);
+/* __enzyme_virtualreverse(f): a constant [2 x ptr] {augmented, reverse}
+ * in Enzyme's split convention; NULL with the error in mc. */
+LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p);
 /* The same, with *primal set to aug's result (the primal result, for
  * enzyme_primal_return). */
 LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
@@ -129,6 +180,7 @@ typedef struct ad_rev_fn {
   ad_map rparam;  /* primal param -> rev's copy; its shadow in rshadow */
   ad_map rshadow;
   LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
+  ad_map custom;     /* primal call -> its custom rule's plan (custom.c) */
   /* the block being reversed */
   LLVMBasicBlockRef head;  /* pops the record, loads the slots */
   LLVMBasicBlockRef body;  /* the first block of its reverse */
@@ -227,6 +279,19 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
 
+/* ---- custom.c ---- */
+typedef struct ad_rev_rules ad_rev_rules; /* tanjit_register_rev_rule's */
+ad_rev_rules *ad_rev_rules_new(void);      /* NULL on out of memory */
+void ad_rev_rules_free(ad_rev_rules *r);   /* NULL-tolerant */
+ad_rev_rules *ad_engine_rev_rules(const ad_engine *e); /* engine.c */
+/* The reverse function of fn's in-IR custom gradient, or NULL. */
+LLVMValueRef ad_rev_custom_gradient_of(LLVMValueRef fn);
+/* Whether a custom gradient (in IR or registered) answers this call. */
+int ad_rev_custom_applies(ad_module_ctx *mc, LLVMValueRef call);
+/* The call in aug (its plan put in r->custom) and in rev.  0 or -1. */
+int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call);
+int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call);
+void ad_rev_custom_free(ad_rev_fn *r);
 /* ---- cuda.c ---- */
 struct ad_call_rule;
 /* The aug side of CUDA-family call `call` (`clone` its aug clone, the

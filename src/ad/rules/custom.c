@@ -15,6 +15,9 @@
  *           -> "enzyme_inactive" on g
  *       void *__enzyme_function_like[2] = {(void *)my_log, "log"};
  *           -> "enzyme_math"="log" on my_log (then the math table's rule)
+ *       void *__enzyme_register_gradient_<x>[3] = {f, aug_f, rev_f};
+ *           -> !enzyme_gradient !{ptr @aug_f, ptr @rev_f} on f (reverse
+ *              mode's: rev/custom.c)
  *     Globals are recognized by "contains" on the name, as Enzyme does, so
  *     `__enzyme_inactivefn2` or a C++-mangled name works too.
  *  2. The "enzyme_inactive" function attribute on a declaration or on a call
@@ -231,6 +234,8 @@ static int name_contains(LLVMValueRef g, const char *what) {
 static int registration_kind(LLVMValueRef g) {
   if (name_contains(g, "__enzyme_register_derivative"))
     return 1;
+  if (name_contains(g, "__enzyme_register_gradient"))
+    return 4;
   if (name_contains(g, "__enzyme_inactivefn"))
     return 2;
   if (name_contains(g, "__enzyme_function_like"))
@@ -287,6 +292,28 @@ static int read_derivative(LLVMValueRef g, LLVMValueRef init,
   LLVMGlobalSetMetadata(
       f, LLVMGetMDKindIDInContext(c, derivative_md, sizeof derivative_md - 1),
       LLVMMDNodeInContext2(c, &ref, 1));
+  return 0;
+}
+
+/* {f, augmented, reverse} -> !enzyme_gradient !{augmented, reverse} on f,
+ * which reverse mode reads (rev/custom.c). */
+static int read_gradient(LLVMValueRef g, LLVMValueRef init,
+                         tanjit_error **err) {
+  LLVMValueRef fns[3] = {NULL, NULL, NULL};
+  if (is_aggregate(init) && LLVMGetNumOperands(init) >= 3)
+    for (unsigned k = 0; k < 3; k++)
+      fns[k] = entry_function(LLVMGetOperand(init, k));
+  if (!fns[0] || !fns[1] || !fns[2])
+    return bad_registration(err, g,
+                            "must be a constant array of three functions "
+                            "{function, augmented forward, reverse}");
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(fns[0]));
+  LLVMMetadataRef refs[2] = {LLVMValueAsMetadata(fns[1]),
+                             LLVMValueAsMetadata(fns[2])};
+  LLVMGlobalSetMetadata(
+      fns[0],
+      LLVMGetMDKindIDInContext(c, AD_GRADIENT_MD, sizeof AD_GRADIENT_MD - 1),
+      LLVMMDNodeInContext2(c, refs, 2));
   return 0;
 }
 
@@ -418,6 +445,9 @@ int ad_custom_read_registrations(LLVMModuleRef m, int at_load,
         break;
       case 2:
         rc = read_inactive(g, init, err);
+        break;
+      case 4:
+        rc = read_gradient(g, init, err);
         break;
       default:
         rc = read_function_like(g, init, err);
