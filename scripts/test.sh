@@ -26,7 +26,23 @@ run_suites() { # build_dir label [meson test args...]
 # Include rules between folders (ARCHITECTURE.md), before anything builds.
 echo "== layout"
 scripts/check-layout.sh || status=1
-scripts/bootstrap.sh build 19 || exit 1
+# Enzyme's integration tests (not in this repository) run when
+# ENZYME_INTEGRATION names their test/Integration directory, or when the
+# cache directory scripts/fetch-enzyme-tests.sh fills holds them.
+enzyme_cache=${TANJIT_ENZYME_TESTS:-${XDG_CACHE_HOME:-$HOME/.cache}/tanjit/enzyme-tests}
+enzyme_dir=${ENZYME_INTEGRATION:-}
+if [ -z "$enzyme_dir" ] && [ -d "$enzyme_cache/test/Integration/ReverseMode" ]; then
+  enzyme_dir=$enzyme_cache/test/Integration
+fi
+enzyme_args=()
+[ -n "$enzyme_dir" ] && enzyme_args=("-Denzyme_integration=$enzyme_dir")
+with_enzyme() { # build_dir: an existing build directory takes the option too
+  if [ -n "$enzyme_dir" ] && [ -f "$1/build.ninja" ]; then
+    meson configure "$1" "${enzyme_args[@]}" >/dev/null || return 1
+  fi
+}
+with_enzyme build
+scripts/bootstrap.sh build 19 "${enzyme_args[@]}" || exit 1
 run_suites build "LLVM 19" || status=1
 
 if [ "${1:-}" = "--all" ]; then
@@ -36,14 +52,16 @@ if [ "${1:-}" = "--all" ]; then
   else
     echo "install|0|1|0" >>/tmp/tanjit-summary.$$; status=1
   fi
-  if scripts/bootstrap.sh build-llvm22 22; then
+  with_enzyme build-llvm22
+  if scripts/bootstrap.sh build-llvm22 22 "${enzyme_args[@]}"; then
     # selftest-native checks the corpus without tanjit, lazy-corpus reruns
     # the corpus lazily: once (above) is enough
     run_suites build-llvm22 "LLVM 22" --no-suite selftest --no-suite lazy-corpus || status=1
   else
     echo "LLVM 22 build failed"; status=1
   fi
-  if scripts/bootstrap.sh build-asan 19 -Db_sanitize=address,undefined -Db_lundef=false; then
+  with_enzyme build-asan
+  if scripts/bootstrap.sh build-asan 19 -Db_sanitize=address,undefined -Db_lundef=false "${enzyme_args[@]}"; then
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       run_suites build-asan "ASan+UBSan" --no-suite selftest --no-suite lazy-corpus || status=1
   else

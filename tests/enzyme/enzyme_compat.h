@@ -1,9 +1,9 @@
 /*
  * Scaffolding shared by the Enzyme compatibility corpus (tests/enzyme).
  *
- * Each program here is one of Enzyme's own forward-mode integration tests
- * (enzyme/test/Integration/ForwardMode*), with the functions under test and
- * the expected values kept and the harness replaced: instead of aborting on
+ * The programs here take the form of Enzyme's forward-mode integration
+ * tests (enzyme/test/Integration/ForwardMode*; those run from a checkout,
+ * see meson.build) with a harness of their own: instead of aborting on
  * the first mismatch, APPROX_EQ records it and the program's main returns
  * enzyme_compat_result(), nonzero when anything failed, so `tanjit run`
  * reports the failure through its exit status.

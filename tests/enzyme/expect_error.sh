@@ -1,11 +1,16 @@
 #!/bin/sh
 # A negative test: `tanjit run IR` must fail (nonzero exit, not a crash by
 # signal) and its message must contain each of the given fixed strings.
-# Usage: expect_error.sh TANJIT IR TEXT...
+# Usage: expect_error.sh TANJIT [--entry=NAME] IR TEXT...
+# (--entry: a program without main, e.g. Enzyme's ForwardMode/err_empty.c)
 set -u
-tanjit=$1 ir=$2
-shift 2
-out=$("$tanjit" run "$ir" 2>&1)
+tanjit=$1
+shift
+entry=
+case $1 in --entry=*) entry=$1; shift ;; esac
+ir=$1
+shift
+out=$("$tanjit" run $entry "$ir" 2>&1)
 rc=$?
 if [ "$rc" -eq 0 ] || [ "$rc" -gt 125 ]; then
   echo "expected a clean failure, got exit status $rc: $out"

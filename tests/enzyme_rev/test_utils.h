@@ -21,8 +21,10 @@ extern
 int enzyme_allocated, enzyme_const, enzyme_dup, enzyme_dupnoneed, enzyme_out,
     enzyme_tape;
 
+/* Braces, not do/while: Enzyme's files call these with and without a
+ * semicolon after them (ForwardMode/rosenbrock.cpp). */
 #define APPROX_EQ(LHS, RHS, THRES)                                           \
-  do {                                                                       \
+  {                                                                          \
     double tanjit_l = (double)(LHS), tanjit_r = (double)(RHS);               \
     if (!(__builtin_fabs(tanjit_l - tanjit_r) <= (THRES))) {                 \
       fprintf(stderr, "%s:%d: %s = %.17g, %s = %.17g, tolerance %g\n",       \
@@ -30,14 +32,14 @@ int enzyme_allocated, enzyme_const, enzyme_dup, enzyme_dupnoneed, enzyme_out,
               (double)(THRES));                                              \
       exit(1);                                                               \
     }                                                                        \
-  } while (0)
+  }
 
 #define TEST_EQ(LHS, RHS)                                                    \
-  do {                                                                       \
+  {                                                                          \
     if ((LHS) != (RHS)) {                                                    \
       fprintf(stderr, "%s:%d: %s != %s\n", __FILE__, __LINE__, #LHS, #RHS);  \
       exit(1);                                                               \
     }                                                                        \
-  } while (0)
+  }
 
 #endif
