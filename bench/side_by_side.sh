@@ -32,19 +32,24 @@
 #
 # Usage: side_by_side.sh TANJIT OUTDIR [--anchor DIR] [--reps N] [--rounds N]
 #          [--time-reps N] [--strict-flag FLAG] [--flags FLAGS] [--clang-o2]
-#          [--no-callgrind] [--publish]
+#          [--kernel NAME] [--no-callgrind] [--publish]
+# --kernel NAME measures only the kernels whose label contains NAME (the
+# driver's own filter, e.g. --kernel matrix): a few seconds of callgrind
+# per variant instead of a minute; the tables then have those rows only.
 # --publish copies the chart and tables to docs/bench-side-by-side.{png,md}
-# (the README's figures).
+# (the README's figures), keeping what the .md holds from the line
+# `<!-- notes: kept by side_by_side.sh --publish -->` on; it refuses a
+# --kernel run.
 # About 5 minutes of callgrind plus the timing rounds on 2 cores.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: side_by_side.sh TANJIT OUTDIR [--anchor DIR] [--reps N] [--rounds N] [--time-reps N] [--strict-flag FLAG] [--flags FLAGS] [--clang-o2] [--no-callgrind] [--publish]"
+usage="usage: side_by_side.sh TANJIT OUTDIR [--anchor DIR] [--reps N] [--rounds N] [--time-reps N] [--strict-flag FLAG] [--flags FLAGS] [--clang-o2] [--kernel NAME] [--no-callgrind] [--publish]"
 tanjit=${1:?$usage}
 out=${2:?$usage}
 shift 2
 anchor=$here/../../shared/anchors/enzyme-bench
 [ -d "$anchor" ] || anchor=/work/shared/anchors/enzyme-bench
-reps=20 rounds=11 time_reps=10000 strict_flag= flags= clang_o2=0 callgrind=1 publish=0
+reps=20 rounds=11 time_reps=10000 strict_flag= flags= clang_o2=0 callgrind=1 publish=0 kernel=
 while [ $# -gt 0 ]; do
   case $1 in
     --anchor) anchor=${2:?$usage}; shift 2 ;;
@@ -54,11 +59,16 @@ while [ $# -gt 0 ]; do
     --strict-flag) strict_flag=${2:?$usage}; shift 2 ;;
     --flags) flags=${2:?$usage}; shift 2 ;;
     --clang-o2) clang_o2=1; shift ;;
+    --kernel) kernel=${2:?$usage}; shift 2 ;;
     --no-callgrind) callgrind=0; shift ;;
     --publish) publish=1; shift ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
 done
+if [ "$publish" = 1 ] && [ -n "$kernel" ]; then
+  echo "side_by_side: --publish takes every kernel, not --kernel $kernel" >&2
+  exit 2
+fi
 case $tanjit in /*) ;; *) tanjit=$(pwd)/$tanjit ;; esac
 anchor=$(cd "$anchor" && pwd)
 mkdir -p "$out"
@@ -93,7 +103,7 @@ if [ "$callgrind" = 1 ]; then
     # shellcheck disable=SC2046 # args_of's words are separate arguments
     valgrind --tool=callgrind --collect-atstart=no --instr-atstart=no --smc-check=all-non-file \
       --callgrind-out-file="$out/cg-$v/cg.%p" \
-      "$tanjit" run $(args_of "$v") --no-cache --lib "$out/libcgctl.so" -- "$reps" \
+      "$tanjit" run $(args_of "$v") --no-cache --lib "$out/libcgctl.so" -- "$reps" ${kernel:+"$kernel"} \
       >"$out/cg-$v.log" 2>&1
     python3 "$anchor/cg_parse.py" "$out/cg-$v" "$reps" --json >"$out/ir-$v.json"
   done
@@ -106,7 +116,7 @@ while [ "$round" -le "$rounds" ]; do
   for v in $variants; do
     # shellcheck disable=SC2046
     "$tanjit" run $(args_of "$v") --cache-dir "$out/cache" --lib "$out/libtimectl.so" \
-      -- "$time_reps" >>"$out/time-$v.log"
+      -- "$time_reps" ${kernel:+"$kernel"} >>"$out/time-$v.log"
   done
   round=$((round + 1))
 done
@@ -121,7 +131,13 @@ label="${label:-$(basename "$anchor")}${kernels:+, kernels as of $kernels}"
 "$py" "$here/side_by_side.py" "$out" --reps "$time_reps" --anchor-name "$label" \
   --variants $variants
 if [ "$publish" = 1 ]; then
-  cp "$out/side_by_side.md" "$here/../docs/bench-side-by-side.md"
+  doc=$here/../docs/bench-side-by-side.md
+  # The tables are replaced; the hand-written notes below the marker stay.
+  marker='<!-- notes: kept by side_by_side.sh --publish -->'
+  { cat "$out/side_by_side.md"
+    if [ -f "$doc" ] && grep -qxF "$marker" "$doc"; then echo; sed -n "/^$marker\$/,\$p" "$doc"; fi
+  } >"$out/published.md"
+  cp "$out/published.md" "$doc"
   [ -f "$out/side_by_side.png" ] && cp "$out/side_by_side.png" "$here/../docs/bench-side-by-side.png"
   echo "side_by_side: published to docs/bench-side-by-side.{md,png}"
 fi
