@@ -1183,10 +1183,6 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                         "__enzyme_autodiff takes it",
                         who, ad_value_name(r.fn), r.width);
   }
-  if (r.width > 1 && ad_rev_check_lanes(mc, r.fn, r.width) != 0) {
-    LLVMDisposeBuilder(b);
-    return -1;
-  }
   if (r.primal_return && (mode != REV_COMBINED || r.width > 1)) {
     LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
@@ -1529,22 +1525,18 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     goto out;
   }
   if (r.width > 1) {
-    /* one gradient per lane (lanes.c says why that is exact here); each
-     * OUT adjoint comes back as [N x T], as Enzyme returns it */
+    /* the lanes (lanes.c: one aug and a reverse per lane, or a gradient
+     * per lane); each OUT adjoint comes back as [N x T], as Enzyme
+     * returns it */
     LLVMValueRef *lane_res = tj_malloc(r.width * sizeof *lane_res);
     if (!lane_res) {
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       goto out;
     }
-    for (unsigned w = 0; w < r.width && !mc->diag.failed; w++) {
-      for (unsigned d = 0; d < ndup; d++)
-        args[shadow_pos[d]] = lane_shadows[d * r.width + w];
-      if (w)
-        ad_emit_shadow_reset(mc, b);
-      lane_res[w] = ad_rev_emit_gradient(
-          mc, b, holder, &pair, args, k,
-          sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
-    }
+    ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
+                      lane_shadows, ndup, r.width,
+                      sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+                      lane_res);
     LLVMValueRef v = NULL;
     if (!mc->diag.failed && nouts) {
       LLVMTypeRef st = LLVMTypeOf(lane_res[0]);

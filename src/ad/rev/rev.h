@@ -14,7 +14,8 @@
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
- *   lanes.c    enzyme_width N: when one gradient per lane is exact
+ *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
+ *              gradient per lane, whichever is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
@@ -93,11 +94,20 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
 const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
 
 /* ---- lanes.c ---- */
-/* Whether enzyme_width `width` > 1 may run fn's gradient once per lane:
- * fn and its callees write only memory they allocate and use no mutable
- * global.  0, or -1 with an error naming the first instruction that
- * does. */
-int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width);
+/* Emits at b (in function holder) the N = width lanes of fn's gradient
+ * with pair p: args as for ad_rev_emit_gradient, the DUP shadows at
+ * args[shadow_pos[d]], lane w's at lane_shadows[d * width + w] (args'
+ * shadows are overwritten), `seed` every lane's result adjoint (or NULL).
+ * One augmented pass and the reverse once per lane on its tape when that
+ * is exact, else one whole gradient per lane when that is; else an error
+ * naming what stops both.  lane_res[w] is lane w's rev result (NULL when
+ * void).  0, or -1 with the error in mc. */
+int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
+                      LLVMValueRef fn, const ad_rev_pair *p,
+                      LLVMValueRef *args, unsigned nargs,
+                      const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
+                      unsigned ndup, unsigned width, LLVMValueRef seed,
+                      LLVMValueRef *lane_res);
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
