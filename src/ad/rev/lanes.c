@@ -157,13 +157,27 @@ static int push_candidates(ad_module_ctx *mc, LLVMValueRef call, fn_list *work) 
   return 0;
 }
 
-/* 1 with *f set when inst breaks path 2 (with `globals_only`: when it uses
- * a mutable global), 0 when not, -1 out of memory.  Defined callees are
- * pushed on work. */
+/* What a walk over the primal looks for. */
+typedef enum primal_scan {
+  SCAN_PER_LANE, /* what breaks path 2 */
+  SCAN_GLOBALS,  /* a mutable global (both paths) */
+  SCAN_CUSTOM    /* a custom gradient (path 1): its reverse may free the
+                    tape its augmented half returned */
+} primal_scan;
+
+/* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
+ * of memory.  Defined callees are pushed on work. */
 static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
-                              int globals_only, fn_list *work,
+                              primal_scan mode, fn_list *work,
                               lane_finding *f) {
-  for (int k = 0; k < LLVMGetNumOperands(inst); k++) {
+  int globals_only = mode != SCAN_PER_LANE;
+  if (mode == SCAN_CUSTOM &&
+      (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) &&
+      ad_rev_custom_applies(mc, inst))
+    return found(f, inst,
+                 "its reverse pass runs a custom gradient's reverse, which "
+                 "may free what the augmented half made");
+  for (int k = 0; mode != SCAN_CUSTOM && k < LLVMGetNumOperands(inst); k++) {
     LLVMValueRef op = ad_strip_casts(LLVMGetOperand(inst, (unsigned)k),
                                      AD_STRIP_GEPS | AD_STRIP_INT_CASTS);
     if (LLVMIsAGlobalVariable(op) && !LLVMIsGlobalConstant(op))
@@ -210,9 +224,9 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   return 0;
 }
 
-/* 1 with *f set when fn or a function it reaches breaks path 2 (or, with
- * globals_only, uses a mutable global); 0; -1 out of memory. */
-static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, int globals_only,
+/* 1 with *f set when fn or a function it reaches has what `mode` looks
+ * for; 0; -1 out of memory. */
+static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
                        lane_finding *f) {
   fn_list work;
   fn_list_init(&work);
@@ -223,7 +237,7 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, int globals_only,
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = primal_instruction(mc, inst, globals_only, &work, f);
+        rc = primal_instruction(mc, inst, mode, &work, f);
   }
   fn_list_free(&work);
   return rc;
@@ -485,7 +499,7 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       unsigned ndup, unsigned width, LLVMValueRef seed,
                       LLVMValueRef *lane_res) {
   lane_finding share = {NULL, NULL}, again = {NULL, NULL};
-  int rc = scan_primal(mc, fn, 1, &share);
+  int rc = scan_primal(mc, fn, SCAN_GLOBALS, &share);
   if (rc > 0) {
     char *text = ad_value_text(share.inst);
     ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, share.inst,
@@ -494,6 +508,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
     free(text);
     return -1;
   }
+  if (rc == 0)
+    rc = scan_primal(mc, fn, SCAN_CUSTOM, &share);
   if (rc == 0)
     rc = scan_aug(mc, p, shadow_pos, ndup, &share);
   if (rc == 0)
@@ -535,7 +551,7 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
     ad_rev_call_libc(mc, b, "free", &buf, 1);
     return mc->diag.failed ? -1 : 0;
   }
-  rc = scan_primal(mc, fn, 0, &again);
+  rc = scan_primal(mc, fn, SCAN_PER_LANE, &again);
   if (rc < 0)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   if (rc) {
