@@ -1175,14 +1175,6 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     LLVMDisposeBuilder(b);
     return -1;
   }
-  if (r.width > 1 && mode != REV_COMBINED) {
-    LLVMDisposeBuilder(b);
-    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_width %u in split mode (vector "
-                        "split reverse mode) is not supported; "
-                        "__enzyme_autodiff takes it",
-                        who, ad_value_name(r.fn), r.width);
-  }
   if (r.primal_return && (mode != REV_COMBINED || r.width > 1)) {
     LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
@@ -1395,6 +1387,15 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                     (unsigned char)(split && !r.const_return &&
                                     LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
                     (unsigned char)!split};
+  if (r.width > 1 && split && sig.ret_adjoint) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_width %u in split mode of a function "
+                      "with a float result (one result adjoint per lane) is "
+                      "not supported; write the result through a pointer and "
+                      "pass its shadows",
+                      who, ad_value_name(r.fn), r.width);
+    goto out;
+  }
   LLVMValueRef seed = NULL, tape_value = NULL;
   if (mode == REV_REVERSE) {
     unsigned want = (sig.ret_adjoint ? 1u : 0u) + (sm.tape_at ? 0u : 1u);
@@ -1478,6 +1479,13 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
   ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
   if (mode == REV_AUGMENT) {
+    /* enzyme_width: the one augmented pass every lane's reverse reads */
+    if (r.width > 1 && ad_rev_lanes_share_or_fail(mc, call, r.fn, &pair,
+                                                  shadow_pos, ndup,
+                                                  r.width) != 0) {
+      rc = -1;
+      goto out;
+    }
     LLVMValueRef handle = NULL;
     LLVMValueRef res = ad_rev_split_augment(mc, b, holder, &sig, &pair, args,
                                             k, &tape, &handle);
@@ -1533,10 +1541,15 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       goto out;
     }
-    ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
-                      lane_shadows, ndup, r.width,
-                      sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
-                      lane_res);
+    if (mode == REV_REVERSE)
+      ad_rev_split_reverse_lanes(mc, b, holder, call, &sig, &pair, args, k,
+                                 shadow_pos, lane_shadows, ndup, r.width,
+                                 &tape, lane_res);
+    else
+      ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
+                        lane_shadows, ndup, r.width,
+                        sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+                        lane_res);
     LLVMValueRef v = NULL;
     if (!mc->diag.failed && nouts) {
       LLVMTypeRef st = LLVMTypeOf(lane_res[0]);

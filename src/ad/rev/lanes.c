@@ -492,6 +492,48 @@ static LLVMValueRef emit_call(LLVMBuilderRef b, LLVMValueRef fn,
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+/* 0 when one augmented pass of p serves every lane, 1 when not (*share
+ * says why), -1 with the error in mc (a mutable global, out of memory). */
+static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
+                     const unsigned *shadow_pos, unsigned ndup, unsigned width,
+                     lane_finding *share) {
+  int rc = scan_primal(mc, fn, SCAN_GLOBALS, share);
+  if (rc > 0) {
+    char *text = ad_value_text(share->inst);
+    ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, share->inst,
+                 "reverse mode: enzyme_width %u of %s: %s (`%s`)", width,
+                 ad_value_name(fn), share->what, text ? text : "?");
+    free(text);
+    return -1;
+  }
+  if (rc == 0)
+    rc = scan_primal(mc, fn, SCAN_CUSTOM, share);
+  if (rc == 0)
+    rc = scan_aug(mc, p, shadow_pos, ndup, share);
+  if (rc == 0)
+    rc = scan_rev(mc, p, share);
+  if (rc < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  return rc;
+}
+
+int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
+                               LLVMValueRef fn, const ad_rev_pair *p,
+                               const unsigned *shadow_pos, unsigned ndup,
+                               unsigned width) {
+  lane_finding share = {NULL, NULL};
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
+  if (rc <= 0)
+    return rc;
+  char at[160];
+  line_of(share.inst, at, sizeof at);
+  return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
+                      "reverse mode: enzyme_width %u of %s in split mode: "
+                      "the lanes must share one augmented pass, and cannot "
+                      "here (%s%s)",
+                      width, ad_value_name(fn), share.what, at);
+}
+
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       LLVMValueRef fn, const ad_rev_pair *p,
                       LLVMValueRef *args, unsigned nargs,
@@ -499,23 +541,9 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       unsigned ndup, unsigned width, LLVMValueRef seed,
                       LLVMValueRef *lane_res) {
   lane_finding share = {NULL, NULL}, again = {NULL, NULL};
-  int rc = scan_primal(mc, fn, SCAN_GLOBALS, &share);
-  if (rc > 0) {
-    char *text = ad_value_text(share.inst);
-    ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, share.inst,
-                 "reverse mode: enzyme_width %u of %s: %s (`%s`)", width,
-                 ad_value_name(fn), share.what, text ? text : "?");
-    free(text);
-    return -1;
-  }
-  if (rc == 0)
-    rc = scan_primal(mc, fn, SCAN_CUSTOM, &share);
-  if (rc == 0)
-    rc = scan_aug(mc, p, shadow_pos, ndup, &share);
-  if (rc == 0)
-    rc = scan_rev(mc, p, &share);
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
   if (rc < 0)
-    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    return -1;
   if (rc == 0) {
     /* one augmented pass, the reverse once per lane over the same tape */
     LLVMTypeRef tt = ad_rev_tape_type(mc);

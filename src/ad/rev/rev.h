@@ -109,6 +109,14 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       unsigned ndup, unsigned width, LLVMValueRef seed,
                       LLVMValueRef *lane_res);
 
+/* Split mode's half of that decision: 0 when one augmented pass of p
+ * (its shadows at aug's parameters shadow_pos) serves every lane, else -1
+ * with an error located at `where` saying what stops it. */
+int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
+                               LLVMValueRef fn, const ad_rev_pair *p,
+                               const unsigned *shadow_pos, unsigned ndup,
+                               unsigned width);
+
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
  * tag} kept in the caller's buffer. */
@@ -136,6 +144,20 @@ LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
                                   const ad_rev_pair *p, LLVMValueRef *args,
                                   unsigned nargs, LLVMValueRef seed,
                                   const ad_rev_split_tape *t);
+/* __enzyme_reverse with enzyme_width `width` > 1 (lanes.c decides that one
+ * augmented pass serves every lane, else an error located at `where`):
+ * the reverse from tape t once per lane, lane w with its shadows
+ * (lane_shadows[d * width + w] put at args[shadow_pos[d]]); rev takes no
+ * result adjoint.  lane_res[w]: lane w's rev result (NULL when void).
+ * 0, or -1 with the error in mc. */
+int ad_rev_split_reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef holder, LLVMValueRef where,
+                               const ad_rev_sig *sig, const ad_rev_pair *p,
+                               LLVMValueRef *args, unsigned nargs,
+                               const unsigned *shadow_pos,
+                               LLVMValueRef *lane_shadows, unsigned ndup,
+                               unsigned width, const ad_rev_split_tape *t,
+                               LLVMValueRef *lane_res);
 /* After every request is rewritten: a load error for each reverse whose
  * tape visibly comes from the augmented pass of another pair.  0 or -1. */
 int ad_rev_split_check(ad_module_ctx *mc);
