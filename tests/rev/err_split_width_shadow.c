@@ -15,8 +15,8 @@ static void f(const double *x, double *out, int n) {
 int main(void) {
   double x[2] = {2, 3}, out[2], dx1[2] = {0}, dx2[2] = {0}, do1[2] = {1, 0},
          do2[2] = {0, 1};
-  void *tape = __enzyme_augmentfwd((void *)f, enzyme_width, 2, enzyme_dup, x,
-                                   dx1, dx2, enzyme_dup, out, do1, do2,
-                                   enzyme_const, 2);
+  void *tape =
+      __enzyme_augmentfwd((void *)f, enzyme_width, 2, enzyme_dup, x, dx1, dx2,
+                          enzyme_dup, out, do1, do2, enzyme_const, 2);
   return tape == 0;
 }

@@ -22,8 +22,7 @@ static void f(double *x, double *out, int n) {
 }
 
 static __attribute__((noinline)) void *forward(double *x, double (*dx)[N],
-                                               double *out,
-                                               double (*dout)[N]) {
+                                               double *out, double (*dout)[N]) {
   return __enzyme_augmentfwd((void *)f, enzyme_width, W, enzyme_dup, x, dx[0],
                              dx[1], dx[2], enzyme_dup, out, dout[0], dout[1],
                              dout[2], enzyme_const, N);
@@ -36,7 +35,9 @@ static __attribute__((noinline)) void reverse(double *x, double (*dx)[N],
                    enzyme_const, N, tape);
 }
 
-static double seed(int w, int i) { return rc_seed_value(i) * (w + 1) - 0.2 * w; }
+static double seed(int w, int i) {
+  return rc_seed_value(i) * (w + 1) - 0.2 * w;
+}
 
 static int lane;
 static long double run(const long double *p) {

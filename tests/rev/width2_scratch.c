@@ -19,7 +19,9 @@ static void f(const double *x, double *out, int n) {
   free(order);
 }
 
-static double seed(int w, int i) { return rc_seed_value(i) * (1 + w) - 0.1 * w; }
+static double seed(int w, int i) {
+  return rc_seed_value(i) * (1 + w) - 0.1 * w;
+}
 
 static int lane;
 static long double run(const long double *p) {

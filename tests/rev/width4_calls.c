@@ -28,7 +28,9 @@ static void f(const double *A, const double *x, double *y) {
   squash(y, R);
 }
 
-static double seed(int w, int i) { return rc_seed_value(i) + 0.2 * w * (i % 3 - 1); }
+static double seed(int w, int i) {
+  return rc_seed_value(i) + 0.2 * w * (i % 3 - 1);
+}
 
 static int lane;
 static long double run(const long double *p) {

@@ -101,7 +101,8 @@ static int fn_list_push(fn_list *l, LLVMValueRef fn, int again) {
 static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   if (depth > 8)
     return 0;
-  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
+  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
+                            AD_STRIP_INSTRUCTIONS);
   if (LLVMIsAAllocaInst(v))
     return 1;
   if (LLVMIsACallInst(v)) {
@@ -135,10 +136,10 @@ static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   return 1;
 }
 
-
 /* The functions a call through a pointer may reach: every defined
  * function of the module with that type whose address is taken. */
-static int push_candidates(ad_module_ctx *mc, LLVMValueRef call, fn_list *work) {
+static int push_candidates(ad_module_ctx *mc, LLVMValueRef call,
+                           fn_list *work) {
   LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
   for (LLVMValueRef g = LLVMGetFirstFunction(mc->mod); g;
        g = LLVMGetNextFunction(g)) {
@@ -203,9 +204,10 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   size_t n;
   const char *name = LLVMGetValueName2(callee, &n);
   if (strncmp(name, "llvm.mem", 8) == 0) {
-    if (!globals_only && (strncmp(name, "llvm.memcpy", 11) == 0 ||
-                          strncmp(name, "llvm.memmove", 12) == 0 ||
-                          strncmp(name, "llvm.memset", 11) == 0) &&
+    if (!globals_only &&
+        (strncmp(name, "llvm.memcpy", 11) == 0 ||
+         strncmp(name, "llvm.memmove", 12) == 0 ||
+         strncmp(name, "llvm.memset", 11) == 0) &&
         !is_local_object(mc, LLVMGetOperand(inst, 0), 0))
       return found(f, inst, "it copies into memory it did not allocate");
     return 0;
@@ -255,10 +257,12 @@ static int is_pair_fn(ad_module_ctx *mc, LLVMValueRef fn) {
 
 /* Calls a shadow may be handed to without effect. */
 static int harmless_intrinsic(const char *name) {
-  static const char *const prefixes[] = {
-      "llvm.dbg.",    "llvm.lifetime.", "llvm.assume",
-      "llvm.invariant.", "llvm.experimental.noalias.scope.decl",
-      "llvm.prefetch"};
+  static const char *const prefixes[] = {"llvm.dbg.",
+                                         "llvm.lifetime.",
+                                         "llvm.assume",
+                                         "llvm.invariant.",
+                                         "llvm.experimental.noalias.scope.decl",
+                                         "llvm.prefetch"};
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
     if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
       return 1;
@@ -304,8 +308,8 @@ static int spread(aug_scan *s, LLVMValueRef fn) {
         if (LLVMIsAStoreInst(i) || is_shadowed(s, i))
           continue;
         int call = LLVMIsACallInst(i) || LLVMIsAInvokeInst(i);
-        unsigned nops = call ? LLVMGetNumArgOperands(i)
-                             : (unsigned)LLVMGetNumOperands(i);
+        unsigned nops =
+            call ? LLVMGetNumArgOperands(i) : (unsigned)LLVMGetNumOperands(i);
         int from_shadow = 0;
         for (unsigned k = 0; k < nops; k++) {
           if (!is_shadowed(s, LLVMGetOperand(i, k)))
@@ -345,16 +349,18 @@ static int aug_effects(aug_scan *s, LLVMValueRef fn, lane_finding *f) {
         if (is_shadowed(s, LLVMGetOperand(i, 1)))
           return found(f, i, "its augmented pass writes shadow memory");
         if (is_shadowed(s, LLVMGetOperand(i, 0)))
-          return found(f, i,
-                       on_tape(LLVMGetOperand(i, 1))
-                           ? "its augmented pass records a shadow pointer on the tape"
-                           : "its augmented pass stores a shadow pointer into memory");
+          return found(
+              f, i,
+              on_tape(LLVMGetOperand(i, 1))
+                  ? "its augmented pass records a shadow pointer on the tape"
+                  : "its augmented pass stores a shadow pointer into memory");
         continue;
       }
       if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i)) {
         for (int k = 0; k < LLVMGetNumOperands(i); k++)
           if (is_shadowed(s, LLVMGetOperand(i, (unsigned)k)))
-            return found(f, i, "its augmented pass updates shadow memory atomically");
+            return found(f, i,
+                         "its augmented pass updates shadow memory atomically");
         continue;
       }
       if (LLVMIsABranchInst(i) && LLVMIsConditional(i)) {
@@ -380,11 +386,12 @@ static int aug_effects(aug_scan *s, LLVMValueRef fn, lane_finding *f) {
       unsigned n = LLVMGetNumArgOperands(i);
       for (unsigned k = 0; k < n; k++)
         if (is_shadowed(s, LLVMGetOperand(i, k)))
-          return found(f, i,
-                       strncmp(name, "llvm.mem", 8) == 0
-                           ? "its augmented pass writes shadow memory"
-                           : "its augmented pass hands a shadow to a call that may use "
-                             "it");
+          return found(
+              f, i,
+              strncmp(name, "llvm.mem", 8) == 0
+                  ? "its augmented pass writes shadow memory"
+                  : "its augmented pass hands a shadow to a call that may use "
+                    "it");
     }
   return 0;
 }
@@ -418,7 +425,8 @@ static int scan_aug(ad_module_ctx *mc, const ad_rev_pair *p,
           rc = -1;
       }
   size_t nall = s.work.n;
-  LLVMValueRef *all = rc == 0 ? tj_malloc((nall ? nall : 1) * sizeof *all) : NULL;
+  LLVMValueRef *all =
+      rc == 0 ? tj_malloc((nall ? nall : 1) * sizeof *all) : NULL;
   if (rc == 0 && !all)
     rc = -1;
   if (rc == 0)
@@ -535,11 +543,10 @@ int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
 }
 
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
-                      LLVMValueRef fn, const ad_rev_pair *p,
-                      LLVMValueRef *args, unsigned nargs,
-                      const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
-                      unsigned ndup, unsigned width, LLVMValueRef seed,
-                      LLVMValueRef *lane_res) {
+                      LLVMValueRef fn, const ad_rev_pair *p, LLVMValueRef *args,
+                      unsigned nargs, const unsigned *shadow_pos,
+                      LLVMValueRef *lane_shadows, unsigned ndup, unsigned width,
+                      LLVMValueRef seed, LLVMValueRef *lane_res) {
   lane_finding share = {NULL, NULL}, again = {NULL, NULL};
   int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
   if (rc < 0)
@@ -574,8 +581,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
           LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
     }
     free(a);
-    LLVMValueRef buf = LLVMBuildLoad2(
-        b, LLVMPointerTypeInContext(mc->llctx, 0), tape, "");
+    LLVMValueRef buf =
+        LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0), tape, "");
     ad_rev_call_libc(mc, b, "free", &buf, 1);
     return mc->diag.failed ? -1 : 0;
   }
@@ -593,8 +600,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
         "for a function that writes no memory its caller sees; here %s "
         "(`%s`)",
         width, ad_value_name(fn), share.what, at,
-        ad_value_name(LLVMGetBasicBlockParent(
-            LLVMGetInstructionParent(again.inst))),
+        ad_value_name(
+            LLVMGetBasicBlockParent(LLVMGetInstructionParent(again.inst))),
         again.what, text ? text : "?");
     free(text);
     return -1;

@@ -218,7 +218,8 @@ static int reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
     LLVMValueRef res = call_pair_fn(mc, b, p->rev, args, nargs, seed, header);
     if (!res)
       return -1;
-    lane_res[w] = LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+    lane_res[w] =
+        LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
   }
   LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "");
   ad_rev_call_libc(mc, b, "free", &records, 1);
