@@ -12,7 +12,8 @@ derivative) in five modes:
 
 The machine may be shared: the modes are interleaved, each is run REPS
 times and the best (least) wall-clock time is kept, with the CPU time
-(user + system) of that run beside it.  Every mode must print the same
+(user + system) of that run beside it, and the load average around the
+runs is recorded (column `load`).  Every mode must print the same
 result bits as the first (cold) run, or the script fails.
 
 usage: compile_bench.py BUILD_DIR CSV [PNG] [--sizes 10,100,400,1000] [--reps 3]
@@ -118,17 +119,22 @@ def main():
             with open(module, "w") as f:
                 subprocess.run([sys.executable, os.path.join(HERE, "gen_module.py"), str(n)],
                                check=True, stdout=f)
+            load_before = os.getloadavg()[0]
             best = measure(tanjit, module, work, a.reps)
             row = {"functions": n}
             for mode in MODES:
                 row[f"{mode}_s"] = round(best[mode][0], 4)
                 row[f"{mode}_cpu_s"] = round(best[mode][1], 4)
+            # the machine's 1-minute load average around the runs: with
+            # other work on the cores the wall times carry it
+            row["load"] = round((load_before + os.getloadavg()[0]) / 2, 2)
             rows.append(row)
             print(f"{n:5d} functions: " + ", ".join(
                 f"{m} {row[m + '_s']:.3f} s (cpu {row[m + '_cpu_s']:.3f})" for m in MODES) +
                 f"; cold/warm {row['cold_s'] / row['warm_s']:.1f}x,"
                 f" lazy/jobs1 {100 * row['lazy_s'] / row['jobs1_s']:.1f}%,"
-                f" jobs1/jobs2 {row['jobs1_s'] / row['jobs2_s']:.2f}x", flush=True)
+                f" jobs1/jobs2 {row['jobs1_s'] / row['jobs2_s']:.2f}x;"
+                f" load {row['load']}", flush=True)
     with open(a.csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -313,6 +313,11 @@ typedef struct tanjit_stats {
    * lookup per call site at most, whatever asks (analyses, rules). */
   unsigned long rule_lookups;
   unsigned long call_sites;
+  /* Eager compilation of large modules in partitions (tanjit_options.jobs):
+   * the partitions optimized and compiled apart, and the most threads
+   * that compiled one module's partitions at once. */
+  unsigned long partitions;
+  unsigned long partition_threads;
 } tanjit_stats;
 
 /* Copies the session's totals into *out.  Safe from any thread.  The

@@ -383,15 +383,25 @@ void jit_partition_attached_free(strmap *attached);
 /* Every function definition of m becomes a declaration: m keeps the data. */
 void jit_partition_keep_data(LLVMModuleRef m);
 
-/* parallel.c */
-/* Modules with fewer function definitions compile whole. */
+/* Marks the calls of m (differentiated) that cross units where either
+ * side has fast-math flags noinline; 0, or -1 out of memory. */
+int jit_partition_mark_boundaries(LLVMModuleRef m);
+/* Modules with fewer function definitions compile whole; larger ones in
+ * about one partition per JIT_PARTITION_UNITS functions (4 at least,
+ * JIT_MAX_PARTS at most), whatever the number of jobs. */
 #define JIT_PARALLEL_MIN_FUNCTIONS 64
+#define JIT_PARTITION_UNITS 48
 #define JIT_MAX_PARTS 64
-/* Whether m (differentiated) is compiled in partitions on threads. */
+unsigned jit_partition_count(size_t units);
+
+/* parallel.c */
+/* Whether m (differentiated) is compiled in partitions: jobs do not
+ * matter, so that --jobs 1 and --jobs N compile the same partitions. */
 int jit_parallel_wanted(tanjit_session *s, LLVMModuleRef m);
-/* Cuts m (differentiated, partitionable) into s->jobs partitions compiled
- * on threads and emitted under parts of mr; m keeps the data.  0, or -1
- * with *err. */
+/* Cuts m (differentiated, partitionable) into jit_partition_count
+ * partitions, each optimized and compiled in a context of its own on up to
+ * s->jobs threads and emitted under parts of mr; m keeps the data.  0, or
+ * -1 with *err. */
 int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
                          const char *module_name,
                          LLVMOrcMaterializationResponsibilityRef mr,

@@ -1,21 +1,25 @@
 /*
  * Parallel compilation (tanjit_options.jobs, `--jobs N`): a large module,
- * once differentiated, is cut into `jobs` partitions of consecutive
- * functions (balanced by instruction count), each compiled to an object
- * on a thread of its own, with a context and a target machine
- * of its own (LLVM-C cannot switch on LLJIT's concurrent compiler, so the
- * threads are tanjit's).  Each object is emitted to the object linking
- * layer under the part of the module's materialization responsibility its
- * functions were delegated to; the module itself keeps the data and goes
- * on through the JIT's compiler.  Partitions refer to each other's
- * functions by name, as the engine's module-private definitions got
- * session-unique names first (partition.c).
+ * once differentiated, is cut into partitions of consecutive units (a
+ * function and the private functions that go with it: partition.c),
+ * balanced by instruction count, and each partition is optimized and
+ * compiled to an object in a context of its own, by one of up to `jobs`
+ * threads, each with a target machine of its own (LLVM contexts and
+ * target machines are not shared across threads, and LLVM-C cannot switch
+ * on LLJIT's concurrent compiler, so the threads are tanjit's).  Each
+ * object is emitted to the object linking layer under the part of the
+ * module's materialization responsibility its functions were delegated
+ * to; the module itself keeps the data and goes on through the JIT's
+ * compiler.  Partitions refer to each other's functions by name, as the
+ * engine's module-private definitions got session-unique names first.
  *
- * Small modules compile whole (JIT_PARALLEL_MIN_FUNCTIONS): a thread per
- * partition costs more than it saves.  The module is
- * optimized whole before it is cut (transform.c), so what is inlined and
- * the numbers computed are those of one job: the threads generate code.
+ * The partitions depend on the module alone (jit_partition_count), never
+ * on the number of jobs, and --jobs 1 compiles them too, one after the
+ * other: every job count optimizes the same modules into the same code.
+ * Threads only decide who compiles which partition (the next one not yet
+ * taken).  Small modules (JIT_PARALLEL_MIN_FUNCTIONS) compile whole.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +31,25 @@
 #include "jit/jit.h"
 
 typedef struct part_job {
-  tanjit_session *session;
-  LLVMMemoryBufferRef bitcode; /* the module's, shared read-only */
-  const char *module_name;
-  strmap members;              /* its functions' names */
+  strmap members; /* its functions' names */
   char **names;
   size_t n_names;
   LLVMMemoryBufferRef object;
   tanjit_error *error;
+  int done;
   double seconds[2];
 } part_job;
+
+/* What the threads share: the module's bitcode (read only) and the
+ * partitions, taken in turn. */
+typedef struct part_work {
+  tanjit_session *session;
+  LLVMMemoryBufferRef bitcode;
+  const char *module_name;
+  part_job *parts;
+  unsigned n_parts;
+  atomic_uint next;
+} part_work;
 
 static int is_member(void *p, const char *name, size_t len) {
   part_job *job = p;
@@ -52,27 +65,39 @@ static int is_member(void *p, const char *name, size_t len) {
   return member;
 }
 
-static void *compile_part(void *p) {
-  part_job *job = p;
-  tanjit_session *s = job->session;
-  LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, &job->error);
-  if (!tm)
-    return NULL;
+static void compile_part(part_work *w, part_job *job, LLVMTargetMachineRef tm) {
+  tanjit_session *s = w->session;
   LLVMContextRef ctx = LLVMContextCreate();
   jit_install_diagnostics(ctx, s);
   jit_clear_diagnostic_errors();
   LLVMMemoryBufferRef view = LLVMCreateMemoryBufferWithMemoryRange(
-      LLVMGetBufferStart(job->bitcode), LLVMGetBufferSize(job->bitcode),
-      job->module_name, 0);
+      LLVMGetBufferStart(w->bitcode), LLVMGetBufferSize(w->bitcode), w->module_name, 0);
   LLVMModuleRef m = jit_partition_extract(ctx, view, is_member, job, &job->error);
   if (m) {
-    /* optimized whole before the cut (transform.c): code generation only */
-    job->object = jit_partition_compile(tm, m, -1, job->seconds, &job->error);
+    job->object = jit_partition_compile(tm, m, s->opt_level, job->seconds, &job->error);
     LLVMDisposeModule(m);
   }
   jit_clear_diagnostic_errors();
   LLVMContextDispose(ctx);
-  LLVMDisposeTargetMachine(tm);
+  job->done = 1;
+}
+
+/* Takes partitions until none is left. */
+static void *compile_parts(void *p) {
+  part_work *w = p;
+  LLVMTargetMachineRef tm = NULL;
+  for (unsigned k; (k = atomic_fetch_add(&w->next, 1)) < w->n_parts;) {
+    part_job *job = &w->parts[k];
+    if (!job->n_names)
+      continue;
+    if (!tm && !(tm = jit_host_target_machine(w->session->opt_level, &job->error))) {
+      job->done = 1;
+      break;
+    }
+    compile_part(w, job, tm);
+  }
+  if (tm)
+    LLVMDisposeTargetMachine(tm);
   return NULL;
 }
 
@@ -102,8 +127,7 @@ static size_t instruction_count(LLVMValueRef f) {
 }
 
 int jit_parallel_wanted(tanjit_session *s, LLVMModuleRef m) {
-  if (s->jobs < 2)
-    return 0;
+  (void)s;
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     n += !LLVMIsDeclaration(f);
@@ -143,10 +167,11 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     n += !LLVMIsDeclaration(f);
   LLVMValueRef *fns = tj_calloc(n ? n : 1, sizeof *fns);
   size_t *sizes = tj_calloc(n ? n : 1, sizeof *sizes);
-  unsigned parts = s->jobs;
+  unsigned parts = JIT_MAX_PARTS; /* the count is known once n is below */
   part_job *jobs = tj_calloc(parts, sizeof *jobs);
-  pthread_t *threads = tj_calloc(parts, sizeof *threads);
-  int *started = tj_calloc(parts, sizeof *started);
+  unsigned n_threads = s->jobs < parts ? s->jobs : parts;
+  pthread_t *threads = tj_calloc(n_threads ? n_threads : 1, sizeof *threads);
+  int *started = tj_calloc(n_threads ? n_threads : 1, sizeof *started);
   unsigned *part_of = tj_calloc(n ? n : 1, sizeof *part_of);
   strmap index; /* function name -> its index in fns + 1 */
   strmap_init(&index);
@@ -183,14 +208,15 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
+  for (unsigned k = 0; k < parts; k++)
+    strmap_init(&jobs[k].members);
   /* Consecutive functions, each partition about total / parts. */
+  parts = jit_partition_count(n);
+  if (n_threads > parts)
+    n_threads = parts;
   size_t at = 0, filled = 0;
   for (unsigned k = 0; k < parts; k++) {
     part_job *job = &jobs[k];
-    job->session = s;
-    job->bitcode = bitcode;
-    job->module_name = module_name;
-    strmap_init(&job->members);
     size_t goal = total * (k + 1) / parts;
     while (at < n && (filled < goal || k + 1 == parts)) {
       size_t len;
@@ -220,17 +246,27 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
       goto done;
     }
   }
-  /* Partition 0 on this thread (on the big stack already), the others on
-   * threads of their own; a thread that cannot start runs here after. */
-  for (unsigned k = 1; k < parts; k++)
-    if (jobs[k].n_names)
-      started[k] = start_worker(&threads[k], compile_part, &jobs[k]);
-  for (unsigned k = 0; k < parts; k++)
-    if (jobs[k].n_names && (k == 0 || !started[k]))
-      compile_part(&jobs[k]);
-  for (unsigned k = 1; k < parts; k++)
+  /* This thread takes partitions too, on the big stack already, beside
+   * jobs - 1 threads of its own; what a thread that could not start or
+   * could not make a target machine left is compiled here after. */
+  part_work work = {s, bitcode, module_name, jobs, parts, 0};
+  unsigned threads_used = 1;
+  for (unsigned k = 1; k < n_threads; k++) {
+    started[k] = start_worker(&threads[k], compile_parts, &work);
+    threads_used += started[k] != 0;
+  }
+  compile_parts(&work);
+  for (unsigned k = 1; k < n_threads; k++)
     if (started[k])
       pthread_join(threads[k], NULL);
+  for (unsigned k = 0; k < parts; k++)
+    if (jobs[k].n_names && !jobs[k].done) {
+      LLVMTargetMachineRef tm = jit_host_target_machine(s->opt_level, &jobs[k].error);
+      if (tm) {
+        compile_part(&work, &jobs[k], tm);
+        LLVMDisposeTargetMachine(tm);
+      }
+    }
 
   double seconds[2] = {0, 0};
   for (unsigned k = 0; k < parts; k++) {
@@ -247,6 +283,9 @@ int jit_parallel_compile(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   jit_session_lock(s);
   s->stats.optimize_seconds += seconds[0];
   s->stats.codegen_seconds += seconds[1];
+  s->stats.partitions += parts;
+  if (s->stats.partition_threads < threads_used)
+    s->stats.partition_threads = threads_used;
   jit_session_unlock(s);
   {
     LLVMMemoryBufferRef objects[JIT_MAX_PARTS];

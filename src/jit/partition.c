@@ -18,6 +18,22 @@
  *   jit_partition_compile   default<ON> and code generation with a target
  *                           machine of the caller's, to an object
  *   jit_partition_keep_data what stays in the module: its data
+ *   jit_partition_mark_boundaries
+ *                           calls that leave a unit (below) into or out of
+ *                           fast-math code are never inlined, in any mode
+ *   jit_partition_count     how many partitions a module is cut into, from
+ *                           the module alone
+ *
+ * A unit is a function with the private functions that go with it (its
+ * derivatives: find_homes).  Lazy compilation optimizes each unit alone;
+ * eager compilation optimizes partitions of whole units (parallel.c) and
+ * small modules whole.  Under IEEE arithmetic that gives the same numbers
+ * whatever is inlined, but derivative arithmetic under the fast flags
+ * (reassoc nsz contract) would be regrouped or fused with the code it is
+ * inlined into or that is inlined into it: so a call between units where
+ * either side has fast-math flags keeps its boundary (noinline) in every
+ * mode, and each unit's fast code is optimized with the same code around
+ * it lazily, eagerly, at any --jobs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +59,14 @@ static int is_private(LLVMValueRef g) {
 static int copyable_constant(LLVMValueRef g) {
   return is_private(g) && LLVMIsGlobalConstant(g) &&
          LLVMGetUnnamedAddress(g) != LLVMNoUnnamedAddr;
+}
+
+/* A constant every partition may read the initializer of (to fold its
+ * loads) while the module's data defines it. */
+static int foldable_constant(LLVMValueRef g) {
+  LLVMLinkage l = LLVMGetLinkage(g);
+  return LLVMIsGlobalConstant(g) && !LLVMIsThreadLocal(g) &&
+         (l == LLVMExternalLinkage || l == LLVMAvailableExternallyLinkage);
 }
 
 static int mentions_block_address(LLVMValueRef v) {
@@ -245,8 +269,16 @@ LLVMModuleRef jit_partition_extract(LLVMContextRef ctx, LLVMMemoryBufferRef bitc
   }
   for (LLVMValueRef g = LLVMGetFirstGlobal(src), next; g; g = next) {
     next = LLVMGetNextGlobal(g);
-    if (!LLVMIsDeclaration(g) && !copyable_constant(g))
+    if (LLVMIsDeclaration(g) || copyable_constant(g))
+      continue;
+    if (foldable_constant(g)) {
+      /* its loads fold as in a whole-module compile; it is emitted once,
+       * with the module's data */
+      LLVMSetLinkage(g, LLVMAvailableExternallyLinkage);
+      LLVMSetComdat(g, NULL);
+    } else {
       declare_only(g);
+    }
   }
   drop_used_lists(src);
   size_t id_len;
@@ -330,4 +362,58 @@ void jit_partition_keep_data(LLVMModuleRef m) {
     }
   }
   drop_used_lists(m);
+}
+
+/* Whether f has an instruction with fast-math flags. */
+static int has_fast_math(LLVMValueRef f) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMCanValueUseFastMathFlags(i) && LLVMGetFastMathFlags(i) != LLVMFastMathNone)
+        return 1;
+  return 0;
+}
+
+static LLVMValueRef unit_of(tj_hashmap *home, LLVMValueRef f) {
+  LLVMValueRef h = tj_hashmap_get(home, f);
+  return h ? h : f;
+}
+
+int jit_partition_mark_boundaries(LLVMModuleRef m) {
+  tj_hashmap home, fast; /* function -> its unit; unit -> 1 if fast */
+  tj_hashmap_init(&home, TJ_KEYS_POINTERS);
+  tj_hashmap_init(&fast, TJ_KEYS_POINTERS);
+  int rc = find_homes(m, &home);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !rc; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && has_fast_math(f))
+      rc = tj_hashmap_put(&fast, unit_of(&home, f), (void *)1);
+  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAttributeRef attr =
+      LLVMCreateEnumAttribute(LLVMGetModuleContext(m), noinline, 0);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !rc; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f))
+      continue;
+    LLVMValueRef unit = unit_of(&home, f);
+    int fast_caller = tj_hashmap_get(&fast, unit) != NULL;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!callee || !LLVMIsAFunction(callee) || LLVMIsDeclaration(callee))
+          continue;
+        LLVMValueRef other = unit_of(&home, callee);
+        if (other != unit && (fast_caller || tj_hashmap_get(&fast, other)))
+          LLVMAddCallSiteAttribute(i, LLVMAttributeFunctionIndex, attr);
+      }
+  }
+  tj_hashmap_free(&home);
+  tj_hashmap_free(&fast);
+  return rc ? -1 : 0;
+}
+
+unsigned jit_partition_count(size_t units) {
+  if (units < JIT_PARALLEL_MIN_FUNCTIONS)
+    return 1;
+  size_t k = units / JIT_PARTITION_UNITS;
+  return k < 4 ? 4 : k > JIT_MAX_PARTS ? JIT_MAX_PARTS : (unsigned)k;
 }

@@ -563,8 +563,8 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
   rec.generated = generated;
   rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
   /* a request module's own derivative wrapper gains nothing by a split */
-  rec.partitionable = !generated && (s->compile_lazy || s->jobs > 1) &&
-                      jit_partitionable(m);
+  /* (--jobs 1 too: it compiles the partitions --jobs N does) */
+  rec.partitionable = !generated && jit_partitionable(m);
   rec.lazy = s->compile_lazy && rec.partitionable;
   if (rec.lazy)
     strmap_init(&rec.lazy_bodies);

@@ -221,25 +221,25 @@ static LLVMErrorRef split_failed(struct transform_job *job, unsigned long id) {
   return failed;
 }
 
-/* Eager with jobs > 1: a large module compiles in partitions on threads,
- * a small one whole. */
+/* Eager, a module that may be cut: a large one compiles in partitions
+ * (on threads with jobs > 1), a small one whole. */
 static LLVMErrorRef transform_in_parallel(struct transform_job *job, LLVMModuleRef m,
                                           unsigned long id, const char *name) {
   tanjit_session *s = job->session;
-  if (transform_steps(s, m, 0, &job->error)) {
+  if (transform_steps(s, m, 0, &job->error) ||
+      (jit_partition_mark_boundaries(m) &&
+       tj_fail(&job->error, TANJIT_ERR_NO_MEMORY, "out of memory"))) {
     jit_note_transform_result(s, m, job->error);
     return LLVMCreateStringError(tanjit_error_message(job->error));
   }
-  /* The whole module is optimized first, parallel or not: inlining across
-   * functions and the numbers the code computes are those of --jobs 1
-   * (optimizing partitions apart inlined nothing across them, and under
-   * reassociating derivative arithmetic gave other roundings); only code
-   * generation, function by function, runs on the threads. */
-  if (optimize_step(s, m, &job->error)) {
-    jit_note_transform_result(s, m, job->error);
-    return LLVMCreateStringError(tanjit_error_message(job->error));
-  }
+  /* The partitions are optimized apart, each in its own thread's context
+   * (parallel.c); what they inline and compute is what lazy compilation
+   * and a whole-module compile do (partition.c's units). */
   if (!jit_parallel_wanted(s, m)) {
+    if (optimize_step(s, m, &job->error)) {
+      jit_note_transform_result(s, m, job->error);
+      return LLVMCreateStringError(tanjit_error_message(job->error));
+    }
     jit_cache_expect_object(s, m);
     jit_note_transform_result(s, m, NULL);
     return NULL;
@@ -270,7 +270,9 @@ static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   if (lazy_id) {
     /* the split module's data is not what a cache entry holds: lazily
      * compiled modules are not stored */
-    if (transform_steps(job->session, m, 0, &job->error) == 0) {
+    if (transform_steps(job->session, m, 0, &job->error) == 0 &&
+        (jit_partition_mark_boundaries(m) == 0 ||
+         !tj_fail(&job->error, TANJIT_ERR_NO_MEMORY, "out of memory"))) {
       jit_note_transform_result(job->session, m, NULL);
       if (jit_lazy_split(job->session, m, lazy_id, job->mr, &job->error) == 0)
         return NULL;
@@ -363,8 +365,13 @@ static void emit_on_big_stack(void *p) {
       if (rc)
         tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
       pthread_mutex_lock(&s->jit_lock);
+      /* a module `run` may cut keeps its units' boundaries here too */
       if (rc == 0)
-        rc = jit_transform_module(s, m, err);
+        rc = transform_steps(s, m, 0, err);
+      if (rc == 0 && jit_partitionable(m) && jit_partition_mark_boundaries(m))
+        rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+      if (rc == 0)
+        rc = optimize_step(s, m, err);
       codegen_started = 0; /* nothing is compiled */
       pthread_mutex_unlock(&s->jit_lock);
       if (rc) {

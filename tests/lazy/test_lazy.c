@@ -14,75 +14,12 @@
 
 #include "../common/run_cli.h"
 #include "../unit/check_main.h"
-#include "tanjit/tanjit.h"
+#include "session_fixture.h"
 
 static tanjit_derivative_fp derivative_fp = TANJIT_DERIVATIVE_FP_STRICT;
 
 static tanjit_session *open_session(tanjit_compile_mode mode, const char *cache) {
-  tanjit_options o;
-  tanjit_options_init(&o);
-  o.compile_mode = mode;
-  o.cache_dir = cache;
-  /* bit for bit: with reassociation allowed (the default, fast), the
-   * optimizer may regroup tangent sums differently where a whole-module
-   * compile inlined across functions (see fast_derivatives_agree) */
-  o.derivative_fp = derivative_fp;
-  tanjit_error *err = NULL;
-  tanjit_session *s = tanjit_session_new(&o, &err);
-  ck_assert_msg(s, "%s", err ? tanjit_error_message(err) : "");
-  return s;
-}
-
-static void load(tanjit_session *s, const char *text) {
-  tanjit_error *err = NULL;
-  int rc = tanjit_load_memory(s, text, strlen(text), "m.ll", &err);
-  ck_assert_msg(rc == 0, "%s", err ? tanjit_error_message(err) : "");
-}
-
-typedef double (*fn1)(double);
-
-static fn1 lookup(tanjit_session *s, const char *name) {
-  tanjit_error *err = NULL;
-  fn1 f = (fn1)tanjit_lookup_function(s, name, &err);
-  ck_assert_msg(f, "%s: %s", name, err ? tanjit_error_message(err) : "");
-  return f;
-}
-
-/* N functions f<i> with a request each (df<i>), as bench/compile
- * generates, plus a driver summing every derivative. */
-static char *generated_module(int n) {
-  size_t cap = 4096 + (size_t)n * 1024;
-  char *text = malloc(cap);
-  size_t at = (size_t)snprintf(text, cap,
-                               "declare double @llvm.sin.f64(double)\n"
-                               "declare double @llvm.exp.f64(double)\n"
-                               "declare double @__enzyme_fwddiff(ptr, ...)\n");
-  for (int i = 0; i < n; i++)
-    at += (size_t)snprintf(
-        text + at, cap - at,
-        "define double @f%d(double %%x) {\n"
-        "  %%a = fmul double %%x, %%x\n"
-        "  %%b = call double @llvm.sin.f64(double %%a)\n"
-        "  %%c = fmul double %%b, %.17e\n"
-        "  %%d = call double @llvm.exp.f64(double %%x)\n"
-        "  %%e = fadd double %%c, %%d\n"
-        "  %%g = fdiv double %%e, %.17e\n"
-        "  ret double %%g\n"
-        "}\n"
-        "define double @df%d(double %%x) {\n"
-        "  %%r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f%d, double %%x, double 1.0)\n"
-        "  ret double %%r\n"
-        "}\n",
-        i, 1.0 + i / 7.0, 3.0 + i / 7.0, i, i);
-  at += (size_t)snprintf(text + at, cap - at,
-                         "define double @sum(double %%x) {\n  %%s0 = fadd double 0.0, 0.0\n");
-  for (int i = 0; i < n; i++)
-    at += (size_t)snprintf(text + at, cap - at,
-                           "  %%t%d = call double @df%d(double %%x)\n"
-                           "  %%s%d = fadd double %%s%d, %%t%d\n",
-                           i, i, i + 1, i, i);
-  snprintf(text + at, cap - at, "  ret double %%s%d\n}\n", n);
-  return text;
+  return fixture_session((fixture_options){mode, cache, 0, derivative_fp});
 }
 
 /*
@@ -162,9 +99,9 @@ static const double points[] = {0.25, 0.5, 1.0, 1.75, 3.0};
 static void values(const char *text, tanjit_compile_mode mode,
                    const char *const *names, int n_names, double *out) {
   tanjit_session *s = open_session(mode, NULL);
-  load(s, text);
+  fixture_load(s, text);
   for (int k = 0; k < n_names; k++) {
-    fn1 f = lookup(s, names[k]);
+    fn1 f = fixture_lookup(s, names[k]);
     for (size_t i = 0; i < N_POINTS; i++)
       out[k * N_POINTS + i] = f(points[i]);
   }
@@ -183,7 +120,7 @@ static void assert_identical(const char *text, const char *const *names, int n) 
 }
 
 START_TEST(lazy_equals_eager_bit_for_bit) {
-  char *gen = generated_module(40);
+  char *gen = fixture_generated_module(40);
   const char *gen_names[] = {"sum", "df0", "df39", "f17"};
   assert_identical(gen, gen_names, 4);
   free(gen);
@@ -191,8 +128,8 @@ START_TEST(lazy_equals_eager_bit_for_bit) {
   assert_identical(mixed_module, mixed_names, 4);
   /* and the numbers are the derivatives: d/dx cos(x^3) + 5 log(1.5 x) */
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, mixed_module);
-  fn1 dmodel = lookup(s, "dmodel");
+  fixture_load(s, mixed_module);
+  fn1 dmodel = fixture_lookup(s, "dmodel");
   for (size_t i = 0; i < N_POINTS; i++) {
     double x = points[i];
     double want = -sin(x * x * x) * 3 * x * x + 5 / x;
@@ -200,9 +137,9 @@ START_TEST(lazy_equals_eager_bit_for_bit) {
                   "dmodel(%g) = %.17g, want %.17g", x, dmodel(x), want);
   }
   /* module state is shared by every body: model's counter is count's */
-  long long (*count)(void) = (long long (*)(void))(void *)lookup(s, "count");
+  long long (*count)(void) = (long long (*)(void))(void *)fixture_lookup(s, "count");
   long long before = count();
-  lookup(s, "model")(1.0);
+  fixture_lookup(s, "model")(1.0);
   ck_assert_int_eq(count(), before + 1);
   tanjit_session_free(s);
 }
@@ -212,15 +149,15 @@ END_TEST
  * rounding: only how tangent sums are grouped may differ. */
 START_TEST(fast_derivatives_agree) {
   derivative_fp = TANJIT_DERIVATIVE_FP_FAST;
-  char *gen = generated_module(40);
-  const char *names[] = {"sum", "df0", "df39"};
-  double eager[3 * N_POINTS], lazy[3 * N_POINTS];
-  values(gen, TANJIT_COMPILE_EAGER, names, 3, eager);
-  values(gen, TANJIT_COMPILE_LAZY, names, 3, lazy);
-  for (size_t i = 0; i < 3 * N_POINTS; i++)
-    ck_assert_msg(fabs(eager[i] - lazy[i]) <= 1e-13 * fabs(eager[i]), "%.17g %.17g",
-                  eager[i], lazy[i]);
+  char *gen = fixture_generated_module(40);
+  const char *names[] = {"sum", "df0", "df39", "f17"};
+  assert_identical(gen, names, 4);
   free(gen);
+  gen = fixture_fast_math_module(20);
+  const char *fast_names[] = {"sum", "at_constants", "df0", "df19"};
+  assert_identical(gen, fast_names, 4);
+  free(gen);
+  assert_identical(mixed_module, (const char *[]){"dmodel", "dpick", "dpower", "model"}, 4);
   derivative_fp = TANJIT_DERIVATIVE_FP_STRICT;
 }
 END_TEST
@@ -231,10 +168,10 @@ START_TEST(runtime_derivative_of_lazy_module) {
   double got[2][N_POINTS];
   for (int mode = 0; mode < 2; mode++) {
     tanjit_session *s = open_session(mode, NULL);
-    char *gen = generated_module(8);
-    load(s, gen);
+    char *gen = fixture_generated_module(8);
+    fixture_load(s, gen);
     free(gen);
-    lookup(s, "df3")(0.5); /* compiled (lazily: some bodies) first */
+    fixture_lookup(s, "df3")(0.5); /* compiled (lazily: some bodies) first */
     tanjit_activity act[] = {TANJIT_DUP};
     tanjit_error *err = NULL;
     double (*d)(double, double) =
@@ -277,7 +214,7 @@ static const char broken_neighbour[] =
 START_TEST(uncalled_broken_function_fails_only_itself) {
   /* eager: the module compiles whole, and f's external fails it */
   tanjit_session *s = open_session(TANJIT_COMPILE_EAGER, NULL);
-  load(s, broken_neighbour);
+  fixture_load(s, broken_neighbour);
   tanjit_error *err = NULL;
   ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
   ck_assert_ptr_nonnull(err);
@@ -286,9 +223,9 @@ START_TEST(uncalled_broken_function_fails_only_itself) {
 
   /* lazy: g and h (which calls g, not f, for x >= 0) run */
   s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, broken_neighbour);
-  ck_assert(lookup(s, "g")(2.0) == 6.0);
-  ck_assert(lookup(s, "h")(2.0) == 6.0);
+  fixture_load(s, broken_neighbour);
+  ck_assert(fixture_lookup(s, "g")(2.0) == 6.0);
+  ck_assert(fixture_lookup(s, "h")(2.0) == 6.0);
   /* f's own lookup fails cleanly, twice the same way; g still runs */
   for (int round = 0; round < 2; round++) {
     err = NULL;
@@ -301,7 +238,7 @@ START_TEST(uncalled_broken_function_fails_only_itself) {
                   "%s", msg);
     tanjit_error_free(err);
   }
-  ck_assert(lookup(s, "g")(-1.0) == -3.0);
+  ck_assert(fixture_lookup(s, "g")(-1.0) == -3.0);
   tanjit_session_free(s);
 }
 END_TEST
@@ -332,8 +269,8 @@ START_TEST(failed_first_call_reaches_the_handler) {
   tanjit_error *err = NULL;
   tanjit_session *s = tanjit_session_new(&o, &err);
   ck_assert_ptr_nonnull(s);
-  load(s, broken_neighbour);
-  fn1 hf = lookup(s, "h");
+  fixture_load(s, broken_neighbour);
+  fn1 hf = fixture_lookup(s, "h");
   ck_assert(hf(1.0) == 3.0);
   ck_assert_int_eq(h.calls, 0);
   hf(-1.0); /* reaches f: its body cannot be linked */
@@ -361,7 +298,7 @@ START_TEST(differentiation_error_fails_the_module_lookup) {
       "  ret double %r\n"
       "}\n";
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, bad);
+  fixture_load(s, bad);
   tanjit_error *err = NULL;
   ck_assert_ptr_null(tanjit_lookup(s, "df", &err));
   ck_assert_ptr_nonnull(err);
@@ -369,8 +306,8 @@ START_TEST(differentiation_error_fails_the_module_lookup) {
                 tanjit_error_message(err));
   tanjit_error_free(err);
   /* removed: the corrected module loads under the same names */
-  load(s, mixed_module);
-  ck_assert(isfinite(lookup(s, "dpower")(1.0)));
+  fixture_load(s, mixed_module);
+  ck_assert(isfinite(fixture_lookup(s, "dpower")(1.0)));
   tanjit_session_free(s);
 }
 END_TEST
@@ -378,12 +315,12 @@ END_TEST
 /* Unloading a lazily compiled module and loading a new one. */
 START_TEST(unload_and_reload_lazy_module) {
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, broken_neighbour);
-  ck_assert(lookup(s, "g")(1.0) == 3.0);
+  fixture_load(s, broken_neighbour);
+  ck_assert(fixture_lookup(s, "g")(1.0) == 3.0);
   tanjit_error *err = NULL;
   ck_assert_int_eq(tanjit_unload(s, "m.ll", &err), 0);
-  load(s, "define double @g(double %x) {\n  %r = fmul double %x, 5.0\n  ret double %r\n}\n");
-  ck_assert(lookup(s, "g")(1.0) == 5.0);
+  fixture_load(s, "define double @g(double %x) {\n  %r = fmul double %x, 5.0\n  ret double %r\n}\n");
+  ck_assert(fixture_lookup(s, "g")(1.0) == 5.0);
   tanjit_session_free(s);
 }
 END_TEST
@@ -404,23 +341,23 @@ START_TEST(cache_hits_in_lazy_mode_and_lazy_does_not_store) {
       "define double @g(double %x) {\n  %r = fmul double %x, 7.0\n  ret double %r\n}\n";
   tanjit_stats st;
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, dir);
-  load(s, plain);
-  ck_assert(lookup(s, "g")(2.0) == 14.0);
+  fixture_load(s, plain);
+  ck_assert(fixture_lookup(s, "g")(2.0) == 14.0);
   tanjit_session_stats(s, &st);
   ck_assert_int_eq(st.cache_hits, 0);
   ck_assert_int_eq(st.cache_misses, 0);
   tanjit_session_free(s);
 
   s = open_session(TANJIT_COMPILE_EAGER, dir); /* stores */
-  load(s, plain);
-  ck_assert(lookup(s, "g")(2.0) == 14.0);
+  fixture_load(s, plain);
+  ck_assert(fixture_lookup(s, "g")(2.0) == 14.0);
   tanjit_session_stats(s, &st);
   ck_assert_int_eq(st.cache_misses, 1);
   tanjit_session_free(s);
 
   s = open_session(TANJIT_COMPILE_LAZY, dir); /* hits */
-  load(s, plain);
-  ck_assert(lookup(s, "g")(2.0) == 14.0);
+  fixture_load(s, plain);
+  ck_assert(fixture_lookup(s, "g")(2.0) == 14.0);
   tanjit_session_stats(s, &st);
   ck_assert_int_eq(st.cache_hits, 1);
   tanjit_session_free(s);

@@ -1,7 +1,7 @@
 /*
  * Parallel compilation (tanjit_options.jobs, `--jobs N`): a large module
- * compiled in partitions on threads gives the bits a whole-module compile
- * gives, at any number of jobs; the object cache stores and reuses the
+ * compiled in partitions on threads gives the same bits at any number of
+ * jobs, lazily, cached, under fast derivative arithmetic too; the object cache stores and reuses the
  * partitions' objects; and lazily compiled functions called first from
  * two threads at once.  The threaded suite scripts/test.sh runs under TSan.
  */
@@ -14,79 +14,14 @@
 #include <unistd.h>
 
 #include "../unit/check_main.h"
-#include "tanjit/tanjit.h"
-
-static tanjit_session *open_jobs(tanjit_compile_mode mode, const char *cache, unsigned jobs);
-static tanjit_session *open_session(tanjit_compile_mode mode, const char *cache) {
-  return open_jobs(mode, cache, 1);
-}
+#include "session_fixture.h"
 
 static tanjit_session *open_jobs(tanjit_compile_mode mode, const char *cache, unsigned jobs) {
-  tanjit_options o;
-  tanjit_options_init(&o);
-  o.compile_mode = mode;
-  o.jobs = jobs;
-  o.cache_dir = cache;
-  /* bit for bit: with reassociation allowed (the default, fast), the
-   * optimizer may regroup tangent sums differently where a whole-module
-   * compile inlined across partitions (test_lazy's fast_derivatives_agree) */
-  o.derivative_fp = TANJIT_DERIVATIVE_FP_STRICT;
-  tanjit_error *err = NULL;
-  tanjit_session *s = tanjit_session_new(&o, &err);
-  ck_assert_msg(s, "%s", err ? tanjit_error_message(err) : "");
-  return s;
+  return fixture_session((fixture_options){mode, cache, jobs, TANJIT_DERIVATIVE_FP_STRICT});
 }
 
-static void load(tanjit_session *s, const char *text) {
-  tanjit_error *err = NULL;
-  int rc = tanjit_load_memory(s, text, strlen(text), "m.ll", &err);
-  ck_assert_msg(rc == 0, "%s", err ? tanjit_error_message(err) : "");
-}
-
-typedef double (*fn1)(double);
-
-static fn1 lookup(tanjit_session *s, const char *name) {
-  tanjit_error *err = NULL;
-  fn1 f = (fn1)tanjit_lookup_function(s, name, &err);
-  ck_assert_msg(f, "%s: %s", name, err ? tanjit_error_message(err) : "");
-  return f;
-}
-
-/* N functions f<i> with a request each (df<i>), as bench/compile
- * generates, plus a driver summing every derivative. */
-static char *generated_module(int n) {
-  size_t cap = 4096 + (size_t)n * 1024;
-  char *text = malloc(cap);
-  size_t at = (size_t)snprintf(text, cap,
-                               "declare double @llvm.sin.f64(double)\n"
-                               "declare double @llvm.exp.f64(double)\n"
-                               "declare double @__enzyme_fwddiff(ptr, ...)\n");
-  for (int i = 0; i < n; i++)
-    at += (size_t)snprintf(
-        text + at, cap - at,
-        "define double @f%d(double %%x) {\n"
-        "  %%a = fmul double %%x, %%x\n"
-        "  %%b = call double @llvm.sin.f64(double %%a)\n"
-        "  %%c = fmul double %%b, %.17e\n"
-        "  %%d = call double @llvm.exp.f64(double %%x)\n"
-        "  %%e = fadd double %%c, %%d\n"
-        "  %%g = fdiv double %%e, %.17e\n"
-        "  ret double %%g\n"
-        "}\n"
-        "define double @df%d(double %%x) {\n"
-        "  %%r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f%d, double %%x, double 1.0)\n"
-        "  ret double %%r\n"
-        "}\n",
-        i, 1.0 + i / 7.0, 3.0 + i / 7.0, i, i);
-  at += (size_t)snprintf(text + at, cap - at,
-                         "define double @sum(double %%x) {\n  %%s0 = fadd double 0.0, 0.0\n");
-  for (int i = 0; i < n; i++)
-    at += (size_t)snprintf(text + at, cap - at,
-                           "  %%t%d = call double @df%d(double %%x)\n"
-                           "  %%s%d = fadd double %%s%d, %%t%d\n",
-                           i, i, i + 1, i, i);
-  snprintf(text + at, cap - at, "  ret double %%s%d\n}\n", n);
-  return text;
+static tanjit_session *open_session(tanjit_compile_mode mode, const char *cache) {
+  return open_jobs(mode, cache, 1);
 }
 
 static const double points[] = {0.25, 0.5, 1.0, 1.75, 3.0};
@@ -97,9 +32,9 @@ static void values_with_jobs(const char *text, unsigned jobs, const char *cache,
                              double *out, tanjit_stats *st) {
   static const char *const names[] = {"sum", "df0", "df57", "f30"};
   tanjit_session *s = open_jobs(TANJIT_COMPILE_EAGER, cache, jobs);
-  load(s, text);
+  fixture_load(s, text);
   for (int k = 0; k < 4; k++) {
-    fn1 f = lookup(s, names[k]);
+    fn1 f = fixture_lookup(s, names[k]);
     for (size_t i = 0; i < N_POINTS; i++)
       out[k * N_POINTS + i] = f(points[i]);
   }
@@ -109,7 +44,7 @@ static void values_with_jobs(const char *text, unsigned jobs, const char *cache,
 }
 
 START_TEST(partitions_give_the_same_bits) {
-  char *gen = generated_module(60); /* 121 functions and 60 derivatives */
+  char *gen = fixture_generated_module(60); /* 121 functions and 60 derivatives */
   double one[4 * N_POINTS], two[4 * N_POINTS], four[4 * N_POINTS];
   values_with_jobs(gen, 1, NULL, one, NULL);
   values_with_jobs(gen, 2, NULL, two, NULL);
@@ -147,7 +82,7 @@ static int entry_holds_parts(const char *dir) {
 START_TEST(partitions_are_cached_together) {
   char dir[] = "/tmp/tanjit-parallel-cache-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  char *gen = generated_module(60);
+  char *gen = fixture_generated_module(60);
   double cold[4 * N_POINTS], warm[4 * N_POINTS], warm1[4 * N_POINTS];
   char cmd[128];
   tanjit_stats st;
@@ -162,11 +97,24 @@ START_TEST(partitions_are_cached_together) {
   ck_assert(st.codegen_seconds == 0);
   values_with_jobs(gen, 1, dir, warm1, &st);
   ck_assert_int_eq(st.cache_hits, 1);
-  /* compiled whole, one object: (another directory) */
+  /* --jobs 1 compiles the same partitions, one after the other: its own
+   * entry (another directory) lists them too; a small module's is one
+   * object */
   char whole[] = "/tmp/tanjit-parallel-whole-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(whole));
   double one[4 * N_POINTS];
   values_with_jobs(gen, 1, whole, one, &st);
+  ck_assert_int_eq(entry_holds_parts(whole), 1);
+  char *small = fixture_generated_module(8);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'/*", whole);
+  ck_assert_int_eq(system(cmd), 0);
+  static const char *const small_names[] = {"sum", "df0", "df7", "f3"};
+  tanjit_session *s = open_jobs(TANJIT_COMPILE_EAGER, whole, 2);
+  fixture_load(s, small);
+  for (int k = 0; k < 4; k++)
+    ck_assert(isfinite(fixture_lookup(s, small_names[k])(0.5)));
+  tanjit_session_free(s);
+  free(small);
   ck_assert_int_eq(entry_holds_parts(whole), 0);
   ck_assert_mem_eq(one, cold, sizeof one);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", whole);
@@ -180,12 +128,99 @@ START_TEST(partitions_are_cached_together) {
 END_TEST
 
 START_TEST(default_jobs_is_accepted) {
-  char *gen = generated_module(60);
+  char *gen = fixture_generated_module(60);
   double def[4 * N_POINTS], one[4 * N_POINTS];
   values_with_jobs(gen, 0, NULL, def, NULL); /* the number of cores */
   values_with_jobs(gen, 1, NULL, one, NULL);
   ck_assert_mem_eq(def, one, sizeof one);
   free(gen);
+}
+END_TEST
+
+/* The fast-math module's functions at each point, in one session. */
+#define FAST_NAMES 5
+static void fast_values(const char *text, int n, fixture_options o, double *out,
+                        tanjit_stats *st) {
+  char last[16];
+  snprintf(last, sizeof last, "df%d", n - 1);
+  const char *const names[FAST_NAMES] = {"sum", "at_constants", "df0", last, "f3"};
+  tanjit_session *s = fixture_session(o);
+  fixture_load(s, text);
+  for (int k = 0; k < FAST_NAMES; k++) {
+    fn1 f = fixture_lookup(s, names[k]);
+    for (size_t i = 0; i < N_POINTS; i++)
+      out[k * N_POINTS + i] = f(points[i]);
+  }
+  if (st)
+    tanjit_session_stats(s, st);
+  tanjit_session_free(s);
+}
+
+static void assert_same_bits(const double *want, const double *got, const char *mode) {
+  for (size_t i = 0; i < FAST_NAMES * N_POINTS; i++)
+    ck_assert_msg(memcmp(&want[i], &got[i], sizeof *got) == 0,
+                  "%s: value %zu (point %g): %.17g, eager --jobs 1 %.17g", mode,
+                  i / N_POINTS, points[i % N_POINTS], got[i], want[i]);
+}
+
+/*
+ * Under the default fast derivative arithmetic (reassoc nsz contract),
+ * code where regrouping across inlined calls would change the rounding
+ * (fast-math derivatives of shared helpers called from fast-math
+ * derivatives, derivatives at constant points, a constant table): eager
+ * --jobs 1, --jobs 2 and --jobs 3, lazily compiled, stored in and added
+ * from the object cache, all give the same bits; in partitions (a large
+ * module, on the threads asked for) and whole (a small one).
+ */
+START_TEST(fast_math_gives_the_same_bits_in_every_mode) {
+  char dir[] = "/tmp/tanjit-parallel-fast-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const tanjit_derivative_fp fast = TANJIT_DERIVATIVE_FP_FAST;
+  const tanjit_compile_mode eager = TANJIT_COMPILE_EAGER, lazy = TANJIT_COMPILE_LAZY;
+  static const int sizes[] = {80, 12}; /* 164 functions: partitions; 28: whole */
+  for (int z = 0; z < 2; z++) {
+    int n = sizes[z];
+    char *text = fixture_fast_math_module(n);
+    double want[FAST_NAMES * N_POINTS], got[FAST_NAMES * N_POINTS];
+    tanjit_stats st;
+    fast_values(text, n, (fixture_options){eager, NULL, 1, fast}, want, &st);
+    ck_assert_int_eq(st.partition_threads, n >= 64 ? 1 : 0);
+    if (n >= 64)
+      ck_assert_uint_ge(st.partitions, 2);
+    fast_values(text, n, (fixture_options){eager, NULL, 2, fast}, got, &st);
+    assert_same_bits(want, got, "eager --jobs 2");
+    /* the partitions were compiled on two threads */
+    ck_assert_int_eq(st.partition_threads, n >= 64 ? 2 : 0);
+    fast_values(text, n, (fixture_options){eager, NULL, 3, fast}, got, NULL);
+    assert_same_bits(want, got, "eager --jobs 3");
+    fast_values(text, n, (fixture_options){lazy, NULL, 1, fast}, got, &st);
+    assert_same_bits(want, got, "lazy");
+    ck_assert_int_eq(st.partitions, 0);
+    fast_values(text, n, (fixture_options){lazy, NULL, 2, fast}, got, NULL);
+    assert_same_bits(want, got, "lazy --jobs 2");
+    fast_values(text, n, (fixture_options){eager, dir, 2, fast}, got, &st);
+    assert_same_bits(want, got, "cold cache --jobs 2");
+    ck_assert_int_eq(st.cache_misses, 1);
+    fast_values(text, n, (fixture_options){eager, dir, 1, fast}, got, &st);
+    assert_same_bits(want, got, "warm cache --jobs 1");
+    ck_assert_int_eq(st.cache_hits, 1);
+    /* and the numbers are the derivatives: f_i = g_i (c_i sq + k_i tail) */
+    double a = 0x1.999999999999ap-4, b = 0x1.3333333333333p-2, m = 0x1.1c71c71c71c72p+0;
+    for (int k = 2; k <= 3; k++) {
+      int i = k == 2 ? 0 : n - 1;
+      double c = 1.0 + i / 7.0, ki = 0.1 + i / 3.0, g = 0.3 + i / 11.0;
+      for (size_t j = 0; j < N_POINTS; j++) {
+        double x = points[j];
+        double d = g * (c * 2 * a * b * x + ki * (exp(sin(x)) * cos(x) * m + 1));
+        ck_assert_msg(fabs(want[k * N_POINTS + j] - d) <= 1e-12 * fabs(d),
+                      "df%d(%g) = %.17g, want %.17g", i, x, want[k * N_POINTS + j], d);
+      }
+    }
+    free(text);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -204,17 +239,17 @@ static void *call_sum(void *p) {
 /* Two threads making the first calls into the same lazily compiled
  * functions at once (run under TSan by scripts/test.sh --all). */
 START_TEST(first_calls_from_two_threads) {
-  char *gen = generated_module(24);
+  char *gen = fixture_generated_module(24);
   double want;
   {
     tanjit_session *s = open_session(TANJIT_COMPILE_EAGER, NULL);
-    load(s, gen);
-    want = lookup(s, "sum")(0.75);
+    fixture_load(s, gen);
+    want = fixture_lookup(s, "sum")(0.75);
     tanjit_session_free(s);
   }
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, NULL);
-  load(s, gen);
-  fn1 sum = lookup(s, "sum"); /* sum's body only: every df<i> is a stub */
+  fixture_load(s, gen);
+  fn1 sum = fixture_lookup(s, "sum"); /* sum's body only: every df<i> is a stub */
   race r[2] = {{s, sum, 0}, {s, sum, 0}};
   pthread_t t[2];
   for (int i = 0; i < 2; i++)
@@ -234,6 +269,7 @@ int main(void) {
   TCase *tc = tcase_create("parallel");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, partitions_give_the_same_bits);
+  tcase_add_test(tc, fast_math_gives_the_same_bits_in_every_mode);
   tcase_add_test(tc, partitions_are_cached_together);
   tcase_add_test(tc, default_jobs_is_accepted);
   tcase_add_test(tc, first_calls_from_two_threads);
