@@ -162,7 +162,7 @@ static int induction(LLVMValueRef phi, LLVMBasicBlockRef pre,
     if (!LLVMGetNSW(next) && !LLVMGetNUW(next) && (w < 64 || w - tz < 48))
       return 0;
     iv->delta = op == LLVMAdd ? c
-                              : LLVMConstInt(t, (unsigned long long)-s, 1);
+                              : LLVMConstInt(t, -(unsigned long long)s, 1);
     return 1;
   }
   if (op == LLVMGetElementPtr && LLVMGetOperand(next, 0) == phi &&
@@ -648,7 +648,7 @@ static void step_back(ad_rev_fn *r, rev_loop *L) {
     if (iv->gep_type) {
       LLVMValueRef neg = LLVMConstInt(
           LLVMTypeOf(iv->delta),
-          (unsigned long long)-LLVMConstIntGetSExtValue(iv->delta), 1);
+          -(unsigned long long)LLVMConstIntGetSExtValue(iv->delta), 1);
       back = LLVMBuildGEP2(b, iv->gep_type, cur, &neg, 1, "iv.back");
     } else {
       back = LLVMBuildSub(b, cur, iv->delta, "iv.back");
