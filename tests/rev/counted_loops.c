@@ -3,7 +3,8 @@
  * fall back: trip counts decided by the data, triangular nests whose inner
  * start is the outer index, counting down and by strides, pointer
  * induction variables, early exits (out of one loop and out of two, to an
- * exit block several edges reach), a return from inside a loop, and values
+ * exit block several edges reach), a return from inside a loop, cycles
+ * that are no natural loop or have two latches and a switch out, and values
  * computed before a loop that its reverse must read back once per run. */
 #include "rev_check.h"
 
@@ -19,6 +20,22 @@ static double until_bound(double *x, int n) {
     i++;
   }
   return t;
+}
+
+/* a constant trip count longer than the data: nothing recorded at all */
+static double constant_trip(double *x, int n) {
+  double s = 0;
+  for (int r = 0; r < 40; r++)
+    s += x[r % n] * x[(3 * r + 1) % n] * (1 + 0.01 * r);
+  return s;
+}
+
+/* the trip count a parameter: `int n` widened for a 64-bit index */
+static double param_trip(double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += x[i] * x[i] * x[n - 1 - i];
+  return s;
 }
 
 /* triangular nest, inner start from the outer index, outer counting down
@@ -96,7 +113,53 @@ static double table_counts(double *x, int n) {
   return s;
 }
 
+/* a cycle entered in its middle (irreducible: no natural loop) */
+static double irreducible(double *x, int n) {
+  double s = 0.25;
+  int i = 0;
+  if (x[0] > 0)
+    goto mid;
+top:
+  s += x[i] * x[i];
+mid:
+  s += 0.5 * x[i] * s;
+  i++;
+  if (i < n)
+    goto top;
+  return s;
+}
+
+/* two back edges to one header, and a switch leaving the loop */
+static double two_latches_switch(double *x, int n) {
+  double s = 0;
+  int i = 0;
+top:
+  if (i >= n)
+    return s;
+  s += x[i] * x[(i + 2) % n];
+  i++;
+  if (x[i % n] > 0.6)
+    goto top;
+  switch ((3 * i + (x[i % n] > 0.25)) % 5) {
+  case 1:
+    goto a;
+  case 4:
+    goto b;
+  default:
+    s *= 1.1;
+    goto top;
+  }
+a:
+  return s * x[1];
+b:
+  return s - x[2] * s;
+}
+
 RC_ARRAY_RUN(run_until_bound, until_bound, N)
+RC_ARRAY_RUN(run_constant_trip, constant_trip, N)
+RC_ARRAY_RUN(run_param_trip, param_trip, N)
+RC_ARRAY_RUN(run_irreducible, irreducible, N)
+RC_ARRAY_RUN(run_two_latches_switch, two_latches_switch, N)
 RC_ARRAY_RUN(run_triangle_down, triangle_down, N)
 RC_ARRAY_RUN(run_pointer_stride, pointer_stride, N)
 RC_ARRAY_RUN(run_break_out, break_out, N)
@@ -123,6 +186,8 @@ int main(void) {
   } while (0)
   CHECK(until_bound, a);
   CHECK(until_bound, b);
+  CHECK(constant_trip, a);
+  CHECK(param_trip, b);
   CHECK(triangle_down, a);
   CHECK(pointer_stride, b);
   CHECK(break_out, a);
@@ -133,5 +198,10 @@ int main(void) {
   CHECK(return_inside, b);
   CHECK(table_counts, a);
   CHECK(table_counts, b);
+  CHECK(irreducible, a);
+  CHECK(irreducible, b);
+  CHECK(two_latches_switch, a);
+  CHECK(two_latches_switch, b);
+  CHECK(two_latches_switch, c);
   return rc_result();
 }

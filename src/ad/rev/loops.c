@@ -20,8 +20,8 @@
  *    when the loop is left, and read from a slot.
  * What the reverse needs at its entry into a loop goes in the exit record:
  * the final values of the induction variables (none for the counter when
- * the latch leaves on `icmp eq/ne next, N` with N a constant or parameter:
- * the final value is N minus the step), the loop-invariant values asked
+ * the latch leaves on `icmp eq/ne next, N` with N a constant or parameter,
+ * or one widened or narrowed: the final value is N minus the step), the loop-invariant values asked
  * for, and the id of the exiting block when the exit block's reverse asks
  * which predecessor ran.  The aug pushes it on the exit edge (a block of
  * its own on that edge), the reverse pops it on the reverse edge, before
@@ -623,13 +623,22 @@ static LLVMValueRef final_from_exit(ad_rev_fn *r, rev_loop *L, rev_iv *iv,
   }
   if (a != iv->next)
     return NULL;
+  /* N, or N widened or narrowed (an `int n` bound of a 64-bit index) */
+  LLVMOpcode cast = LLVMIsACastInst(n) ? LLVMGetInstructionOpcode(n) : 0;
+  LLVMValueRef base = n;
+  if (cast == LLVMZExt || cast == LLVMSExt || cast == LLVMTrunc)
+    base = LLVMGetOperand(n, 0);
+  else if (cast)
+    return NULL;
   LLVMValueRef nv = NULL;
-  if (LLVMIsAConstantInt(n))
-    nv = n;
-  else if (LLVMIsAArgument(n))
-    nv = ad_map_get(&r->rparam, n);
+  if (LLVMIsAConstantInt(base))
+    nv = base;
+  else if (LLVMIsAArgument(base))
+    nv = ad_map_get(&r->rparam, base);
   if (!nv)
     return NULL;
+  if (base != n)
+    nv = LLVMBuildCast(b, cast, nv, LLVMTypeOf(n), "trip");
   return LLVMBuildSub(b, nv, iv->delta, "iv.final");
 }
 
