@@ -1,9 +1,10 @@
-; What the reverse tape stores (src/ad/rev/tape.c): in sumsq the loop
-; records only the index (the address and its shadow are recomputed from
-; it, the element reloaded: sumsq writes no memory) and its id (the loop
-; header has two predecessors); the entry records its id alone, the exit
-; nothing (the reverse starts there, its only predecessor is known).  In
-; square_in_place, which stores into x, the element read is stored too.
+; What the reverse tape stores (src/ad/rev/tape.c, loops.c): sumsq writes
+; no memory, so its element is reloaded and the address and its shadow are
+; recomputed from the index, which the reverse steps back in a slot of its
+; own (a counted loop, rev/loops.c): the aug records nothing at all, not
+; even block ids (the header's reverse tells the first iteration by the
+; index).  In square_in_place, which stores into x, the element read is
+; the one value recorded per iteration.
 ; EMIT: -O 0
 
 define double @sumsq(ptr %x, i64 %n) {
@@ -51,16 +52,19 @@ define void @grad(ptr %x, ptr %dx, i64 %n) {
 
 ; CHECK-LABEL: define internal double @augmented_square_in_place(
 ; CHECK: loop:
-; CHECK: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 24)
+; CHECK: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 8)
+; CHECK-NOT: tanjit.tape.reserve
+; CHECK: ret double
 ; CHECK-LABEL: define internal void @diffesquare_in_place(
+; CHECK-NOT: reloaded
+; CHECK: %recomputed.shadow = getelementptr double, ptr %"x'", i64 %loop.value
+; CHECK: %taped = load double
 ; CHECK-NOT: reloaded
 ; CHECK: ret void
 ; CHECK-LABEL: define internal double @augmented_sumsq(
-; CHECK: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 8)
-; CHECK: loop:
-; CHECK: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 16)
 ; CHECK-NOT: tanjit.tape.reserve
 ; CHECK: ret double
 ; CHECK-LABEL: define internal void @diffesumsq(
+; CHECK-NOT: taped
 ; CHECK-DAG: %reloaded = load double, ptr %recomputed
-; CHECK-DAG: %recomputed.shadow = getelementptr double, ptr %"x'", i64 %taped
+; CHECK-DAG: %recomputed.shadow = getelementptr double, ptr %"x'", i64 %loop.value

@@ -477,6 +477,8 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
     LLVMBuildBr(r->rb, r->dispatch);
     return 0;
   }
+  if (ad_rev_loops_is_managed_header(r, index))
+    return ad_rev_loops_route_header(r, index, phis, ds, n);
   LLVMValueRef sw = NULL;
   LLVMBasicBlockRef unreachable = NULL;
   if (np == 2 && r->route_cond[index]) {
@@ -489,7 +491,7 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
       LLVMPositionBuilderAtEnd(r->rb, edge[k]);
       for (unsigned j = 0; j < n; j++)
         ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[pi]), ds[j], phis[j]);
-      LLVMBuildBr(r->rb, r->heads[pi]);
+      LLVMBuildBr(r->rb, ad_rev_loops_to_pred(r, index, pi));
     }
     LLVMPositionBuilderAtEnd(r->rb, from);
     LLVMBuildCondBr(r->rb, c, edge[0], edge[1]);
@@ -513,7 +515,7 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
     }
     for (unsigned k = 0; k < n; k++)
       ad_rev_accumulate(r, incoming_from(phis[k], pred), ds[k], phis[k]);
-    LLVMBuildBr(r->rb, r->heads[pi]);
+    LLVMBuildBr(r->rb, ad_rev_loops_to_pred(r, index, pi));
   }
   if (unreachable) {
     LLVMPositionBuilderAtEnd(r->rb, unreachable);
@@ -594,6 +596,20 @@ static int branches_to(ad_rev_fn *r, size_t d, size_t a, size_t b) {
   return (t == r->rpo[a] && f == r->rpo[b]) || (t == r->rpo[b] && f == r->rpo[a]);
 }
 
+/* The successor other than s of block index d when d ends in a two-way
+ * branch to s and it, else nblocks. */
+static size_t other_successor(ad_rev_fn *r, size_t d, size_t s) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[d]);
+  if (!LLVMIsABranchInst(term) || !LLVMIsConditional(term))
+    return r->nblocks;
+  LLVMBasicBlockRef a = LLVMGetSuccessor(term, 0), b = LLVMGetSuccessor(term, 1);
+  LLVMBasicBlockRef other = a == r->rpo[s] ? b : b == r->rpo[s] ? a : NULL;
+  if (!other || other == r->rpo[s])
+    return r->nblocks;
+  uintptr_t i = (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(other));
+  return i ? (size_t)i - 1 : r->nblocks;
+}
+
 static int only_pred_is(ad_rev_fn *r, size_t o, size_t d) {
   return npreds(r, o) == 1 && r->pred_list[r->pred_start[o]] == d;
 }
@@ -601,14 +617,17 @@ static int only_pred_is(ad_rev_fn *r, size_t o, size_t d) {
 /*
  * A join whose predecessor is decided by one branch, so its reverse reads
  * that branch's condition instead of an id its predecessors record:
- *  - a triangle: preds {D, O}, O's only predecessor D, D branching to the
- *    join and to O;
+ *  - a triangle: preds {D, O}, D branching to the join and to S, whose
+ *    only predecessor is D and which is O or dominates O (n-body's outer
+ *    latch: reached from the inner loop's exit or straight from the
+ *    header that skipped it);
  *  - a diamond: preds {A, B}, both with only predecessor D, D branching to
  *    them.
  * D dominates the join and is not the join itself, so the condition's
  * value at the join's terminator (where its record is pushed) is the one
  * of D's last run, and from there the path reached the join through the
- * predecessor that condition chose (O and A, B are reached only from D).
+ * predecessor that condition chose (O, A and B are reached only through
+ * D's edges to S, A and B).
  * Sets route_cond / route_pred for block index s; 1 when it applies.
  */
 static int route_by_branch(ad_rev_fn *r, size_t s) {
@@ -617,8 +636,9 @@ static int route_by_branch(ad_rev_fn *r, size_t s) {
   size_t x = r->pred_list[r->pred_start[s]], y = r->pred_list[r->pred_start[s] + 1];
   size_t d = r->nblocks, on_true = 0, on_false = 0;
   for (int k = 0; k < 2 && d == r->nblocks; k++) {
-    size_t dd = k ? y : x, o = k ? x : y;
-    if (dd != s && o != s && only_pred_is(r, o, dd) && branches_to(r, dd, s, o))
+    size_t dd = k ? y : x, o = k ? x : y, side = other_successor(r, dd, s);
+    if (dd != s && o != s && side < r->nblocks && only_pred_is(r, side, dd) &&
+        (side == o || ad_rev_loops_dominates(r, side, o)))
       d = dd;
   }
   if (d == r->nblocks && x != s && y != s && npreds(r, x) == 1 &&
@@ -633,6 +653,8 @@ static int route_by_branch(ad_rev_fn *r, size_t s) {
   /* the predecessor reached when the condition holds */
   if (t == r->rpo[s])
     on_true = d, on_false = d == x ? y : x;
+  else if (d == x || d == y)
+    on_true = d == x ? y : x, on_false = d;
   else if (t == r->rpo[x] || t == r->rpo[y])
     on_true = t == r->rpo[x] ? x : y, on_false = on_true == x ? y : x;
   else
@@ -703,9 +725,11 @@ static long plan_blocks(ad_rev_fn *r) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
     if (LLVMGetInstructionOpcode(term) == LLVMRet)
       nret++, ret = i;
-    if (r->pred_start[i + 1] - r->pred_start[i] > 1 && !route_by_branch(r, i))
+    if (r->pred_start[i + 1] - r->pred_start[i] > 1 &&
+        !ad_rev_loops_is_managed_header(r, i) && !route_by_branch(r, i))
       for (size_t j = r->pred_start[i]; j < r->pred_start[i + 1]; j++)
-        r->needs_id[r->pred_list[j]] = 1;
+        if (!ad_rev_loops_exit_carries_id(r, r->pred_list[j], i))
+          r->needs_id[r->pred_list[j]] = 1;
   }
   if (nret != 1)
     for (size_t i = 0; i < nb; i++)
@@ -779,6 +803,8 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
       continue; /* never finishes: nothing to reverse, nothing pushed */
     rc = reverse_block(r, r->rpo[i], i);
   }
+  if (rc == 0)
+    rc = ad_rev_loops_finish(r);
   if (rc == 0) {
     derivative_flags(r);
     ad_rev_sync_tape(r);

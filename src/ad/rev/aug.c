@@ -359,6 +359,8 @@ int ad_rev_build_aug(ad_rev_fn *r) {
                    LLVMBasicBlockAsValue(LLVMGetInsertBlock(fc->b))))
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   }
+  if (rc == 0)
+    rc = ad_rev_loops_split_aug(r);
   for (size_t i = 0; i < nphis && rc == 0; i++) {
     pending_phi *p = &phis[i];
     unsigned n = LLVMCountIncoming(p->primal);
@@ -368,6 +370,11 @@ int ad_rev_build_aug(ad_rev_fn *r) {
       if (!nb)
         continue;
       LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);
+      /* an exit edge of a counted loop has its own block (loops.c) */
+      LLVMBasicBlockRef edge = ad_rev_loops_aug_edge(
+          r, from, LLVMGetInstructionParent(p->primal));
+      if (edge)
+        nbb = edge;
       LLVMValueRef v = LLVMGetIncomingValue(p->primal, k);
       LLVMValueRef pv = ad_primal(fc, v);
       LLVMAddIncoming(p->clone, &pv, &nbb, 1);

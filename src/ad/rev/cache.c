@@ -344,10 +344,13 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (rc == 0)
     rc = ad_activity_analyze(fc);
   if (rc == 0)
+    rc = ad_rev_plan_loops(&r);
+  if (rc == 0)
     rc = ad_rev_build_aug(&r);
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
   ad_rev_free_plans(&r);
+  ad_rev_loops_free(&r);
   ad_rev_custom_free(&r);
   ad_rev_cuda_free_plans(&r);
   ad_map_free(&r.recorded);

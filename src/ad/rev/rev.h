@@ -237,7 +237,39 @@ typedef struct ad_rev_fn {
    * (ad_rev_record); zero-initialized maps are empty */
   ad_map recorded;
   ad_map cuda_plans; /* primal call -> rev/cuda.c's plan */
+  struct ad_rev_loops *loops; /* counted loops (loops.c) */
 } ad_rev_fn;
+
+/* ---- loops.c: counted loops, their slots and exit records ---- */
+/* Finds the loops of r->rpo and which are managed; before the aug. */
+int ad_rev_plan_loops(ad_rev_fn *r);
+void ad_rev_loops_free(ad_rev_fn *r);
+/* After the aug's blocks are cloned: a block on each exit edge. */
+int ad_rev_loops_split_aug(ad_rev_fn *r);
+/* The aug block on the exit edge from -> to, or NULL (primal blocks). */
+LLVMBasicBlockRef ad_rev_loops_aug_edge(ad_rev_fn *r, LLVMBasicBlockRef from,
+                                        LLVMBasicBlockRef to);
+/* Where the reverse of block s goes to reach predecessor pi's reverse (rpo
+ * indices): its head, or the block popping the exit record on the way. */
+LLVMBasicBlockRef ad_rev_loops_to_pred(ad_rev_fn *r, size_t s, size_t pi);
+/* 1 when the exit record of edge from -> to carries from's id (then from
+ * need not record it for to's reverse). */
+int ad_rev_loops_exit_carries_id(ad_rev_fn *r, size_t from, size_t to);
+int ad_rev_loops_is_managed_header(ad_rev_fn *r, size_t index);
+/* Whether block a dominates block b (rpo indices). */
+int ad_rev_loops_dominates(ad_rev_fn *r, size_t a, size_t b);
+/* The reverse's slot holding v (an induction variable of a managed loop
+ * containing the block being reversed; or a value defined before such a
+ * loop, recorded at its exits), or NULL. */
+LLVMValueRef ad_rev_loops_iv_slot(ad_rev_fn *r, LLVMValueRef v, int shadow);
+LLVMValueRef ad_rev_loops_invariant_slot(ad_rev_fn *r, LLVMValueRef v,
+                                         int shadow);
+/* The reverse of managed header `index`: routes its PHIs' adjoints (n of
+ * them, ds their adjoints) to the edge the forward pass took. */
+int ad_rev_loops_route_header(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
+                              LLVMValueRef *ds, unsigned n);
+/* Once every block is reversed: the exit records and the steps back. */
+int ad_rev_loops_finish(ad_rev_fn *r);
 
 /* ---- tape.c ---- */
 LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc);
@@ -264,6 +296,12 @@ LLVMValueRef ad_rev_peek_id(ad_rev_fn *r, LLVMBuilderRef b);
 /* Once both bodies are built: their header copies synchronized with the
  * caller's (at the entry, around calls taking the tape, at returns). */
 void ad_rev_sync_tape(ad_rev_fn *r);
+/* A record of n values pushed at aug builder ab (aug values vals) and
+ * popped at rev builder rb into the reverse's slots; with id >= 0 the id
+ * on top.  0 or -1. */
+int ad_rev_edge_record(ad_rev_fn *r, LLVMBuilderRef ab, LLVMBuilderRef rb,
+                       LLVMValueRef *vals, LLVMValueRef *slots, size_t n,
+                       long long id);
 /* Decides r->reload before the reverse is built. */
 void ad_rev_plan_reloads(ad_rev_fn *r);
 /* malloc-family helpers declared in the module. */

@@ -459,22 +459,54 @@ static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
  * the same bits.
  */
 #define FLOAT_DEPTH 2
+/* In a body that writes no memory (r->reload) every load is reloaded, so
+ * whole chains of float arithmetic over them (n-body's
+ * sqrt(dx*dx + dy*dy + dz*dz), fused multiply-adds included) are rebuilt
+ * and the aug's loops need record nothing: LLVM then deletes them, as
+ * Enzyme, which recomputes them too, never runs them. */
+#define FLOAT_DEPTH_RELOAD 6
+#define REBUILD_BUDGET 64
 
-static int float_arith(LLVMOpcode op) {
-  return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul || op == LLVMFNeg;
+/* Calls without side effects whose result only their operands decide. */
+static int pure_float_call(LLVMValueRef v) {
+  if (!LLVMIsACallInst(v))
+    return 0;
+  LLVMValueRef fn = ad_called_function(v);
+  if (!fn)
+    return 0;
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  static const char *const prefixes[] = {"llvm.fmuladd.", "llvm.fma.",
+                                         "llvm.sqrt.", "llvm.fabs."};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  /* libm's sqrt sets errno only where the primal already did */
+  return strcmp(name, "sqrt") == 0 || strcmp(name, "sqrtf") == 0;
 }
 
-static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth) {
+static int float_arith(LLVMValueRef v) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul ||
+         op == LLVMFNeg || op == LLVMFDiv || pure_float_call(v);
+}
+
+static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
+                           int *budget) {
   if (!LLVMIsAInstruction(v))
     return LLVMIsAArgument(v) || LLVMIsAConstant(v);
   if (find_item(r, v, 0))
     return 1;
   if (reloadable(r, v))
     return 1;
-  if (depth >= FLOAT_DEPTH || !float_arith(LLVMGetInstructionOpcode(v)))
+  if (--*budget < 0 ||
+      depth >= (r->reload ? FLOAT_DEPTH_RELOAD : FLOAT_DEPTH) ||
+      !float_arith(v))
     return 0;
-  for (int k = 0; k < LLVMGetNumOperands(v); k++)
-    if (!free_to_rebuild(r, LLVMGetOperand(v, (unsigned)k), depth + 1))
+  /* a call's last operand is its callee */
+  int n = LLVMGetNumOperands(v) - (LLVMIsACallInst(v) ? 1 : 0);
+  for (int k = 0; k < n; k++)
+    if (!free_to_rebuild(r, LLVMGetOperand(v, (unsigned)k), depth + 1, budget))
       return 0;
   return 1;
 }
@@ -483,7 +515,10 @@ static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth) {
 static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
                               int depth) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  if (!shadow && depth < RECOMPUTE_DEPTH && reloadable(r, v)) {
+  /* a rebuilt float chain reaches its reloads' addresses deeper down */
+  int max_depth = r->reload ? RECOMPUTE_DEPTH + FLOAT_DEPTH_RELOAD
+                            : RECOMPUTE_DEPTH;
+  if (!shadow && depth < max_depth && reloadable(r, v)) {
     LLVMValueRef p = value_of(r, LLVMGetOperand(v, 0), 0, depth + 1);
     if (r->mc->diag.failed)
       return NULL;
@@ -499,9 +534,10 @@ static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
     }
     return c;
   }
-  int rebuild_float = !shadow && depth < RECOMPUTE_DEPTH && float_arith(op) &&
-                      free_to_rebuild(r, v, 0);
-  if (!rebuild_float && (depth >= RECOMPUTE_DEPTH || !recomputable_opcode(op)))
+  int budget = REBUILD_BUDGET;
+  int rebuild_float = !shadow && depth < max_depth && float_arith(v) &&
+                      free_to_rebuild(r, v, 0, &budget);
+  if (!rebuild_float && (depth >= max_depth || !recomputable_opcode(op)))
     return NULL;
   int has_float = 0, has_other = 0;
   ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
@@ -543,6 +579,22 @@ static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
   return c;
 }
 
+/* v read from a slot of a counted loop (loops.c), in the head. */
+static LLVMValueRef from_slot(ad_rev_fn *r, LLVMValueRef v, int shadow,
+                              LLVMValueRef slot) {
+  LLVMBuilderRef hb = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMPositionBuilderBefore(hb, r->head_term);
+  LLVMValueRef l = LLVMBuildLoad2(hb, LLVMGetAllocatedType(slot), slot,
+                                  "loop.value");
+  LLVMDisposeBuilder(hb);
+  ad_rev_item *it = new_item(r, v, shadow);
+  if (it) {
+    it->recomputed = 1;
+    it->loaded = l;
+  }
+  return l;
+}
+
 static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
                              int depth) {
   if (LLVMIsAArgument(v)) {
@@ -559,8 +611,17 @@ static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
   ad_rev_item *it = find_item(r, v, shadow);
   if (it)
     return it->loaded;
+  LLVMValueRef slot = ad_rev_loops_iv_slot(r, v, shadow);
+  if (slot)
+    return from_slot(r, v, shadow, slot);
   LLVMValueRef c = recompute(r, v, shadow, depth);
-  return c ? c : taped(r, v, shadow);
+  if (c)
+    return c;
+  if (r->mc->diag.failed)
+    return LLVMGetUndef(LLVMTypeOf(v));
+  if ((slot = ad_rev_loops_invariant_slot(r, v, shadow)))
+    return from_slot(r, v, shadow, slot);
+  return taped(r, v, shadow);
 }
 
 LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v) {
@@ -711,4 +772,55 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
     LLVMSetAlignment(st, 8);
   }
   return mc->diag.failed ? -1 : 0;
+}
+
+int ad_rev_edge_record(ad_rev_fn *r, LLVMBuilderRef ab, LLVMBuilderRef rb,
+                       LLVMValueRef *vals, LLVMValueRef *slots, size_t n,
+                       long long id) {
+  ad_module_ctx *mc = r->mc;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  unsigned long long total = id >= 0 ? 8 : 0;
+  unsigned long long *off = tj_malloc((n ? n : 1) * sizeof *off);
+  if (!off)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    total += slot_size(mc, LLVMTypeOf(vals[i]));
+    off[i] = total;
+  }
+  if (total == 0) {
+    free(off);
+    return 0;
+  }
+  /* aug: push */
+  LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
+  LLVMValueRef rf = reserve_fn(mc);
+  LLVMValueRef base =
+      LLVMBuildCall2(ab, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
+  LLVMValueRef k = LLVMConstInt(i64, total, 0);
+  LLVMValueRef top =
+      LLVMBuildGEP2(ab, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
+  for (size_t i = 0; i < n; i++) {
+    LLVMValueRef st = LLVMBuildStore(ab, vals[i], below(mc, ab, top, off[i]));
+    LLVMSetAlignment(st, 8);
+  }
+  if (id >= 0) {
+    LLVMValueRef st = LLVMBuildStore(
+        ab, LLVMConstInt(i64, (unsigned long long)id, 0), below(mc, ab, top, 8));
+    LLVMSetAlignment(st, 8);
+  }
+  /* rev: pop into the slots */
+  LLVMValueRef rtop = tape_top(r, rb);
+  for (size_t i = 0; i < n; i++) {
+    LLVMValueRef l = LLVMBuildLoad2(rb, LLVMTypeOf(vals[i]),
+                                    below(mc, rb, rtop, off[i]), "loop.entry");
+    LLVMSetAlignment(l, 8);
+    LLVMBuildStore(rb, l, slots[i]);
+  }
+  LLVMValueRef psize = LLVMBuildStructGEP2(rb, tt, local_tape(r, 1), 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(rb, i64, psize, "");
+  LLVMBuildStore(rb, LLVMBuildSub(rb, size, LLVMConstInt(i64, total, 0), ""),
+                 psize);
+  free(off);
+  return 0;
 }
