@@ -62,6 +62,10 @@ typedef struct activity_state {
   LLVMValueRef *todo;
   size_t ntodo, captodo;
   ad_map demanded;
+  /* integer arithmetic on an active float's bits (the fast inverse square
+   * root's `0x5f3759df - (i >> 1)`), and what is computed from it: active,
+   * so that whether its value reaches a float is known after pruning */
+  ad_map bits_math;
 } activity_state;
 
 /* TANJIT_AD_NO_ACTIVITY: 1 when set to anything but "" or "0".  Read once
@@ -430,6 +434,52 @@ static int moves_bytes_only(LLVMValueRef v) {
   return 1;
 }
 
+/* Opcodes that compute new bits from their operands' (not and/or/xor:
+ * with a float's bits those are sign masks, rewritten as fabs/fneg/
+ * copysign before the analyses (prep/signbits.c), or type conflicts). */
+static int computes_bits(LLVMOpcode op) {
+  switch (op) {
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMUDiv:
+  case LLVMSDiv:
+  case LLVMURem:
+  case LLVMSRem:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/*
+ * Whether `inst` does integer arithmetic on the bits of an active float:
+ * an active operand that type analysis says holds float bits (or whose
+ * bytes are used both ways), or that is itself such arithmetic.  Moving
+ * whole bytes (complex<float>'s halves out of an i64) is not arithmetic.
+ */
+static int computes_on_float_bits(activity_state *st, LLVMValueRef inst) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  if (!st->types || !computes_bits(op) || ad_types_moves_bytes(inst))
+    return 0;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef a = LLVMGetOperand(inst, k);
+    if (!ad_is_active(st->fc, a))
+      continue;
+    if (ad_map_get(&st->bits_math, a))
+      return 1;
+    if (!is_integer_valued(LLVMTypeOf(a)))
+      continue;
+    ad_tkind kind = ad_types_kind(st->types, a, -1, NULL);
+    if (kind == AD_T_FLOAT || kind == AD_T_CONFLICT)
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether every store of load `v` writes into memory with a shadow. */
 static int stores_into_shadowed_memory(ad_fn_ctx *fc, LLVMValueRef v) {
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
@@ -522,8 +572,18 @@ static void visit(activity_state *st, LLVMValueRef inst) {
     break;
   default:
     /* arithmetic, casts, freeze: active with any active operand */
-    if (any_operand_active(fc, inst, 0, nops))
+    if (!any_operand_active(fc, inst, 0, nops))
+      break;
+    if (computes_on_float_bits(st, inst)) {
+      /* active whatever its type, so that a float made from it is active
+       * and the arithmetic is refused (bits_math_error), not dropped */
+      if (!ad_map_get(&st->bits_math, inst) &&
+          ad_map_put(&st->bits_math, inst, (void *)1) != 0)
+        st->oom = 1;
+      mark_whatever_type(st, inst);
+    } else {
       mark(st, inst);
+    }
     break;
   }
 }
@@ -624,6 +684,38 @@ static int prune_unread_integers(activity_state *st, LLVMValueRef fn) {
   return rc;
 }
 
+/* The first integer arithmetic on an active float's bits whose result is
+ * still active after pruning (its value reaches a float, a store or a
+ * call), in block order; NULL when none is. */
+static LLVMValueRef first_bits_math(activity_state *st, LLVMValueRef fn) {
+  if (st->bits_math.count == 0)
+    return NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (ad_map_get(&st->bits_math, i) && ad_is_active(st->fc, i))
+        return i;
+  return NULL;
+}
+
+/* Enzyme refuses it too ("cannot handle unknown binary operator"): the
+ * bits computed are a float whose derivative through integer arithmetic
+ * is undefined; holding the integer part constant would be a silently
+ * wrong gradient. */
+static int bits_math_error(ad_fn_ctx *fc, LLVMValueRef inst) {
+  char *text = ad_value_text(inst);
+  int rc = ad_fail_code(
+      fc->mc, TANJIT_ERR_UNSUPPORTED, inst,
+      "integer arithmetic on the bits of an active float has no "
+      "derivative: `%s` computes with a float reinterpreted as an integer, "
+      "and the result is used as a float again (write it with float "
+      "operations, or register a custom gradient for the function)",
+      text ? text + strspn(text, " ") : "?");
+  free(text);
+  return rc;
+}
+
 static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
   char *text = ad_value_text(v);
   int rc = ad_fail(fc->mc, LLVMIsAInstruction(v) ? v : fc->primal_fn,
@@ -637,11 +729,15 @@ static int conflict_error(ad_fn_ctx *fc, LLVMValueRef v) {
 }
 
 int ad_activity_analyze(ad_fn_ctx *fc) {
-  activity_state st = {fc, NULL, NULL, 0, 0, NULL, 0, 0, {0}};
+  activity_state st = {fc, NULL, NULL, 0, 0, NULL, 0, 0, {0}, {0}};
   ad_map_init(&st.demanded);
+  ad_map_init(&st.bits_math);
   LLVMValueRef fn = fc->primal_fn;
   if (!ad_activity_disabled()) {
-    st.types = ad_types_analyze(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+    /* a caller may have analyzed it with what it knows (rev/cache.c) */
+    st.types = fc->types ? fc->types
+                         : ad_types_analyze(fc->mc->engine, fc->mc->mod,
+                                            fc->mc->td, fn);
     if (!st.types)
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   } else {
@@ -672,13 +768,17 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
   free(st.todo);
   if (st.types && !st.oom)
     prune_unread_integers(&st, fn);
+  LLVMValueRef bits_math = st.oom ? NULL : first_bits_math(&st, fn);
+  ad_map_free(&st.bits_math);
   /* kept for the copy rule's layouts (copy_layout.c), freed with the context */
   if (!fc->types)
     fc->types = st.types;
-  else
+  else if (st.types != fc->types)
     ad_types_free(st.types);
   if (st.oom)
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (bits_math)
+    return bits_math_error(fc, bits_math);
   if (st.conflict)
     return conflict_error(fc, st.conflict);
   return 0;

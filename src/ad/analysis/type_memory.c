@@ -554,6 +554,19 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
     ta_mem_note(t, obj, off, size, ta_value_fact(t, v));
     return;
   }
+  if (v && LLVMGetTypeKind(ty) == LLVMVectorTypeKind &&
+      LLVMGetTypeKind(LLVMGetElementType(ty)) == LLVMIntegerTypeKind) {
+    /* lanes of integers (a vectorized copy moving float bits as <2 x
+     * i64>): the value's one fact joins every lane's bytes */
+    unsigned n = LLVMGetVectorSize(ty);
+    unsigned long long size = LLVMStoreSizeOfType(t->td, LLVMGetElementType(ty));
+    for (unsigned k = 0; k < n && k < 64; k++)
+      ta_note(t, v, ta_mem_get(t, obj, off + (long long)(k * size), size, 0));
+    for (unsigned k = 0; k < n && k < 64; k++)
+      ta_mem_note(t, obj, off + (long long)(k * size), size,
+                  ta_value_fact(t, v));
+    return;
+  }
   int budget = MAX_TYPE_ENTRIES;
   ta_record_type(t, obj, off, ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
 }

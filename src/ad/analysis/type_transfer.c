@@ -313,6 +313,10 @@ static int moves_whole_bytes(LLVMValueRef inst, LLVMOpcode op) {
   return 0;
 }
 
+int ad_types_moves_bytes(LLVMValueRef inst) {
+  return moves_whole_bytes(inst, LLVMGetInstructionOpcode(inst));
+}
+
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   int obj;
@@ -412,6 +416,24 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     ta_unify(t, inst, LLVMGetOperand(inst, 1));
     ta_unify(t, inst, LLVMGetOperand(inst, 2));
     break;
+  case LLVMShuffleVector:
+    /* lanes moved (a vectorized copy of float bits as <2 x i64>): one
+     * fact for every lane of integer vectors */
+    if (ta_is_int_type(LLVMTypeOf(inst))) {
+      ta_unify(t, inst, LLVMGetOperand(inst, 0));
+      ta_unify(t, inst, LLVMGetOperand(inst, 1));
+    }
+    break;
+  case LLVMExtractElement:
+    if (ta_is_int_type(LLVMTypeOf(inst)))
+      ta_unify(t, inst, LLVMGetOperand(inst, 0));
+    break;
+  case LLVMInsertElement:
+    if (ta_is_int_type(LLVMTypeOf(inst))) {
+      ta_unify(t, inst, LLVMGetOperand(inst, 0));
+      ta_unify(t, inst, LLVMGetOperand(inst, 1));
+    }
+    break;
   case LLVMPHI: {
     unsigned n = LLVMCountIncoming(inst);
     for (unsigned k = 0; k < n; k++)
@@ -450,6 +472,12 @@ void ad_types_free(ad_types *t) {
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
+  return ad_types_analyze_params(e, m, td, fn, NULL);
+}
+
+ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
+                                  LLVMTargetDataRef td, LLVMValueRef fn,
+                                  const unsigned *param_float_bits) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -464,9 +492,13 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
     t->own_td = 1;
   }
   add_function(t, fn, 0);
-  for (unsigned i = 0; i < LLVMCountParams(fn); i++)
+  for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));
+    if (param_float_bits && param_float_bits[i])
+      ta_note(t, LLVMGetParam(fn, i),
+              ta_fact(AD_T_FLOAT, param_float_bits[i]));
+  }
   for (int round = 0; round < MAX_ROUNDS && !t->oom; round++) {
     t->changed = 0;
     for (size_t f = 0; f < t->nfns && !t->oom; f++)
@@ -498,6 +530,21 @@ ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
   if (bits)
     *bits = f.bits;
   return (ad_tkind)f.kind;
+}
+
+int ad_types_stores_float_constant(const ad_types *t, LLVMTargetDataRef td,
+                                   LLVMValueRef store) {
+  LLVMValueRef v = LLVMGetOperand(store, 0), p = LLVMGetOperand(store, 1);
+  LLVMTypeRef ty = LLVMTypeOf(v);
+  if (!t || !LLVMIsConstant(v) || !ta_is_int_type(ty) ||
+      !(LLVMIsAConstantInt(v) || LLVMIsAConstantDataVector(v) ||
+        LLVMIsAConstantAggregateZero(v)))
+    return 0;
+  unsigned long long size = LLVMStoreSizeOfType(td, ty);
+  for (unsigned long long off = 0; off < size && off < 64; off++)
+    if (ad_types_kind(t, p, (long long)off, NULL) == AD_T_FLOAT)
+      return 1;
+  return 0;
 }
 
 const char *ad_types_query(const ad_types *t, LLVMValueRef v,

@@ -81,6 +81,14 @@ void ad_copy_layout_free(ad_copy_layout *l);
  */
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn);
+/* The same, with what the caller knows of integer parameters: parameter
+ * i holds the bits of a float of param_float_bits[i] bits (0: nothing
+ * known).  A reverse-mode callee given a float's bits as an integer (its
+ * caller's analysis saw them, context-insensitive analysis of the callee
+ * alone may not) starts from it.  param_float_bits may be NULL. */
+ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
+                                  LLVMTargetDataRef td, LLVMValueRef fn,
+                                  const unsigned *param_float_bits);
 void ad_types_free(ad_types *t); /* NULL-tolerant */
 
 /* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the
@@ -93,6 +101,20 @@ ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
 const char *ad_types_query(const ad_types *t, LLVMValueRef v,
                            long long offset);
 const char *ad_tkind_name(ad_tkind k, unsigned bits);
+
+/* Whether store `store` writes a constant integer (vector) into bytes type
+ * analysis says hold a float: a float constant written as its bits (clang
+ * -O1 initializes `struct { double v[1]; } x = {{1.0}}` with `store i64
+ * 4607182418800017408`).  Its shadow is zero, not the constant (which an
+ * integer's shadow would be). */
+int ad_types_stores_float_constant(const ad_types *t, LLVMTargetDataRef td,
+                                   LLVMValueRef store);
+
+/* Whether integer instruction `inst` only moves whole bytes (a shift by a
+ * multiple of 8, a truncation to whole bytes: clang's way of taking a
+ * std::complex<float>'s halves out of an i64), which says nothing of what
+ * the bytes hold. */
+int ad_types_moves_bytes(LLVMValueRef inst);
 
 /* The layout of a copy of `len` bytes from `src` to `dst` (see
  * ad_copy_layout_of).  0, or -1 on out of memory. */

@@ -126,6 +126,14 @@ static const ad_call_rule inactive_prefix_rules[] = {
     INACTIVE("_ZNSt9basic_ios"),
     INACTIVE("_ZNKSt9basic_ios"),
     INACTIVE("_ZNSt6locale"),
+    /* std::unordered_map's hashing of keys (std::_Hash_bytes) and the
+     * std::allocator<char> of its string keys, in Enzyme's known-inactive
+     * list too: characters in, an integer or nothing out */
+    INACTIVE("_ZSt11_Hash_bytes"),
+    INACTIVE("_ZNSaIcEC1E"),
+    INACTIVE("_ZNSaIcEC2E"),
+    INACTIVE("_ZNSaIcED1E"),
+    INACTIVE("_ZNSaIcED2E"),
 };
 
 static const ad_call_rule *inactive_lookup(const char *name) {

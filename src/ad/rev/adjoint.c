@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/types.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
@@ -94,7 +95,7 @@ static LLVMValueRef slot_of(ad_rev_fn *r, LLVMValueRef v) {
   LLVMValueRef s = ad_map_get(&r->adj, v);
   if (s)
     return s;
-  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMTypeRef t = ad_rev_adjoint_type(r, v);
   LLVMPositionBuilderBefore(r->eb, r->entry_term);
   s = LLVMBuildAlloca(r->eb, t, "adj");
   LLVMBuildStore(r->eb, LLVMConstNull(t), s);
@@ -105,7 +106,7 @@ static LLVMValueRef slot_of(ad_rev_fn *r, LLVMValueRef v) {
 
 LLVMValueRef ad_rev_take(ad_rev_fn *r, LLVMValueRef v) {
   LLVMValueRef s = slot_of(r, v);
-  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMTypeRef t = ad_rev_adjoint_type(r, v);
   LLVMValueRef d = LLVMBuildLoad2(r->rb, t, s, "");
   LLVMBuildStore(r->rb, LLVMConstNull(t), s);
   return d;
@@ -120,7 +121,7 @@ void ad_rev_accumulate(ad_rev_fn *r, LLVMValueRef v, LLVMValueRef d,
   if (LLVMIsConstant(d) && LLVMIsNull(d))
     return;
   LLVMValueRef s = slot_of(r, v);
-  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMTypeRef t = ad_rev_adjoint_type(r, v);
   LLVMValueRef old = LLVMBuildLoad2(r->rb, t, s, "");
   LLVMBuildStore(r->rb, ad_rev_add(r->rb, old, d, fmf_src), s);
 }
@@ -217,8 +218,10 @@ static LLVMValueRef const_index(ad_rev_fn *r, unsigned i) {
 
 static int reverse_shuffle(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
-  LLVMTypeRef vt = LLVMTypeOf(a);
-  unsigned n = LLVMGetVectorSize(vt);
+  unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
+  /* lanes of float bits (a <2 x i64> copy) add as their floats */
+  LLVMTypeRef vt =
+      LLVMVectorType(LLVMGetElementType(ad_rev_adjoint_type(r, inst)), n);
   unsigned m = LLVMGetNumMaskElements(inst);
   LLVMValueRef d = ad_rev_take(r, inst);
   LLVMValueRef da = LLVMConstNull(vt), db = LLVMConstNull(vt);
@@ -245,7 +248,7 @@ static int reverse_load(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef d = ad_rev_take(r, inst);
   LLVMBasicBlockRef after = ad_rev_guard(r, p);
   LLVMValueRef sp = ad_rev_shadow(r, p);
-  LLVMTypeRef t = LLVMTypeOf(inst);
+  LLVMTypeRef t = ad_rev_adjoint_type(r, inst); /* float bits: as floats */
   LLVMValueRef old = LLVMBuildLoad2(r->rb, t, sp, "");
   LLVMSetAlignment(old, LLVMGetAlignment(inst));
   LLVMValueRef st = LLVMBuildStore(r->rb, ad_rev_add(r->rb, old, d, inst), sp);
@@ -256,13 +259,24 @@ static int reverse_load(ad_rev_fn *r, LLVMValueRef inst) {
 
 static int reverse_store(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
+  if (ad_types_stores_float_constant(r->fc.types, r->mc->td, inst) &&
+      ad_shadow_or_null(&r->fc, p)) {
+    /* a float constant written as its bits: the value overwritten has no
+     * adjoint from here on, the constant none at all */
+    LLVMBasicBlockRef after = ad_rev_guard(r, p);
+    LLVMValueRef st = LLVMBuildStore(r->rb, LLVMConstNull(LLVMTypeOf(v)),
+                                     ad_rev_shadow(r, p));
+    LLVMSetAlignment(st, LLVMGetAlignment(inst));
+    ad_rev_guard_end(r, after);
+    return 0;
+  }
   int f = 0, o = 0;
-  ad_rev_leaves(LLVMTypeOf(v), &f, &o);
+  LLVMTypeRef t = ad_rev_adjoint_type(r, v); /* float bits: as floats */
+  ad_rev_leaves(t, &f, &o);
   if (!f || !ad_shadow_or_null(&r->fc, p))
     return 0;
   LLVMBasicBlockRef after = ad_rev_guard(r, p);
   LLVMValueRef sp = ad_rev_shadow(r, p);
-  LLVMTypeRef t = LLVMTypeOf(v);
   LLVMValueRef old = LLVMBuildLoad2(r->rb, t, sp, "");
   LLVMSetAlignment(old, LLVMGetAlignment(inst));
   /* the stored value's adjoint is what the shadow gathered since; the
@@ -352,7 +366,9 @@ static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
   }
   case LLVMBitCast: {
     LLVMValueRef a = LLVMGetOperand(inst, 0);
-    if (LLVMTypeOf(a) != LLVMTypeOf(inst) && ad_rev_has_adjoint(r, a))
+    /* float <-> its bits as an integer: the adjoint is the float's */
+    if (ad_rev_adjoint_type(r, a) != ad_rev_adjoint_type(r, inst) &&
+        ad_rev_has_adjoint(r, a))
       return fail_inst(r, inst, "a bitcast between float layouts is not "
                                 "supported");
     LLVMValueRef d = ad_rev_take(r, inst);
@@ -362,7 +378,7 @@ static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
   case LLVMSelect: {
     LLVMValueRef c = ad_rev_primal(r, LLVMGetOperand(inst, 0));
     LLVMValueRef d = ad_rev_take(r, inst);
-    LLVMValueRef z = LLVMConstNull(LLVMTypeOf(inst));
+    LLVMValueRef z = LLVMConstNull(ad_rev_adjoint_type(r, inst));
     LLVMValueRef t = LLVMGetOperand(inst, 1), f = LLVMGetOperand(inst, 2);
     if (ad_rev_has_adjoint(r, t))
       ad_rev_accumulate(r, t, LLVMBuildSelect(r->rb, c, d, z, ""), inst);
@@ -416,7 +432,8 @@ static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
     if (ad_rev_has_adjoint(r, vec))
       ad_rev_accumulate(
           r, vec,
-          LLVMBuildInsertElement(r->rb, LLVMConstNull(LLVMTypeOf(vec)), d,
+          LLVMBuildInsertElement(r->rb,
+                                 LLVMConstNull(ad_rev_adjoint_type(r, vec)), d,
                                  ad_rev_primal(r, LLVMGetOperand(inst, 1)), ""),
           inst);
     return 0;
@@ -430,7 +447,10 @@ static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
     if (ad_rev_has_adjoint(r, vec))
       ad_rev_accumulate(
           r, vec,
-          LLVMBuildInsertElement(r->rb, d, LLVMConstNull(LLVMTypeOf(el)), i, ""),
+          LLVMBuildInsertElement(
+              r->rb, d,
+              LLVMConstNull(LLVMGetElementType(ad_rev_adjoint_type(r, inst))),
+              i, ""),
           inst);
     return 0;
   }
@@ -562,9 +582,11 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
         if (r->sig->activity[i] != AD_REV_OUT)
           continue;
         LLVMValueRef p = LLVMGetParam(r->sig->fn, i);
-        LLVMValueRef v = ad_rev_has_adjoint(r, p)
-                             ? LLVMBuildLoad2(r->rb, LLVMTypeOf(p), slot_of(r, p), "")
-                             : LLVMConstNull(LLVMTypeOf(p));
+        LLVMTypeRef at = LLVMStructGetTypeAtIndex(rt, k);
+        LLVMValueRef v = ad_rev_has_adjoint(r, p) &&
+                                 ad_rev_adjoint_type(r, p) == at
+                             ? LLVMBuildLoad2(r->rb, at, slot_of(r, p), "")
+                             : LLVMConstNull(at);
         agg = LLVMBuildInsertValue(r->rb, agg, v, k++, "");
       }
       LLVMBuildRet(r->rb, agg);

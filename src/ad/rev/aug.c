@@ -49,17 +49,54 @@ void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other) {
   }
 }
 
+LLVMTypeRef ad_rev_bits_float(ad_module_ctx *mc, LLVMTypeRef t) {
+  int vector = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  LLVMTypeRef el = vector ? LLVMGetElementType(t) : t;
+  if (LLVMGetTypeKind(el) != LLVMIntegerTypeKind)
+    return t;
+  LLVMContextRef c = mc->llctx;
+  unsigned bits = LLVMGetIntTypeWidth(el);
+  LLVMTypeRef f = bits == 16   ? LLVMHalfTypeInContext(c)
+                  : bits == 32 ? LLVMFloatTypeInContext(c)
+                  : bits == 64 ? LLVMDoubleTypeInContext(c)
+                               : NULL;
+  if (!f)
+    return t;
+  return vector ? LLVMVectorType(f, LLVMGetVectorSize(t)) : f;
+}
+
+/* The float type whose bits integer v holds by type analysis (one float
+ * of the integer's width, per lane of a vector), or NULL. */
+static LLVMTypeRef float_of_bits(ad_rev_fn *r, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  int vector = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+  LLVMTypeRef el = vector ? LLVMGetElementType(t) : t;
+  unsigned bits = 0;
+  if (LLVMGetTypeKind(el) != LLVMIntegerTypeKind || !r->fc.types ||
+      ad_types_kind(r->fc.types, v, -1, &bits) != AD_T_FLOAT ||
+      bits != LLVMGetIntTypeWidth(el))
+    return NULL;
+  LLVMTypeRef f = ad_rev_bits_float(r->mc, t);
+  return f != t ? f : NULL;
+}
+
+LLVMTypeRef ad_rev_adjoint_type(ad_rev_fn *r, LLVMValueRef v) {
+  LLVMTypeRef f = float_of_bits(r, v);
+  return f ? f : LLVMTypeOf(v);
+}
+
 int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v) {
   if (!v || !ad_is_active(&r->fc, v))
     return 0;
   int f = 0, o = 0;
   ad_rev_leaves(LLVMTypeOf(v), &f, &o);
-  return f;
+  return f || float_of_bits(r, v) != NULL;
 }
 
-/* Active and holding pointers or integers: it gets a shadow value here. */
+/* Active and holding pointers or integers: it gets a shadow value here
+ * (float bits in an integer get an adjoint instead). */
 static int needs_shadow(ad_rev_fn *r, LLVMValueRef v) {
-  if (!ad_is_active(&r->fc, v))
+  if (!ad_is_active(&r->fc, v) || float_of_bits(r, v))
     return 0;
   int f = 0, o = 0;
   ad_rev_leaves(LLVMTypeOf(v), &f, &o);
@@ -74,14 +111,16 @@ static int fail_inst(ad_rev_fn *r, LLVMValueRef inst, const char *what) {
   return rc;
 }
 
-/* An integer the type analysis says holds float bits: its adjoint would
- * need reinterpreting, which reverse mode does not do yet. */
+/* An integer the type analysis says holds float bits that are not one
+ * float of its width (two floats in an i64): its adjoint would need
+ * splitting, which reverse mode does not do. */
 static int float_bits_in_integer(ad_rev_fn *r, LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v);
   if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || !ad_is_active(&r->fc, v) ||
       !r->fc.types)
     return 0;
-  return ad_types_kind(r->fc.types, v, -1, NULL) == AD_T_FLOAT;
+  return ad_types_kind(r->fc.types, v, -1, NULL) == AD_T_FLOAT &&
+         !float_of_bits(r, v);
 }
 
 /* Integers, vectors of integers, and aggregates made only of them. */
@@ -94,14 +133,17 @@ static int integer_based(LLVMTypeRef t) {
 
 /*
  * Float bits moved through integers (a bitcast to i64, a union, memcpy
- * into an integer, the fast inverse square root's bit hack) would need
- * their adjoints reinterpreted: refused, rather than a gradient that
- * silently drops them.  Integers that may hold pointers keep shadows as in
- * forward mode; ones known to be plain integers are never active.
+ * into an integer, selects and PHIs of them) carry the float's adjoint, as
+ * in Enzyme (ad_rev_adjoint_type); integer arithmetic on them is refused
+ * by activity analysis.  Bits that are not one float of the integer's
+ * width, or bytes used both ways, are refused here rather than given a
+ * gradient that silently drops them.  Integers that may hold pointers keep
+ * shadows as in forward mode; ones known to be plain integers are never
+ * active.
  */
 static int check_integer(ad_rev_fn *r, LLVMValueRef v) {
   if (!r->fc.types || !integer_based(LLVMTypeOf(v)) ||
-      !ad_is_active(&r->fc, v))
+      !ad_is_active(&r->fc, v) || float_of_bits(r, v))
     return 0;
   ad_tkind k = ad_types_kind(r->fc.types, v, -1, NULL);
   if (k != AD_T_FLOAT && k != AD_T_CONFLICT)
@@ -146,6 +188,9 @@ static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   int f = 0, o = 0;
   ad_rev_leaves(LLVMTypeOf(v), &f, &o);
+  if (float_of_bits(r, v) ||
+      ad_types_stores_float_constant(fc->types, r->mc->td, inst))
+    f = 1, o = 0; /* stored as the float it holds: its adjoint, later */
   if (f && ad_is_active(fc, v) && ad_shadow_or_null(fc, p) &&
       ad_shadow_may_equal_primal(fc, p))
     trap_if_same(r, p);

@@ -111,12 +111,12 @@ static LLVMTypeRef pair_type(ad_module_ctx *mc, const ad_rev_sig *sig,
     out[k++] = pt[i];
     if (sig->activity[i] == AD_REV_DUP)
       out[k++] = pt[i];
-    if (sig->activity[i] == AD_REV_OUT)
-      outs[nouts++] = pt[i];
+    if (sig->activity[i] == AD_REV_OUT) /* an integer: float bits */
+      outs[nouts++] = ad_rev_bits_float(mc, pt[i]);
   }
   LLVMTypeRef r = LLVMGetReturnType(ft);
   if (reverse && sig->ret_adjoint)
-    out[k++] = r;
+    out[k++] = ad_rev_bits_float(mc, r);
   out[k++] = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef rt;
   if (reverse) {
@@ -273,6 +273,36 @@ static void name_param(LLVMValueRef p, LLVMValueRef from, const char *suffix) {
   sb_free(&sb);
 }
 
+/* An integer OUT parameter holds a float's bits (calls.c gives integers
+ * that activity only then): the callee's type analysis starts from that,
+ * which its body alone may not show (clang -O1 stores the bits straight
+ * into memory the caller reads as a double).  The analysis is kept in
+ * fc->types, which activity analysis then uses. */
+static int seed_float_bit_params(ad_rev_fn *r) {
+  unsigned n = r->sig->nparams, any = 0;
+  unsigned *bits = tj_calloc(n ? n : 1, sizeof *bits);
+  if (!bits)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  for (unsigned i = 0; i < n; i++) {
+    LLVMTypeRef t = LLVMTypeOf(LLVMGetParam(r->sig->fn, i));
+    LLVMTypeRef f = ad_rev_bits_float(r->mc, t);
+    if (r->sig->activity[i] == AD_REV_OUT && f != t &&
+        LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
+      bits[i] = LLVMGetIntTypeWidth(t), any = 1;
+  }
+  if (any) {
+    ad_module_ctx *mc = r->mc;
+    r->fc.types = ad_types_analyze_params(mc->engine, mc->mod, mc->td,
+                                          r->sig->fn, bits);
+    if (!r->fc.types) {
+      free(bits);
+      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+  }
+  free(bits);
+  return 0;
+}
+
 static int build_entry(ad_module_ctx *mc, size_t idx) {
   mc->rev->e[idx].built = 1;
   rev_entry own = mc->rev->e[idx]; /* the array may move */
@@ -341,6 +371,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     if (ad_map_put(&r.block_id, LLVMBasicBlockAsValue(r.rpo[i]),
                    (void *)(uintptr_t)(i + 1)) != 0)
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (rc == 0 && !ad_activity_disabled())
+    rc = seed_float_bit_params(&r);
   if (rc == 0)
     rc = ad_activity_analyze(fc);
   if (rc == 0)

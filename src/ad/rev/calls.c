@@ -151,7 +151,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
     if (!ad_is_active(fc, a))
       continue;
     int f = 0, o = 0;
-    ad_rev_leaves(LLVMTypeOf(a), &f, &o);
+    ad_rev_leaves(ad_rev_adjoint_type(r, a), &f, &o); /* float bits: OUT */
     if (f && o)
       return ad_rev_fail_call(r, call,
                               "an argument of %s that mixes floats and pointers in "
@@ -165,7 +165,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
   int f = 0, o = 0;
-  ad_rev_leaves(LLVMTypeOf(call), &f, &o);
+  ad_rev_leaves(ad_rev_adjoint_type(r, call), &f, &o);
   if (ad_is_active(fc, call) && f && o)
     return ad_rev_fail_call(r, call,
                             "a result of %s that mixes floats and pointers is not "

@@ -314,8 +314,19 @@ LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
 int ad_rev_build_aug(ad_rev_fn *r);
 /* Leaves of t: any float, any pointer or integer. */
 void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other);
-/* Whether primal v has an adjoint: active, with float leaves. */
+/* Whether primal v has an adjoint: active, with float leaves, or an
+ * integer holding one float's bits (ad_rev_adjoint_type). */
 int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v);
+/* The type of v's adjoint: v's own, except for an integer (vector) type
+ * analysis says holds the bits of a float of its width (a bitcast, a
+ * union, memcpy into an integer): that float type, so its adjoint adds as
+ * the float's does. */
+LLVMTypeRef ad_rev_adjoint_type(ad_rev_fn *r, LLVMValueRef v);
+/* The float type of integer (vector) type t's width (i64: double), else
+ * t: the adjoint type a pair's signature gives an OUT parameter or an
+ * active result of integer type, one that holds a float's bits (calls.c
+ * gives such activities only then). */
+LLVMTypeRef ad_rev_bits_float(ad_module_ctx *mc, LLVMTypeRef t);
 
 /* ---- exceptions.c ---- */
 /* The aug of invoke `inv` (the builder at its block's end): the call's

@@ -16,8 +16,10 @@
 
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
+#include "ad/analysis/types.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
+#include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
@@ -211,10 +213,17 @@ static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
 static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   if (ad_shadow_or_null(fc, p)) {
+    /* a float constant written as its bits: its tangent is zero, where an
+     * integer constant would stand for itself */
+    int float_bits = ad_types_stores_float_constant(fc->types, fc->mc->td, inst);
+    if (float_bits)
+      ad_set_shadow(fc, v, ad_splat(fc, LLVMConstNull(LLVMTypeOf(v))));
     if (ad_shadow_may_equal_primal(fc, p))
       ad_guarded_access(fc, inst, c);
     else
       ad_lanewise(fc, inst, c, op01, 2);
+    if (float_bits && ad_map_put(&fc->shadow, v, NULL) != 0)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return 0;
   }
   if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v))) {
