@@ -28,7 +28,12 @@
  * __enzyme_autodiff unchanged.
  *
  * Handlers that catch and go on (a landing pad from which a `ret` is
- * reached) would need the reverse of a partly run callee: refused, as are
+ * reached): the landing pad block is reversed like any other, back to
+ * the invoke's block along the unwind edge, so that block's record is
+ * pushed in its fresh pad too (ad_rev_catch_exit).  That is exact when
+ * the call that threw has nothing to reverse (inactive, no plan: a throw
+ * in the function itself, `__cxa_throw`); after a call with a reverse it
+ * would take the reverse of a partly run call, which is refused, as are
  * Windows EH funclets.
  */
 #include <stdlib.h>
@@ -106,9 +111,9 @@ static LLVMBasicBlockRef walk_pad(void *ctx) {
   return pad;
 }
 
-/* The blocks reached from the landing pads must end in resume or
- * unreachable: a handler that returns normally is refused. */
-static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
+/* Whether a `ret` is reached from inv's landing pad (a handler that
+ * catches and goes on); 0 or 1, -1 on error. */
+static int handler_returns(ad_rev_fn *r, LLVMValueRef inv) {
   LLVMBasicBlockRef start = LLVMGetUnwindDest(inv);
   LLVMBasicBlockRef stack[256];
   ad_map seen;
@@ -124,10 +129,7 @@ static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
     if (!term)
       continue;
     if (LLVMGetInstructionOpcode(term) == LLVMRet) {
-      rc = fail_at(r, inv,
-                   "an exception handler that returns normally (a catch "
-                   "reached from this invoke's landing pad) is not "
-                   "supported; only cleanups that resume unwinding are");
+      rc = 1;
       break;
     }
     unsigned ns = LLVMGetNumSuccessors(term);
@@ -148,6 +150,21 @@ static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
   return rc;
 }
 
+/* Whether an exception from primal invoke inv's call leaves nothing to
+ * reverse: the call is inactive and got no plan, so the reverse of its
+ * block is the same along the unwind edge as along the normal one. */
+static int unwinds_cleanly(ad_rev_fn *r, LLVMValueRef inv) {
+  return !ad_rev_any_active(r, inv) && !ad_map_get(&r->plans, inv) &&
+         !ad_map_get(&r->cuda_plans, inv) && !ad_map_get(&r->recorded, inv);
+}
+
+LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsAInvokeInst(term) || !unwinds_cleanly(r, term))
+    return NULL;
+  return ad_map_get(&r->fc.exit_block, term);
+}
+
 int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
   ad_fn_ctx *fc = &r->fc;
   LLVMBasicBlockRef unwind = LLVMGetUnwindDest(inv);
@@ -155,7 +172,8 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
     return fail_at(r, inv,
                    "an invoke whose unwind destination is not a landingpad "
                    "block (Windows EH funclets) is not supported");
-  if (check_handlers(r, inv) != 0)
+  int returns = handler_returns(r, inv);
+  if (returns < 0)
     return -1;
   if (LLVMHasPersonalityFn(r->sig->fn))
     LLVMSetPersonalityFn(r->aug, LLVMGetPersonalityFn(r->sig->fn));
@@ -169,6 +187,15 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
   LLVMBasicBlockRef last_old = LLVMGetLastBasicBlock(r->aug);
   if (ad_rev_aug_call(r, inv) != 0 || r->mc->diag.failed)
     return -1;
+  /* a catch that goes on reverses the invoke's block from the landing pad:
+   * right only when the call threw before doing anything to reverse */
+  if (returns && !unwinds_cleanly(r, inv))
+    return fail_at(r, inv,
+                   "an exception handler that returns normally (a catch "
+                   "reached from this invoke's landing pad) is supported "
+                   "only for exceptions of calls with nothing to reverse (a "
+                   "throw in the function itself); this call's reverse "
+                   "would have to undo a partly run call");
   LLVMBasicBlockRef end = LLVMGetInsertBlock(fc->b);
   invoke_walk w = {r, inv};
   int rc = ad_ir_rethread_unwind(start, before, last_old, &end, walk_pad,

@@ -255,6 +255,10 @@ int ad_rev_has_adjoint(ad_rev_fn *r, LLVMValueRef v);
  * fc.exit_block under `inv`), then a branch to the normal destination.
  * 0 or -1. */
 int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv);
+/* The fresh pad of the invoke ending primal block bb when an exception
+ * from its call leaves nothing to reverse: the block's record is pushed
+ * there too, for a handler that catches and goes on.  Else NULL. */
+LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb);
 /* The aug of a landingpad: a PHI of the fresh pads' landingpads. */
 int ad_rev_aug_landing_pad(ad_rev_fn *r, LLVMValueRef lp);
 /* The key of fc.exit_block naming the aug block that ends the edge

@@ -717,36 +717,40 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   LLVMBuildStore(hb, LLVMBuildSub(hb, size, LLVMConstInt(i64, total, 0), ""),
                  psize);
   LLVMDisposeBuilder(hb);
-  /* the aug pushes it before bb's terminator */
-  LLVMValueRef exit = ad_map_get(&r->fc.exit_block, LLVMBasicBlockAsValue(bb));
-  if (!exit)
-    return 0;
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(exit));
-  ad_fn_ctx *fc = &r->fc;
-  LLVMPositionBuilderBefore(fc->b, term);
-  LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
-  LLVMValueRef rf = reserve_fn(mc);
-  LLVMValueRef base =
-      LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
-  LLVMValueRef k = LLVMConstInt(i64, total, 0);
-  LLVMValueRef top =
-      LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
-  for (size_t i = 0; i < r->nitems; i++) {
-    ad_rev_item *it = &r->items[i];
-    if (it->recomputed)
+  /* the aug pushes it before bb's terminator, and before the branch of
+   * the pad a catch that goes on is reached by (exceptions.c) */
+  for (int e = 0; e < 2; e++) {
+    LLVMValueRef exit = e ? ad_rev_catch_exit(r, bb)
+                          : ad_map_get(&r->fc.exit_block, LLVMBasicBlockAsValue(bb));
+    if (!exit)
       continue;
-    LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
-                     : it->shadow ? ad_shadow_value(fc, it->v)
-                                  : ad_primal(fc, it->v);
-    LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
-    LLVMSetAlignment(st, 8);
-  }
-  if (with_id) {
-    uintptr_t id =
-        (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
-    LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
-                                     below(mc, fc->b, top, 8));
-    LLVMSetAlignment(st, 8);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(exit));
+    ad_fn_ctx *fc = &r->fc;
+    LLVMPositionBuilderBefore(fc->b, term);
+    LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
+    LLVMValueRef rf = reserve_fn(mc);
+    LLVMValueRef base =
+        LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
+    LLVMValueRef k = LLVMConstInt(i64, total, 0);
+    LLVMValueRef top =
+        LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
+    for (size_t i = 0; i < r->nitems; i++) {
+      ad_rev_item *it = &r->items[i];
+      if (it->recomputed)
+        continue;
+      LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
+                       : it->shadow ? ad_shadow_value(fc, it->v)
+                                    : ad_primal(fc, it->v);
+      LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
+      LLVMSetAlignment(st, 8);
+    }
+    if (with_id) {
+      uintptr_t id =
+          (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
+      LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
+                                       below(mc, fc->b, top, 8));
+      LLVMSetAlignment(st, 8);
+    }
   }
   return mc->diag.failed ? -1 : 0;
 }
