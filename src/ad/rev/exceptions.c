@@ -248,14 +248,30 @@ LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc) {
   return LLVMStructTypeInContext(mc->llctx, members, 5, 0);
 }
 
-/* Whether aug (or what it calls) may throw. */
-static int aug_may_unwind(LLVMValueRef aug) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(aug); bb;
+/* Whether an exception may leave fn: a `resume`, or a call (not an
+ * invoke: its exception lands in fn's pad) that may throw, a defined
+ * callee's body asked the same (a cycle adds nothing: seen).  -1 when
+ * memory runs out. */
+static int body_may_unwind(LLVMValueRef fn, ad_map *seen) {
+  if (ad_map_get(seen, fn))
+    return 0;
+  if (ad_map_put(seen, fn, (void *)1) != 0)
+    return -1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
-         i = LLVMGetNextInstruction(i))
-      if ((LLVMIsACallInst(i) || LLVMIsAInvokeInst(i)) && ad_ir_may_unwind(i))
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) == LLVMResume)
         return 1;
+      if (!LLVMIsACallInst(i) || !ad_ir_may_unwind(i))
+        continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0)
+        return 1;
+      int rc = body_may_unwind(callee, seen);
+      if (rc != 0)
+        return rc;
+    }
   return 0;
 }
 
@@ -279,7 +295,11 @@ static LLVMValueRef personality(ad_module_ctx *mc, LLVMValueRef aug) {
 
 LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
                                 int heap_header) {
-  if (!aug_may_unwind(aug))
+  ad_map seen;
+  ad_map_init(&seen);
+  int unwinds = body_may_unwind(aug, &seen);
+  ad_map_free(&seen);
+  if (unwinds == 0)
     return aug;
   size_t n;
   const char *aug_name = LLVMGetValueName2(aug, &n);
