@@ -30,25 +30,8 @@
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
 #include "ad/fwd/fwd.h"
+#include "ad/ir/ir.h"
 #include "ad/tangent/tangent.h"
-
-/* Whether a call the tangent work emitted may throw. */
-static int may_unwind(LLVMValueRef call) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  if (LLVMIsAInlineAsm(callee))
-    return 0;
-  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-  if (LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, nounwind))
-    return 0;
-  if (LLVMIsAFunction(callee)) {
-    if (LLVMGetIntrinsicID(callee) != 0)
-      return 0;
-    if (LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
-                                    nounwind))
-      return 0;
-  }
-  return 1;
-}
 
 /* The maps name emitted values (a shadow allocation is a shadow, a clone
  * a primal): the call's entries become the invoke's.  A scan of the two
@@ -60,127 +43,17 @@ static void rename_in_map(ad_map *m, LLVMValueRef from, LLVMValueRef to) {
       m->vals[i] = to;
 }
 
-/* Gives `to` the name of `from`, which is about to be erased (its name
- * goes with it, so it is copied first; LLVM uniquifies a clash). */
-static void take_name(LLVMValueRef to, LLVMValueRef from) {
-  size_t len;
-  const char *name = LLVMGetValueName2(from, &len);
-  if (!len || LLVMGetTypeKind(LLVMTypeOf(to)) == LLVMVoidTypeKind)
-    return;
-  char *copy = tj_malloc(len);
-  if (!copy)
-    return; /* a name is only a name */
-  memcpy(copy, name, len);
-  LLVMSetValueName2(from, "", 0);
-  LLVMSetValueName2(to, copy, len);
-  free(copy);
-}
-
-/* The successors' PHIs named `from` as a predecessor; the terminator that
- * branches to them now ends `to`: rebuilt with `to` (LLVM-C cannot retarget
- * an incoming block). */
-static void retarget_successor_phis(ad_fn_ctx *fc /* NULL: no maps */,
-                                    LLVMBuilderRef b,
-                                    LLVMBasicBlockRef from,
-                                    LLVMBasicBlockRef to) {
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(to);
-  unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-  for (unsigned s = 0; s < ns; s++) {
-    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
-    /* a successor listed twice (a switch) is rebuilt once */
-    int seen = 0;
-    for (unsigned e = 0; e < s && !seen; e++)
-      seen = LLVMGetSuccessor(term, e) == succ;
-    if (seen)
-      continue;
-    LLVMValueRef phi = LLVMGetFirstInstruction(succ);
-    while (phi && LLVMIsAPHINode(phi)) {
-      LLVMValueRef next = LLVMGetNextInstruction(phi);
-      unsigned n = LLVMCountIncoming(phi);
-      LLVMPositionBuilderBefore(b, phi);
-      LLVMValueRef np = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
-      for (unsigned k = 0; k < n; k++) {
-        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-        LLVMBasicBlockRef bb = LLVMGetIncomingBlock(phi, k);
-        if (bb == from)
-          bb = to;
-        LLVMAddIncoming(np, &v, &bb, 1);
-      }
-      take_name(np, phi);
-      LLVMReplaceAllUsesWith(phi, np);
-      if (fc) {
-        rename_in_map(&fc->vmap, phi, np);
-        rename_in_map(&fc->shadow, phi, np);
-      }
-      LLVMInstructionEraseFromParent(phi);
-      phi = next;
-    }
-  }
-}
-
-/* Replaces `call` by an invoke unwinding to `pad`; what followed the call
- * in its block moves to a new block, the invoke's normal destination,
- * which is returned.  fc: the derivative being built, whose maps name the
- * call (NULL: a request's own call, mc's module). */
-static LLVMBasicBlockRef call_to_invoke(ad_module_ctx *mc, ad_fn_ctx *fc,
-                                        LLVMValueRef call,
-                                        LLVMBasicBlockRef pad) {
-  LLVMContextRef ctx = mc->llctx;
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
-  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(
-      ctx, LLVMGetBasicBlockParent(bb), "invoke.cont");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
-  LLVMPositionBuilderAtEnd(b, cont);
-  int had_terminator = LLVMGetBasicBlockTerminator(bb) != NULL;
-  for (LLVMValueRef i = LLVMGetNextInstruction(call); i;) {
-    LLVMValueRef next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-    i = next;
-  }
-  if (had_terminator)
-    retarget_successor_phis(fc, b, bb, cont);
-  unsigned n = LLVMGetNumArgOperands(call);
-  LLVMValueRef *args = tj_malloc((n ? n : 1) * sizeof *args);
-  LLVMValueRef inv = NULL;
-  if (args) {
-    for (unsigned k = 0; k < n; k++)
-      args[k] = LLVMGetOperand(call, k);
-    LLVMPositionBuilderBefore(b, call);
-    inv = LLVMBuildInvoke2(b, LLVMGetCalledFunctionType(call),
-                           LLVMGetCalledValue(call), args, n, cont, pad, "");
-    ad_copy_call_site_attrs(call, inv);
-    take_name(inv, call);
-    LLVMReplaceAllUsesWith(call, inv);
-    if (fc) {
-      rename_in_map(&fc->vmap, call, inv);
-      rename_in_map(&fc->shadow, call, inv);
-    }
-    LLVMInstructionEraseFromParent(call);
-    free(args);
-  }
-  LLVMDisposeBuilder(b);
-  if (!inv) {
-    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-    return NULL;
-  }
-  return cont;
-}
-
-/* The primal's landingpad in `block`, or NULL. */
-static LLVMValueRef landing_pad_of(LLVMBasicBlockRef block) {
-  for (LLVMValueRef i = LLVMGetFirstInstruction(block); i;
-       i = LLVMGetNextInstruction(i))
-    if (!LLVMIsAPHINode(i))
-      return LLVMIsALandingPadInst(i) ? i : NULL;
-  return NULL;
+static void renamed_in_maps(void *ctx, LLVMValueRef from, LLVMValueRef to) {
+  ad_fn_ctx *fc = ctx;
+  rename_in_map(&fc->vmap, from, to);
+  rename_in_map(&fc->shadow, from, to);
 }
 
 /* A fresh pad for primal invoke `inv`: its landingpad (the clauses of the
  * primal's) and a branch into the primal pad's block. */
 static LLVMBasicBlockRef make_pad(ad_fn_ctx *fc, LLVMValueRef inv) {
   LLVMBasicBlockRef unwind = LLVMGetUnwindDest(inv);
-  LLVMValueRef lp = landing_pad_of(unwind);
+  LLVMValueRef lp = ad_ir_landing_pad_of(unwind);
   LLVMValueRef target = ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(unwind));
   if (!lp || !target) {
     ad_fail(fc->mc, inv,
@@ -208,6 +81,20 @@ static LLVMBasicBlockRef make_pad(ad_fn_ctx *fc, LLVMValueRef inv) {
   return pad;
 }
 
+typedef struct invoke_walk {
+  ad_fn_ctx *fc;
+  LLVMValueRef inv;
+} invoke_walk;
+
+static LLVMBasicBlockRef walk_pad(void *ctx) {
+  invoke_walk *w = ctx;
+  return make_pad(w->fc, w->inv);
+}
+
+static void walk_renamed(void *ctx, LLVMValueRef from, LLVMValueRef to) {
+  renamed_in_maps(((invoke_walk *)ctx)->fc, from, to);
+}
+
 int ad_emit_invoke(ad_fn_ctx *fc, LLVMValueRef inv) {
   LLVMBasicBlockRef start = LLVMGetInsertBlock(fc->b);
   LLVMValueRef before = LLVMGetLastInstruction(start);
@@ -215,32 +102,13 @@ int ad_emit_invoke(ad_fn_ctx *fc, LLVMValueRef inv) {
   if (ad_emit_call(fc, inv) != 0 || fc->mc->diag.failed)
     return -1;
   LLVMBasicBlockRef end = LLVMGetInsertBlock(fc->b);
-  LLVMBasicBlockRef pad = NULL;
-  /* the blocks the call's work emitted: the tail of `start`, then those
-   * appended since (splitting appends more, which the walk reaches) */
-  LLVMBasicBlockRef bb = start;
-  LLVMValueRef i = before ? LLVMGetNextInstruction(before)
-                          : LLVMGetFirstInstruction(start);
-  while (bb) {
-    for (; i; i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i) || !may_unwind(i))
-        continue;
-      if (!pad && !(pad = make_pad(fc, inv)))
-        return -1;
-      LLVMBasicBlockRef split = LLVMGetInstructionParent(i);
-      LLVMBasicBlockRef cont = call_to_invoke(fc->mc, fc, i, pad);
-      if (!cont)
-        return -1;
-      if (split == end)
-        end = cont;
-      break; /* the rest of this block is in cont now */
-    }
-    bb = bb == start ? LLVMGetNextBasicBlock(last_old) : LLVMGetNextBasicBlock(bb);
-    /* the pad and the blocks before the call's work are not its code */
-    while (bb && bb == pad)
-      bb = LLVMGetNextBasicBlock(bb);
-    i = bb ? LLVMGetFirstInstruction(bb) : NULL;
-  }
+  invoke_walk w = {fc, inv};
+  int rc = ad_ir_rethread_unwind(start, before, last_old, &end, walk_pad,
+                                 walk_renamed, &w);
+  if (rc == -2)
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inv, "out of memory");
+  if (rc != 0)
+    return -1;
   LLVMPositionBuilderAtEnd(fc->b, end);
   LLVMValueRef normal =
       ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(LLVMGetNormalDest(inv)));
@@ -313,13 +181,13 @@ int ad_rewrite_through_invoke(ad_module_ctx *mc, LLVMValueRef inv,
                         : LLVMGetFirstInstruction(block);
   LLVMBasicBlockRef at = block;
   while (i) {
-    if (!LLVMIsACallInst(i) || !may_unwind(i)) {
+    if (!LLVMIsACallInst(i) || !ad_ir_may_unwind(i)) {
       i = LLVMGetNextInstruction(i);
       continue;
     }
-    LLVMBasicBlockRef cont = call_to_invoke(mc, NULL, i, unwind);
+    LLVMBasicBlockRef cont = ad_ir_call_to_invoke(i, unwind, NULL, NULL);
     if (!cont)
-      return -1;
+      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, i, "out of memory");
     if (at != block) {
       /* a second invoke on the edge: the pad's PHIs take from it what
        * they take from the request's block (defined before the request) */

@@ -76,4 +76,33 @@ LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
                             LLVMValueRef *args, unsigned nargs,
                             const char *name);
 
+/* ---- unwind.c: emitted calls back onto an unwind edge (Itanium EH) ---- */
+/* Copies call-site attributes, calling convention and debug location. */
+void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to);
+/* Whether a call may throw (not nounwind, not an intrinsic, inline asm,
+ * an engine helper `tanjit.*` or libc's allocator). */
+int ad_ir_may_unwind(LLVMValueRef call);
+/* Whether bb's first non-PHI is a landingpad; that landingpad (or NULL). */
+int ad_ir_is_landing_block(LLVMBasicBlockRef bb);
+LLVMValueRef ad_ir_landing_pad_of(LLVMBasicBlockRef bb);
+/* Told when `from` (a call made an invoke, a successor's PHI rebuilt) is
+ * replaced by `to`, just before `from` is erased: the caller's maps. */
+typedef void (*ad_ir_renamed_fn)(void *ctx, LLVMValueRef from, LLVMValueRef to);
+/* The landing pad block the walk's invokes unwind to, made on first need;
+ * NULL: failed (the maker has said why). */
+typedef LLVMBasicBlockRef (*ad_ir_pad_fn)(void *ctx);
+/* Replaces `call` by an invoke unwinding to `pad`; what followed it in its
+ * block moves to a new block, the invoke's normal destination, returned
+ * (NULL: out of memory); successors' PHIs name the new block. */
+LLVMBasicBlockRef ad_ir_call_to_invoke(LLVMValueRef call, LLVMBasicBlockRef pad,
+                                       ad_ir_renamed_fn renamed, void *ctx);
+/* Every call that may unwind among the instructions after `before` in
+ * `start` (all of it when NULL) and in the blocks after `last_old` becomes
+ * an invoke to get_pad(ctx); *end (the block the work ends in) follows the
+ * splits.  0; -1: get_pad failed; -2: out of memory. */
+int ad_ir_rethread_unwind(LLVMBasicBlockRef start, LLVMValueRef before,
+                          LLVMBasicBlockRef last_old, LLVMBasicBlockRef *end,
+                          ad_ir_pad_fn get_pad, ad_ir_renamed_fn renamed,
+                          void *ctx);
+
 #endif

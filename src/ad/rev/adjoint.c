@@ -334,8 +334,7 @@ static int reverse_instruction(ad_rev_fn *r, LLVMValueRef inst) {
     return reverse_load(r, inst);
   case LLVMAlloca:
     if (ad_shadow_or_null(&r->fc, inst)) {
-      LLVMValueRef s = ad_rev_shadow(r, inst);
-      ad_rev_call_libc(r->mc, r->rb, "free", &s, 1);
+      ad_rev_shadow_free(r->mc, r->rb, ad_rev_shadow(r, inst));
     }
     return 0;
   default:

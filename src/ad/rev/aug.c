@@ -226,8 +226,10 @@ static int aug_alloca(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef bytes = LLVMConstInt(
       i64, LLVMABISizeOfType(r->mc->td, LLVMGetAllocatedType(inst)), 0);
   LLVMValueRef n = LLVMBuildZExtOrBitCast(fc->b, count, i64, "");
-  LLVMValueRef args[2] = {n, bytes};
-  LLVMValueRef s = ad_rev_call_libc(r->mc, fc->b, "calloc", args, 2);
+  /* memory.c's block: on the owned list, freed if an exception leaves aug */
+  LLVMValueRef s = ad_rev_shadow_alloc(
+      r, fc->b, LLVMConstInt(i64, LLVMGetAlignment(inst), 0),
+      LLVMBuildMul(fc->b, n, bytes, ""));
   LLVMSetValueName2(s, "shadow.alloca", 13);
   ad_set_shadow(fc, inst, s);
   return 0;
@@ -334,7 +336,7 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
   case LLVMInvoke:
     return ad_rev_aug_invoke(r, inst); /* exceptions.c */
   case LLVMLandingPad:
-    return ad_clone(fc, inst) ? 0 : -1; /* what it delivers is inactive */
+    return ad_rev_aug_landing_pad(r, inst); /* exceptions.c */
   default:
     if (!ad_is_active(fc, inst)) {
       int any = 0;
@@ -411,7 +413,9 @@ int ad_rev_build_aug(ad_rev_fn *r) {
     unsigned n = LLVMCountIncoming(p->primal);
     for (unsigned k = 0; k < n; k++) {
       LLVMBasicBlockRef from = LLVMGetIncomingBlock(p->primal, k);
-      LLVMValueRef nb = ad_map_get(&fc->exit_block, LLVMBasicBlockAsValue(from));
+      LLVMValueRef nb = ad_map_get(
+          &fc->exit_block,
+          ad_rev_edge_key(from, LLVMGetInstructionParent(p->primal)));
       if (!nb)
         continue;
       LLVMBasicBlockRef nbb = LLVMValueAsBasicBlock(nb);

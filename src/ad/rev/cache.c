@@ -424,18 +424,22 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
                                          LLVMValueRef *args, unsigned nargs,
                                          LLVMValueRef seed,
                                          LLVMValueRef *primal) {
-  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  /* the header with the owned list; aug through its guard, which frees
+   * what aug made when an exception leaves it (exceptions.c) */
+  LLVMTypeRef tt = ad_rev_header_type(mc);
   LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
   LLVMBuildStore(b, LLVMConstNull(tt), tape);
-  LLVMValueRef *a = tj_malloc((nargs + 2) * sizeof *a);
+  LLVMValueRef aug = ad_rev_guarded_aug(mc, p->aug, 0);
+  LLVMValueRef *a = aug ? tj_malloc((nargs + 2) * sizeof *a) : NULL;
   if (!a) {
-    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    if (aug)
+      ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return NULL;
   }
   memcpy(a, args, nargs * sizeof *a);
   a[nargs] = tape;
   LLVMValueRef result =
-      LLVMBuildCall2(b, LLVMGlobalGetValueType(p->aug), p->aug, a, nargs + 1, "");
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(aug), aug, a, nargs + 1, "");
   if (primal)
     *primal = result;
   unsigned k = nargs;

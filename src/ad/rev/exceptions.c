@@ -3,23 +3,41 @@
  *
  * The normal path is differentiated like a call: in aug an invoke is the
  * call's work (ad_rev_aug_call: a rule, or the callee's augmented_ call),
- * each call of that work that may unwind made an invoke again, unwinding
- * to the aug's copy of the primal landing pad's block, then a branch to
- * the normal destination; its reverse is the call's (adjoint.c reverses a
- * block's invoke before the rest of the block).
+ * each call of that work that may unwind made an invoke again (the shared
+ * walk of ir/unwind.c, as forward mode does), then a branch to the normal
+ * destination; its reverse is the call's (adjoint.c reverses a block's
+ * invoke before the rest of the block).  The normal destination's PHIs
+ * take the edge from the block the work ends in (aug.c's exit block).
+ *
+ * Landing pads: the invokes made for one primal invoke unwind to one fresh
+ * pad of that invoke (the primal landingpad's clauses, then a branch into
+ * the aug copy of the primal pad's block), so that block keeps one
+ * predecessor per primal invoke and its PHIs one incoming value per primal
+ * edge (ad_rev_edge_key); the landingpad becomes a PHI of the pads'
+ * landingpads.  What a pad delivers is inactive.
  *
  * The unwind path runs the primal's cleanups in aug (destructors, deletes:
  * the memory rows free nothing of the shadows) and leaves by `resume`: an
  * exception ends the gradient, as it ends the primal, and no reverse runs
- * (the blocks that end in resume have none).  What aug had allocated for
- * the reverse (shadows, the tape's buffer) is not freed on that path.
+ * (the blocks that end in resume have none).  What aug allocated for the
+ * reverse is freed on the way out: the gradient calls aug through a guard
+ * (ad_rev_guarded_aug) whose cleanup pad frees the shadow blocks on the
+ * header's owned list (memory.c), the tape's records (tape.c keeps the
+ * caller's header right whenever aug may unwind) and a split-mode heap
+ * header, then resumes: the exception reaches the caller of
+ * __enzyme_autodiff unchanged.
+ *
  * Handlers that catch and go on (a landing pad from which a `ret` is
- * reached) would need the reverse of a partly run callee: refused, as are
- * landing pad blocks with PHIs and Windows EH funclets.
+ * reached): the landing pad block is reversed like any other, back to
+ * the invoke's block along the unwind edge, so that block's record is
+ * pushed in its fresh pad too (ad_rev_catch_exit).  That is exact when
+ * the call that threw has nothing to reverse (inactive, no plan: a throw
+ * in the function itself, `__cxa_throw`); after a call with a reverse it
+ * would take the reverse of a partly run call, which is refused, as are
+ * Windows EH funclets.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <llvm-c/DebugInfo.h>
 
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
@@ -28,34 +46,11 @@
 #include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
+#include "common/strbuf.h"
 
 static int fail_at(ad_rev_fn *r, LLVMValueRef inst, const char *what) {
   return ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, inst, "reverse mode: %s",
                       what);
-}
-
-/* Whether a call the aug emitted may throw. */
-static int may_unwind(LLVMValueRef call) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  if (LLVMIsAInlineAsm(callee))
-    return 0;
-  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-  if (LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, nounwind))
-    return 0;
-  if (LLVMIsAFunction(callee)) {
-    if (LLVMGetIntrinsicID(callee) != 0)
-      return 0;
-    size_t n;
-    const char *name = LLVMGetValueName2(callee, &n);
-    /* reverse mode's own helpers and libc's allocator never throw */
-    if (strncmp(name, "tanjit.", 7) == 0 || strcmp(name, "aligned_alloc") == 0 ||
-        strcmp(name, "calloc") == 0 || strcmp(name, "free") == 0)
-      return 0;
-    if (LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
-                                    nounwind))
-      return 0;
-  }
-  return 1;
 }
 
 static void rename_in_map(ad_map *m, LLVMValueRef from, LLVMValueRef to) {
@@ -64,54 +59,61 @@ static void rename_in_map(ad_map *m, LLVMValueRef from, LLVMValueRef to) {
       m->vals[i] = to;
 }
 
-/* Replaces aug call `call` by an invoke unwinding to `pad`; what followed
- * it in its block moves to a new block, returned (the invoke's normal
- * destination).  The successors' PHIs are not filled yet (aug.c fills
- * them once every block exists), so nothing else names the old block. */
-static LLVMBasicBlockRef call_to_invoke(ad_rev_fn *r, LLVMValueRef call,
-                                        LLVMBasicBlockRef pad) {
-  ad_module_ctx *mc = r->mc;
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
-  LLVMBasicBlockRef cont =
-      LLVMAppendBasicBlockInContext(mc->llctx, r->aug, "invoke.cont");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
-  LLVMPositionBuilderAtEnd(b, cont);
-  for (LLVMValueRef i = LLVMGetNextInstruction(call); i;) {
-    LLVMValueRef next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-    i = next;
-  }
-  (void)bb;
-  unsigned n = LLVMGetNumArgOperands(call);
-  LLVMValueRef *args = tj_malloc((n ? n : 1) * sizeof *args);
-  if (!args) {
-    LLVMDisposeBuilder(b);
-    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-    return NULL;
-  }
-  for (unsigned k = 0; k < n; k++)
-    args[k] = LLVMGetOperand(call, k);
-  LLVMPositionBuilderBefore(b, call);
-  LLVMValueRef inv = LLVMBuildInvoke2(b, LLVMGetCalledFunctionType(call),
-                                      LLVMGetCalledValue(call), args, n, cont,
-                                      pad, "");
-  free(args);
-  ad_copy_call_site_attrs(call, inv);
-  LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
-  if (loc)
-    LLVMInstructionSetDebugLoc(inv, loc);
-  LLVMReplaceAllUsesWith(call, inv);
-  rename_in_map(&r->fc.vmap, call, inv);
-  rename_in_map(&r->fc.shadow, call, inv);
-  LLVMInstructionEraseFromParent(call);
-  LLVMDisposeBuilder(b);
-  return cont;
+typedef struct invoke_walk {
+  ad_rev_fn *r;
+  LLVMValueRef inv;
+} invoke_walk;
+
+static void walk_renamed(void *ctx, LLVMValueRef from, LLVMValueRef to) {
+  ad_fn_ctx *fc = &((invoke_walk *)ctx)->r->fc;
+  rename_in_map(&fc->vmap, from, to);
+  rename_in_map(&fc->shadow, from, to);
 }
 
-/* The blocks reached from the landing pads must end in resume or
- * unreachable: a handler that returns normally is refused. */
-static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
+/* Adds pad block pb's landingpad to the aug PHI of primal landingpad lp. */
+static void add_pad_incoming(LLVMValueRef phi, LLVMBasicBlockRef pb) {
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned k = 0; k < n; k++)
+    if (LLVMGetIncomingBlock(phi, k) == pb)
+      return;
+  LLVMValueRef v = LLVMGetFirstInstruction(pb);
+  LLVMAddIncoming(phi, &v, &pb, 1);
+}
+
+/* A fresh pad for primal invoke `inv`: its landingpad (the clauses of the
+ * primal's) and a branch into the aug copy of the primal pad's block. */
+static LLVMBasicBlockRef walk_pad(void *ctx) {
+  invoke_walk *w = ctx;
+  ad_rev_fn *r = w->r;
+  ad_fn_ctx *fc = &r->fc;
+  LLVMBasicBlockRef unwind = LLVMGetUnwindDest(w->inv);
+  LLVMValueRef lp = ad_ir_landing_pad_of(unwind);
+  LLVMValueRef target = ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(unwind));
+  LLVMContextRef c = r->mc->llctx;
+  LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext(c, r->aug, "unwind.pad");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, pad);
+  unsigned nc = LLVMGetNumClauses(lp);
+  LLVMValueRef l = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, nc, "");
+  for (unsigned k = 0; k < nc; k++)
+    LLVMAddClause(l, LLVMGetClause(lp, k));
+  LLVMSetCleanup(l, LLVMIsCleanup(lp));
+  LLVMBuildBr(b, LLVMValueAsBasicBlock(target));
+  LLVMDisposeBuilder(b);
+  if (ad_map_put(&fc->exit_block, w->inv, LLVMBasicBlockAsValue(pad)) != 0) {
+    ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, w->inv, "out of memory");
+    return NULL;
+  }
+  /* the pad block's aug may be built already (a loop's back edge) */
+  LLVMValueRef phi = ad_map_get(&fc->vmap, lp);
+  if (phi)
+    add_pad_incoming(phi, pad);
+  return pad;
+}
+
+/* Whether a `ret` is reached from inv's landing pad (a handler that
+ * catches and goes on); 0 or 1, -1 on error. */
+static int handler_returns(ad_rev_fn *r, LLVMValueRef inv) {
   LLVMBasicBlockRef start = LLVMGetUnwindDest(inv);
   LLVMBasicBlockRef stack[256];
   ad_map seen;
@@ -127,10 +129,7 @@ static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
     if (!term)
       continue;
     if (LLVMGetInstructionOpcode(term) == LLVMRet) {
-      rc = fail_at(r, inv,
-                   "an exception handler that returns normally (a catch "
-                   "reached from this invoke's landing pad) is not "
-                   "supported; only cleanups that resume unwinding are");
+      rc = 1;
       break;
     }
     unsigned ns = LLVMGetNumSuccessors(term);
@@ -151,18 +150,30 @@ static int check_handlers(ad_rev_fn *r, LLVMValueRef inv) {
   return rc;
 }
 
+/* Whether an exception from primal invoke inv's call leaves nothing to
+ * reverse: the call is inactive and got no plan, so the reverse of its
+ * block is the same along the unwind edge as along the normal one. */
+static int unwinds_cleanly(ad_rev_fn *r, LLVMValueRef inv) {
+  return !ad_rev_any_active(r, inv) && !ad_map_get(&r->plans, inv) &&
+         !ad_map_get(&r->cuda_plans, inv) && !ad_map_get(&r->recorded, inv);
+}
+
+LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsAInvokeInst(term) || !unwinds_cleanly(r, term))
+    return NULL;
+  return ad_map_get(&r->fc.exit_block, term);
+}
+
 int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
   ad_fn_ctx *fc = &r->fc;
   LLVMBasicBlockRef unwind = LLVMGetUnwindDest(inv);
-  LLVMValueRef first = LLVMGetFirstInstruction(unwind);
-  if (!first || !LLVMIsALandingPadInst(first))
+  if (!ad_ir_landing_pad_of(unwind))
     return fail_at(r, inv,
-                   LLVMIsAPHINode(first)
-                       ? "a landing pad block with PHIs is not supported"
-                       : "an invoke whose unwind destination is not a "
-                         "landingpad block (Windows EH funclets) is not "
-                         "supported");
-  if (check_handlers(r, inv) != 0)
+                   "an invoke whose unwind destination is not a landingpad "
+                   "block (Windows EH funclets) is not supported");
+  int returns = handler_returns(r, inv);
+  if (returns < 0)
     return -1;
   if (LLVMHasPersonalityFn(r->sig->fn))
     LLVMSetPersonalityFn(r->aug, LLVMGetPersonalityFn(r->sig->fn));
@@ -171,34 +182,180 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
       ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(LLVMGetNormalDest(inv)));
   if (!pad_v || !normal_v)
     return fail_at(r, inv, "internal: an invoke's destinations were not cloned");
-  LLVMBasicBlockRef pad = LLVMValueAsBasicBlock(pad_v);
   LLVMBasicBlockRef start = LLVMGetInsertBlock(fc->b);
   LLVMValueRef before = LLVMGetLastInstruction(start);
   LLVMBasicBlockRef last_old = LLVMGetLastBasicBlock(r->aug);
   if (ad_rev_aug_call(r, inv) != 0 || r->mc->diag.failed)
     return -1;
+  /* a catch that goes on reverses the invoke's block from the landing pad:
+   * right only when the call threw before doing anything to reverse */
+  if (returns && !unwinds_cleanly(r, inv))
+    return fail_at(r, inv,
+                   "an exception handler that returns normally (a catch "
+                   "reached from this invoke's landing pad) is supported "
+                   "only for exceptions of calls with nothing to reverse (a "
+                   "throw in the function itself); this call's reverse "
+                   "would have to undo a partly run call");
   LLVMBasicBlockRef end = LLVMGetInsertBlock(fc->b);
-  /* the blocks the call's work emitted: the tail of `start`, then those
-   * appended since (splitting appends more, which the walk reaches) */
-  LLVMBasicBlockRef bb = start;
-  LLVMValueRef i = before ? LLVMGetNextInstruction(before)
-                          : LLVMGetFirstInstruction(start);
-  while (bb) {
-    for (; i; i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i) || !may_unwind(i))
-        continue;
-      LLVMBasicBlockRef split = LLVMGetInstructionParent(i);
-      LLVMBasicBlockRef cont = call_to_invoke(r, i, pad);
-      if (!cont)
-        return -1;
-      if (split == end)
-        end = cont;
-      break; /* the rest of this block is in cont now */
-    }
-    bb = bb == start ? LLVMGetNextBasicBlock(last_old) : LLVMGetNextBasicBlock(bb);
-    i = bb ? LLVMGetFirstInstruction(bb) : NULL;
-  }
+  invoke_walk w = {r, inv};
+  int rc = ad_ir_rethread_unwind(start, before, last_old, &end, walk_pad,
+                                 walk_renamed, &w);
+  if (rc == -2)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, inv, "out of memory");
+  if (rc != 0)
+    return -1;
   LLVMPositionBuilderAtEnd(fc->b, end);
   LLVMBuildBr(fc->b, LLVMValueAsBasicBlock(normal_v));
   return 0;
+}
+
+int ad_rev_aug_landing_pad(ad_rev_fn *r, LLVMValueRef lp) {
+  ad_fn_ctx *fc = &r->fc;
+  LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(lp), "");
+  size_t len;
+  const char *name = LLVMGetValueName2(lp, &len);
+  if (len)
+    LLVMSetValueName2(phi, name, len);
+  if (ad_map_put(&fc->vmap, lp, phi) != 0)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, lp, "out of memory");
+  /* the pads of the invokes built before this block */
+  LLVMBasicBlockRef block = LLVMGetInstructionParent(lp);
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(block)); u;
+       u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAInvokeInst(user) || LLVMGetUnwindDest(user) != block)
+      continue;
+    LLVMValueRef pad = ad_map_get(&fc->exit_block, user);
+    if (pad)
+      add_pad_incoming(phi, LLVMValueAsBasicBlock(pad));
+  }
+  return 0;
+}
+
+LLVMValueRef ad_rev_edge_key(LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  if (term && LLVMIsAInvokeInst(term) && LLVMGetUnwindDest(term) == to)
+    return term;
+  return LLVMBasicBlockAsValue(from);
+}
+
+/* ---- the guard of a gradient's augmented pass ---- */
+
+LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMTypeRef members[5] = {ptr, i64, i64, i64, ptr};
+  return LLVMStructTypeInContext(mc->llctx, members, 5, 0);
+}
+
+/* Whether an exception may leave fn: a `resume`, or a call (not an
+ * invoke: its exception lands in fn's pad) that may throw, a defined
+ * callee's body asked the same (a cycle adds nothing: seen).  -1 when
+ * memory runs out. */
+static int body_may_unwind(LLVMValueRef fn, ad_map *seen) {
+  if (ad_map_get(seen, fn))
+    return 0;
+  if (ad_map_put(seen, fn, (void *)1) != 0)
+    return -1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) == LLVMResume)
+        return 1;
+      if (!LLVMIsACallInst(i) || !ad_ir_may_unwind(i))
+        continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0)
+        return 1;
+      int rc = body_may_unwind(callee, seen);
+      if (rc != 0)
+        return rc;
+    }
+  return 0;
+}
+
+/* aug's personality (the primal's, when it has invokes), another
+ * function's of the module, or the Itanium C++ one. */
+static LLVMValueRef personality(ad_module_ctx *mc, LLVMValueRef aug) {
+  if (LLVMHasPersonalityFn(aug))
+    return LLVMGetPersonalityFn(aug);
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
+       f = LLVMGetNextFunction(f))
+    if (LLVMHasPersonalityFn(f))
+      return LLVMGetPersonalityFn(f);
+  const char *name = "__gxx_personality_v0";
+  LLVMValueRef p = LLVMGetNamedFunction(mc->mod, name);
+  if (p)
+    return p;
+  return LLVMAddFunction(
+      mc->mod, name,
+      LLVMFunctionType(LLVMInt32TypeInContext(mc->llctx), NULL, 0, 1));
+}
+
+LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
+                                int heap_header) {
+  ad_map seen;
+  ad_map_init(&seen);
+  int unwinds = body_may_unwind(aug, &seen);
+  ad_map_free(&seen);
+  if (unwinds == 0)
+    return aug;
+  size_t n;
+  const char *aug_name = LLVMGetValueName2(aug, &n);
+  strbuf name;
+  sb_init(&name);
+  sb_printf(&name, "tanjit.rev.guard.%s%.*s", heap_header ? "heap." : "", (int)n,
+                aug_name);
+  if (name.failed) {
+    sb_free(&name);
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    return NULL;
+  }
+  LLVMValueRef g = LLVMGetNamedFunction(mc->mod, name.data);
+  if (g) {
+    sb_free(&name);
+    return g;
+  }
+  LLVMTypeRef ft = LLVMGlobalGetValueType(aug);
+  g = LLVMAddFunction(mc->mod, name.data, ft);
+  sb_free(&name);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetPersonalityFn(g, personality(mc, aug));
+  unsigned np = LLVMCountParams(g);
+  LLVMValueRef *args = tj_malloc((np ? np : 1) * sizeof *args);
+  if (!args) {
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    return NULL;
+  }
+  for (unsigned k = 0; k < np; k++)
+    args[k] = LLVMGetParam(g, k);
+  LLVMValueRef header = LLVMGetParam(g, np - 1); /* the tape is last */
+  LLVMContextRef c = mc->llctx;
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, g, "entry");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, g, "ok");
+  LLVMBasicBlockRef lp = LLVMAppendBasicBlockInContext(c, g, "unwinding");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef res = LLVMBuildInvoke2(b, ft, aug, args, np, ok, lp, "");
+  free(args);
+  LLVMPositionBuilderAtEnd(b, ok);
+  if (LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMVoidTypeKind)
+    LLVMBuildRetVoid(b);
+  else
+    LLVMBuildRet(b, res);
+  LLVMPositionBuilderAtEnd(b, lp);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef lpt[2] = {ptr, LLVMInt32TypeInContext(c)};
+  LLVMValueRef l =
+      LLVMBuildLandingPad(b, LLVMStructTypeInContext(c, lpt, 2, 0), NULL, 0, "");
+  LLVMSetCleanup(l, 1);
+  ad_rev_free_owned_shadows(mc, b, header);
+  LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "records");
+  ad_rev_call_libc(mc, b, "free", &records, 1);
+  if (heap_header)
+    ad_rev_call_libc(mc, b, "free", &header, 1);
+  LLVMBuildResume(b, l);
+  LLVMDisposeBuilder(b);
+  return g;
 }

@@ -17,10 +17,14 @@
  *  - llvm.vector.reduce.fadd: the adjoint to the start value and to every
  *    lane.
  *
- * Shadow blocks come from tanjit.rev.shadow.alloc(align, n), which keeps n
- * (and the block's base) in 16 bytes below the address it returns, so a
- * realloc knows how many bytes the old shadow has; tanjit.rev.shadow.free
- * releases one.  Only reverse mode frees them (a shadow never reaches a
+ * Shadow blocks come from tanjit.rev.shadow.alloc(align, n, tape), which
+ * keeps n (and the block's base) in 16 bytes below the address it returns,
+ * so a realloc knows how many bytes the old shadow has, and below them a
+ * link: each block is pushed on the list of the gradient's header (the
+ * `owned` word, rev.h), which the gradient walks to free them when an
+ * exception leaves its augmented pass (exceptions.c); a pass that ends
+ * normally leaves the list to the reverse, which frees each block at the
+ * reverse of its allocation (tanjit.rev.shadow.free).  Only reverse mode frees them (a shadow never reaches a
  * primal free), so the header never meets another allocator.
  */
 #include <stdint.h>
@@ -43,6 +47,8 @@
 /* ---- the shadow blocks ---- */
 
 enum { SHADOW_HEADER = 16 };
+/* n at -16, the base at -8, the owned list's link at -24 */
+enum { SHADOW_LINKED_HEADER = 32 };
 
 static LLVMValueRef declare_extern(ad_module_ctx *mc, const char *name,
                                    LLVMTypeRef ft) {
@@ -65,9 +71,10 @@ static void trap_at(LLVMBuilderRef b, ad_module_ctx *mc) {
   LLVMBuildUnreachable(b);
 }
 
-/* tanjit.rev.shadow.alloc(align, n): n zeroed bytes aligned to
- * max(align, 16), with n at -16 and the base at -8; traps when memory runs
- * out (generated code has no error channel). */
+/* tanjit.rev.shadow.alloc(align, n, tape): n zeroed bytes aligned to
+ * max(align, 32), with n at -16, the base at -8, and pushed on the tape
+ * header's owned list (link at -24); traps when memory runs out (generated
+ * code has no error channel). */
 static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   const char *name = "tanjit.rev.shadow.alloc";
   LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
@@ -77,7 +84,8 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef two[2] = {i64, i64};
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, two, 2, 0));
+  LLVMTypeRef three[3] = {i64, i64, ptr};
+  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, three, 3, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMTypeRef aft = LLVMFunctionType(ptr, two, 2, 0);
   LLVMValueRef aligned = declare_extern(mc, "aligned_alloc", aft);
@@ -87,7 +95,7 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef align = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
-  LLVMValueRef min = LLVMConstInt(i64, SHADOW_HEADER, 0);
+  LLVMValueRef min = LLVMConstInt(i64, SHADOW_LINKED_HEADER, 0);
   LLVMValueRef a = LLVMBuildSelect(
       b, LLVMBuildICmp(b, LLVMIntULT, align, min, ""), min, align, "align");
   /* aligned_alloc wants a multiple of the alignment */
@@ -107,6 +115,11 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
       LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), base, &a, 1, "shadow");
   LLVMBuildStore(b, n, at_offset(b, mc, s, -16));
   LLVMBuildStore(b, base, at_offset(b, mc, s, -8));
+  LLVMValueRef owned =
+      at_offset(b, mc, LLVMGetParam(fn, 2), AD_REV_TAPE_OWNED_OFFSET);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, ptr, owned, "owned"),
+                 at_offset(b, mc, s, -24));
+  LLVMBuildStore(b, s, owned);
   LLVMBuildRet(b, s);
   LLVMDisposeBuilder(b);
   return fn;
@@ -140,20 +153,45 @@ static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
   return fn;
 }
 
-static LLVMValueRef shadow_alloc(ad_module_ctx *mc, LLVMBuilderRef b,
+LLVMValueRef ad_rev_shadow_alloc(ad_rev_fn *r, LLVMBuilderRef b,
                                  LLVMValueRef align, LLVMValueRef n) {
+  ad_module_ctx *mc = r->mc;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
   LLVMValueRef fn = shadow_alloc_fn(mc);
-  LLVMValueRef args[2] = {LLVMBuildZExtOrBitCast(b, align, i64, ""),
-                          LLVMBuildZExtOrBitCast(b, n, i64, "")};
+  LLVMValueRef args[3] = {LLVMBuildZExtOrBitCast(b, align, i64, ""),
+                          LLVMBuildZExtOrBitCast(b, n, i64, ""), r->aug_tape};
   LLVMValueRef s =
-      LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "shadow.alloc");
+      LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 3, "shadow.alloc");
   return s;
 }
 
-static void shadow_free(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s) {
+void ad_rev_shadow_free(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s) {
   LLVMValueRef fn = shadow_free_fn(mc);
   LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, &s, 1, "");
+}
+
+void ad_rev_free_owned_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(from);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "owned.next");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "owned.free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "owned.done");
+  LLVMValueRef first = LLVMBuildLoad2(
+      b, ptr, at_offset(b, mc, header, AD_REV_TAPE_OWNED_OFFSET), "owned");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef s = LLVMBuildPhi(b, ptr, "");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef next = LLVMBuildLoad2(b, ptr, at_offset(b, mc, s, -24), "");
+  ad_rev_shadow_free(mc, b, s);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(s, &first, &from, 1);
+  LLVMAddIncoming(s, &next, &body, 1);
+  LLVMPositionBuilderAtEnd(b, done);
 }
 
 /* The size of shadow block s (0 for NULL). */
@@ -222,7 +260,7 @@ static int aug_alloc(ad_rev_fn *r, const ad_rev_call_row *row,
   if ((unsigned)d->size_a >= n || (d->size_b >= 0 && (unsigned)d->size_b >= n) ||
       (d->align >= 0 && (unsigned)d->align >= n))
     return ad_rev_fail_call(r, call, "%s: unexpected arguments", row->name);
-  LLVMValueRef s = shadow_alloc(r->mc, r->fc.b, alloc_align(r, call, d),
+  LLVMValueRef s = ad_rev_shadow_alloc(r, r->fc.b, alloc_align(r, call, d),
                                 alloc_size(r, call, d));
   ad_set_shadow(&r->fc, call, s);
   return ad_rev_plan_row(r, call, row) ? 0 : -1;
@@ -231,7 +269,7 @@ static int aug_alloc(ad_rev_fn *r, const ad_rev_call_row *row,
 static int rev_alloc(ad_rev_fn *r, const ad_rev_call_row *row,
                      LLVMValueRef call, const ad_rev_call_plan *p) {
   (void)row, (void)p;
-  shadow_free(r->mc, r->rb, ad_rev_shadow(r, call));
+  ad_rev_shadow_free(r->mc, r->rb, ad_rev_shadow(r, call));
   return 0;
 }
 
@@ -332,7 +370,7 @@ static int aug_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
         row->name);
   LLVMValueRef n = ad_primal(fc, LLVMGetOperand(call, 1));
   LLVMValueRef s =
-      shadow_alloc(r->mc, fc->b, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
+      ad_rev_shadow_alloc(r, fc->b, LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
                                               SHADOW_HEADER, 0),
                    n);
   LLVMValueRef os = ad_shadow_or_null(fc, old);
@@ -362,7 +400,7 @@ static int rev_realloc(ad_rev_fn *r, const ad_rev_call_row *row,
      * back (the old shadow's own floats were never touched since) */
     LLVMBuildMemCpy(r->rb, os, 1, s, 1, kept);
   }
-  shadow_free(r->mc, r->rb, s);
+  ad_rev_shadow_free(r->mc, r->rb, s);
   return 0;
 }
 
@@ -392,7 +430,7 @@ static int aug_memalign(ad_rev_fn *r, const ad_rev_call_row *row,
                       "");
   LLVMBuildCondBr(fc->b, ok, work, done);
   LLVMPositionBuilderAtEnd(fc->b, work);
-  LLVMValueRef s = shadow_alloc(mc, fc->b, ad_primal(fc, LLVMGetOperand(call, 1)),
+  LLVMValueRef s = ad_rev_shadow_alloc(r, fc->b, ad_primal(fc, LLVMGetOperand(call, 1)),
                                 ad_primal(fc, LLVMGetOperand(call, 2)));
   LLVMBuildStore(fc->b, s, ss);
   LLVMBuildBr(fc->b, done);
@@ -418,7 +456,7 @@ static int rev_memalign(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(mc->llctx, fn, "memalign.freed");
   LLVMBuildCondBr(r->rb, ok, work, done);
   LLVMPositionBuilderAtEnd(r->rb, work);
-  shadow_free(mc, r->rb, LLVMBuildLoad2(r->rb, ptr, ss, ""));
+  ad_rev_shadow_free(mc, r->rb, LLVMBuildLoad2(r->rb, ptr, ss, ""));
   LLVMBuildStore(r->rb, LLVMConstNull(ptr), ss);
   LLVMBuildBr(r->rb, done);
   LLVMPositionBuilderAtEnd(r->rb, done);

@@ -119,7 +119,8 @@ int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
- * tag} kept in the caller's buffer. */
+ * tag} kept in the caller's buffer (the owned list after them lives only
+ * while aug runs, on the stack). */
 enum { AD_REV_SPLIT_TAPE_BYTES = 32 };
 /* Where a split request's tape goes (augment) or comes from (reverse). */
 typedef struct ad_rev_split_tape {
@@ -330,9 +331,31 @@ LLVMTypeRef ad_rev_bits_float(ad_module_ctx *mc, LLVMTypeRef t);
 
 /* ---- exceptions.c ---- */
 /* The aug of invoke `inv` (the builder at its block's end): the call's
- * work, made to unwind to the landing pad's aug block, then a branch to
- * the normal destination.  0 or -1. */
+ * work, made to unwind to a fresh pad of `inv` (the primal landingpad's
+ * clauses, then a branch into the landing pad block's aug copy, found in
+ * fc.exit_block under `inv`), then a branch to the normal destination.
+ * 0 or -1. */
 int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv);
+/* The fresh pad of the invoke ending primal block bb when an exception
+ * from its call leaves nothing to reverse: the block's record is pushed
+ * there too, for a handler that catches and goes on.  Else NULL. */
+LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb);
+/* The aug of a landingpad: a PHI of the fresh pads' landingpads. */
+int ad_rev_aug_landing_pad(ad_rev_fn *r, LLVMValueRef lp);
+/* The key of fc.exit_block naming the aug block that ends the edge
+ * from -> to: the invoke for its unwind edge, else the block. */
+LLVMValueRef ad_rev_edge_key(LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* A gradient's tape header: tape.c's {ptr, size, cap}, split mode's tag,
+ * and the owned list of the shadow blocks aug allocated (memory.c), at
+ * AD_REV_TAPE_OWNED_OFFSET, walked when an exception leaves aug. */
+enum { AD_REV_TAPE_OWNED_OFFSET = 32 };
+LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc);
+/* What a gradient calls for pair aug `aug`: aug itself when it cannot
+ * unwind, else a guard with aug's type that invokes it and, when an
+ * exception leaves it, frees the owned shadows, the tape's records and
+ * (heap_header) the header, then resumes unwinding.  NULL on error. */
+LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
+                                int heap_header);
 
 /* ---- adjoint.c ---- */
 int ad_rev_build_reverse(ad_rev_fn *r);
@@ -477,6 +500,15 @@ typedef struct ad_rev_bytes_census {
 int ad_rev_copy_census(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
                        LLVMValueRef src, LLVMValueRef len,
                        ad_rev_bytes_census *out);
+/* memory.c: a zeroed shadow block of n bytes aligned to align (at least
+ * 32), emitted at b in r's aug, pushed on the header's owned list; its
+ * free (NULL: nothing); the loop at b freeing every block on header's
+ * owned list. */
+LLVMValueRef ad_rev_shadow_alloc(ad_rev_fn *r, LLVMBuilderRef b,
+                                 LLVMValueRef align, LLVMValueRef n);
+void ad_rev_shadow_free(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s);
+void ad_rev_free_owned_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header);
 /* The float type of `bits` bits, or NULL. */
 LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits);
 

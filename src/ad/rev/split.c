@@ -38,12 +38,10 @@
 static const char tape_fn_name[] = "tanjit.split.tape";
 static const char check_fn_name[] = "tanjit.split.check";
 
-/* {ptr, size, cap, tag}: tape.c's header and the pair's tag. */
+/* {ptr, size, cap, tag, owned}: tape.c's header, the pair's tag and the
+ * owned list aug's shadow blocks are on while it runs (exceptions.c). */
 static LLVMTypeRef split_header_type(ad_module_ctx *mc) {
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMTypeRef members[4] = {ptr, i64, i64, i64};
-  return LLVMStructTypeInContext(mc->llctx, members, 4, 0);
+  return ad_rev_header_type(mc);
 }
 
 static void build_trap(ad_module_ctx *mc, LLVMBuilderRef b) {
@@ -70,8 +68,9 @@ static LLVMValueRef tape_fn(ad_module_ctx *mc) {
   LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
   LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0),
-                          LLVMConstInt(i64, AD_REV_SPLIT_TAPE_BYTES, 0)};
+  LLVMValueRef args[2] = {
+      LLVMConstInt(i64, 1, 0),
+      LLVMConstInt(i64, LLVMABISizeOfType(mc->td, split_header_type(mc)), 0)};
   LLVMValueRef h = ad_rev_call_libc(mc, b, "calloc", args, 2);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, h, ""), oom, ok);
   LLVMPositionBuilderAtEnd(b, oom);
@@ -164,7 +163,10 @@ LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
     LLVMValueRef fn = tape_fn(mc);
     header = call_fn(b, fn, &tag, 1, "split.tape");
   }
-  LLVMValueRef res = call_pair_fn(mc, b, p->aug, args, nargs, NULL, header);
+  /* an exception out of aug frees its records (and a heap header) */
+  LLVMValueRef aug = ad_rev_guarded_aug(mc, p->aug, !t->allocated);
+  LLVMValueRef res =
+      aug ? call_pair_fn(mc, b, aug, args, nargs, NULL, header) : NULL;
   if (!res)
     return NULL;
   *tape_out = NULL;

@@ -175,6 +175,13 @@ static void copy_header(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef to,
 }
 
 static int takes(LLVMValueRef call, LLVMValueRef v) {
+  /* the shadow allocator only links its block into the header's owned
+   * list (memory.c): ptr, size and cap need no copy */
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t n_;
+  if (LLVMIsAFunction(callee) &&
+      strncmp(LLVMGetValueName2(callee, &n_), "tanjit.rev.shadow.", 18) == 0)
+    return 0;
   unsigned n = LLVMGetNumArgOperands(call);
   for (unsigned k = 0; k < n; k++)
     if (LLVMGetOperand(call, k) == v)
@@ -182,35 +189,66 @@ static int takes(LLVMValueRef call, LLVMValueRef v) {
   return 0;
 }
 
+/* Copies at the block's first insertion point (after PHIs and a
+ * landingpad). */
+static void copy_at_start(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMBasicBlockRef bb, LLVMValueRef to,
+                          LLVMValueRef from) {
+  LLVMValueRef i = LLVMGetFirstInstruction(bb);
+  while (i && (LLVMIsAPHINode(i) || LLVMIsALandingPadInst(i)))
+    i = LLVMGetNextInstruction(i);
+  if (i)
+    LLVMPositionBuilderBefore(b, i);
+  else
+    LLVMPositionBuilderAtEnd(b, bb);
+  copy_header(mc, b, to, from);
+}
+
+/* In aug (unwinding set), the caller's header must also be right whenever
+ * an exception may leave the body, since the gradient frees the records
+ * behind it (exceptions.c): the copy goes out before every call that may
+ * unwind, and a landing pad copies it back in (a callee that threw had
+ * copied its own out). */
 static void sync_one(ad_module_ctx *mc, LLVMValueRef fn, LLVMValueRef local,
-                     LLVMValueRef param) {
+                     LLVMValueRef param, int unwinding) {
   if (!local)
     return;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(local));
   copy_header(mc, b, local, param);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
-       bb = LLVMGetNextBasicBlock(bb))
+       bb = LLVMGetNextBasicBlock(bb)) {
+    if (unwinding && ad_ir_is_landing_block(bb))
+      copy_at_start(mc, b, bb, local, param);
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
          i = LLVMGetNextInstruction(i)) {
+      int call = LLVMIsACallInst(i) != NULL, inv = LLVMIsAInvokeInst(i) != NULL;
       if (LLVMIsAReturnInst(i)) {
         LLVMPositionBuilderBefore(b, i);
         copy_header(mc, b, param, local);
-      } else if (LLVMIsACallInst(i) && takes(i, param)) {
+      } else if ((call || inv) && takes(i, param)) {
         LLVMPositionBuilderBefore(b, i);
         copy_header(mc, b, param, local);
+        if (inv) { /* its normal destination is its own (exceptions.c) */
+          copy_at_start(mc, b, LLVMGetNormalDest(i), local, param);
+          continue;
+        }
         LLVMValueRef next = LLVMGetNextInstruction(i);
         LLVMPositionBuilderBefore(b, next);
         copy_header(mc, b, local, param);
         i = LLVMGetPreviousInstruction(next);
+      } else if (unwinding && (call || inv) && ad_ir_may_unwind(i)) {
+        LLVMPositionBuilderBefore(b, i);
+        copy_header(mc, b, param, local);
       }
     }
+  }
   LLVMDisposeBuilder(b);
 }
 
 void ad_rev_sync_tape(ad_rev_fn *r) {
-  sync_one(r->mc, r->aug, r->aug_ltape, r->aug_tape);
-  sync_one(r->mc, r->rev, r->rev_ltape, r->rev_tape);
+  sync_one(r->mc, r->aug, r->aug_ltape, r->aug_tape, 1);
+  sync_one(r->mc, r->rev, r->rev_ltape, r->rev_tape, 0);
 }
 
 static unsigned long long slot_size(ad_module_ctx *mc, LLVMTypeRef t) {
@@ -740,36 +778,40 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   LLVMBuildStore(hb, LLVMBuildSub(hb, size, LLVMConstInt(i64, total, 0), ""),
                  psize);
   LLVMDisposeBuilder(hb);
-  /* the aug pushes it before bb's terminator */
-  LLVMValueRef exit = ad_map_get(&r->fc.exit_block, LLVMBasicBlockAsValue(bb));
-  if (!exit)
-    return 0;
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(exit));
-  ad_fn_ctx *fc = &r->fc;
-  LLVMPositionBuilderBefore(fc->b, term);
-  LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
-  LLVMValueRef rf = reserve_fn(mc);
-  LLVMValueRef base =
-      LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
-  LLVMValueRef k = LLVMConstInt(i64, total, 0);
-  LLVMValueRef top =
-      LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
-  for (size_t i = 0; i < r->nitems; i++) {
-    ad_rev_item *it = &r->items[i];
-    if (it->recomputed)
+  /* the aug pushes it before bb's terminator, and before the branch of
+   * the pad a catch that goes on is reached by (exceptions.c) */
+  for (int e = 0; e < 2; e++) {
+    LLVMValueRef exit = e ? ad_rev_catch_exit(r, bb)
+                          : ad_map_get(&r->fc.exit_block, LLVMBasicBlockAsValue(bb));
+    if (!exit)
       continue;
-    LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
-                     : it->shadow ? ad_shadow_value(fc, it->v)
-                                  : ad_primal(fc, it->v);
-    LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
-    LLVMSetAlignment(st, 8);
-  }
-  if (with_id) {
-    uintptr_t id =
-        (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
-    LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
-                                     below(mc, fc->b, top, 8));
-    LLVMSetAlignment(st, 8);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(LLVMValueAsBasicBlock(exit));
+    ad_fn_ctx *fc = &r->fc;
+    LLVMPositionBuilderBefore(fc->b, term);
+    LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
+    LLVMValueRef rf = reserve_fn(mc);
+    LLVMValueRef base =
+        LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
+    LLVMValueRef k = LLVMConstInt(i64, total, 0);
+    LLVMValueRef top =
+        LLVMBuildGEP2(fc->b, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
+    for (size_t i = 0; i < r->nitems; i++) {
+      ad_rev_item *it = &r->items[i];
+      if (it->recomputed)
+        continue;
+      LLVMValueRef v = it->shadow == 2 ? ad_map_get(&r->recorded, it->v)
+                       : it->shadow ? ad_shadow_value(fc, it->v)
+                                    : ad_primal(fc, it->v);
+      LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
+      LLVMSetAlignment(st, 8);
+    }
+    if (with_id) {
+      uintptr_t id =
+          (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
+      LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
+                                       below(mc, fc->b, top, 8));
+      LLVMSetAlignment(st, 8);
+    }
   }
   return mc->diag.failed ? -1 : 0;
 }

@@ -4,25 +4,8 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
+#include "ad/ir/ir.h"
 #include "ad/tangent/tangent.h"
-
-void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to) {
-  unsigned n = LLVMGetNumArgOperands(from);
-  for (long long idx = -1; idx <= (long long)n; idx++) {
-    LLVMAttributeIndex at = (LLVMAttributeIndex)(
-        idx < 0 ? (long long)LLVMAttributeFunctionIndex : idx);
-    unsigned count = LLVMGetCallSiteAttributeCount(from, at);
-    LLVMAttributeRef attrs[64];
-    if (count == 0 || count > sizeof attrs / sizeof *attrs)
-      continue;
-    LLVMGetCallSiteAttributes(from, at, attrs);
-    for (unsigned k = 0; k < count; k++)
-      LLVMAddCallSiteAttribute(to, at, attrs[k]);
-  }
-  LLVMSetInstructionCallConv(to, LLVMGetInstructionCallConv(from));
-  if (LLVMInstructionGetDebugLoc(from))
-    LLVMInstructionSetDebugLoc(to, LLVMInstructionGetDebugLoc(from));
-}
 
 /* An invoke's clone is a call of the same callee with the same arguments
  * and attributes: the tangent work of the call (a rule, a derivative) goes

@@ -129,9 +129,6 @@ void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from);
 /* Clones `inst` at the builder with operands mapped to the derivative
  * body, and records it in the value map.  NULL on out of memory. */
 LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
-/* Copies a call's or invoke's call-site attributes, calling convention and
- * debug location onto another call or invoke of the same callee type. */
-void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to);
 
 /* ---- shadow_globals.c ---- */
 /* The shadow of a constant: constant globals get a read-only `<name>_shadow`
