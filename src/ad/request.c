@@ -1127,18 +1127,6 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     LLVMDisposeBuilder(b);
     return -1;
   }
-  if (r.width > 1 && mode != REV_COMBINED) {
-    LLVMDisposeBuilder(b);
-    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
-                        "%s of %s: enzyme_width %u in split mode (vector "
-                        "split reverse mode) is not supported; "
-                        "__enzyme_autodiff takes it",
-                        who, ad_value_name(r.fn), r.width);
-  }
-  if (r.width > 1 && ad_rev_check_lanes(mc, r.fn, r.width) != 0) {
-    LLVMDisposeBuilder(b);
-    return -1;
-  }
   if (r.primal_return && (mode != REV_COMBINED || r.width > 1)) {
     LLVMDisposeBuilder(b);
     return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
@@ -1331,6 +1319,15 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                     (unsigned char)(split && !r.const_return &&
                                     LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
                     (unsigned char)!split};
+  if (r.width > 1 && split && sig.ret_adjoint) {
+    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                      "%s of %s: enzyme_width %u in split mode of a function "
+                      "with a float result (one result adjoint per lane) is "
+                      "not supported; write the result through a pointer and "
+                      "pass its shadows",
+                      who, ad_value_name(r.fn), r.width);
+    goto out;
+  }
   LLVMValueRef seed = NULL, tape_value = NULL;
   if (mode == REV_REVERSE) {
     unsigned want = (sig.ret_adjoint ? 1u : 0u) + (sm.tape_at ? 0u : 1u);
@@ -1414,6 +1411,13 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
   ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
   if (mode == REV_AUGMENT) {
+    /* enzyme_width: the one augmented pass every lane's reverse reads */
+    if (r.width > 1 && ad_rev_lanes_share_or_fail(mc, call, r.fn, &pair,
+                                                  shadow_pos, ndup,
+                                                  r.width) != 0) {
+      rc = -1;
+      goto out;
+    }
     LLVMValueRef handle = NULL;
     LLVMValueRef res = ad_rev_split_augment(mc, b, holder, &sig, &pair, args,
                                             k, &tape, &handle);
@@ -1461,22 +1465,23 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     goto out;
   }
   if (r.width > 1) {
-    /* one gradient per lane (lanes.c says why that is exact here); each
-     * OUT adjoint comes back as [N x T], as Enzyme returns it */
+    /* the lanes (lanes.c: one aug and a reverse per lane, or a gradient
+     * per lane); each OUT adjoint comes back as [N x T], as Enzyme
+     * returns it */
     LLVMValueRef *lane_res = tj_malloc(r.width * sizeof *lane_res);
     if (!lane_res) {
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       goto out;
     }
-    for (unsigned w = 0; w < r.width && !mc->diag.failed; w++) {
-      for (unsigned d = 0; d < ndup; d++)
-        args[shadow_pos[d]] = lane_shadows[d * r.width + w];
-      if (w)
-        ad_emit_shadow_reset(mc, b);
-      lane_res[w] = ad_rev_emit_gradient(
-          mc, b, holder, &pair, args, k,
-          sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL);
-    }
+    if (mode == REV_REVERSE)
+      ad_rev_split_reverse_lanes(mc, b, holder, call, &sig, &pair, args, k,
+                                 shadow_pos, lane_shadows, ndup, r.width,
+                                 &tape, lane_res);
+    else
+      ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
+                        lane_shadows, ndup, r.width,
+                        sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
+                        lane_res);
     LLVMValueRef v = NULL;
     if (!mc->diag.failed && nouts) {
       LLVMTypeRef st = LLVMTypeOf(lane_res[0]);

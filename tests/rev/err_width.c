@@ -1,9 +1,21 @@
-/* enzyme_width > 1 of a function that writes its caller's memory. */
-extern int enzyme_width;
+/* enzyme_width > 1 of a function that both makes a shadow in its
+ * augmented pass (a malloc'd float temporary) and writes its caller's
+ * memory: neither one augmented pass nor one gradient per lane is exact. */
+#include <stdlib.h>
+extern int enzyme_width, enzyme_const;
 void __enzyme_autodiff(void *, ...);
-static void f(double *x) { x[0] = x[0] * x[0]; }
+static void f(const double *x, double *out, int n) {
+  double *t = malloc(n * sizeof *t);
+  for (int i = 0; i < n; i++)
+    t[i] = x[i] * x[(i + 1) % n];
+  for (int i = 0; i < n; i++)
+    out[i] = t[i] * t[n - 1 - i];
+  free(t);
+}
 int main(void) {
-  double x[1] = {2}, d1[1] = {1}, d2[1] = {1};
-  __enzyme_autodiff((void *)f, enzyme_width, 2, x, d1, d2);
-  return d1[0] != 4;
+  double x[2] = {2, 3}, out[2], dx1[2] = {0}, dx2[2] = {0}, do1[2] = {1, 0},
+         do2[2] = {0, 1};
+  __enzyme_autodiff((void *)f, enzyme_width, 2, x, dx1, dx2, out, do1, do2,
+                    enzyme_const, 2);
+  return dx1[0] != 72;
 }

@@ -1,16 +1,38 @@
 /*
  * Vector reverse mode (enzyme_width N > 1 in __enzyme_autodiff): N seeds,
- * N shadows per duplicated argument.  The gradient runs one whole
- * reverse derivative (aug, then rev) per lane, each with its lane's
- * shadows and seed.  That is exact only when running the primal again
- * cannot see a difference: the function (and everything it calls) writes
- * no memory its caller sees and touches no mutable global (whose one
- * shadow the lanes would share).  This file decides that, conservatively,
- * and names the first instruction that breaks it.  Lane-wise shadows
- * inside one aug/rev pair (one primal run for all lanes) would lift the
- * restriction; it is not built yet.
+ * N shadows per duplicated argument, each OUT adjoint returned per lane.
+ * Two ways to run the lanes; the first that is exact is taken:
+ *
+ * 1. One augmented pass for all lanes, then the reverse pass once per
+ *    lane over the same tape (its size put back to where aug left it
+ *    before each lane; the reverse only pops, it never writes a record),
+ *    each lane with its own shadows and seed; the tape freed after the
+ *    last.  Exact when the augmented pass does not depend on the shadows
+ *    it is given: then aug run with lane 0's shadows leaves the tape and
+ *    memory it would leave with any lane's, and every shadow effect is
+ *    the reverse's, on its own lane's shadows.  That is decided on the
+ *    built augmented functions: the shadow parameters are followed
+ *    through every value computed from them (into the augmented passes
+ *    of callees), and such a value stored anywhere (shadow memory, the
+ *    tape), used as an address to store to, passed to a call that is not
+ *    an augmented pass, or branched on breaks it; so do a shadow
+ *    allocation, and a reverse that frees anything (only shadows the aug
+ *    made are freed there).  Functions writing their outputs into the
+ *    caller's memory, updating it in place, looping and calling defined
+ *    functions pass.
+ * 2. One whole gradient (aug, then rev) per lane, each with its own tape:
+ *    exact when running the primal again cannot see a difference (the
+ *    function and its callees store, copy and memset only into memory
+ *    they allocated, call nothing that may write memory), which covers
+ *    shadow allocations (a malloc'd scratch buffer) that path 1 cannot
+ *    share.
+ *
+ * Both refuse a mutable global (its one shadow the lanes would share).
+ * Otherwise the error names path 2's first offending instruction and
+ * what stopped path 1.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +42,58 @@
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
 #include "ad/rev/rev.h"
+#include "ad/tangent/tangent.h"
 #include "common/alloc.h"
+
+/* What stops a way of running the lanes: the instruction and why. */
+typedef struct lane_finding {
+  LLVMValueRef inst;
+  const char *what;
+} lane_finding;
+
+static int found(lane_finding *f, LLVMValueRef inst, const char *what) {
+  f->inst = inst;
+  f->what = what;
+  return 1;
+}
+
+/* A worklist of functions, each pushed once (seen). */
+typedef struct fn_list {
+  LLVMValueRef *v;
+  size_t n, cap;
+  ad_map seen;
+} fn_list;
+
+static void fn_list_init(fn_list *l) {
+  memset(l, 0, sizeof *l);
+  ad_map_init(&l->seen);
+}
+
+static void fn_list_free(fn_list *l) {
+  free(l->v);
+  ad_map_free(&l->seen);
+}
+
+/* 0, or -1 out of memory; a function already seen is not pushed again
+ * unless `again`. */
+static int fn_list_push(fn_list *l, LLVMValueRef fn, int again) {
+  if (!again && ad_map_get(&l->seen, fn))
+    return 0;
+  if (ad_map_put(&l->seen, fn, (void *)1) != 0)
+    return -1;
+  if (l->n == l->cap) {
+    size_t c = l->cap ? 2 * l->cap : 16;
+    LLVMValueRef *g = tj_realloc(l->v, c * sizeof *g);
+    if (!g)
+      return -1;
+    l->v = g;
+    l->cap = c;
+  }
+  l->v[l->n++] = fn;
+  return 0;
+}
+
+/* ---- path 2 (and the mutable globals of both): the primal ---- */
 
 /* Whether pointer v points into memory fn made itself (an alloca, a heap
  * allocation, or a local variable holding only such pointers), looked
@@ -28,7 +101,8 @@
 static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   if (depth > 8)
     return 0;
-  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
+  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
+                            AD_STRIP_INSTRUCTIONS);
   if (LLVMIsAAllocaInst(v))
     return 1;
   if (LLVMIsACallInst(v)) {
@@ -62,104 +136,483 @@ static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   return 1;
 }
 
-static int refuse(ad_module_ctx *mc, LLVMValueRef inst, unsigned width,
-                  const char *what) {
-  char *text = ad_value_text(inst);
-  int rc = ad_fail_code(
-      mc, TANJIT_ERR_UNSUPPORTED, inst,
-      "reverse mode: enzyme_width %u runs %s once per lane, which is exact "
-      "only for a function that writes no memory its caller sees; here %s "
-      "(`%s`)",
-      width,
-      ad_value_name(LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst))),
-      what, text ? text : "?");
-  free(text);
-  return rc;
+/* The functions a call through a pointer may reach: every defined
+ * function of the module with that type whose address is taken. */
+static int push_candidates(ad_module_ctx *mc, LLVMValueRef call,
+                           fn_list *work) {
+  LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
+  for (LLVMValueRef g = LLVMGetFirstFunction(mc->mod); g;
+       g = LLVMGetNextFunction(g)) {
+    if (!LLVMCountBasicBlocks(g) || LLVMGlobalGetValueType(g) != ft)
+      continue;
+    for (LLVMUseRef u = LLVMGetFirstUse(g); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if ((LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) &&
+          LLVMGetCalledValue(user) == g)
+        continue;
+      if (fn_list_push(work, g, 0) != 0)
+        return -1;
+      break;
+    }
+  }
+  return 0;
 }
 
-static int check_instruction(ad_module_ctx *mc, LLVMValueRef inst,
-                             unsigned width, ad_map *seen, LLVMValueRef **work,
-                             size_t *nwork, size_t *cap) {
-  for (int k = 0; k < LLVMGetNumOperands(inst); k++) {
+/* What a walk over the primal looks for. */
+typedef enum primal_scan {
+  SCAN_PER_LANE, /* what breaks path 2 */
+  SCAN_GLOBALS,  /* a mutable global (both paths) */
+  SCAN_CUSTOM    /* a custom gradient (path 1): its reverse may free the
+                    tape its augmented half returned */
+} primal_scan;
+
+/* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
+ * of memory.  Defined callees are pushed on work. */
+static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
+                              primal_scan mode, fn_list *work,
+                              lane_finding *f) {
+  int globals_only = mode != SCAN_PER_LANE;
+  if (mode == SCAN_CUSTOM &&
+      (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) &&
+      ad_rev_custom_applies(mc, inst))
+    return found(f, inst,
+                 "its reverse pass runs a custom gradient's reverse, which "
+                 "may free what the augmented half made");
+  for (int k = 0; mode != SCAN_CUSTOM && k < LLVMGetNumOperands(inst); k++) {
     LLVMValueRef op = ad_strip_casts(LLVMGetOperand(inst, (unsigned)k),
                                      AD_STRIP_GEPS | AD_STRIP_INT_CASTS);
     if (LLVMIsAGlobalVariable(op) && !LLVMIsGlobalConstant(op))
-      return refuse(mc, inst, width,
-                    "it uses a mutable global, whose one shadow the lanes "
-                    "would share");
+      return found(f, inst,
+                   "it uses a mutable global, whose one shadow the lanes "
+                   "would share");
   }
   if (LLVMIsAStoreInst(inst)) {
-    if (!is_local_object(mc, LLVMGetOperand(inst, 1), 0))
-      return refuse(mc, inst, width, "it stores to memory it did not allocate");
+    if (!globals_only && !is_local_object(mc, LLVMGetOperand(inst, 1), 0))
+      return found(f, inst, "it stores to memory it did not allocate");
     return 0;
   }
   if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
-    return refuse(mc, inst, width, "an atomic update");
+    return globals_only ? 0 : found(f, inst, "an atomic update");
   if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
     return 0;
   LLVMValueRef callee = ad_called_function(inst);
-  if (!callee)
-    return refuse(mc, inst, width, "an indirect call may write anything");
+  if (!callee) {
+    if (!globals_only)
+      return found(f, inst, "an indirect call may write anything");
+    return push_candidates(mc, inst, work);
+  }
   size_t n;
   const char *name = LLVMGetValueName2(callee, &n);
   if (strncmp(name, "llvm.mem", 8) == 0) {
-    if (strncmp(name, "llvm.memcpy", 11) == 0 ||
-        strncmp(name, "llvm.memmove", 12) == 0 ||
-        strncmp(name, "llvm.memset", 11) == 0) {
-      if (!is_local_object(mc, LLVMGetOperand(inst, 0), 0))
-        return refuse(mc, inst, width,
-                      "it copies into memory it did not allocate");
-    }
+    if (!globals_only &&
+        (strncmp(name, "llvm.memcpy", 11) == 0 ||
+         strncmp(name, "llvm.memmove", 12) == 0 ||
+         strncmp(name, "llvm.memset", 11) == 0) &&
+        !is_local_object(mc, LLVMGetOperand(inst, 0), 0))
+      return found(f, inst, "it copies into memory it did not allocate");
     return 0;
   }
   if (strncmp(name, "llvm.", 5) == 0)
     return 0;
-  if (LLVMCountBasicBlocks(callee)) {
-    if (ad_map_get(seen, callee))
-      return 0;
-    if (ad_map_put(seen, callee, (void *)1) != 0)
-      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
-    if (*nwork == *cap) {
-      size_t c = *cap ? 2 * *cap : 16;
-      LLVMValueRef *g = tj_realloc(*work, c * sizeof *g);
-      if (!g)
-        return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
-      *work = g;
-      *cap = c;
-    }
-    (*work)[(*nwork)++] = callee;
+  if (LLVMCountBasicBlocks(callee))
+    return fn_list_push(work, callee, 0);
+  if (globals_only)
     return 0;
-  }
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
   if (!rule || rule->writes_pointer_args || rule->inactive)
-    return refuse(mc, inst, width,
-                  "it calls a function that may write memory or have "
-                  "other effects");
+    return found(f, inst,
+                 "it calls a function that may write memory or have other "
+                 "effects");
   return 0;
 }
 
-int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width) {
-  ad_map seen;
-  ad_map_init(&seen);
-  LLVMValueRef *work = NULL;
-  size_t nwork = 0, cap = 0;
-  int rc = 0;
-  if (ad_map_put(&seen, fn, (void *)1) != 0 ||
-      !(work = tj_malloc(16 * sizeof *work)))
-    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  else {
-    cap = 16;
-    work[nwork++] = fn;
-  }
-  while (rc == 0 && nwork) {
-    LLVMValueRef f = work[--nwork];
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && rc == 0;
+/* 1 with *f set when fn or a function it reaches has what `mode` looks
+ * for; 0; -1 out of memory. */
+static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
+                       lane_finding *f) {
+  fn_list work;
+  fn_list_init(&work);
+  int rc = fn_list_push(&work, fn, 0);
+  while (rc == 0 && work.n) {
+    LLVMValueRef g = work.v[--work.n];
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = check_instruction(mc, inst, width, &seen, &work, &nwork, &cap);
+        rc = primal_instruction(mc, inst, mode, &work, f);
   }
-  free(work);
-  ad_map_free(&seen);
+  fn_list_free(&work);
   return rc;
+}
+
+/* ---- path 1: the built pair ---- */
+
+/* A pair function (not one of the tanjit.* helpers). */
+static int is_pair_fn(ad_module_ctx *mc, LLVMValueRef fn) {
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  return fn && LLVMCountBasicBlocks(fn) && strncmp(name, "tanjit.", 7) != 0 &&
+         ad_rev_is_generated(mc, fn);
+}
+
+/* Calls a shadow may be handed to without effect. */
+static int harmless_intrinsic(const char *name) {
+  static const char *const prefixes[] = {"llvm.dbg.",
+                                         "llvm.lifetime.",
+                                         "llvm.assume",
+                                         "llvm.invariant.",
+                                         "llvm.experimental.noalias.scope.decl",
+                                         "llvm.prefetch"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  return 0;
+}
+
+static const char *callee_name(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t n;
+  return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n) : "";
+}
+
+/* Whether v was computed from a pointer tanjit.tape.reserve returned (a
+ * slot of a record). */
+static int on_tape(LLVMValueRef v) {
+  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
+                            AD_STRIP_INSTRUCTIONS);
+  return LLVMIsACallInst(v) &&
+         strcmp(callee_name(v), "tanjit.tape.reserve") == 0;
+}
+
+typedef struct aug_scan {
+  ad_module_ctx *mc;
+  ad_map shadowed; /* values computed from a shadow */
+  fn_list work;
+} aug_scan;
+
+static int is_shadowed(aug_scan *s, LLVMValueRef v) {
+  return v && ad_map_get(&s->shadowed, v) != NULL;
+}
+
+/* Follows the shadows through one augmented function until nothing new is
+ * reached; callees' parameters that receive one are marked and their
+ * functions pushed again.  0 or -1 out of memory. */
+static int spread(aug_scan *s, LLVMValueRef fn) {
+  int changed = 1;
+  while (changed) {
+    changed = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i)) {
+        if (LLVMIsAStoreInst(i) || is_shadowed(s, i))
+          continue;
+        int call = LLVMIsACallInst(i) || LLVMIsAInvokeInst(i);
+        unsigned nops =
+            call ? LLVMGetNumArgOperands(i) : (unsigned)LLVMGetNumOperands(i);
+        int from_shadow = 0;
+        for (unsigned k = 0; k < nops; k++) {
+          if (!is_shadowed(s, LLVMGetOperand(i, k)))
+            continue;
+          from_shadow = 1;
+          LLVMValueRef callee = call ? LLVMGetCalledValue(i) : NULL;
+          if (callee && LLVMIsAFunction(callee) && is_pair_fn(s->mc, callee) &&
+              k < LLVMCountParams(callee)) {
+            LLVMValueRef p = LLVMGetParam(callee, k);
+            if (!is_shadowed(s, p) &&
+                (ad_map_put(&s->shadowed, p, (void *)1) != 0 ||
+                 fn_list_push(&s->work, callee, 1) != 0))
+              return -1;
+          }
+        }
+        /* a callee's float result carries no shadow */
+        int holds_other = 0, holds_float = 0;
+        if (from_shadow && call)
+          ad_rev_leaves(LLVMTypeOf(i), &holds_float, &holds_other);
+        if (!from_shadow || (call && !holds_other))
+          continue;
+        if (ad_map_put(&s->shadowed, i, (void *)1) != 0)
+          return -1;
+        changed = 1;
+      }
+  }
+  return 0;
+}
+
+/* 1 with *f set when augmented function fn depends on its shadows. */
+static int aug_effects(aug_scan *s, LLVMValueRef fn, lane_finding *f) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMIsAStoreInst(i)) {
+        if (is_shadowed(s, LLVMGetOperand(i, 1)))
+          return found(f, i, "its augmented pass writes shadow memory");
+        if (is_shadowed(s, LLVMGetOperand(i, 0)))
+          return found(
+              f, i,
+              on_tape(LLVMGetOperand(i, 1))
+                  ? "its augmented pass records a shadow pointer on the tape"
+                  : "its augmented pass stores a shadow pointer into memory");
+        continue;
+      }
+      if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i)) {
+        for (int k = 0; k < LLVMGetNumOperands(i); k++)
+          if (is_shadowed(s, LLVMGetOperand(i, (unsigned)k)))
+            return found(f, i,
+                         "its augmented pass updates shadow memory atomically");
+        continue;
+      }
+      if (LLVMIsABranchInst(i) && LLVMIsConditional(i)) {
+        if (is_shadowed(s, LLVMGetCondition(i)))
+          return found(f, i, "its augmented pass branches on a shadow pointer");
+        continue;
+      }
+      if (LLVMIsASwitchInst(i) || LLVMIsAIndirectBrInst(i)) {
+        if (is_shadowed(s, LLVMGetOperand(i, 0)))
+          return found(f, i, "its augmented pass branches on a shadow pointer");
+        continue;
+      }
+      if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+        continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      const char *name = callee_name(i);
+      if (strncmp(name, "tanjit.rev.shadow.alloc", 23) == 0)
+        return found(f, i, "its augmented pass allocates a shadow");
+      if (callee && LLVMIsAFunction(callee) && is_pair_fn(s->mc, callee))
+        continue;
+      if (harmless_intrinsic(name))
+        continue;
+      unsigned n = LLVMGetNumArgOperands(i);
+      for (unsigned k = 0; k < n; k++)
+        if (is_shadowed(s, LLVMGetOperand(i, k)))
+          return found(
+              f, i,
+              strncmp(name, "llvm.mem", 8) == 0
+                  ? "its augmented pass writes shadow memory"
+                  : "its augmented pass hands a shadow to a call that may use "
+                    "it");
+    }
+  return 0;
+}
+
+/* 1 with *f set when the augmented pass of p depends on the shadows at
+ * aug's parameters `shadow_params` (or makes one); 0; -1 out of memory. */
+static int scan_aug(ad_module_ctx *mc, const ad_rev_pair *p,
+                    const unsigned *shadow_params, unsigned nshadows,
+                    lane_finding *f) {
+  aug_scan s;
+  s.mc = mc;
+  ad_map_init(&s.shadowed);
+  fn_list_init(&s.work);
+  int rc = fn_list_push(&s.work, p->aug, 0);
+  for (unsigned d = 0; rc == 0 && d < nshadows; d++)
+    if (ad_map_put(&s.shadowed, LLVMGetParam(p->aug, shadow_params[d]),
+                   (void *)1) != 0)
+      rc = -1;
+  /* every augmented pass reached, even one no shadow reaches (it may make
+   * shadows of its own) */
+  for (size_t i = 0; rc == 0 && i < s.work.n; i++)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(s.work.v[i]);
+         bb && rc == 0; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
+           inst = LLVMGetNextInstruction(inst)) {
+        if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(inst);
+        if (callee && LLVMIsAFunction(callee) && is_pair_fn(mc, callee) &&
+            fn_list_push(&s.work, callee, 0) != 0)
+          rc = -1;
+      }
+  size_t nall = s.work.n;
+  LLVMValueRef *all =
+      rc == 0 ? tj_malloc((nall ? nall : 1) * sizeof *all) : NULL;
+  if (rc == 0 && !all)
+    rc = -1;
+  if (rc == 0)
+    memcpy(all, s.work.v, nall * sizeof *all);
+  /* the spreading: a function is done again when a parameter of it gets a
+   * shadow */
+  while (rc == 0 && s.work.n) {
+    LLVMValueRef fn = s.work.v[--s.work.n];
+    rc = spread(&s, fn);
+  }
+  for (size_t i = 0; rc == 0 && i < nall; i++)
+    rc = aug_effects(&s, all[i], f);
+  free(all);
+  fn_list_free(&s.work);
+  ad_map_free(&s.shadowed);
+  return rc;
+}
+
+/* 1 with *f set when a reverse pass of p frees something (a shadow its
+ * aug allocated: the next lane would find it gone) or uses a mutable
+ * global (a shadow the lanes would share); 0; -1 out of memory. */
+static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, lane_finding *f) {
+  fn_list work;
+  fn_list_init(&work);
+  int rc = fn_list_push(&work, p->rev, 0);
+  for (size_t w = 0; rc == 0 && w < work.n; w++)
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(work.v[w]);
+         bb && rc == 0; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && rc == 0;
+           i = LLVMGetNextInstruction(i)) {
+        for (int k = 0; k < LLVMGetNumOperands(i) && rc == 0; k++) {
+          LLVMValueRef op = ad_strip_casts(LLVMGetOperand(i, (unsigned)k),
+                                           AD_STRIP_GEPS | AD_STRIP_INT_CASTS);
+          if (LLVMIsAGlobalVariable(op) && !LLVMIsGlobalConstant(op))
+            rc = found(f, i, "its reverse pass uses a mutable global's shadow");
+        }
+        if (rc || (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        const char *name = callee_name(i);
+        if (callee && LLVMIsAFunction(callee) && is_pair_fn(mc, callee))
+          rc = fn_list_push(&work, callee, 0);
+        else if (strstr(name, "free") || strstr(name, "Free") ||
+                 strncmp(name, "_Zdl", 4) == 0 || strncmp(name, "_Zda", 4) == 0)
+          rc = found(f, i,
+                     "its reverse pass frees a shadow its augmented pass "
+                     "allocated");
+      }
+  fn_list_free(&work);
+  return rc;
+}
+
+/* " at file:line" of inst, or of the nearest instruction before it in
+ * its block with a location (what aug adds next to a primal instruction
+ * has none of its own), or "". */
+static void line_of(LLVMValueRef inst, char *buf, size_t size) {
+  buf[0] = 0;
+  for (; inst; inst = LLVMGetPreviousInstruction(inst)) {
+    unsigned len = 0;
+    const char *file = LLVMGetDebugLocFilename(inst, &len);
+    unsigned line = LLVMGetDebugLocLine(inst);
+    if (file && line) {
+      snprintf(buf, size, " at %.*s:%u", (int)len, file, line);
+      return;
+    }
+  }
+}
+
+static LLVMValueRef emit_call(LLVMBuilderRef b, LLVMValueRef fn,
+                              LLVMValueRef *args, unsigned n) {
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+/* 0 when one augmented pass of p serves every lane, 1 when not (*share
+ * says why), -1 with the error in mc (a mutable global, out of memory). */
+static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
+                     const unsigned *shadow_pos, unsigned ndup, unsigned width,
+                     lane_finding *share) {
+  int rc = scan_primal(mc, fn, SCAN_GLOBALS, share);
+  if (rc > 0) {
+    char *text = ad_value_text(share->inst);
+    ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, share->inst,
+                 "reverse mode: enzyme_width %u of %s: %s (`%s`)", width,
+                 ad_value_name(fn), share->what, text ? text : "?");
+    free(text);
+    return -1;
+  }
+  if (rc == 0)
+    rc = scan_primal(mc, fn, SCAN_CUSTOM, share);
+  if (rc == 0)
+    rc = scan_aug(mc, p, shadow_pos, ndup, share);
+  if (rc == 0)
+    rc = scan_rev(mc, p, share);
+  if (rc < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  return rc;
+}
+
+int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
+                               LLVMValueRef fn, const ad_rev_pair *p,
+                               const unsigned *shadow_pos, unsigned ndup,
+                               unsigned width) {
+  lane_finding share = {NULL, NULL};
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
+  if (rc <= 0)
+    return rc;
+  char at[160];
+  line_of(share.inst, at, sizeof at);
+  return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
+                      "reverse mode: enzyme_width %u of %s in split mode: "
+                      "the lanes must share one augmented pass, and cannot "
+                      "here (%s%s)",
+                      width, ad_value_name(fn), share.what, at);
+}
+
+int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
+                      LLVMValueRef fn, const ad_rev_pair *p, LLVMValueRef *args,
+                      unsigned nargs, const unsigned *shadow_pos,
+                      LLVMValueRef *lane_shadows, unsigned ndup, unsigned width,
+                      LLVMValueRef seed, LLVMValueRef *lane_res) {
+  lane_finding share = {NULL, NULL}, again = {NULL, NULL};
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
+  if (rc < 0)
+    return -1;
+  if (rc == 0) {
+    /* one augmented pass, the reverse once per lane over the same tape */
+    LLVMTypeRef tt = ad_rev_tape_type(mc);
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+    LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
+    LLVMBuildStore(b, LLVMConstNull(tt), tape);
+    LLVMValueRef *a = tj_malloc((nargs + 2) * sizeof *a);
+    if (!a)
+      return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+    memcpy(a, args, nargs * sizeof *a);
+    for (unsigned d = 0; d < ndup; d++)
+      a[shadow_pos[d]] = lane_shadows[d * width];
+    a[nargs] = tape;
+    emit_call(b, p->aug, a, nargs + 1);
+    LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, tape, 1, "");
+    LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "tape.size");
+    for (unsigned w = 0; w < width; w++) {
+      for (unsigned d = 0; d < ndup; d++)
+        a[shadow_pos[d]] = lane_shadows[d * width + w];
+      unsigned k = nargs;
+      if (seed)
+        a[k++] = seed;
+      a[k++] = tape;
+      if (w)
+        LLVMBuildStore(b, size, psize);
+      LLVMValueRef res = emit_call(b, p->rev, a, k);
+      lane_res[w] =
+          LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+    }
+    free(a);
+    LLVMValueRef buf =
+        LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0), tape, "");
+    ad_rev_call_libc(mc, b, "free", &buf, 1);
+    return mc->diag.failed ? -1 : 0;
+  }
+  rc = scan_primal(mc, fn, SCAN_PER_LANE, &again);
+  if (rc < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  if (rc) {
+    char *text = ad_value_text(again.inst);
+    char at[160];
+    line_of(share.inst, at, sizeof at);
+    ad_fail_code(
+        mc, TANJIT_ERR_UNSUPPORTED, again.inst,
+        "reverse mode: enzyme_width %u of %s: the lanes cannot share one "
+        "augmented pass (%s%s), and running %s once per lane is exact only "
+        "for a function that writes no memory its caller sees; here %s "
+        "(`%s`)",
+        width, ad_value_name(fn), share.what, at,
+        ad_value_name(
+            LLVMGetBasicBlockParent(LLVMGetInstructionParent(again.inst))),
+        again.what, text ? text : "?");
+    free(text);
+    return -1;
+  }
+  /* one whole gradient per lane */
+  for (unsigned w = 0; w < width && !mc->diag.failed; w++) {
+    for (unsigned d = 0; d < ndup; d++)
+      args[shadow_pos[d]] = lane_shadows[d * width + w];
+    if (w)
+      ad_emit_shadow_reset(mc, b);
+    lane_res[w] = ad_rev_emit_gradient(mc, b, holder, p, args, nargs, seed);
+  }
+  return mc->diag.failed ? -1 : 0;
 }

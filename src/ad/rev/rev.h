@@ -14,7 +14,8 @@
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
- *   lanes.c    enzyme_width N: when one gradient per lane is exact
+ *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
+ *              gradient per lane, whichever is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
@@ -93,11 +94,28 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
 const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
 
 /* ---- lanes.c ---- */
-/* Whether enzyme_width `width` > 1 may run fn's gradient once per lane:
- * fn and its callees write only memory they allocate and use no mutable
- * global.  0, or -1 with an error naming the first instruction that
- * does. */
-int ad_rev_check_lanes(ad_module_ctx *mc, LLVMValueRef fn, unsigned width);
+/* Emits at b (in function holder) the N = width lanes of fn's gradient
+ * with pair p: args as for ad_rev_emit_gradient, the DUP shadows at
+ * args[shadow_pos[d]], lane w's at lane_shadows[d * width + w] (args'
+ * shadows are overwritten), `seed` every lane's result adjoint (or NULL).
+ * One augmented pass and the reverse once per lane on its tape when that
+ * is exact, else one whole gradient per lane when that is; else an error
+ * naming what stops both.  lane_res[w] is lane w's rev result (NULL when
+ * void).  0, or -1 with the error in mc. */
+int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
+                      LLVMValueRef fn, const ad_rev_pair *p,
+                      LLVMValueRef *args, unsigned nargs,
+                      const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
+                      unsigned ndup, unsigned width, LLVMValueRef seed,
+                      LLVMValueRef *lane_res);
+
+/* Split mode's half of that decision: 0 when one augmented pass of p
+ * (its shadows at aug's parameters shadow_pos) serves every lane, else -1
+ * with an error located at `where` saying what stops it. */
+int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
+                               LLVMValueRef fn, const ad_rev_pair *p,
+                               const unsigned *shadow_pos, unsigned ndup,
+                               unsigned width);
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
@@ -126,6 +144,20 @@ LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
                                   const ad_rev_pair *p, LLVMValueRef *args,
                                   unsigned nargs, LLVMValueRef seed,
                                   const ad_rev_split_tape *t);
+/* __enzyme_reverse with enzyme_width `width` > 1 (lanes.c decides that one
+ * augmented pass serves every lane, else an error located at `where`):
+ * the reverse from tape t once per lane, lane w with its shadows
+ * (lane_shadows[d * width + w] put at args[shadow_pos[d]]); rev takes no
+ * result adjoint.  lane_res[w]: lane w's rev result (NULL when void).
+ * 0, or -1 with the error in mc. */
+int ad_rev_split_reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef holder, LLVMValueRef where,
+                               const ad_rev_sig *sig, const ad_rev_pair *p,
+                               LLVMValueRef *args, unsigned nargs,
+                               const unsigned *shadow_pos,
+                               LLVMValueRef *lane_shadows, unsigned ndup,
+                               unsigned width, const ad_rev_split_tape *t,
+                               LLVMValueRef *lane_res);
 /* After every request is rewritten: a load error for each reverse whose
  * tape visibly comes from the augmented pass of another pair.  0 or -1. */
 int ad_rev_split_check(ad_module_ctx *mc);

@@ -179,11 +179,18 @@ LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
   return LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
 }
 
-LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
-                                  LLVMValueRef holder, const ad_rev_sig *sig,
-                                  const ad_rev_pair *p, LLVMValueRef *args,
-                                  unsigned nargs, LLVMValueRef seed,
-                                  const ad_rev_split_tape *t) {
+/* The reverse from tape t, lane by lane: rev runs `width` times, lane w
+ * with its shadows (lane_shadows[d * width + w] at args[shadow_pos[d]])
+ * and the records' size put back to what aug left before each lane after
+ * the first (rev only pops); the records are freed after the last.
+ * Results in lane_res.  0 or -1. */
+static int reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
+                         LLVMValueRef holder, const ad_rev_sig *sig,
+                         const ad_rev_pair *p, LLVMValueRef *args,
+                         unsigned nargs, LLVMValueRef seed,
+                         const ad_rev_split_tape *t, const unsigned *shadow_pos,
+                         LLVMValueRef *lane_shadows, unsigned ndup,
+                         unsigned width, LLVMValueRef *lane_res) {
   LLVMTypeRef ht = split_header_type(mc);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
@@ -201,14 +208,51 @@ LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
   }
   LLVMValueRef check_args[2] = {t->allocated ? t->into : header, tag};
   call_fn(b, check_fn(mc), check_args, 2, "");
-  LLVMValueRef res = call_pair_fn(mc, b, p->rev, args, nargs, seed, header);
-  if (!res)
-    return NULL;
+  LLVMValueRef psize = LLVMBuildStructGEP2(b, ht, header, 1, "");
+  LLVMValueRef size = width > 1 ? LLVMBuildLoad2(b, i64, psize, "") : NULL;
+  for (unsigned w = 0; w < width; w++) {
+    for (unsigned d = 0; width > 1 && d < ndup; d++)
+      args[shadow_pos[d]] = lane_shadows[d * width + w];
+    if (w)
+      LLVMBuildStore(b, size, psize);
+    LLVMValueRef res = call_pair_fn(mc, b, p->rev, args, nargs, seed, header);
+    if (!res)
+      return -1;
+    lane_res[w] =
+        LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+  }
   LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "");
   ad_rev_call_libc(mc, b, "free", &records, 1);
   if (!t->allocated)
     ad_rev_call_libc(mc, b, "free", &header, 1);
-  return LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+  return mc->diag.failed ? -1 : 0;
+}
+
+LLVMValueRef ad_rev_split_reverse(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMValueRef holder, const ad_rev_sig *sig,
+                                  const ad_rev_pair *p, LLVMValueRef *args,
+                                  unsigned nargs, LLVMValueRef seed,
+                                  const ad_rev_split_tape *t) {
+  LLVMValueRef res = NULL;
+  if (reverse_lanes(mc, b, holder, sig, p, args, nargs, seed, t, NULL, NULL, 0,
+                    1, &res) != 0)
+    return NULL;
+  return res;
+}
+
+int ad_rev_split_reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef holder, LLVMValueRef where,
+                               const ad_rev_sig *sig, const ad_rev_pair *p,
+                               LLVMValueRef *args, unsigned nargs,
+                               const unsigned *shadow_pos,
+                               LLVMValueRef *lane_shadows, unsigned ndup,
+                               unsigned width, const ad_rev_split_tape *t,
+                               LLVMValueRef *lane_res) {
+  if (ad_rev_lanes_share_or_fail(mc, where, sig->fn, p, shadow_pos, ndup,
+                                 width) != 0)
+    return -1;
+  return reverse_lanes(mc, b, holder, sig, p, args, nargs, NULL, t, shadow_pos,
+                       lane_shadows, ndup, width, lane_res);
 }
 
 /* What a tape value was made by, looking through casts and a local
