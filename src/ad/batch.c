@@ -27,48 +27,13 @@
 #include "ad/core/diag.h"
 #include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
+#include "ad/markers.h"
 #include "ad/request.h"
 #include "ad/tangent/tangent.h"
 
-typedef enum batch_marker {
-  BATCH_NONE,
-  BATCH_WIDTH,
-  BATCH_SCALAR,
-  BATCH_VECTOR,
-  BATCH_BUFFER,
-  BATCH_OTHER /* another enzyme_ name: not a batch marker */
-} batch_marker;
-
-/* The marker an operand is (a load or address of a global enzyme_..., or
- * `metadata !"enzyme_..."`); its name into *name for errors. */
-static batch_marker marker_of(LLVMValueRef v, const char **name, size_t *len) {
-  const char *s = NULL;
-  size_t n = 0;
-  if (LLVMIsAMDString(v)) {
-    unsigned l = 0;
-    s = LLVMGetMDString(v, &l);
-    n = l;
-  } else {
-    if (LLVMIsALoadInst(v))
-      v = LLVMGetOperand(v, 0);
-    if (LLVMIsAGlobalVariable(v))
-      s = LLVMGetValueName2(v, &n);
-  }
-  *name = s;
-  *len = n;
-  if (!s || n <= 7 || memcmp(s, "enzyme_", 7) != 0)
-    return BATCH_NONE;
-  static const struct {
-    const char *name;
-    batch_marker m;
-  } names[] = {{"enzyme_width", BATCH_WIDTH},
-               {"enzyme_scalar", BATCH_SCALAR},
-               {"enzyme_vector", BATCH_VECTOR},
-               {"enzyme_buffer", BATCH_BUFFER}};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
-      return names[i].m;
-  return BATCH_OTHER;
+/* The marker an operand is, its name into *name for errors. */
+static ad_marker marker_of(LLVMValueRef v, const char **name, size_t *len) {
+  return ad_marker_of(v, AD_MARKERS_BATCH, name, len);
 }
 
 /* Converts an operand as passed (variadic promotion: float -> double,
@@ -128,7 +93,7 @@ static int read_width(batch *r, unsigned first) {
   for (unsigned i = first; i < r->nargs; i++) {
     const char *name;
     size_t len;
-    if (marker_of(LLVMGetOperand(r->call, i), &name, &len) != BATCH_WIDTH)
+    if (marker_of(LLVMGetOperand(r->call, i), &name, &len) != AD_MARK_WIDTH)
       continue;
     LLVMValueRef w = i + 1 < r->nargs ? LLVMGetOperand(r->call, i + 1) : NULL;
     if (!w || !LLVMIsAConstantInt(w) ||
@@ -160,7 +125,7 @@ static int read_lanes(batch *r, LLVMBuilderRef b, unsigned first,
   unsigned i = first;
   int rc = 0;
   for (unsigned p = 0; p < np && rc == 0; p++) {
-    batch_marker m = BATCH_NONE;
+    ad_marker m = AD_MARK_NONE;
     const char *name;
     size_t len;
     for (;;) {
@@ -170,22 +135,22 @@ static int read_lanes(batch *r, LLVMBuilderRef b, unsigned first,
                        "for parameter %u of %u is missing)",
                        ad_value_name(r->fn), p + 1, np);
       m = marker_of(LLVMGetOperand(r->call, i), &name, &len);
-      if (m != BATCH_WIDTH)
+      if (m != AD_MARK_WIDTH)
         break;
       i += 2;
     }
-    if (m == BATCH_OTHER)
+    if (m == AD_MARK_UNKNOWN)
       return ad_fail(r->mc, r->call,
                      "__enzyme_batch of %s: marker %.*s at argument %u is not "
                      "a batch marker (enzyme_scalar, enzyme_vector, "
                      "enzyme_buffer, enzyme_width)",
                      ad_value_name(r->fn), (int)(len < 60 ? len : 60), name, i);
-    if (m != BATCH_NONE)
+    if (m != AD_MARK_NONE)
       i++;
-    if (m == BATCH_NONE)
-      m = r->width > 1 ? BATCH_VECTOR : BATCH_SCALAR;
+    if (m == AD_MARK_NONE)
+      m = r->width > 1 ? AD_MARK_VECTOR : AD_MARK_SCALAR;
     LLVMValueRef *out = lanes + (size_t)p * r->width;
-    if (m == BATCH_BUFFER) {
+    if (m == AD_MARK_BUFFER) {
       /* the stride in bytes, then one pointer */
       if (i + 1 >= r->nargs ||
           LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(r->call, i))) !=
@@ -208,14 +173,14 @@ static int read_lanes(batch *r, LLVMBuilderRef b, unsigned first,
       i += 2;
       continue;
     }
-    unsigned count = m == BATCH_VECTOR ? r->width : 1;
+    unsigned count = m == AD_MARK_VECTOR ? r->width : 1;
     for (unsigned k = 0; k < count && rc == 0; k++, i++) {
       if (i >= r->nargs)
         return ad_fail(r->mc, r->call,
                        "__enzyme_batch of %s: parameter %u takes %u values "
                        "(one per lane), value %u is missing",
                        ad_value_name(r->fn), p + 1, r->width, k + 1);
-      if (marker_of(LLVMGetOperand(r->call, i), &name, &len) != BATCH_NONE)
+      if (marker_of(LLVMGetOperand(r->call, i), &name, &len) != AD_MARK_NONE)
         return ad_fail(r->mc, r->call,
                        "__enzyme_batch of %s: parameter %u takes %u values "
                        "(one per lane), but value %u is a marker",
@@ -228,7 +193,7 @@ static int read_lanes(batch *r, LLVMBuilderRef b, unsigned first,
   while (rc == 0 && i < r->nargs) {
     const char *name;
     size_t len;
-    if (marker_of(LLVMGetOperand(r->call, i), &name, &len) == BATCH_WIDTH) {
+    if (marker_of(LLVMGetOperand(r->call, i), &name, &len) == AD_MARK_WIDTH) {
       i += 2;
       continue;
     }
@@ -301,18 +266,12 @@ static int deliver(batch *r, LLVMBuilderRef b, LLVMValueRef lanes_value,
 int ad_rewrite_batch(ad_module_ctx *mc, LLVMValueRef call) {
   if (LLVMIsAInvokeInst(call)) /* C++ exceptions (fwd/exceptions.c) */
     return ad_rewrite_through_invoke(mc, call, ad_rewrite_batch);
-  batch r = {mc, call, NULL, LLVMGetNumArgOperands(call), 1};
-  unsigned fi = 0;
-  LLVMValueRef sret = NULL;
-  if (r.nargs > 0 && LLVMGetCallSiteEnumAttribute(
-                         call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
-    sret = LLVMGetOperand(call, 0);
-    fi = 1;
-  }
-  if (r.nargs <= fi)
-    return ad_fail(mc, call, "__enzyme_batch called without a function");
-  r.fn = ad_strip_casts(LLVMGetOperand(call, fi),
-                        AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
+  ad_request_head h;
+  if (ad_request_head_read(mc, call, "__enzyme_batch", &h) != 0)
+    return -1;
+  batch r = {mc, call, h.fn, h.nargs, 1};
+  unsigned fi = h.fn_at;
+  LLVMValueRef sret = h.sret;
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,

@@ -1,10 +1,9 @@
 /*
  * Entry point: one module's transform.  Finds every __enzyme_fwddiff and
  * __enzyme_autodiff request (rejecting split reverse mode), rewrites each through request.c, then drops
- * the request declarations and the activity-marker loads left dead.  In a
- * module whose requests reach a mutable global (analysis/global_reach.c),
- * the globals that end up active are found first, on copies of the module
- * (discover_active_globals).
+ * the request declarations and the activity-marker loads left dead.  The
+ * globals that end up active are settled first, by analysis alone
+ * (analysis/global_discovery.c).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -477,57 +476,26 @@ static void module_parts_free(module_parts *p) {
   ad_rule_memo_free(&p->rules);
 }
 
-/* Active globals as discovery names them: the module's own (by the
- * original module's values) and those the transform makes (by origin,
- * context.h). */
-typedef struct global_seed {
-  ad_map own;
-  ad_origin_set made;
-} global_seed;
-
-/*
- * One transform of `m` with `seed` active from the start: globals[1][i]
- * (of m) stands for globals[0][i] (of seed->own), made globals from their
- * creation on; the active globals it ends with are added to `out` (may be
- * NULL: then nothing may become active that the seed did not name).
- */
-static int transform_with(ad_engine *e, LLVMModuleRef m,
-                          const global_seed *seed,
-                          LLVMValueRef *const *globals, size_t nglobals,
-                          global_seed *out, tanjit_error **err) {
+/* One transform of `m`: the active globals settled first
+ * (analysis/global_discovery.c), then every request rewritten. */
+static int transform(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   ad_module_ctx mc;
   module_parts parts;
   module_ctx_begin(&mc, e, m, err);
   mc.td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));
   module_parts_attach(&mc, &parts);
-  mc.globals->made_seed = &seed->made;
-  int rc = 0;
-  for (size_t i = 0; i < nglobals && rc == 0; i++)
-    if ((ad_map_get(&seed->own, globals[0][i]) &&
-         ad_map_put(&mc.globals->set, globals[1][i], (void *)1) != 0) ||
-        ad_map_put(&mc.globals->index, globals[1][i],
-                    (void *)(uintptr_t)(i + 1)) != 0)
-      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  size_t seeded = mc.globals->set.count;
+  LLVMValueRef *requests = NULL;
+  size_t nrequests = 0;
+  int rc = collect_requests(&mc, m, &requests, &nrequests, NULL, NULL);
+  if (rc == 0 && ad_discover_active_globals(&mc, requests, nrequests) < 0)
+    rc = -1;
+  free(requests);
+  size_t settled = mc.globals->set.count;
   if (rc == 0)
     rc = rewrite_requests(&mc, m);
   if (rc == 0)
     ad_finish_shadow_reset(&mc);
-  for (size_t i = 0; out && i < nglobals; i++)
-    if (ad_map_get(&mc.globals->set, globals[1][i]) &&
-        ad_map_put(&out->own, globals[0][i], (void *)1) != 0 && rc == 0)
-      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  for (size_t i = 0; out && i < mc.globals->made_from.cap; i++) {
-    LLVMValueRef made = (LLVMValueRef)mc.globals->made_from.keys[i];
-    if (!made || !ad_map_get(&mc.globals->set, made))
-      continue;
-    char *id = ad_global_origin(&mc, made);
-    if ((!id || ad_origin_set_add(&out->made, id) != 0) && rc == 0)
-      rc = ad_fail_code(&mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-    free(id);
-  }
-  if (rc == 0 && !out &&
-      mc.globals->set.count != seeded + mc.globals->seeded_made)
+  if (rc == 0 && mc.globals->set.count != settled + mc.globals->made_active)
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
                  "emitted, after discovery had finished");
@@ -536,98 +504,6 @@ static int transform_with(ad_engine *e, LLVMModuleRef m,
   module_parts_free(&parts);
   LLVMDisposeTargetData(mc.td);
   return rc;
-}
-
-/* Whether `m` defines a global that could become active. */
-static int has_mutable_global(LLVMModuleRef m) {
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-    if (ad_global_can_shadow(g) && !LLVMIsGlobalConstant(g))
-      return 1;
-  return 0;
-}
-
-/* The first n globals of m, in order (NULL on out of memory). */
-static LLVMValueRef *globals_of(LLVMModuleRef m, size_t n) {
-  LLVMValueRef *out = tj_malloc((n ? n : 1) * sizeof *out);
-  size_t i = 0;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); out && g && i < n;
-       g = LLVMGetNextGlobal(g))
-    out[i++] = g;
-  return out;
-}
-
-/*
- * The globals that end up active, found before anything is emitted into m.
- * Which globals are active depends on every derivative the requests need
- * (a callee may make a global active that its caller reads), and which
- * derivatives are needed depends on the active globals (a call with no
- * active argument needs its callee's derivative when the callee uses one).
- * So the transform runs on copies of m, each seeded with what the previous
- * one found, until a run finds nothing new; the real transform then starts
- * with the final set, and derivatives cached by signature stay valid.
- * Globals the transform makes count too: a shadow global becomes active
- * when a higher-order request differentiates code storing tangents into
- * it, so those are named by origin (context.h) and made active as the
- * final run creates them.  An
- * error in a run that found new globals may stem from the incomplete set:
- * the next run decides.
- */
-static int discover_active_globals(ad_engine *e, LLVMModuleRef m,
-                                   global_seed *found, size_t *nglobals,
-                                   tanjit_error **err) {
-  size_t n = 0;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-    n++;
-  *nglobals = n;
-  if (!has_mutable_global(m))
-    return 0;
-  /* The query first: when the requests' code names no mutable global, the
-   * set is empty and no copy is needed.  Rules registered through the API
-   * name their derivatives by symbol, which the query does not follow. */
-  if (!ad_custom_registry_has_rules(e->custom)) {
-    ad_module_ctx mc;
-    module_ctx_begin(&mc, e, m, err);
-    LLVMValueRef *requests = NULL;
-    size_t nrequests = 0;
-    if (collect_requests(&mc, m, &requests, &nrequests, NULL, NULL) != 0) {
-      free(requests);
-      return -1;
-    }
-    int reach = ad_requests_reach_mutable_global(requests, nrequests);
-    free(requests);
-    if (!reach)
-      return 0;
-  }
-  for (int round = 0; round < 64; round++) {
-    LLVMModuleRef copy = LLVMCloneModule(m);
-    LLVMValueRef *pairs[2] = {globals_of(m, n), copy ? globals_of(copy, n) : NULL};
-    if (!copy || !pairs[0] || !pairs[1]) {
-      free(pairs[0]);
-      free(pairs[1]);
-      if (copy)
-        LLVMDisposeModule(copy);
-      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-    }
-    size_t before = found->own.count + found->made.n;
-    tanjit_error *run_err = NULL;
-    int rc = transform_with(e, copy, found, pairs, n, found, &run_err);
-    free(pairs[0]);
-    free(pairs[1]);
-    LLVMDisposeModule(copy);
-    if (found->own.count + found->made.n == before) {
-      if (rc != 0) {
-        if (err)
-          *err = run_err;
-        else
-          tanjit_error_free(run_err);
-        return -1;
-      }
-      return 0;
-    }
-    tanjit_error_free(run_err);
-  }
-  return tj_fail(err, TANJIT_ERR_DIFFERENTIATE,
-                 "internal: global activity did not settle");
 }
 
 int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
@@ -652,20 +528,5 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     return -1;
   atomic_fetch_add(&e->call_sites, count_call_sites(m));
 
-  global_seed active;
-  memset(&active, 0, sizeof active);
-  ad_map_init(&active.own);
-  size_t nglobals = 0;
-  int rc = discover_active_globals(e, m, &active, &nglobals, err);
-  LLVMValueRef *own = rc == 0 ? globals_of(m, nglobals) : NULL;
-  if (rc == 0 && !own)
-    rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-  if (rc == 0) {
-    LLVMValueRef *pairs[2] = {own, own};
-    rc = transform_with(e, m, &active, pairs, nglobals, NULL, err);
-  }
-  free(own);
-  ad_map_free(&active.own);
-  ad_origin_set_free(&active.made);
-  return rc;
+  return transform(e, m, err);
 }

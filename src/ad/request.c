@@ -35,67 +35,21 @@
 #include "ad/core/diag.h"
 #include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
+#include "ad/markers.h"
 #include "ad/registry/registry.h"
 #include "ad/request.h"
 #include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 
-typedef enum marker {
-  MARK_NONE,
-  MARK_DUP,
-  MARK_CONST,
-  MARK_DUPNONEED,
-  MARK_WIDTH,
-  MARK_PRIMAL_RETURN,
-  /* the result's activity and whether the primal is wanted, as Enzyme's C++
-   * header (<enzyme/enzyme>) passes them, by address, ahead of the
-   * arguments */
-  MARK_DUP_RETURN,
-  MARK_CONST_RETURN,
-  MARK_ACTIVE_RETURN,
-  MARK_NORET,
-  MARK_OUT, /* reverse mode: an active scalar whose adjoint is returned */
-  /* Enzyme's C++ header (<enzyme/enzyme>): every argument with its marker
-   * first, then this, then the shadows of the duplicated ones in order */
-  MARK_INTERLEAVE,
-  /* split reverse mode: where the tape goes (enzyme_tape p) and the bytes
-   * the caller gives it there (enzyme_allocated N); each takes a value */
-  MARK_TAPE,
-  MARK_ALLOCATED,
-  MARK_UNKNOWN
-} marker;
-
-static int is_split_marker(marker m) {
-  return m == MARK_TAPE || m == MARK_ALLOCATED;
+static int is_split_marker(ad_marker m) {
+  return m == AD_MARK_TAPE || m == AD_MARK_ALLOCATED;
 }
 
 /* Markers that qualify the whole request and take no value after them. */
-static int is_request_flag(marker m) {
-  return m == MARK_PRIMAL_RETURN || m == MARK_DUP_RETURN ||
-         m == MARK_CONST_RETURN || m == MARK_ACTIVE_RETURN || m == MARK_NORET;
-}
-
-static marker marker_by_name(const char *s, size_t n) {
-  static const struct {
-    const char *name;
-    marker m;
-  } names[] = {{"enzyme_dup", MARK_DUP},
-               {"enzyme_const", MARK_CONST},
-               {"enzyme_dupnoneed", MARK_DUPNONEED},
-               {"enzyme_width", MARK_WIDTH},
-               {"enzyme_primal_return", MARK_PRIMAL_RETURN},
-               {"enzyme_dup_return", MARK_DUP_RETURN},
-               {"enzyme_const_return", MARK_CONST_RETURN},
-               {"enzyme_active_return", MARK_ACTIVE_RETURN},
-               {"enzyme_noret", MARK_NORET},
-               {"enzyme_out", MARK_OUT},
-               {"enzyme_interleave", MARK_INTERLEAVE},
-               {"enzyme_tape", MARK_TAPE},
-               {"enzyme_allocated", MARK_ALLOCATED}};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0)
-      return names[i].m;
-  return n > 7 && memcmp(s, "enzyme_", 7) == 0 ? MARK_UNKNOWN : MARK_NONE;
+static int is_request_flag(ad_marker m) {
+  return m == AD_MARK_PRIMAL_RETURN || m == AD_MARK_DUP_RETURN ||
+         m == AD_MARK_CONST_RETURN || m == AD_MARK_ACTIVE_RETURN ||
+         m == AD_MARK_NORET;
 }
 
 /* The value an extractvalue reads where its aggregate was built by
@@ -117,39 +71,49 @@ static LLVMValueRef through_tuple(LLVMValueRef v) {
   return v;
 }
 
-static marker marker_of(LLVMValueRef v) {
-  v = through_tuple(v);
-  if (LLVMIsAMDString(v)) {
-    unsigned len = 0;
-    const char *s = LLVMGetMDString(v, &len);
-    return s ? marker_by_name(s, len) : MARK_NONE;
-  }
-  if (LLVMIsALoadInst(v))
-    v = LLVMGetOperand(v, 0);
-  if (LLVMIsAGlobalVariable(v)) {
-    size_t n;
-    const char *s = LLVMGetValueName2(v, &n);
-    return marker_by_name(s, n);
-  }
-  return MARK_NONE;
+static ad_marker marker_of(LLVMValueRef v) {
+  const char *name;
+  size_t len;
+  return ad_marker_of(through_tuple(v), AD_MARKERS_DIFF, &name, &len);
 }
 
 /* The name of a marker as written: the global's or the metadata string. */
 static const char *marker_text(LLVMValueRef v, char *buf, size_t size) {
   const char *s = NULL;
   size_t n = 0;
-  if (LLVMIsAMDString(v)) {
-    unsigned len = 0;
-    s = LLVMGetMDString(v, &len);
-    n = len;
-  } else {
-    if (LLVMIsALoadInst(v))
-      v = LLVMGetOperand(v, 0);
-    if (LLVMIsAGlobalVariable(v))
-      s = LLVMGetValueName2(v, &n);
-  }
+  ad_marker_of(v, AD_MARKERS_DIFF, &s, &n);
   snprintf(buf, size, "%.*s", s ? (int)(n < 60 ? n : 60) : 1, s ? s : "?");
   return buf;
+}
+
+/* Steps *i over operand *i when it is a request-wide marker: enzyme_width
+ * N, a result marker, and where `skip_split` (reverse mode) enzyme_tape p
+ * and enzyme_allocated N.  1 when it did. */
+static int skip_request_marker(LLVMValueRef call, unsigned *i, int skip_split) {
+  ad_marker m = marker_of(LLVMGetOperand(call, *i));
+  if (m == AD_MARK_WIDTH || (skip_split && is_split_marker(m)))
+    *i += 2;
+  else if (is_request_flag(m))
+    (*i)++;
+  else
+    return 0;
+  return 1;
+}
+
+/* The activity marker of the next parameter, read from operand *i on, up
+ * to `end`, past request-wide markers (skip_request_marker): a marker with
+ * *i past it; AD_MARK_NONE with *i on the value (or at end); or
+ * AD_MARK_UNKNOWN, or a split marker not skipped, with *i on it. */
+static ad_marker next_param_marker(LLVMValueRef call, unsigned *i,
+                                   unsigned end, int skip_split) {
+  while (*i < end && skip_request_marker(call, i, skip_split))
+    ;
+  if (*i >= end)
+    return AD_MARK_NONE;
+  ad_marker m = marker_of(LLVMGetOperand(call, *i));
+  if (m != AD_MARK_NONE && m != AD_MARK_UNKNOWN && !is_split_marker(m))
+    (*i)++;
+  return m;
 }
 
 /* Converts an argument as passed (variadic promotion: float -> double,
@@ -186,6 +150,40 @@ typedef struct request {
   int primal_return;
   int const_return; /* enzyme_const_return: the result has no tangent */
 } request;
+
+int ad_request_head_read(ad_module_ctx *mc, LLVMValueRef call,
+                         const char *who, ad_request_head *h) {
+  memset(h, 0, sizeof *h);
+  h->nargs = LLVMGetNumArgOperands(call);
+  if (h->nargs > 0 && LLVMGetCallSiteEnumAttribute(
+                          call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
+    h->sret = LLVMGetOperand(call, 0);
+    h->fn_at = 1;
+  }
+  if (h->nargs <= h->fn_at)
+    return ad_fail(mc, call, "%s called without a function", who);
+  h->fn = ad_strip_casts(LLVMGetOperand(call, h->fn_at),
+                         AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
+  return 0;
+}
+
+/* A forward or reverse request `call` (`who` in errors) with its head read
+ * and nothing decoded yet: width 1, no result markers.  0 or -1. */
+static int request_begin(request *r, ad_module_ctx *mc, LLVMValueRef call,
+                         const char *who) {
+  ad_request_head h;
+  memset(r, 0, sizeof *r);
+  r->mc = mc;
+  r->call = call;
+  r->width = 1;
+  if (ad_request_head_read(mc, call, who, &h) != 0)
+    return -1;
+  r->nargs = h.nargs;
+  r->sret = h.sret;
+  r->fn = h.fn;
+  r->first = h.fn_at + 1;
+  return 0;
+}
 
 static char *type_text(LLVMTypeRef t) {
   char *s = LLVMPrintTypeToString(t);
@@ -259,7 +257,7 @@ static void find_interleave(const request *r, unsigned *args_end,
   *args_end = r->nargs;
   *shadow_at = 0;
   for (unsigned j = r->first; j < r->nargs; j++)
-    if (marker_of(LLVMGetOperand(r->call, j)) == MARK_INTERLEAVE) {
+    if (marker_of(LLVMGetOperand(r->call, j)) == AD_MARK_INTERLEAVE) {
       *args_end = j;
       *shadow_at = j + 1;
       return;
@@ -270,24 +268,24 @@ static void find_interleave(const request *r, unsigned *args_end,
 static int scan_global_markers(request *r, int reverse) {
   for (unsigned i = r->first; i < r->nargs; i++) {
     LLVMValueRef a = LLVMGetOperand(r->call, i);
-    marker m = marker_of(a);
+    ad_marker m = marker_of(a);
     /* As in Enzyme, the last result marker wins; enzyme_noret only drops
      * the primal, which forward mode returns only when asked for anyway. */
-    if (m == MARK_PRIMAL_RETURN)
+    if (m == AD_MARK_PRIMAL_RETURN)
       r->primal_return = 1;
-    if (m == MARK_DUP_RETURN)
+    if (m == AD_MARK_DUP_RETURN)
       r->const_return = 0;
-    if (m == MARK_CONST_RETURN)
+    if (m == AD_MARK_CONST_RETURN)
       r->const_return = 1;
     /* reverse mode's default for a float result (Enzyme's C++ header
      * passes it for enzyme::Reverse): seeded with 1.0 */
-    if (m == MARK_ACTIVE_RETURN && !reverse)
+    if (m == AD_MARK_ACTIVE_RETURN && !reverse)
       return ad_fail(r->mc, r->call,
                      "__enzyme_fwddiff of %s: enzyme_active_return is a "
                      "reverse-mode marker (an active result); forward mode "
                      "takes enzyme_dup_return or enzyme_const_return",
                      ad_value_name(r->fn));
-    if (m == MARK_WIDTH) {
+    if (m == AD_MARK_WIDTH) {
       if (i + 1 >= r->nargs)
         return ad_fail(r->mc, r->call,
                        "enzyme_width with no value after it in the request "
@@ -657,22 +655,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (callee && ad_request_kind_of(callee) == AD_REQUEST_SPLIT)
     return rewrite_reverse(mc, call, split_mode_of(callee));
   request r;
-  memset(&r, 0, sizeof r);
-  r.mc = mc;
-  r.call = call;
-  r.width = 1;
-  r.nargs = LLVMGetNumArgOperands(call);
-  unsigned fi = 0;
-  if (r.nargs > 0 && LLVMGetCallSiteEnumAttribute(
-                         call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
-    r.sret = LLVMGetOperand(call, 0);
-    fi = 1;
-  }
-  if (r.nargs <= fi)
-    return ad_fail(mc, call, "__enzyme_fwddiff called without a function");
-  r.fn = ad_strip_casts(LLVMGetOperand(call, fi),
-                        AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
-  r.first = fi + 1;
+  if (request_begin(&r, mc, call, "__enzyme_fwddiff") != 0)
+    return -1;
+  unsigned fi = r.first - 1;
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,
@@ -715,43 +700,26 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     p0 = 1;
   }
   for (unsigned p = p0; p < np && rc == 0; p++) {
-    marker m = MARK_NONE;
-    /* skip request-wide markers, read at most one activity marker */
-    while (i < args_end) {
-      marker mi = marker_of(LLVMGetOperand(call, i));
-      if (mi == MARK_WIDTH) {
-        i += 2;
-        continue;
-      }
-      if (is_request_flag(mi)) {
-        i++;
-        continue;
-      }
-      if (mi == MARK_UNKNOWN || is_split_marker(mi)) {
-        char name[64];
-        rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
-                               "argument %u (tanjit knows enzyme_dup, "
-                               "enzyme_const, enzyme_dupnoneed, enzyme_width, "
-                               "enzyme_primal_return, enzyme_dup_return, "
-                               "enzyme_const_return, enzyme_noret and "
-                               "enzyme_interleave)",
-                     ad_value_name(r.fn),
-                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
-        break;
-      }
-      if (mi != MARK_NONE) {
-        m = mi;
-        i++;
-        if (i >= args_end)
-          rc = ad_fail(mc, call,
-                       "__enzyme_fwddiff of %s: a marker with no value after "
-                       "it (parameter %u)",
-                       ad_value_name(r.fn), p + 1);
-      }
+    ad_marker m = next_param_marker(call, &i, args_end, 0);
+    if (m == AD_MARK_UNKNOWN || is_split_marker(m)) {
+      char name[64];
+      rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
+                             "argument %u (tanjit knows enzyme_dup, "
+                             "enzyme_const, enzyme_dupnoneed, enzyme_width, "
+                             "enzyme_primal_return, enzyme_dup_return, "
+                             "enzyme_const_return, enzyme_noret and "
+                             "enzyme_interleave)",
+                   ad_value_name(r.fn),
+                   marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
       break;
     }
-    if (rc)
+    if (m != AD_MARK_NONE && i >= args_end) {
+      rc = ad_fail(mc, call,
+                   "__enzyme_fwddiff of %s: a marker with no value after "
+                   "it (parameter %u)",
+                   ad_value_name(r.fn), p + 1);
       break;
+    }
     if (i >= args_end) {
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: too few arguments (%s takes %u, "
@@ -759,16 +727,16 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
                    ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
       break;
     }
-    if (m == MARK_OUT) {
+    if (m == AD_MARK_OUT) {
       rc = ad_fail(mc, call,
                    "__enzyme_fwddiff of %s: enzyme_out (parameter %u) is a "
                    "reverse-mode marker (__enzyme_autodiff)",
                    ad_value_name(r.fn), p + 1);
       break;
     }
-    ad_arg_activity a = m == MARK_CONST       ? AD_ARG_CONST
-                        : m == MARK_DUP       ? AD_ARG_DUP
-                        : m == MARK_DUPNONEED ? AD_ARG_DUPNONEED
+    ad_arg_activity a = m == AD_MARK_CONST       ? AD_ARG_CONST
+                        : m == AD_MARK_DUP       ? AD_ARG_DUP
+                        : m == AD_MARK_DUPNONEED ? AD_ARG_DUPNONEED
                                               : ad_type_default_activity(pt[p]);
     LLVMValueRef v = coerce_or_fail(&r, b, pt[p], i, "argument for", p, &rc);
     if (!v)
@@ -781,7 +749,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     LLVMValueRef lanes[AD_MAX_WIDTH];
     unsigned *at = shadow_at ? &shadow_at : &i;
     for (unsigned w = 0; w < r.width; w++) {
-      if (*at < r.nargs && marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
+      if (*at < r.nargs && marker_of(LLVMGetOperand(call, *at)) != AD_MARK_NONE) {
         rc = ad_fail(mc, call,
                      "__enzyme_fwddiff of %s: parameter %u is duplicated but "
                      "its shadow %u is a marker",
@@ -809,12 +777,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   /* trailing request-wide markers are fine; anything else is extra (with
    * enzyme_interleave: after the arguments, then after the shadows) */
   while (rc == 0 && i < r.nargs) {
-    marker mi = marker_of(LLVMGetOperand(call, i));
-    if (mi == MARK_WIDTH)
-      i += 2;
-    else if (is_request_flag(mi))
-      i++;
-    else if (i == args_end && shadow_at)
+    if (skip_request_marker(call, &i, 0))
+      continue;
+    if (i == args_end && shadow_at)
       i = shadow_at;
     else
       rc = ad_fail(mc, call,
@@ -939,10 +904,10 @@ static int scan_split_markers(request *r, LLVMBuilderRef b, rev_mode mode,
   memset(sm, 0, sizeof *sm);
   for (unsigned i = r->first; i < r->nargs; i++) {
     LLVMValueRef a = LLVMGetOperand(r->call, i);
-    marker m = marker_of(a);
-    if (m == MARK_NORET)
+    ad_marker m = marker_of(a);
+    if (m == AD_MARK_NORET)
       sm->noret = 1;
-    if (m == MARK_WIDTH) {
+    if (m == AD_MARK_WIDTH) {
       i++;
       continue;
     }
@@ -959,7 +924,7 @@ static int scan_split_markers(request *r, LLVMBuilderRef b, rev_mode mode,
       return ad_fail(r->mc, r->call, "%s of %s: %s with no value after it",
                      who, ad_value_name(r->fn), name);
     LLVMValueRef v = LLVMGetOperand(r->call, ++i);
-    if (m == MARK_ALLOCATED) {
+    if (m == AD_MARK_ALLOCATED) {
       char text[64];
       if (!LLVMIsAConstantInt(v) ||
           !constant_int_value(v, &sm->allocated_bytes, text, sizeof text))
@@ -1127,22 +1092,9 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                    "supported: call it where no exception can unwind",
                    who);
   request r;
-  memset(&r, 0, sizeof r);
-  r.mc = mc;
-  r.call = call;
-  r.width = 1;
-  r.nargs = LLVMGetNumArgOperands(call);
-  unsigned fi = 0;
-  if (r.nargs > 0 && LLVMGetCallSiteEnumAttribute(
-                         call, 1, LLVMGetEnumAttributeKindForName("sret", 4))) {
-    r.sret = LLVMGetOperand(call, 0);
-    fi = 1;
-  }
-  if (r.nargs <= fi)
-    return ad_fail(mc, call, "%s called without a function", who);
-  r.fn = ad_strip_casts(LLVMGetOperand(call, fi),
-                        AD_STRIP_INT_CASTS | AD_STRIP_INSTRUCTIONS);
-  r.first = fi + 1;
+  if (request_begin(&r, mc, call, who) != 0)
+    return -1;
+  unsigned fi = r.first - 1;
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,
@@ -1221,38 +1173,20 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   find_interleave(&r, &args_end, &shadow_at);
   unsigned i = r.first, k = 0;
   for (unsigned p = 0; p < np && rc == 0; p++) {
-    marker m = MARK_NONE;
-    while (i < args_end) {
-      marker mi = marker_of(LLVMGetOperand(call, i));
-      if (mi == MARK_WIDTH || is_split_marker(mi)) {
-        i += 2;
-        continue;
-      }
-      if (is_request_flag(mi)) {
-        i++;
-        continue;
-      }
-      if (mi == MARK_UNKNOWN) {
-        char name[64];
-        rc = ad_fail(mc, call,
-                     "%s of %s: unknown marker %s at argument %u (reverse "
-                     "mode knows enzyme_out, enzyme_dup, enzyme_dupnoneed "
-                     "and enzyme_const%s)",
-                     who, ad_value_name(r.fn),
-                     marker_text(LLVMGetOperand(call, i), name, sizeof name), i,
-                     mode == REV_COMBINED ? ""
-                                          : ", and in split mode enzyme_tape "
-                                            "and enzyme_allocated");
-        break;
-      }
-      if (mi != MARK_NONE) {
-        m = mi;
-        i++;
-      }
+    ad_marker m = next_param_marker(call, &i, args_end, 1);
+    if (m == AD_MARK_UNKNOWN) {
+      char name[64];
+      rc = ad_fail(mc, call,
+                   "%s of %s: unknown marker %s at argument %u (reverse "
+                   "mode knows enzyme_out, enzyme_dup, enzyme_dupnoneed "
+                   "and enzyme_const%s)",
+                   who, ad_value_name(r.fn),
+                   marker_text(LLVMGetOperand(call, i), name, sizeof name), i,
+                   mode == REV_COMBINED ? ""
+                                        : ", and in split mode enzyme_tape "
+                                          "and enzyme_allocated");
       break;
     }
-    if (rc)
-      break;
     if (i >= args_end) {
       rc = ad_fail(mc, call,
                    "%s of %s: too few arguments (%s takes %u, value for "
@@ -1263,11 +1197,11 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     int has_float = 0, has_other = 0;
     ad_rev_leaves(pt[p], &has_float, &has_other);
     ad_rev_activity a;
-    if (m == MARK_CONST)
+    if (m == AD_MARK_CONST)
       a = AD_REV_CONST;
-    else if (m == MARK_DUP || m == MARK_DUPNONEED)
+    else if (m == AD_MARK_DUP || m == AD_MARK_DUPNONEED)
       a = AD_REV_DUP;
-    else if (m == MARK_OUT)
+    else if (m == AD_MARK_OUT)
       a = AD_REV_OUT;
     else
       a = ad_type_default_activity(pt[p]) == AD_ARG_CONST ? AD_REV_CONST
@@ -1310,7 +1244,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     unsigned *at = shadow_at ? &shadow_at : &i;
     for (unsigned w = 0; w < r.width && rc == 0; w++) {
       if (*at >= (shadow_at ? r.nargs : args_end) ||
-          marker_of(LLVMGetOperand(call, *at)) != MARK_NONE) {
+          marker_of(LLVMGetOperand(call, *at)) != AD_MARK_NONE) {
         if (r.width == 1)
           rc = ad_fail(mc, call,
                        "%s of %s: parameter %u is duplicated but its shadow "
@@ -1339,14 +1273,12 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
    * the result's adjoint and the tape */
   unsigned extra[2], nextra = 0;
   while (rc == 0 && i < r.nargs) {
-    marker mi = marker_of(LLVMGetOperand(call, i));
-    if (mi == MARK_WIDTH || is_split_marker(mi))
-      i += 2;
-    else if (is_request_flag(mi))
-      i++;
-    else if (i == args_end && shadow_at)
+    if (skip_request_marker(call, &i, 1))
+      continue;
+    if (i == args_end && shadow_at)
       i = shadow_at;
-    else if (mode == REV_REVERSE && mi == MARK_NONE && nextra < 2)
+    else if (mode == REV_REVERSE &&
+             marker_of(LLVMGetOperand(call, i)) == AD_MARK_NONE && nextra < 2)
       extra[nextra++] = i++;
     else
       rc = ad_fail(mc, call,

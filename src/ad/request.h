@@ -6,6 +6,21 @@
 
 #include "ad/core/context.h"
 
+/* The operands every request (forward, reverse, batch) starts with: an
+ * sret pointer where the call marks its first operand so, then the
+ * function. */
+typedef struct ad_request_head {
+  LLVMValueRef sret; /* NULL without one */
+  LLVMValueRef fn;   /* the function operand, casts stripped: not always a
+                      * function (the caller says what it wants) */
+  unsigned fn_at;    /* its operand index */
+  unsigned nargs;    /* the call's argument operands */
+} ad_request_head;
+/* Reads the head of request `call` (`who` names the request in errors).
+ * 0, or -1 after "<who> called without a function". */
+int ad_request_head_read(ad_module_ctx *mc, LLVMValueRef call,
+                         const char *who, ad_request_head *h);
+
 /* Rewrites one __enzyme_fwddiff call.  0 or -1. */
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call);
 

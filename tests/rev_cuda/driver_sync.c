@@ -8,7 +8,7 @@
 #include <cuda.h>
 #include <cudasim.h>
 
-#include "rev_cuda_check.h"
+#include "rev_cuda_setup.h"
 
 #define N 6
 #define D sizeof(double)
@@ -47,24 +47,17 @@ static long double run(const long double *p) {
 }
 
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx))
+  if (rcs_driver_context())
     return 100;
   double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5}, x[N], dx[N];
   long double p[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  seed(dx, N);
+  rcs_inputs(x0, x, p, dx, N);
   struct cudasim_counters before, after;
   cudasim_get_counters(&before);
   __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N);
   cudasim_get_counters(&after);
   rcc_check("driver_sync", run, p, dx, N);
-  rcc_expect_equal("live device allocations", before.live_allocations,
-                   after.live_allocations);
-  rcc_expect_equal("failed CUDA calls", before.errors, after.errors);
+  rcs_expect_clean(&before, &after);
   /* 2 primal and 2 shadow allocations */
   rcc_expect_equal("allocations", before.allocs + 4, after.allocs);
   return rcc_result("driver_sync");

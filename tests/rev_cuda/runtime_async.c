@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <cudasim.h>
 
-#include "rev_cuda_check.h"
+#include "rev_cuda_setup.h"
 
 #define N 4
 #define D sizeof(double)
@@ -52,18 +52,14 @@ int main(void) {
     return 100;
   double x0[N] = {0.75, -1.5, 2.0, 1.25}, x[N], dx[N];
   long double p[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  seed(dx, N);
+  rcs_inputs(x0, x, p, dx, N);
   struct cudasim_counters before, after;
   cudasim_get_counters(&before);
   __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, stream,
                     enzyme_const, (long)N);
   cudasim_get_counters(&after);
   rcc_check("runtime_async", run, p, dx, N);
-  rcc_expect_equal("live device allocations", before.live_allocations,
-                   after.live_allocations);
-  rcc_expect_equal("failed CUDA calls", before.errors, after.errors);
+  rcs_expect_clean(&before, &after);
   cudaStreamDestroy(stream);
   return rcc_result("runtime_async");
 }

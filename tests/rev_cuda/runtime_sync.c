@@ -7,7 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <cudasim.h>
 
-#include "rev_cuda_check.h"
+#include "rev_cuda_setup.h"
 
 #define N 5
 #define D sizeof(double)
@@ -64,9 +64,7 @@ int main(void) {
     kind = kinds[k];
     double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5}, x[N], dx[N];
     long double p[N];
-    for (int i = 0; i < N; i++)
-      x[i] = x0[i], p[i] = x0[i];
-    seed(dx, N);
+    rcs_inputs(x0, x, p, dx, N);
     struct cudasim_counters before, after;
     cudasim_get_counters(&before);
     __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N,
@@ -74,9 +72,7 @@ int main(void) {
     cudasim_get_counters(&after);
     rcc_check(k ? "runtime_sync (kind Default)" : "runtime_sync (kind DtoH)",
               run, p, dx, N);
-    rcc_expect_equal("live device allocations", before.live_allocations,
-                     after.live_allocations);
-    rcc_expect_equal("failed CUDA calls", before.errors, after.errors);
+    rcs_expect_clean(&before, &after);
   }
   return rcc_result("runtime_sync");
 }

@@ -19,36 +19,25 @@
  * {&a, &b}`) is itself active: a pointer loaded from it needs a shadow, and
  * its shadow table holds the shadows of a and b (one table per lane).
  * Shadow globals are created lazily but only once the set of active
- * globals is final (engine.c), so every table sees the same set; that set
- * names the shadow globals that become active themselves (higher order)
- * by origin, and ad_note_made_shadow activates them as they are made.
+ * globals is final (global_discovery.c), so every table sees the same set;
+ * where requests nest (higher order), ad_note_made_shadow activates the
+ * writable shadows of active globals as they are made.
  */
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "common/alloc.h"
 
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
 #include "ad/core/map.h"
-#include "common/strbuf.h"
 
 void ad_active_globals_init(ad_active_globals *g) {
   memset(g, 0, sizeof *g);
   ad_map_init(&g->set);
-  ad_map_init(&g->index);
-  ad_map_init(&g->made_from);
-  ad_map_init(&g->made_lane);
   ad_map_init(&g->refs_memo);
   ad_map_init(&g->touches_memo);
 }
 
 void ad_active_globals_free(ad_active_globals *g) {
   ad_map_free(&g->set);
-  ad_map_free(&g->index);
-  ad_map_free(&g->made_from);
-  ad_map_free(&g->made_lane);
   ad_map_free(&g->refs_memo);
   ad_map_free(&g->touches_memo);
 }
@@ -144,80 +133,11 @@ int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g) {
 }
 
 
-int ad_origin_set_has(const ad_origin_set *set, const char *id) {
-  for (size_t i = 0; set && i < set->n; i++)
-    if (strcmp(set->ids[i], id) == 0)
-      return 1;
-  return 0;
-}
-
-int ad_origin_set_add(ad_origin_set *set, const char *id) {
-  if (ad_origin_set_has(set, id))
-    return 0;
-  if (set->n == set->cap) {
-    size_t cap = set->cap ? 2 * set->cap : 8;
-    char **ids = tj_realloc(set->ids, cap * sizeof *ids);
-    if (!ids)
-      return -1;
-    set->ids = ids;
-    set->cap = cap;
-  }
-  size_t len = strlen(id) + 1;
-  char *copy = tj_malloc(len);
-  if (!copy)
-    return -1;
-  memcpy(copy, id, len);
-  set->ids[set->n++] = copy;
-  return 0;
-}
-
-void ad_origin_set_free(ad_origin_set *set) {
-  for (size_t i = 0; i < set->n; i++)
-    free(set->ids[i]);
-  free(set->ids);
-  memset(set, 0, sizeof *set);
-}
-
-static int append_origin(ad_module_ctx *mc, LLVMValueRef g, strbuf *sb,
-                         int depth) {
-  void *index = ad_map_get(&mc->globals->index, g);
-  if (index) {
-    sb_printf(sb, "%zu", (size_t)(uintptr_t)index - 1);
-    return 0;
-  }
-  LLVMValueRef from = ad_map_get(&mc->globals->made_from, g);
-  if (!from || depth > 64 || append_origin(mc, from, sb, depth + 1) != 0)
-    return -1;
-  sb_printf(sb, "/%zu", (size_t)(uintptr_t)ad_map_get(&mc->globals->made_lane, g) - 1);
-  return 0;
-}
-
-char *ad_global_origin(ad_module_ctx *mc, LLVMValueRef g) {
-  strbuf sb;
-  sb_init(&sb);
-  if (append_origin(mc, g, &sb, 0) != 0 || !sb.data) {
-    sb_free(&sb);
-    return NULL;
-  }
-  return sb_take(&sb);
-}
-
-int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g,
-                        unsigned lane) {
-  if (ad_map_put(&mc->globals->made_from, s, g) != 0 ||
-      ad_map_put(&mc->globals->made_lane, s, (void *)((uintptr_t)lane + 1)) != 0)
-    return -1;
-  if (!mc->globals->made_seed || !mc->globals->made_seed->n || LLVMIsGlobalConstant(s))
-    return 0;
-  char *id = ad_global_origin(mc, s);
-  if (!id)
-    return 0; /* g has no origin: a global discovery cannot name */
-  int seeded = ad_origin_set_has(mc->globals->made_seed, id);
-  free(id);
-  if (!seeded)
+int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g) {
+  if (!mc->globals->shadows_active || !ad_map_get(&mc->globals->set, g))
     return 0;
   if (ad_map_put(&mc->globals->set, s, (void *)1) != 0)
     return -1;
-  mc->globals->seeded_made++;
+  mc->globals->made_active++;
   return 0;
 }

@@ -9,27 +9,23 @@
 #include "ad/core/context.h"
 #include "ad/core/map.h"
 
-typedef struct ad_origin_set ad_origin_set;
-
 /*
  * The active globals of one transform (a part of the module context):
  * mutable globals that receive active data get shadow globals.  The set
- * is complete before the first derivative is emitted (engine.c discovers
- * it first), so a cached derivative never sees it change.
+ * is complete before the first derivative is emitted (global_discovery.c
+ * computes it, with activity analysis alone), so a cached derivative never
+ * sees it change.
  */
 typedef struct ad_active_globals {
   ad_map set; /* active mutable globals */
   /* Globals the transform makes (shadow globals) can become active too (a
-   * second-order request stores tangents into a first-order shadow), so
-   * discovery (engine.c) names them by origin, the same in every copy of
-   * the module: "i" for the i-th global the module had, "<origin>/<lane>"
-   * for a shadow made here.  index: first globals -> 1 + index;
-   * made_from / made_lane: shadow made here -> its global / 1 + lane;
-   * made_seed: origins of made globals active from their creation on,
-   * seeded_made of which were made so far. */
-  ad_map index, made_from, made_lane;
-  const ad_origin_set *made_seed;
-  size_t seeded_made;
+   * second-order request stores tangents into a first-order shadow).
+   * Their code does not exist before emission, so where a request's code
+   * reaches another request (global_reach.c), every writable shadow of an
+   * active global is active from its creation (shadows_active); made_active
+   * counts those made so far. */
+  int shadows_active;
+  size_t made_active;
   /* memos over `set`, valid while its count equals *_generation: constant
    * globals holding pointers to active globals (globals.c), and functions
    * that reach active globals through direct calls (activity.c) */
@@ -63,21 +59,30 @@ int ad_demand_global_targets(ad_module_ctx *mc, LLVMValueRef g);
 int ad_requests_reach_mutable_global(LLVMValueRef const *requests,
                                      size_t nrequests);
 
-/* Origins ("i", "i/lane", ...) of globals a transform made (context.h). */
-struct ad_origin_set {
-  char **ids;
-  size_t n, cap;
-};
-int ad_origin_set_has(const ad_origin_set *set, const char *id);
-/* Adds a copy of id unless present; -1 on out of memory. */
-int ad_origin_set_add(ad_origin_set *set, const char *id);
-void ad_origin_set_free(ad_origin_set *set);
-/* The origin of global g (a first global or one made here), or NULL when
- * it has none or on out of memory; free() it. */
-char *ad_global_origin(ad_module_ctx *mc, LLVMValueRef g);
-/* Records shadow global s, just made for global g's lane, and makes it
- * active when mc->globals->made_seed names its origin.  -1 on out of memory. */
-int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g,
-                        unsigned lane);
+/* What the requests' code reaches (global_reach.c). */
+typedef struct ad_reached {
+  LLVMValueRef *fns; /* the functions with bodies it may differentiate (owned) */
+  size_t n;
+  int names_mutable_global; /* a global that could get a shadow is named */
+  int nested; /* a reached function calls a request (higher order) */
+} ad_reached;
+/* Fills *out; 0, or -1 on out of memory (then *out is empty).  free()
+ * out->fns. */
+int ad_requests_reach(LLVMValueRef const *requests, size_t nrequests,
+                      ad_reached *out);
+
+/* Settles the active globals of `mc` before anything is emitted
+ * (global_discovery.c): every function the requests reach is analysed with
+ * every parameter and the result active, a superset of any signature
+ * emission asks for, until the set stops growing.  `requests` are the
+ * request calls (batch calls, which differentiate nothing, are skipped).
+ * Returns how many analysis rounds ran (0 when the requests name no
+ * mutable global), or -1 with mc's error set. */
+int ad_discover_active_globals(ad_module_ctx *mc, LLVMValueRef const *requests,
+                               size_t nrequests);
+
+/* Records shadow global s, just made for global g, and makes it active
+ * when mc->globals->shadows_active says so.  -1 on out of memory. */
+int ad_note_made_shadow(ad_module_ctx *mc, LLVMValueRef s, LLVMValueRef g);
 
 #endif

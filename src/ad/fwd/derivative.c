@@ -19,6 +19,7 @@
 #include "common/alloc.h"
 #include "ad/analysis/activity.h"
 #include "ad/analysis/types.h"
+#include "ad/core/cfg.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
@@ -191,60 +192,6 @@ static void copy_noinline(LLVMValueRef from, LLVMValueRef to) {
     LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, at);
 }
 
-/* Reverse post-order of the blocks reachable from the entry. */
-static LLVMBasicBlockRef *reverse_post_order(LLVMValueRef fn, size_t *count) {
-  size_t nb = LLVMCountBasicBlocks(fn);
-  LLVMBasicBlockRef *order = tj_malloc(nb * sizeof *order);
-  LLVMBasicBlockRef *stack = tj_malloc(nb * sizeof *stack);
-  unsigned *next_succ = tj_calloc(nb, sizeof *next_succ);
-  ad_map index;
-  ad_map_init(&index);
-  size_t i = 0, sp = 0, n = 0;
-  int ok = order && stack && next_succ;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok;
-       bb = LLVMGetNextBasicBlock(bb))
-    ok = ad_map_put(&index, bb, (void *)(uintptr_t)(++i)) == 0;
-  /* visited: stack slot marks via a second map */
-  ad_map seen;
-  ad_map_init(&seen);
-  if (ok) {
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-    stack[sp++] = entry;
-    ok = ad_map_put(&seen, entry, (void *)1) == 0;
-  }
-  while (ok && sp) {
-    LLVMBasicBlockRef bb = stack[sp - 1];
-    size_t bi = (uintptr_t)ad_map_get(&index, bb) - 1;
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-    if (next_succ[bi] < ns) {
-      LLVMBasicBlockRef s = LLVMGetSuccessor(term, next_succ[bi]++);
-      if (!ad_map_get(&seen, s)) {
-        ok = ad_map_put(&seen, s, (void *)1) == 0;
-        stack[sp++] = s;
-      }
-    } else {
-      order[n++] = bb;
-      sp--;
-    }
-  }
-  ad_map_free(&seen);
-  ad_map_free(&index);
-  free(stack);
-  free(next_succ);
-  if (!ok) {
-    free(order);
-    return NULL;
-  }
-  for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
-    LLVMBasicBlockRef t = order[a];
-    order[a] = order[b];
-    order[b] = t;
-  }
-  *count = n;
-  return order;
-}
-
 static void set_name_suffix(LLVMValueRef v, LLVMValueRef from,
                             const char *suffix) {
   size_t n;
@@ -330,7 +277,7 @@ static int build_body(ad_fn_ctx *fc) {
   ad_module_ctx *mc = fc->mc;
   LLVMValueRef fn = fc->primal_fn, d = fc->deriv_fn;
   size_t nblocks = 0;
-  LLVMBasicBlockRef *rpo = reverse_post_order(fn, &nblocks);
+  LLVMBasicBlockRef *rpo = ad_reverse_post_order(fn, &nblocks);
   if (!rpo)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   int rc = 0;

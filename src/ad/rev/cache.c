@@ -15,6 +15,7 @@
 
 #include "ad/analysis/activity.h"
 #include "ad/analysis/types.h"
+#include "ad/core/cfg.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
@@ -207,58 +208,6 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
   return 0;
 }
 
-/* Reverse post-order of the blocks reachable from the entry. */
-static LLVMBasicBlockRef *rpo_of(LLVMValueRef fn, size_t *count) {
-  size_t nb = LLVMCountBasicBlocks(fn);
-  LLVMBasicBlockRef *order = tj_malloc(nb * sizeof *order);
-  LLVMBasicBlockRef *stack = tj_malloc(nb * sizeof *stack);
-  unsigned *next = tj_calloc(nb, sizeof *next);
-  ad_map index, seen;
-  ad_map_init(&index);
-  ad_map_init(&seen);
-  size_t i = 0, sp = 0, n = 0;
-  int ok = order && stack && next;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok;
-       bb = LLVMGetNextBasicBlock(bb))
-    ok = ad_map_put(&index, bb, (void *)(uintptr_t)(++i)) == 0;
-  if (ok) {
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-    stack[sp++] = entry;
-    ok = ad_map_put(&seen, entry, (void *)1) == 0;
-  }
-  while (ok && sp) {
-    LLVMBasicBlockRef bb = stack[sp - 1];
-    size_t bi = (uintptr_t)ad_map_get(&index, bb) - 1;
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-    if (next[bi] < ns) {
-      LLVMBasicBlockRef s = LLVMGetSuccessor(term, next[bi]++);
-      if (!ad_map_get(&seen, s)) {
-        ok = ad_map_put(&seen, s, (void *)1) == 0;
-        stack[sp++] = s;
-      }
-    } else {
-      order[n++] = bb;
-      sp--;
-    }
-  }
-  ad_map_free(&seen);
-  ad_map_free(&index);
-  free(stack);
-  free(next);
-  if (!ok) {
-    free(order);
-    return NULL;
-  }
-  for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
-    LLVMBasicBlockRef t = order[a];
-    order[a] = order[b];
-    order[b] = t;
-  }
-  *count = n;
-  return order;
-}
-
 static void name_param(LLVMValueRef p, LLVMValueRef from, const char *suffix) {
   size_t n;
   const char *name = LLVMGetValueName2(from, &n);
@@ -365,7 +314,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   r.rev_tape = LLVMGetParam(r.rev, kr);
   LLVMSetValueName2(r.aug_tape, "tape", 4);
   LLVMSetValueName2(r.rev_tape, "tape", 4);
-  if (rc == 0 && !(r.rpo = rpo_of(own.sig.fn, &r.nblocks)))
+  if (rc == 0 && !(r.rpo = ad_reverse_post_order(own.sig.fn, &r.nblocks)))
     rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   for (size_t i = 0; rc == 0 && i < r.nblocks; i++)
     if (ad_map_put(&r.block_id, LLVMBasicBlockAsValue(r.rpo[i]),

@@ -1,6 +1,7 @@
 /*
  * Shadow globals: the `<name>_shadow` globals analysis/globals.c decided
- * on, made lazily once the set of active globals is final (engine.c), so
+ * on, made lazily once the set of active globals is final
+ * (analysis/global_discovery.c), so
  * every table sees the same set.  See analysis/globals.c for which globals
  * get one and what they hold.
  */
@@ -56,7 +57,7 @@ static LLVMValueRef shadow_global(ad_module_ctx *mc, LLVMValueRef g, int depth,
     s = LLVMAddGlobal(mc->mod, t, sb.data);
     sb_free(&sb);
     if (ad_map_put(&mc->shadows->by_global_lane, key, s) != 0 ||
-        ad_note_made_shadow(mc, s, g, lane) != 0)
+        ad_note_made_shadow(mc, s, g) != 0)
       return g;
     LLVMSetLinkage(s, LLVMInternalLinkage);
     LLVMSetGlobalConstant(s, constant);
