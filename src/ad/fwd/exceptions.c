@@ -62,18 +62,8 @@ static LLVMBasicBlockRef make_pad(ad_fn_ctx *fc, LLVMValueRef inv) {
             "differentiated");
     return NULL;
   }
-  LLVMContextRef ctx = fc->mc->llctx;
   LLVMBasicBlockRef pad =
-      LLVMAppendBasicBlockInContext(ctx, fc->deriv_fn, "unwind.pad");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
-  LLVMPositionBuilderAtEnd(b, pad);
-  unsigned nc = LLVMGetNumClauses(lp);
-  LLVMValueRef c = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, nc, "");
-  for (unsigned k = 0; k < nc; k++)
-    LLVMAddClause(c, LLVMGetClause(lp, k));
-  LLVMSetCleanup(c, LLVMIsCleanup(lp));
-  LLVMBuildBr(b, LLVMValueAsBasicBlock(target));
-  LLVMDisposeBuilder(b);
+      ad_ir_pad_in_front(fc->deriv_fn, lp, LLVMValueAsBasicBlock(target));
   if (ad_map_put(&fc->exit_block, inv, LLVMBasicBlockAsValue(pad)) != 0) {
     ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inv, "out of memory");
     return NULL;

@@ -85,6 +85,11 @@ int ad_ir_may_unwind(LLVMValueRef call);
 /* Whether bb's first non-PHI is a landingpad; that landingpad (or NULL). */
 int ad_ir_is_landing_block(LLVMBasicBlockRef bb);
 LLVMValueRef ad_ir_landing_pad_of(LLVMBasicBlockRef bb);
+/* A new block at the end of fn holding a landingpad like lp (type, clauses,
+ * cleanup) and a branch to target: one invoke's own pad in front of the
+ * block its primal pad became, so that block may take PHIs per invoke. */
+LLVMBasicBlockRef ad_ir_pad_in_front(LLVMValueRef fn, LLVMValueRef lp,
+                                     LLVMBasicBlockRef target);
 /* Told when `from` (a call made an invoke, a successor's PHI rebuilt) is
  * replaced by `to`, just before `from` is erased: the caller's maps. */
 typedef void (*ad_ir_renamed_fn)(void *ctx, LLVMValueRef from, LLVMValueRef to);

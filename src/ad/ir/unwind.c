@@ -82,6 +82,22 @@ LLVMValueRef ad_ir_landing_pad_of(LLVMBasicBlockRef bb) {
   return NULL;
 }
 
+LLVMBasicBlockRef ad_ir_pad_in_front(LLVMValueRef fn, LLVMValueRef lp,
+                                     LLVMBasicBlockRef target) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+  LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext(ctx, fn, "unwind.pad");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, pad);
+  unsigned nc = LLVMGetNumClauses(lp);
+  LLVMValueRef copy = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, nc, "");
+  for (unsigned k = 0; k < nc; k++)
+    LLVMAddClause(copy, LLVMGetClause(lp, k));
+  LLVMSetCleanup(copy, LLVMIsCleanup(lp));
+  LLVMBuildBr(b, target);
+  LLVMDisposeBuilder(b);
+  return pad;
+}
+
 /* Gives `to` the name of `from`, which is about to be erased (its name
  * goes with it, so it is copied first; LLVM uniquifies a clash). */
 static void take_name(LLVMValueRef to, LLVMValueRef from) {

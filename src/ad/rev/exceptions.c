@@ -89,17 +89,8 @@ static LLVMBasicBlockRef walk_pad(void *ctx) {
   LLVMBasicBlockRef unwind = LLVMGetUnwindDest(w->inv);
   LLVMValueRef lp = ad_ir_landing_pad_of(unwind);
   LLVMValueRef target = ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(unwind));
-  LLVMContextRef c = r->mc->llctx;
-  LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext(c, r->aug, "unwind.pad");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, pad);
-  unsigned nc = LLVMGetNumClauses(lp);
-  LLVMValueRef l = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, nc, "");
-  for (unsigned k = 0; k < nc; k++)
-    LLVMAddClause(l, LLVMGetClause(lp, k));
-  LLVMSetCleanup(l, LLVMIsCleanup(lp));
-  LLVMBuildBr(b, LLVMValueAsBasicBlock(target));
-  LLVMDisposeBuilder(b);
+  LLVMBasicBlockRef pad =
+      ad_ir_pad_in_front(r->aug, lp, LLVMValueAsBasicBlock(target));
   if (ad_map_put(&fc->exit_block, w->inv, LLVMBasicBlockAsValue(pad)) != 0) {
     ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, w->inv, "out of memory");
     return NULL;
