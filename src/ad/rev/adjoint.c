@@ -175,12 +175,46 @@ static int reads(const char *program, char tok) {
   return 0;
 }
 
+/* A quotient's two partials, 1/b and -(a/b)/b, share one division:
+ * with q = adjoint / b, a's adjoint += q and b's -= q * (a/b).  Read
+ * one by one they divide twice per operand (and a loop's 1 / sqrt(r2)
+ * pays the divider's latency three times), as forward mode's rearranged
+ * tangent (rules/inst.c) avoids too. */
+static int reverse_quotient(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef d) {
+  LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
+  int da = ad_rev_has_adjoint(r, a), db = ad_rev_has_adjoint(r, b);
+  if (!da && !db)
+    return 0;
+  /* the quotient a/b, read only for b's partial (as the row reads it) */
+  LLVMValueRef res = db ? ad_rev_primal(r, inst) : NULL;
+  if (!da && LLVMIsAConstantFP(a)) {
+    /* k/b for k = 1 or -1: b's partial -k/b^2 = -(k/b)^2/k is minus or
+     * plus the quotient squared, no division at all */
+    LLVMBool lost = 0;
+    double k = LLVMConstRealGetDouble(a, &lost);
+    if (!lost && (k == 1.0 || k == -1.0)) {
+      LLVMValueRef g = fmul(r, fmul(r, d, res, inst), res, inst);
+      ad_rev_accumulate(r, b, k == 1.0 ? fneg(r, g, inst) : g, inst);
+      return 0;
+    }
+  }
+  LLVMValueRef q = LLVMBuildFDiv(r->rb, d, ad_rev_primal(r, b), "");
+  copy_fmf(q, inst);
+  if (da)
+    ad_rev_accumulate(r, a, q, inst);
+  if (db)
+    ad_rev_accumulate(r, b, fneg(r, fmul(r, q, res, inst), inst), inst);
+  return 0;
+}
+
 /* The arithmetic instructions read their rows (rules/inst.c), the same
  * partials forward mode evaluates: x_k's adjoint += partial_k * adjoint. */
 static int reverse_arith(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   unsigned arity = op == LLVMFNeg ? 1 : 2;
   LLVMValueRef d = ad_rev_take(r, inst);
+  if (op == LLVMFDiv)
+    return reverse_quotient(r, inst, d);
   for (unsigned k = 0; k < arity; k++) {
     LLVMValueRef a = LLVMGetOperand(inst, k);
     if (!ad_rev_has_adjoint(r, a))

@@ -552,11 +552,17 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
   if (rc < 0)
     return -1;
   if (rc == 0) {
-    /* one augmented pass, the reverse once per lane over the same tape */
-    LLVMTypeRef tt = ad_rev_tape_type(mc);
+    /* one augmented pass, the reverse once per lane over the same tape;
+     * the gradient's header (with the owned list) and aug through its
+     * guard, as a one-lane gradient: an exception out of aug frees the
+     * tape's records */
+    LLVMTypeRef tt = ad_rev_header_type(mc);
     LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
     LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
     LLVMBuildStore(b, LLVMConstNull(tt), tape);
+    LLVMValueRef aug = ad_rev_guarded_aug(mc, p->aug, 0);
+    if (!aug)
+      return -1;
     LLVMValueRef *a = tj_malloc((nargs + 2) * sizeof *a);
     if (!a)
       return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
@@ -564,7 +570,7 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
     for (unsigned d = 0; d < ndup; d++)
       a[shadow_pos[d]] = lane_shadows[d * width];
     a[nargs] = tape;
-    emit_call(b, p->aug, a, nargs + 1);
+    emit_call(b, aug, a, nargs + 1);
     LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, tape, 1, "");
     LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "tape.size");
     for (unsigned w = 0; w < width; w++) {

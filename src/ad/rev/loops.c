@@ -138,7 +138,9 @@ static int induction(LLVMValueRef phi, LLVMBasicBlockRef pre,
     else if (LLVMGetIncomingBlock(phi, k) == latch)
       next = LLVMGetIncomingValue(phi, k);
   }
-  if (!start || !next || !LLVMIsAInstruction(next))
+  /* an undef start compares equal to anything: the reverse could not
+   * tell the first iteration */
+  if (!start || !next || !LLVMIsAInstruction(next) || LLVMIsUndef(start))
     return 0;
   memset(iv, 0, sizeof *iv);
   iv->phi = phi;
@@ -168,10 +170,15 @@ static int induction(LLVMValueRef phi, LLVMBasicBlockRef pre,
   if (op == LLVMGetElementPtr && LLVMGetOperand(next, 0) == phi &&
       LLVMGetNumOperands(next) == 2 && LLVMIsInBounds(next)) {
     LLVMValueRef c = LLVMGetOperand(next, 1);
-    if (!nonzero_constant(c))
+    LLVMTypeRef et = LLVMGetGEPSourceElementType(next);
+    /* a step over a zero-sized type never moves the pointer */
+    LLVMTargetDataRef td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(
+        LLVMGetBasicBlockParent(LLVMGetInstructionParent(next))));
+    if (!nonzero_constant(c) || !LLVMTypeIsSized(et) ||
+        LLVMABISizeOfType(td, et) == 0)
       return 0;
     iv->delta = c;
-    iv->gep_type = LLVMGetGEPSourceElementType(next);
+    iv->gep_type = et;
     return 1;
   }
   return 0;

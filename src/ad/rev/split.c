@@ -6,7 +6,9 @@
  * (cache.c), so the same markers give the same tape layout.
  *
  * The tape header {ptr, size, cap} (tape.c) gains a fourth word, a tag
- * naming the pair (ad_rev_sig_tag), and must outlive the augmented call:
+ * naming the pair (ad_rev_sig_tag), and a fifth, the owned list of the
+ * shadows aug allocated (needed only while aug runs: exceptions.c), and
+ * must outlive the augmented call:
  *
  *   no enzyme_allocated    the header is calloc'd by tanjit.split.tape; its
  *                          address is the tape (returned, or stored at p
