@@ -158,9 +158,16 @@ LLVMBasicBlockRef ad_ir_call_to_invoke(LLVMValueRef call, LLVMBasicBlockRef pad,
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(call));
   unsigned n = LLVMGetNumArgOperands(call);
+  /* the call's operand bundles go with it (a frontend's deopt or funclet
+   * state is part of the call) */
+  unsigned nb = LLVMGetNumOperandBundles(call);
   LLVMValueRef *args = tj_malloc((n ? n : 1) * sizeof *args);
-  if (!args)
+  LLVMOperandBundleRef *bundles = tj_malloc((nb ? nb : 1) * sizeof *bundles);
+  if (!args || !bundles) {
+    free(args);
+    free(bundles);
     return NULL;
+  }
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(
       c, LLVMGetBasicBlockParent(bb), "invoke.cont");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
@@ -176,10 +183,15 @@ LLVMBasicBlockRef ad_ir_call_to_invoke(LLVMValueRef call, LLVMBasicBlockRef pad,
     retarget_successor_phis(b, bb, cont, renamed, ctx);
   for (unsigned k = 0; k < n; k++)
     args[k] = LLVMGetOperand(call, k);
+  for (unsigned k = 0; k < nb; k++)
+    bundles[k] = LLVMGetOperandBundleAtIndex(call, k);
   LLVMPositionBuilderBefore(b, call);
-  LLVMValueRef inv =
-      LLVMBuildInvoke2(b, LLVMGetCalledFunctionType(call),
-                       LLVMGetCalledValue(call), args, n, cont, pad, "");
+  LLVMValueRef inv = LLVMBuildInvokeWithOperandBundles(
+      b, LLVMGetCalledFunctionType(call), LLVMGetCalledValue(call), args, n,
+      cont, pad, bundles, nb, "");
+  for (unsigned k = 0; k < nb; k++)
+    LLVMDisposeOperandBundle(bundles[k]);
+  free(bundles);
   free(args);
   ad_copy_call_site_attrs(call, inv);
   take_name(inv, call);

@@ -216,13 +216,16 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     /* a float constant written as its bits: its tangent is zero, where an
      * integer constant would stand for itself */
     int float_bits = ad_types_stores_float_constant(fc->types, fc->mc->td, inst);
+    /* the constant is shared by every use: its zero tangent holds for
+     * this store only, and what it had before comes back after */
+    LLVMValueRef before = float_bits ? ad_map_get(&fc->shadow, v) : NULL;
     if (float_bits)
       ad_set_shadow(fc, v, ad_splat(fc, LLVMConstNull(LLVMTypeOf(v))));
     if (ad_shadow_may_equal_primal(fc, p))
       ad_guarded_access(fc, inst, c);
     else
       ad_lanewise(fc, inst, c, op01, 2);
-    if (float_bits && ad_map_put(&fc->shadow, v, NULL) != 0)
+    if (float_bits && ad_map_put(&fc->shadow, v, before) != 0)
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return 0;
   }
