@@ -306,6 +306,43 @@ START_TEST(struct_array_runtime_length) {
 }
 END_TEST
 
+/* A struct of a double array copied by value and read at a variable
+ * index, as clang -O0 writes `struct V p = *m; ... p.d[i]`: every
+ * element is a double, so the copy is all floats. */
+START_TEST(array_in_struct_variable_index) {
+  const char *ir =
+      "%V = type { [3 x double] }\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define double @g(ptr %m, i32 %i) {\n"
+      "  %p = alloca %V, align 8\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %p, ptr %m, i64 24, i1 0)\n"
+      "  %a = getelementptr inbounds %V, ptr %p, i32 0, i32 0\n"
+      "  %k = sext i32 %i to i64\n"
+      "  %e = getelementptr inbounds [3 x double], ptr %a, i64 0, i64 %k\n"
+      "  %d = load double, ptr %e, align 8\n"
+      "  ret double %d\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "p", 0, "float64");
+  ck_kind(&p, "p", 16, "float64");
+  ck_kind(&p, "m", 8, "float64");
+  ad_copy_layout l;
+  LLVMValueRef call = LLVMGetNextInstruction(
+      LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn)));
+  ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  for (size_t k = 0; k < l.n; k++)
+    ck_assert_msg(l.segs[k].kind == AD_BYTES_FLOAT,
+                  "segment %zu at %llu (%llu bytes): kind %d", k,
+                  l.segs[k].offset, l.segs[k].size, (int)l.segs[k].kind);
+  ck_assert_uint_ge(l.n, 1);
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
 /* Copying from a constant global: the global's type gives the layout. */
 START_TEST(copy_from_constant_global) {
   const char *ir =
@@ -592,6 +629,7 @@ int main(void) {
   tcase_add_test(tc, struct_copied_with_memcpy);
   tcase_add_test(tc, struct_array_runtime_length);
   tcase_add_test(tc, copy_from_constant_global);
+  tcase_add_test(tc, array_in_struct_variable_index);
   tcase_add_test(tc, pointer_through_integers);
   tcase_add_test(tc, pointer_integer_in_memory);
   tcase_add_test(tc, across_calls);

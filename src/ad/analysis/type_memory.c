@@ -538,6 +538,44 @@ void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b) {
     ta_set_addr(t, b, oa, fa);
 }
 
+/* Whether p is a GEP whose last index, past the first, is a variable
+ * index into an array of count elements of es bytes; *at: the element
+ * p's own offset names (the index's constant part).  Only small arrays:
+ * each element gets its own entries. */
+static int member_element(ad_types *t, LLVMValueRef p, unsigned long long *es,
+                          unsigned long long *count, unsigned long long *at) {
+  if (!LLVMIsAGetElementPtrInst(p))
+    return 0;
+  unsigned n = (unsigned)LLVMGetNumOperands(p);
+  if (n < 3)
+    return 0;
+  LLVMTypeRef ty = LLVMGetGEPSourceElementType(p);
+  for (unsigned i = 2; i + 1 < n; i++) {
+    LLVMValueRef idx = LLVMGetOperand(p, i);
+    if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+      if (!LLVMIsAConstantInt(idx))
+        return 0;
+      ty = LLVMStructGetTypeAtIndex(ty, (unsigned)LLVMConstIntGetZExtValue(idx));
+    } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
+      ty = LLVMGetElementType(ty);
+    } else {
+      return 0;
+    }
+  }
+  if (LLVMGetTypeKind(ty) != LLVMArrayTypeKind)
+    return 0;
+  unsigned long long s;
+  long long k;
+  ta_linear(LLVMGetOperand(p, n - 1), &s, &k, 0);
+  *count = LLVMGetArrayLength2(ty);
+  *es = LLVMABISizeOfType(t->td, LLVMGetElementType(ty));
+  if (s == 0 || *count < 2 || *count > 64 || *es == 0)
+    return 0;
+  *at = (unsigned long long)(((k % (long long)*count) + (long long)*count) %
+                             (long long)*count);
+  return 1;
+}
+
 /* A load or store of `ty` (value v, may be NULL) at pointer p. */
 void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
   int obj;
@@ -552,6 +590,13 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
      * copied as i32): without evidence it stays unknown. */
     ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
     ta_mem_note(t, obj, off, size, ta_value_fact(t, v));
+    /* s.x[i] with i variable: every element as this one (below) */
+    unsigned long long es, count, at;
+    if (member_element(t, p, &es, &count, &at) && size <= es)
+      for (unsigned long long j = 0; j < count; j++)
+        if (j != at)
+          ta_mem_note(t, obj, off + ((long long)j - (long long)at) * (long long)es,
+                      size, ta_value_fact(t, v));
     return;
   }
   if (v && LLVMGetTypeKind(ty) == LLVMVectorTypeKind &&
@@ -569,4 +614,15 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
   }
   int budget = MAX_TYPE_ENTRIES;
   ta_record_type(t, obj, off, ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
+  /* p = &s.x[i] with x a member array and i variable (clang -O0 indexes
+   * `p.d[i]` so): the member is not the object's period, so no period
+   * carries the access to the other elements; every element of x holds
+   * what this one does, so each gets the access's layout. */
+  unsigned long long es, count, at;
+  if (member_element(t, p, &es, &count, &at) &&
+      LLVMABISizeOfType(t->td, ty) <= es)
+    for (unsigned long long j = 0; j < count && budget > 0; j++)
+      if (j != at)
+        ta_record_type(t, obj, off + ((long long)j - (long long)at) * (long long)es,
+                       ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
 }
