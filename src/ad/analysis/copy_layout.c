@@ -5,6 +5,7 @@
  * (type_transfer.c) about the function holding the copy.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/alloc.h"
 #include "ad/analysis/type_model.h"
@@ -59,10 +60,13 @@ static ad_byte_kind byte_kind(tfact f) {
 
 /* Segment list under construction: per byte kinds over [0, span). */
 static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
-                    unsigned long long size, ad_byte_kind k) {
+                    unsigned long long size, ad_byte_kind k, unsigned bits) {
   if (size == 0)
     return 0;
+  if (k != AD_BYTES_FLOAT)
+    bits = 0;
   if (out->n && out->segs[out->n - 1].kind == k &&
+      out->segs[out->n - 1].bits == bits &&
       out->segs[out->n - 1].offset + out->segs[out->n - 1].size == off) {
     out->segs[out->n - 1].size += size;
     return 0;
@@ -78,6 +82,7 @@ static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
   out->segs[out->n].offset = off;
   out->segs[out->n].size = size;
   out->segs[out->n].kind = k;
+  out->segs[out->n].bits = bits;
   out->n++;
   return 0;
 }
@@ -90,11 +95,123 @@ static tfact side_fact(const ad_types *t, int obj, long long base,
   return ta_mem_get(t, obj, base + (long long)rel, size, 1);
 }
 
+/* ---- declared types: what the allocation says ----
+ *
+ * Bytes no access in the analyzed functions touches (a struct's pointer
+ * member copied by value and never read: clang -O0's `q = *m`) still
+ * have the type the memory was declared with, when an end of the copy is
+ * a local variable, a global or a byval/sret argument itself. */
+
+static unsigned declared_float_bits(LLVMTypeRef ty) {
+  switch (LLVMGetTypeKind(ty)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+    return 16;
+  case LLVMFloatTypeKind:
+    return 32;
+  case LLVMDoubleTypeKind:
+    return 64;
+  case LLVMX86_FP80TypeKind:
+    return 80;
+  case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind:
+    return 128;
+  default:
+    return 0;
+  }
+}
+
+/* The type memory `p` points to the start of was declared with, or NULL. */
+static LLVMTypeRef declared_type(LLVMValueRef p) {
+  for (int depth = 0; p && depth < 4; depth++) {
+    if (LLVMIsAAllocaInst(p))
+      return LLVMGetAllocatedType(p);
+    if (LLVMIsAGlobalVariable(p))
+      return LLVMGlobalGetValueType(p);
+    if (LLVMIsAArgument(p)) {
+      LLVMValueRef fn = LLVMGetParamParent(p);
+      unsigned idx = 0;
+      for (LLVMValueRef q = LLVMGetFirstParam(fn); q && q != p;
+           q = LLVMGetNextParam(q))
+        idx++;
+      static const char *const attrs[] = {"byval", "sret"};
+      for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+        unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i],
+                                                        strlen(attrs[i]));
+        LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(fn, idx + 1, kind);
+        if (a)
+          return LLVMGetTypeAttributeValue(a);
+      }
+      return NULL;
+    }
+    if (!LLVMIsABitCastInst(p) && !LLVMIsAAddrSpaceCastInst(p))
+      return NULL;
+    p = LLVMGetOperand(p, 0);
+  }
+  return NULL;
+}
+
+/* The fact of the scalar of `ty` covering byte `rel` (unknown in padding
+ * or past the type). */
+static tfact declared_fact(LLVMTargetDataRef td, LLVMTypeRef ty,
+                           unsigned long long rel, int depth) {
+  if (!ty || depth > 16 || !LLVMTypeIsSized(ty) ||
+      rel >= LLVMABISizeOfType(td, ty))
+    return ta_fact(AD_T_UNKNOWN, 0);
+  switch (LLVMGetTypeKind(ty)) {
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(ty);
+    for (unsigned i = n; i-- > 0;) {
+      unsigned long long o = LLVMOffsetOfElement(td, ty, i);
+      if (o <= rel)
+        return declared_fact(td, LLVMStructGetTypeAtIndex(ty, i), rel - o,
+                             depth + 1);
+    }
+    return ta_fact(AD_T_UNKNOWN, 0);
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    LLVMTypeRef el = LLVMGetElementType(ty);
+    unsigned long long es = LLVMABISizeOfType(td, el);
+    return es ? declared_fact(td, el, rel % es, depth + 1)
+              : ta_fact(AD_T_UNKNOWN, 0);
+  }
+  case LLVMPointerTypeKind:
+    return ta_fact(AD_T_POINTER, 0);
+  case LLVMIntegerTypeKind:
+    if (rel >= LLVMStoreSizeOfType(td, ty))
+      return ta_fact(AD_T_UNKNOWN, 0);
+    /* one as wide as a pointer may hold one (see types.h) */
+    return LLVMSizeOfTypeInBits(td, ty) < 8 * LLVMPointerSize(td)
+               ? ta_fact(AD_T_INTEGER, 0)
+               : ta_fact(AD_T_UNKNOWN, 0);
+  default: {
+    unsigned bits = declared_float_bits(ty);
+    if (!bits || rel >= LLVMStoreSizeOfType(td, ty))
+      return ta_fact(AD_T_UNKNOWN, 0);
+    return ta_fact(AD_T_FLOAT, bits);
+  }
+  }
+}
+
+/* What copy-relative byte `pos` holds: the analysis' facts of both ends
+ * joined, or, when neither knows, what the ends were declared with. */
+static tfact copy_byte_fact(const ad_types *t, int os, long long fs, int od,
+                            long long fd, LLVMTypeRef sty, LLVMTypeRef dty,
+                            unsigned long long pos) {
+  tfact f = ta_join(side_fact(t, os, fs, pos, 1), side_fact(t, od, fd, pos, 1));
+  if (f.kind != AD_T_UNKNOWN)
+    return f;
+  return ta_join(declared_fact(t->td, sty, pos, 0),
+                 declared_fact(t->td, dty, pos, 0));
+}
+
 int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                          LLVMValueRef len, ad_copy_layout *out) {
   const tval *vd = ta_vget(t, dst), *vs = ta_vget(t, src);
   int od = vd ? vd->obj : -1, os = vs ? vs->obj : -1;
   long long fd = vd ? vd->off : 0, fs = vs ? vs->off : 0;
+  LLVMTypeRef dty = declared_type(dst), sty = declared_type(src);
   out->segs = NULL;
   out->n = 0;
   out->period = 0;
@@ -139,33 +256,49 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
    * simplest; entries are at least a byte and spans are small). */
   unsigned long long pos = 0;
   while (pos < span && span <= (1ull << 16)) {
-    tfact f =
-        ta_join(side_fact(t, os, fs, pos, 1), side_fact(t, od, fd, pos, 1));
+    tfact f = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos);
     unsigned long long step = 1;
     /* extend over bytes of the same kind */
     while (pos + step < span) {
-      tfact g = ta_join(side_fact(t, os, fs, pos + step, 1),
-                        side_fact(t, od, fd, pos + step, 1));
+      tfact g = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos + step);
       if (!ta_same(g, f))
         break;
       step++;
     }
-    if (push_seg(out, &cap, pos, step, byte_kind(f)) != 0)
+    if (push_seg(out, &cap, pos, step, byte_kind(f), f.bits) != 0)
       return -1;
     pos += step;
   }
   if (n < 0 && !period) {
     /* bytes past what is known */
-    if (push_seg(out, &cap, pos, ~0ull - pos, byte_kind(summary)) != 0)
+    if (push_seg(out, &cap, pos, ~0ull - pos, byte_kind(summary),
+                 summary.bits) != 0)
       return -1;
   } else if (pos < span) {
-    if (push_seg(out, &cap, pos, span - pos, AD_BYTES_UNKNOWN) != 0)
+    if (push_seg(out, &cap, pos, span - pos, AD_BYTES_UNKNOWN, 0) != 0)
       return -1;
   }
   if (out->n == 0 &&
       push_seg(out, &cap, 0, n >= 0 ? (unsigned long long)n : ~0ull,
-               AD_BYTES_UNKNOWN) != 0)
+               AD_BYTES_UNKNOWN, 0) != 0)
     return -1;
   out->period = period;
   return 0;
+}
+
+/* Padding is what type analysis never sees accessed: a few bytes after a
+ * known segment, up to the next known one or the end of the copy (or of
+ * its period).  Fewer than 8 bytes: a hole of a whole double or pointer
+ * may be one left unaccessed, and is not taken for padding. */
+enum { PADDING_MAX = 8 };
+
+int ad_copy_segment_is_padding(const ad_copy_layout *l, size_t i) {
+  if (i == 0 || i >= l->n || l->segs[i].kind != AD_BYTES_UNKNOWN ||
+      l->segs[i].size >= PADDING_MAX)
+    return 0;
+  const ad_segment *before = &l->segs[i - 1];
+  if (before->kind == AD_BYTES_UNKNOWN ||
+      before->offset + before->size != l->segs[i].offset)
+    return 0;
+  return i + 1 == l->n || l->segs[i + 1].kind != AD_BYTES_UNKNOWN;
 }

@@ -56,6 +56,8 @@ typedef enum ad_byte_kind {
 typedef struct ad_segment {
   unsigned long long offset, size; /* bytes, within one period */
   ad_byte_kind kind;
+  unsigned bits; /* AD_BYTES_FLOAT: the floats' width (segments of two
+                    widths never merge); 0 otherwise */
 } ad_segment;
 typedef struct ad_copy_layout {
   ad_segment *segs; /* sorted, non-overlapping; malloc'd */
@@ -72,6 +74,10 @@ typedef struct ad_copy_layout {
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
                       LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out);
 void ad_copy_layout_free(ad_copy_layout *l);
+/* Whether unknown segment i of l reads as padding (a struct's holes, the
+ * tail of an x86_fp80): fewer than 8 bytes that follow a known segment and
+ * end at the next known one or at the end of the layout. */
+int ad_copy_segment_is_padding(const ad_copy_layout *l, size_t i);
 
 /*
  * Analyzes `fn` together with every function with a body it calls

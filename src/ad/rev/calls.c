@@ -145,7 +145,11 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   p->act = tj_calloc(np ? np : 1, 1);
   if (!p->act)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  /* A byval argument (a struct clang passes by value in memory) is passed
+   * as the pointer to the caller's copy, its shadow as the pointer to that
+   * copy's shadow: the pair's parameters carry no byval, so the callee's
+   * adjoints land in the shadow of the caller's temporary, and the
+   * reverse of the caller's copy into it (memory.c) moves them on. */
   for (unsigned k = 0; k < np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if (!ad_is_active(fc, a))
@@ -156,11 +160,6 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
       return ad_rev_fail_call(r, call,
                               "an argument of %s that mixes floats and pointers in "
                               "one value is not supported",
-                              ad_value_name(fn));
-    if (o && LLVMGetEnumAttributeAtIndex(fn, k + 1, byval))
-      return ad_rev_fail_call(r, call,
-                              "an active by-value (byval) argument of %s is not "
-                              "supported",
                               ad_value_name(fn));
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }

@@ -394,49 +394,6 @@ static int zero_at(const rev_site *s, ad_cuda_space space, LLVMValueRef at,
   return write_from(s, space, at, zeros, n);
 }
 
-/* tanjit.rev.accumulate.<T>(acc, add, count): acc[i] += add[i]. */
-static LLVMValueRef accumulate_fn(ad_module_ctx *mc, LLVMTypeRef t) {
-  char name[96];
-  char *tn = LLVMPrintTypeToString(t);
-  snprintf(name, sizeof name, "tanjit.rev.accumulate.%s", tn);
-  LLVMDisposeMessage(tn);
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
-  LLVMContextRef c = mc->llctx;
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef params[3] = {ptr, ptr, i64};
-  fn = LLVMAddFunction(
-      mc->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMValueRef acc = LLVMGetParam(fn, 0), add = LLVMGetParam(fn, 1);
-  LLVMValueRef n = LLVMGetParam(fn, 2);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "loop");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, n, zero, ""), done, loop);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef i = LLVMBuildPhi(b, i64, "i");
-  LLVMValueRef pa = LLVMBuildGEP2(b, t, acc, &i, 1, "");
-  LLVMValueRef sum = LLVMBuildFAdd(
-      b, LLVMBuildLoad2(b, t, pa, ""),
-      LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, add, &i, 1, ""), ""), "");
-  LLVMBuildStore(b, sum, pa);
-  LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i64, 1, 0), "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, n, ""), loop, done);
-  LLVMValueRef iv[2] = {zero, next};
-  LLVMBasicBlockRef ib[2] = {entry, loop};
-  LLVMAddIncoming(i, iv, ib, 2);
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMBuildRetVoid(b);
-  LLVMDisposeBuilder(b);
-  return fn;
-}
-
 static LLVMValueRef host_buffer(ad_fn_ctx *fc, LLVMValueRef n) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(fc->mc->llctx);
   LLVMTypeRef params[2] = {i64, i64};
@@ -509,7 +466,8 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
     if (read_into(&s, sspace, u, ss, n) != 0)
       return -1;
     synchronize(&s);
-    LLVMValueRef acc = accumulate_fn(mc, p->elem);
+    LLVMValueRef acc =
+        ad_rev_typed_helper(mc, AD_REV_LOOP_ACCUMULATE, p->elem);
     LLVMValueRef args[3] = {u, t, count};
     LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(acc), acc, args, 3, "");
     if (write_from(&s, sspace, ss, u, n) != 0)

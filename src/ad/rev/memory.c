@@ -521,6 +521,290 @@ static int copy_kind(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
   return c.elem ? 1 : -1;
 }
 
+/* ---- copies whose bytes mix kinds, segment by segment ----
+ *
+ * A copy whose layout (analysis/copy_layout.c) mixes floats with pointers,
+ * integers, padding or floats of another width is done per segment: in
+ * aug, the shadows of the non-float bytes move as the primal bytes do
+ * (rules/copy.c's rule with the float bytes left alone, so overlap and a
+ * source without a shadow are handled as in forward mode); in the reverse,
+ * every float segment of dst' is taken into a scratch buffer of the copy's
+ * size (at the same offsets) and zeroed, and then, when the source has a
+ * shadow, the scratch is added into src'.  All of dst' is read before any
+ * of src' is written, so overlapping ranges (memmove) end right in either
+ * direction.  A memset zeroes the float segments of dst' in the reverse
+ * and sets the others in aug.  A periodic layout (an array of structs
+ * copied with a run-time length) is walked once per element, the last,
+ * partial one clipped.  Bytes that type analysis cannot classify, and are
+ * not padding, are refused. */
+
+/* The emitter of the aug moves: the copy replayed on the shadows. */
+static int replay_piece(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                        LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef src,
+                        LLVMValueRef n) {
+  static const unsigned ops[3] = {0, 1, 2};
+  LLVMValueRef vals[3] = {dst, src, n};
+  (void)em;
+  return ad_replay_call(fc, clone, ops, vals, 3) ? 0 : -1;
+}
+
+static int zero_piece(ad_fn_ctx *fc, const ad_copy_emitter *em,
+                      LLVMValueRef clone, LLVMValueRef dst, LLVMValueRef n) {
+  (void)em, (void)clone;
+  LLVMBuildMemSet(fc->b, dst, LLVMConstNull(LLVMInt8TypeInContext(fc->mc->llctx)),
+                  n, 1);
+  return 0;
+}
+
+static const ad_copy_emitter host_pieces = {replay_piece, zero_piece, NULL};
+
+/* The offset of the first byte of l neither float of a known type,
+ * pointer, integer nor padding, or -1; *floats: whether l has floats. */
+static long long unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
+                                     int *floats) {
+  *floats = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    const ad_segment *s = &l->segs[i];
+    if (s->kind == AD_BYTES_FLOAT) {
+      if (!ad_rev_float_of_bits(r->mc, s->bits))
+        return (long long)s->offset;
+      *floats = 1;
+    } else if (s->kind == AD_BYTES_UNKNOWN &&
+               !ad_copy_segment_is_padding(l, i)) {
+      return (long long)s->offset;
+    }
+  }
+  return -1;
+}
+
+/* One segment's work: `off` its first byte, `n` its bytes (clipped to
+ * the copy), both i64, at v->b. */
+typedef struct seg_walk seg_walk;
+struct seg_walk {
+  ad_rev_fn *r;
+  LLVMBuilderRef b;
+  int floats; /* visit the float segments (else every other one) */
+  void (*visit)(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
+                LLVMValueRef n);
+  LLVMValueRef a, c; /* the visit's operands */
+};
+
+/* min(s's size, total - s's offset), 0 past the end; i64 */
+static LLVMValueRef clipped_bytes(LLVMBuilderRef b, const ad_segment *s,
+                                  LLVMValueRef total) {
+  LLVMTypeRef t = LLVMTypeOf(total);
+  if (LLVMIsAConstantInt(total)) {
+    unsigned long long all = LLVMConstIntGetZExtValue(total);
+    unsigned long long left = s->offset < all ? all - s->offset : 0;
+    return LLVMConstInt(t, s->size < left ? s->size : left, 0);
+  }
+  LLVMValueRef off = LLVMConstInt(t, s->offset, 0);
+  LLVMValueRef left = LLVMBuildSub(b, total, off, "");
+  LLVMValueRef n = left;
+  if (s->size != ~0ull) {
+    LLVMValueRef size = LLVMConstInt(t, s->size, 0);
+    n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, size, left, ""), size,
+                        left, "");
+  }
+  return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, off, total, ""), n,
+                         LLVMConstNull(t), "");
+}
+
+static void walk_once(const seg_walk *w, const ad_copy_layout *l,
+                      LLVMValueRef base, LLVMValueRef total) {
+  for (size_t i = 0; i < l->n; i++) {
+    const ad_segment *s = &l->segs[i];
+    if ((s->kind == AD_BYTES_FLOAT) != w->floats)
+      continue;
+    LLVMValueRef n = clipped_bytes(w->b, s, total);
+    if (LLVMIsAConstantInt(n) && LLVMConstIntGetZExtValue(n) == 0)
+      continue;
+    LLVMValueRef off = LLVMBuildAdd(
+        w->b, base, LLVMConstInt(LLVMTypeOf(base), s->offset, 0), "");
+    w->visit(w, s, off, n);
+  }
+}
+
+/* Every wanted segment of a copy of `len` bytes (i64): once, or once per
+ * period and then the partial period left. */
+static void walk_segments(const seg_walk *w, const ad_copy_layout *l,
+                          LLVMValueRef len) {
+  LLVMTypeRef i64 = LLVMTypeOf(len);
+  LLVMValueRef zero = LLVMConstNull(i64);
+  if (!l->period) {
+    walk_once(w, l, zero, len);
+    return;
+  }
+  LLVMContextRef c = w->r->mc->llctx;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(w->b));
+  LLVMValueRef period = LLVMConstInt(i64, l->period, 0);
+  LLVMValueRef count = LLVMBuildUDiv(w->b, len, period, "copy.reps");
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(w->b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "copy.rep");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "copy.reps_done");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, count, zero, ""), done,
+                  loop);
+  LLVMPositionBuilderAtEnd(w->b, loop);
+  LLVMValueRef k = LLVMBuildPhi(w->b, i64, "rep");
+  walk_once(w, l, LLVMBuildMul(w->b, k, period, ""), period);
+  LLVMValueRef next = LLVMBuildAdd(w->b, k, LLVMConstInt(i64, 1, 0), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(w->b);
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULT, next, count, ""),
+                  loop, done);
+  LLVMValueRef kv[2] = {zero, next};
+  LLVMBasicBlockRef kb[2] = {before, latch};
+  LLVMAddIncoming(k, kv, kb, 2);
+  LLVMPositionBuilderAtEnd(w->b, done);
+  LLVMValueRef whole = LLVMBuildMul(w->b, count, period, "");
+  LLVMValueRef rest = LLVMBuildSub(w->b, len, whole, "copy.rest");
+  if (!LLVMIsAConstantInt(rest) || LLVMConstIntGetZExtValue(rest) != 0)
+    walk_once(w, l, whole, rest);
+}
+
+/* The elements of float type t in n bytes of a segment: the last may end
+ * in padding (x86_fp80 stores 10 of its 16 bytes). */
+static LLVMValueRef element_count(ad_module_ctx *mc, LLVMBuilderRef b,
+                                  LLVMTypeRef t, LLVMValueRef n) {
+  unsigned long long esz = LLVMABISizeOfType(mc->td, t);
+  unsigned long long store = LLVMStoreSizeOfType(mc->td, t);
+  LLVMTypeRef i64 = LLVMTypeOf(n);
+  return LLVMBuildUDiv(b, LLVMBuildAdd(b, n, LLVMConstInt(i64, esz - store, 0), ""),
+                       LLVMConstInt(i64, esz, 0), "");
+}
+
+/* visit: a float segment's typed loop on (w->a + off, w->c + off) */
+static void visit_typed(const seg_walk *w, const ad_segment *s,
+                        LLVMValueRef off, LLVMValueRef n, ad_rev_loop loop) {
+  ad_module_ctx *mc = w->r->mc;
+  LLVMTypeRef t = ad_rev_float_of_bits(mc, s->bits);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(mc->llctx);
+  LLVMValueRef args[3] = {LLVMBuildGEP2(w->b, i8, w->a, &off, 1, ""),
+                          LLVMBuildGEP2(w->b, i8, w->c, &off, 1, ""),
+                          element_count(mc, w->b, t, n)};
+  LLVMValueRef fn = ad_rev_typed_helper(mc, loop, t);
+  LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 3, "");
+}
+
+static void visit_take(const seg_walk *w, const ad_segment *s,
+                       LLVMValueRef off, LLVMValueRef n) {
+  visit_typed(w, s, off, n, AD_REV_LOOP_TAKE);
+}
+
+static void visit_accumulate(const seg_walk *w, const ad_segment *s,
+                             LLVMValueRef off, LLVMValueRef n) {
+  visit_typed(w, s, off, n, AD_REV_LOOP_ACCUMULATE);
+}
+
+/* visit: memset(w->a + off, w->c, n) */
+static void visit_set(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
+                      LLVMValueRef n) {
+  (void)s;
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(w->r->mc->llctx);
+  LLVMBuildMemSet(w->b, LLVMBuildGEP2(w->b, i8, w->a, &off, 1, ""), w->c, n, 1);
+}
+
+static int mixed_layout(ad_rev_fn *r, LLVMValueRef call, int is_set,
+                        ad_copy_layout *l) {
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  return ad_copy_layout_of(&r->fc, call, dst,
+                           is_set ? dst : LLVMGetOperand(call, 1),
+                           LLVMGetOperand(call, 2), l);
+}
+
+/* aug of a copy or memset whose bytes mix kinds. */
+static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
+                     LLVMValueRef call, LLVMValueRef clone, int is_set) {
+  ad_fn_ctx *fc = &r->fc;
+  ad_copy_layout l;
+  if (mixed_layout(r, call, is_set, &l) != 0)
+    return -1;
+  int floats = 0;
+  long long bad = unclassified_offset(r, &l, &floats);
+  if (bad >= 0) {
+    ad_copy_layout_free(&l);
+    return ad_fail_code(
+        r->mc, TANJIT_ERR_UNSUPPORTED, call,
+        "reverse mode: %s of memory with bytes type analysis cannot classify "
+        "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
+        "is not supported",
+        row->name, bad, l.period ? "repeated element" : "copy");
+  }
+  int rc = 0;
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
+  if (is_set) {
+    seg_walk w = {r, fc->b, 0, visit_set, ad_shadow_value(fc, dst),
+                  ad_primal(fc, LLVMGetOperand(call, 1))};
+    walk_segments(&w, &l,
+                  LLVMBuildZExtOrBitCast(
+                      fc->b, ad_primal(fc, LLVMGetOperand(call, 2)), i64, ""));
+  } else {
+    rc = ad_copy_non_float_shadows(fc, call, clone, dst, LLVMGetOperand(call, 1),
+                                   LLVMGetOperand(call, 2), &host_pieces);
+  }
+  ad_copy_layout_free(&l);
+  if (rc != 0 || !floats)
+    return rc;
+  ad_rev_call_plan *p = ad_rev_plan_row(r, call, row);
+  if (!p)
+    return -1;
+  p->elem = NULL; /* segment by segment */
+  return 0;
+}
+
+/* The reverse of a mixed copy (is_set 0: the adjoints of dst's float
+ * bytes move to src's) or memset (dst's float bytes' adjoints zeroed). */
+static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
+  ad_module_ctx *mc = r->mc;
+  ad_copy_layout l;
+  if (mixed_layout(r, call, is_set, &l) != 0)
+    return -1;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMValueRef dst = LLVMGetOperand(call, 0);
+  LLVMValueRef len = LLVMBuildZExtOrBitCast(
+      r->rb, ad_rev_primal(r, LLVMGetOperand(call, 2)), i64, "");
+  LLVMValueRef ds = ad_rev_shadow(r, dst);
+  if (is_set) {
+    seg_walk w = {r, r->rb, 1, visit_set, ds,
+                  LLVMConstNull(LLVMInt8TypeInContext(mc->llctx))};
+    walk_segments(&w, &l, len);
+    ad_copy_layout_free(&l);
+    return 0;
+  }
+  LLVMValueRef src = LLVMGetOperand(call, 1);
+  LLVMValueRef one = LLVMConstInt(i64, 1, 0);
+  LLVMValueRef ca[2] = {len, one};
+  LLVMValueRef tmp = ad_rev_call_libc(mc, r->rb, "calloc", ca, 2);
+  seg_walk take = {r, r->rb, 1, visit_take, tmp, ds};
+  walk_segments(&take, &l, len);
+  if (ad_shadow_or_null(&r->fc, src)) {
+    LLVMValueRef ss = ad_rev_shadow(r, src);
+    LLVMBasicBlockRef after = NULL;
+    if (ad_shadow_may_equal_primal(&r->fc, src)) {
+      /* an inactive source (its shadow is itself) receives nothing */
+      LLVMBasicBlockRef add =
+          LLVMAppendBasicBlockInContext(mc->llctx, r->rev, "copy.add");
+      after = LLVMAppendBasicBlockInContext(mc->llctx, r->rev, "copy.added");
+      LLVMBuildCondBr(
+          r->rb,
+          LLVMBuildICmp(r->rb, LLVMIntEQ, ss, ad_rev_primal(r, src), ""),
+          after, add);
+      LLVMPositionBuilderAtEnd(r->rb, add);
+    }
+    seg_walk acc = {r, r->rb, 1, visit_accumulate, ss, tmp};
+    walk_segments(&acc, &l, len);
+    if (after) {
+      LLVMBuildBr(r->rb, after);
+      LLVMPositionBuilderAtEnd(r->rb, after);
+    }
+  }
+  ad_rev_call_libc(mc, r->rb, "free", &tmp, 1);
+  ad_copy_layout_free(&l);
+  return 0;
+}
+
+/* ---- copies and memsets ---- */
+
 static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
                            LLVMValueRef call, LLVMValueRef c, int is_set) {
   ad_fn_ctx *fc = &r->fc;
@@ -542,11 +826,7 @@ static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
   if (k == -2)
     return -1;
   if (k < 0)
-    return ad_rev_fail_call(r, call,
-                            "%s of memory whose bytes are not all floats of one "
-                            "type nor all pointers and integers (mixed or unknown "
-                            "to type analysis) is not supported",
-                            name);
+    return aug_mixed(r, row, call, c, is_set);
   if (k == 0) {
     /* pointers and integers: the shadows move as the primal bytes do */
     static const unsigned ops2[] = {0, 1};
@@ -555,6 +835,7 @@ static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
     ad_replay_call(fc, c, ops2, vals, is_set ? 1 : 2);
     return 0;
   }
+  /* floats of one type: one typed loop over the whole range */
   ad_rev_call_plan *p = ad_rev_plan_row(r, call, row);
   if (!p)
     return -1;
@@ -572,80 +853,11 @@ static int aug_set(ad_rev_fn *r, const ad_rev_call_row *row,
   return aug_copy_or_set(r, row, call, clone, 1);
 }
 
-/* tanjit.rev.copy.<T>(dst', src', n, add): the reverse of copying n
- * elements of T: every dst'[i] read and zeroed first (the two ranges may
- * overlap, memmove), then added into src'[i] when `add`. */
-static LLVMValueRef copy_reverse_fn(ad_module_ctx *mc, LLVMTypeRef t) {
-  char name[96];
-  char *tn = LLVMPrintTypeToString(t);
-  snprintf(name, sizeof name, "tanjit.rev.copy.%s", tn);
-  LLVMDisposeMessage(tn);
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
-  LLVMContextRef c = mc->llctx;
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef i1 = LLVMInt1TypeInContext(c);
-  LLVMTypeRef params[4] = {ptr, ptr, i64, i1};
-  fn = LLVMAddFunction(mc->mod, name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMValueRef d = LLVMGetParam(fn, 0), s = LLVMGetParam(fn, 1);
-  LLVMValueRef n = LLVMGetParam(fn, 2), add = LLVMGetParam(fn, 3);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
-  LLVMBasicBlockRef l1 = LLVMAppendBasicBlockInContext(c, fn, "gather");
-  LLVMBasicBlockRef mid = LLVMAppendBasicBlockInContext(c, fn, "mid");
-  LLVMBasicBlockRef l2 = LLVMAppendBasicBlockInContext(c, fn, "scatter");
-  LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(c, fn, "free");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
-  LLVMValueRef zero = LLVMConstInt(i64, 0, 0), one = LLVMConstInt(i64, 1, 0);
-  LLVMValueRef esz = LLVMConstInt(i64, LLVMABISizeOfType(mc->td, t), 0);
-  LLVMValueRef ca[2] = {n, esz};
-  LLVMValueRef tmp = ad_rev_call_libc(mc, b, "calloc", ca, 2);
-  LLVMValueRef empty = LLVMBuildICmp(b, LLVMIntEQ, n, zero, "");
-  LLVMBuildCondBr(b, empty, fin, l1);
-  /* gather */
-  LLVMPositionBuilderAtEnd(b, l1);
-  LLVMValueRef i = LLVMBuildPhi(b, i64, "i");
-  LLVMValueRef pd = LLVMBuildGEP2(b, t, d, &i, 1, "");
-  LLVMValueRef v = LLVMBuildLoad2(b, t, pd, "");
-  LLVMBuildStore(b, LLVMConstNull(t), pd);
-  LLVMBuildStore(b, v, LLVMBuildGEP2(b, t, tmp, &i, 1, ""));
-  LLVMValueRef i1n = LLVMBuildAdd(b, i, one, "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, i1n, n, ""), l1, mid);
-  LLVMValueRef iv[2] = {zero, i1n};
-  LLVMBasicBlockRef ib[2] = {entry, l1};
-  LLVMAddIncoming(i, iv, ib, 2);
-  LLVMPositionBuilderAtEnd(b, mid);
-  LLVMBuildCondBr(b, add, l2, fin);
-  /* scatter */
-  LLVMPositionBuilderAtEnd(b, l2);
-  LLVMValueRef j = LLVMBuildPhi(b, i64, "j");
-  LLVMValueRef ps = LLVMBuildGEP2(b, t, s, &j, 1, "");
-  LLVMValueRef sum = LLVMBuildFAdd(
-      b, LLVMBuildLoad2(b, t, ps, ""),
-      LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, tmp, &j, 1, ""), ""), "");
-  LLVMBuildStore(b, sum, ps);
-  LLVMValueRef j1 = LLVMBuildAdd(b, j, one, "");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, j1, n, ""), l2, fin);
-  LLVMValueRef jv[2] = {zero, j1};
-  LLVMBasicBlockRef jb[2] = {mid, l2};
-  LLVMAddIncoming(j, jv, jb, 2);
-  LLVMPositionBuilderAtEnd(b, fin);
-  ad_rev_call_libc(mc, b, "free", &tmp, 1);
-  LLVMBuildBr(b, done);
-  LLVMPositionBuilderAtEnd(b, done);
-  LLVMBuildRetVoid(b);
-  LLVMDisposeBuilder(b);
-  return fn;
-}
-
 static int rev_copy(ad_rev_fn *r, const ad_rev_call_row *row,
                     LLVMValueRef call, const ad_rev_call_plan *p) {
   (void)row;
+  if (!p->elem)
+    return rev_mixed(r, call, 0);
   ad_module_ctx *mc = r->mc;
   LLVMValueRef dst = LLVMGetOperand(call, 0), src = LLVMGetOperand(call, 1);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
@@ -662,7 +874,7 @@ static int rev_copy(ad_rev_fn *r, const ad_rev_call_row *row,
     add = LLVMBuildICmp(r->rb, LLVMIntNE, ss, ad_rev_primal(r, src), "");
   else
     add = LLVMConstInt(LLVMInt1TypeInContext(mc->llctx), 1, 0);
-  LLVMValueRef fn = copy_reverse_fn(mc, p->elem);
+  LLVMValueRef fn = ad_rev_typed_helper(mc, AD_REV_LOOP_COPY, p->elem);
   LLVMValueRef a[4] = {ds, ss, count, add};
   LLVMBuildCall2(r->rb, LLVMGlobalGetValueType(fn), fn, a, 4, "");
   return 0;
@@ -670,7 +882,9 @@ static int rev_copy(ad_rev_fn *r, const ad_rev_call_row *row,
 
 static int rev_set(ad_rev_fn *r, const ad_rev_call_row *row, LLVMValueRef call,
                    const ad_rev_call_plan *p) {
-  (void)row, (void)p;
+  (void)row;
+  if (!p->elem)
+    return rev_mixed(r, call, 1);
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   LLVMValueRef len = ad_rev_primal(r, LLVMGetOperand(call, 2));
   LLVMBuildMemSet(r->rb, ad_rev_shadow(r, dst),

@@ -512,4 +512,15 @@ void ad_rev_free_owned_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
 /* The float type of `bits` bits, or NULL. */
 LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits);
 
+/* float_loops.c: the per-float-type loops over shadow buffers (the file's
+ * head comment gives each one's signature), declared in mc's module on
+ * first use; n counts elements of t. */
+typedef enum ad_rev_loop {
+  AD_REV_LOOP_COPY,      /* (dst', src', n, i1 add): a copy's reverse */
+  AD_REV_LOOP_TAKE,      /* (to, from, n): moved out, `from` zeroed */
+  AD_REV_LOOP_ACCUMULATE /* (acc, add, n): acc += add */
+} ad_rev_loop;
+LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
+                                 LLVMTypeRef t);
+
 #endif

@@ -286,14 +286,16 @@ typedef struct copy_plan {
 } copy_plan;
 
 static int plan_actions(const ad_copy_layout *lay, const copy_action *table,
-                        copy_plan *p) {
+                        int floats_stay, copy_plan *p) {
   p->acts = tj_malloc((lay->n ? lay->n : 1) * sizeof *p->acts);
   if (!p->acts)
     return -1;
   p->uniform = 1;
   for (size_t i = 0; i < lay->n; i++) {
     ad_byte_kind k = lay->segs[i].kind;
-    p->acts[i] = table[k <= AD_BYTES_INTEGER ? k : AD_BYTES_UNKNOWN];
+    p->acts[i] = floats_stay && k == AD_BYTES_FLOAT
+                     ? ACT_NONE
+                     : table[k <= AD_BYTES_INTEGER ? k : AD_BYTES_UNKNOWN];
     if (p->acts[i] != p->acts[0])
       p->uniform = 0;
   }
@@ -420,9 +422,10 @@ static int copy_one_lane(ad_fn_ctx *fc, const ad_copy_emitter *em,
   return rc;
 }
 
-int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
-                          LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
-                          const ad_copy_emitter *em) {
+static int differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call,
+                              LLVMValueRef clone, LLVMValueRef dst,
+                              LLVMValueRef src, LLVMValueRef len,
+                              const ad_copy_emitter *em, int floats_stay) {
   LLVMValueRef sd = ad_shadow_or_null(fc, dst);
   LLVMValueRef ss = ad_shadow_or_null(fc, src);
   if (!sd) {
@@ -445,8 +448,9 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
                           : ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call,
                                          "out of memory");
   copy_plan with = {NULL, 1}, without = {NULL, 1};
-  if (plan_actions(&lay, action_with_source_shadow, &with) != 0 ||
-      plan_actions(&lay, action_without_source_shadow, &without) != 0) {
+  if (plan_actions(&lay, action_with_source_shadow, floats_stay, &with) != 0 ||
+      plan_actions(&lay, action_without_source_shadow, floats_stay,
+                   &without) != 0) {
     free(with.acts);
     ad_copy_layout_free(&lay);
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
@@ -487,4 +491,17 @@ int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
   free(without.acts);
   ad_copy_layout_free(&lay);
   return rc;
+}
+
+int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
+                          LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
+                          const ad_copy_emitter *em) {
+  return differentiate_copy(fc, call, clone, dst, src, len, em, 0);
+}
+
+int ad_copy_non_float_shadows(ad_fn_ctx *fc, LLVMValueRef call,
+                              LLVMValueRef clone, LLVMValueRef dst,
+                              LLVMValueRef src, LLVMValueRef len,
+                              const ad_copy_emitter *em) {
+  return differentiate_copy(fc, call, clone, dst, src, len, em, 1);
 }

@@ -111,6 +111,13 @@ struct ad_copy_emitter {
 int ad_differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
                           LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
                           const ad_copy_emitter *em);
+/* The same with float bytes left alone (their shadows untouched): reverse
+ * mode's augmented pass, where the shadow of float memory holds adjoints
+ * that the reverse of the copy moves (rev/memory.c).  0 or -1. */
+int ad_copy_non_float_shadows(ad_fn_ctx *fc, LLVMValueRef call,
+                              LLVMValueRef clone, LLVMValueRef dst,
+                              LLVMValueRef src, LLVMValueRef len,
+                              const ad_copy_emitter *em);
 /* `addr` + `off` bytes, for a pointer or for an integer that holds one
  * (inttoptr, GEP, ptrtoint: device pointers are offset as pointers). */
 LLVMValueRef ad_offset_address(ad_fn_ctx *fc, LLVMValueRef addr,
