@@ -144,8 +144,16 @@ static LLVMTypeRef declared_type(LLVMValueRef p) {
       }
       return NULL;
     }
-    if (!LLVMIsABitCastInst(p) && !LLVMIsAAddrSpaceCastInst(p))
+    if (LLVMIsAGetElementPtrInst(p)) {
+      /* an array's decay to its first element: `&a[0]`, offset 0 */
+      for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++) {
+        LLVMValueRef k = LLVMGetOperand(p, i);
+        if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != 0)
+          return NULL;
+      }
+    } else if (!LLVMIsABitCastInst(p) && !LLVMIsAAddrSpaceCastInst(p)) {
       return NULL;
+    }
     p = LLVMGetOperand(p, 0);
   }
   return NULL;
@@ -194,6 +202,15 @@ static tfact declared_fact(LLVMTargetDataRef td, LLVMTypeRef ty,
   }
 }
 
+/* The element size of an array type (0: not an array). */
+static unsigned long long declared_period(LLVMTargetDataRef td,
+                                          LLVMTypeRef ty) {
+  if (!ty || LLVMGetTypeKind(ty) != LLVMArrayTypeKind)
+    return 0;
+  LLVMTypeRef el = LLVMGetElementType(ty);
+  return LLVMTypeIsSized(el) ? LLVMABISizeOfType(td, el) : 0;
+}
+
 /* What copy-relative byte `pos` holds: the analysis' facts of both ends
  * joined, or, when neither knows, what the ends were declared with. */
 static tfact copy_byte_fact(const ad_types *t, int os, long long fs, int od,
@@ -228,6 +245,13 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
     summary = ta_join(summary, t->objs[os].summary), period = 0;
   if (od >= 0 && t->objs[od].collapsed)
     summary = ta_join(summary, t->objs[od].summary), period = 0;
+  if (!period && n < 0 && summary.kind == AD_T_UNKNOWN) {
+    /* a run-time length over an array declared as one: it repeats per
+     * element even where no access showed it */
+    unsigned long long pd = declared_period(t->td, dty),
+                       ps = declared_period(t->td, sty);
+    period = pd && ps ? ta_gcd(pd, ps) : pd ? pd : ps;
+  }
   unsigned long long span;
   if (n >= 0 && (!period || (unsigned long long)n <= period))
     span = (unsigned long long)n, period = 0;

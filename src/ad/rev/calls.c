@@ -128,6 +128,39 @@ LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits) {
   }
 }
 
+/* Whether memory at `p` is only read through it: loads, addresses taken
+ * for loads, the source of a copy.  A byval argument the callee only
+ * reads is passed as the caller's pointer, its shadow as the caller's
+ * shadow (the pair's parameters carry no byval): reading a copy and
+ * reading the original give the same values and the same adjoints.  A
+ * callee that writes its copy would write the caller's memory. */
+static int only_read(LLVMValueRef p, int depth) {
+  if (depth > 8)
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user)) {
+      if (LLVMGetOperand(user, 0) != p || !only_read(user, depth + 1))
+        return 0;
+      continue;
+    }
+    if (LLVMIsACallInst(user) && LLVMGetNumArgOperands(user) >= 2 &&
+        LLVMGetOperand(user, 1) == p && LLVMGetOperand(user, 0) != p) {
+      LLVMValueRef callee = LLVMGetCalledValue(user);
+      size_t n = 0;
+      const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n)
+                                                 : "";
+      if (strncmp(name, "llvm.memcpy", 11) == 0 ||
+          strncmp(name, "llvm.memmove", 12) == 0)
+        continue;
+    }
+    return 0;
+  }
+  return 1;
+}
+
 /* The callee's activities for this call site. */
 static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                        ad_rev_call_plan *p) {
@@ -145,11 +178,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   p->act = tj_calloc(np ? np : 1, 1);
   if (!p->act)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  /* A byval argument (a struct clang passes by value in memory) is passed
-   * as the pointer to the caller's copy, its shadow as the pointer to that
-   * copy's shadow: the pair's parameters carry no byval, so the callee's
-   * adjoints land in the shadow of the caller's temporary, and the
-   * reverse of the caller's copy into it (memory.c) moves them on. */
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   for (unsigned k = 0; k < np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if (!ad_is_active(fc, a))
@@ -160,6 +189,12 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
       return ad_rev_fail_call(r, call,
                               "an argument of %s that mixes floats and pointers in "
                               "one value is not supported",
+                              ad_value_name(fn));
+    if (o && LLVMGetEnumAttributeAtIndex(fn, k + 1, byval) &&
+        !only_read(LLVMGetParam(fn, k), 0))
+      return ad_rev_fail_call(r, call,
+                              "an active by-value (byval) argument that %s "
+                              "writes to (its own copy) is not supported",
                               ad_value_name(fn));
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
