@@ -13,6 +13,133 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 
+static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
+                    unsigned long long size, ad_byte_kind k, unsigned bits);
+
+/* ---- !tbaa.struct: what clang says a struct copy moves ----
+ *
+ * clang with TBAA (-O1 and up, Enzyme's O0TBAA) tags a struct assignment's
+ * memcpy with !tbaa.struct: {offset, size, access tag} per member.  Where
+ * the analysis and the declared types leave bytes unknown, the tag's
+ * scalar type says what they hold: "float", "double", "long double",
+ * "any pointer" / "p<N> ..." pointers, C's integer types. */
+
+typedef struct tbaa_name_kind {
+  const char *name;
+  ad_byte_kind kind;
+  unsigned bits;
+} tbaa_name_kind;
+
+static const tbaa_name_kind tbaa_scalars[] = {
+    {"float", AD_BYTES_FLOAT, 32},        {"double", AD_BYTES_FLOAT, 64},
+    {"long double", AD_BYTES_FLOAT, 80},  {"any pointer", AD_BYTES_POINTER, 0},
+    {"bool", AD_BYTES_INTEGER, 0},        {"_Bool", AD_BYTES_INTEGER, 0},
+    {"short", AD_BYTES_INTEGER, 0},       {"int", AD_BYTES_INTEGER, 0},
+    {"long", AD_BYTES_INTEGER, 0},        {"long long", AD_BYTES_INTEGER, 0},
+};
+
+/* The kind a TBAA scalar type name gives `size` bytes (unknown: none). */
+static ad_byte_kind tbaa_kind(const char *name, size_t len,
+                              unsigned long long size, unsigned ptr_size,
+                              unsigned *bits) {
+  *bits = 0;
+  if (len > 1 && name[0] == 'p' && name[1] >= '1' && name[1] <= '9')
+    return AD_BYTES_POINTER; /* "p1 int", "p2 double": LLVM 19's pointers */
+  for (size_t i = 0; i < sizeof tbaa_scalars / sizeof *tbaa_scalars; i++) {
+    const tbaa_name_kind *k = &tbaa_scalars[i];
+    if (strlen(k->name) != len || strncmp(k->name, name, len) != 0)
+      continue;
+    *bits = k->bits;
+    /* an integer as wide as a pointer may hold one: its shadow is copied,
+     * as a pointer's is (types.h) */
+    if (k->kind == AD_BYTES_INTEGER && size >= ptr_size)
+      return AD_BYTES_POINTER;
+    return k->kind;
+  }
+  return AD_BYTES_UNKNOWN;
+}
+
+/* The scalar type name of a struct-path access tag {base, access, off}
+ * (or of a scalar type node {name, parent, off}); NULL if none. */
+static const char *tbaa_tag_name(LLVMValueRef tag, unsigned *len) {
+  if (!tag || !LLVMIsAMDNode(tag) || LLVMGetMDNodeNumOperands(tag) < 1)
+    return NULL;
+  unsigned n = LLVMGetMDNodeNumOperands(tag);
+  LLVMValueRef ops[8];
+  if (n > 8)
+    return NULL;
+  LLVMGetMDNodeOperands(tag, ops);
+  LLVMValueRef type = n >= 3 && ops[1] && LLVMIsAMDNode(ops[1]) ? ops[1] : tag;
+  if (type != tag) {
+    if (LLVMGetMDNodeNumOperands(type) < 1 ||
+        LLVMGetMDNodeNumOperands(type) > 8)
+      return NULL;
+    LLVMGetMDNodeOperands(type, ops);
+  }
+  if (!ops[0] || !LLVMIsAMDString(ops[0]))
+    return NULL;
+  return LLVMGetMDString(ops[0], len);
+}
+
+/* Rebuilds l (a layout of a copy of `n` bytes, once) with the unknown
+ * bytes !tbaa.struct on `call` describes.  0, or -1 on out of memory. */
+static int apply_tbaa_struct(LLVMTargetDataRef td, LLVMValueRef call,
+                             unsigned long long n, ad_copy_layout *l) {
+  if (l->period || n == 0 || n > (1u << 12))
+    return 0;
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(call));
+  unsigned kind_id = LLVMGetMDKindIDInContext(c, "tbaa.struct", 11);
+  LLVMValueRef md = LLVMGetMetadata(call, kind_id);
+  if (!md)
+    return 0;
+  unsigned nops = LLVMGetMDNodeNumOperands(md);
+  if (nops == 0 || nops % 3 != 0)
+    return 0;
+  LLVMValueRef *ops = tj_malloc(nops * sizeof *ops);
+  unsigned char *kinds = tj_calloc(n, 1);
+  unsigned short *bits = tj_calloc(n, sizeof *bits);
+  if (!ops || !kinds || !bits) {
+    free(ops), free(kinds), free(bits);
+    return -1;
+  }
+  LLVMGetMDNodeOperands(md, ops);
+  for (size_t i = 0; i < l->n; i++)
+    for (unsigned long long b = l->segs[i].offset;
+         b < l->segs[i].offset + l->segs[i].size && b < n; b++)
+      kinds[b] = (unsigned char)l->segs[i].kind,
+      bits[b] = (unsigned short)l->segs[i].bits;
+  unsigned ptr_size = LLVMPointerSize(td);
+  for (unsigned i = 0; i + 2 < nops; i += 3) {
+    if (!LLVMIsAConstantInt(ops[i]) || !LLVMIsAConstantInt(ops[i + 1]))
+      continue;
+    unsigned long long off = LLVMConstIntGetZExtValue(ops[i]);
+    unsigned long long size = LLVMConstIntGetZExtValue(ops[i + 1]);
+    unsigned len = 0;
+    const char *name = tbaa_tag_name(ops[i + 2], &len);
+    unsigned fb = 0;
+    ad_byte_kind k =
+        name ? tbaa_kind(name, len, size, ptr_size, &fb) : AD_BYTES_UNKNOWN;
+    if (k == AD_BYTES_UNKNOWN || off >= n || size > n - off)
+      continue;
+    int all_unknown = 1;
+    for (unsigned long long b = off; b < off + size; b++)
+      all_unknown &= kinds[b] == AD_BYTES_UNKNOWN;
+    if (!all_unknown) /* the analysis knows better */
+      continue;
+    /* x86_fp80: 10 bytes of data, the rest of the member is padding */
+    unsigned long long data = fb == 80 && size > 10 ? 10 : size;
+    for (unsigned long long b = off; b < off + data; b++)
+      kinds[b] = (unsigned char)k, bits[b] = (unsigned short)fb;
+  }
+  ad_copy_layout_free(l);
+  size_t cap = 0;
+  int rc = 0;
+  for (unsigned long long b = 0; b < n && rc == 0; b++)
+    rc = push_seg(l, &cap, b, 1, (ad_byte_kind)kinds[b], bits[b]);
+  free(ops), free(kinds), free(bits);
+  return rc;
+}
+
 /* The analysis of the function being differentiated runs once, on its
  * first copy, and is kept in the context (fc->types) for the others. */
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
@@ -30,6 +157,9 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
   int rc = t ? ad_types_copy_layout(t, dst, src, len, out) : -1;
   if (!cacheable)
     ad_types_free(t);
+  if (rc == 0 && len && LLVMIsAConstantInt(len))
+    rc = apply_tbaa_struct(fc->mc->td, call, LLVMConstIntGetZExtValue(len),
+                           out);
   if (rc != 0) {
     ad_copy_layout_free(out);
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
