@@ -14,6 +14,7 @@
  *  - memcpy/memmove of float memory: reverse src' += dst', dst' = 0; of
  *    pointer or integer memory: the shadows copied in aug; memset of float
  *    memory: reverse zeroes dst', of other memory: the shadow set in aug;
+ *    of memory mixing kinds: each segment its own rule (below);
  *  - llvm.vector.reduce.fadd: the adjoint to the start value and to every
  *    lane.
  *

@@ -26,6 +26,10 @@
  * decided by comparing the addresses at run time (folded when known).
  * Comparing integers touches no memory, so device addresses stay with the
  * CUDA API.
+ *
+ * Reverse mode's augmented pass uses the same walk with the float bytes
+ * left alone (ad_copy_non_float_shadows): their shadows hold adjoints,
+ * which the reverse of the copy moves (rev/memory.c).
  */
 #include <stdlib.h>
 #include <string.h>
