@@ -319,10 +319,11 @@ static tfact declared_fact(LLVMTargetDataRef td, LLVMTypeRef ty,
   case LLVMIntegerTypeKind:
     if (rel >= LLVMStoreSizeOfType(td, ty))
       return ta_fact(AD_T_UNKNOWN, 0);
-    /* one as wide as a pointer may hold one (see types.h) */
+    /* one as wide as a pointer may hold one (types.h): its shadow is
+     * copied, as a pointer's is */
     return LLVMSizeOfTypeInBits(td, ty) < 8 * LLVMPointerSize(td)
                ? ta_fact(AD_T_INTEGER, 0)
-               : ta_fact(AD_T_UNKNOWN, 0);
+               : ta_fact(AD_T_POINTER, 0);
   default: {
     unsigned bits = declared_float_bits(ty);
     if (!bits || rel >= LLVMStoreSizeOfType(td, ty))

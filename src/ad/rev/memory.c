@@ -764,11 +764,15 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   LLVMValueRef len = LLVMBuildZExtOrBitCast(
       r->rb, ad_rev_primal(r, LLVMGetOperand(call, 2)), i64, "");
+  /* a destination whose shadow is itself at run time is inactive memory:
+   * its bytes are the user's, not adjoints */
+  LLVMBasicBlockRef after_dst = ad_rev_guard(r, dst);
   LLVMValueRef ds = ad_rev_shadow(r, dst);
   if (is_set) {
     seg_walk w = {r, r->rb, 1, visit_set, ds,
                   LLVMConstNull(LLVMInt8TypeInContext(mc->llctx))};
     walk_segments(&w, &l, len);
+    ad_rev_guard_end(r, after_dst);
     ad_copy_layout_free(&l);
     return 0;
   }
@@ -800,6 +804,7 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
     }
   }
   ad_rev_call_libc(mc, r->rb, "free", &tmp, 1);
+  ad_rev_guard_end(r, after_dst);
   ad_copy_layout_free(&l);
   return 0;
 }
