@@ -237,8 +237,12 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
   int pa = fa.kind == AD_T_POINTER, pb = fb.kind == AD_T_POINTER;
   if (fa.kind == AD_T_FLOAT || fb.kind == AD_T_FLOAT ||
       fa.kind == AD_T_CONFLICT || fb.kind == AD_T_CONFLICT) {
-    /* integer operations on float bits */
-    ta_note(t, inst, ta_fact(AD_T_CONFLICT, 0));
+    /* integer operations on float bits (a conflict only TBAA's promises
+     * make is weak: the IR may yet prove what the bytes are) */
+    int weak = !(fa.kind >= AD_T_FLOAT && !fa.weak) &&
+               !(fb.kind >= AD_T_FLOAT && !fb.weak);
+    tfact conflict = ta_fact(AD_T_CONFLICT, 0);
+    ta_note(t, inst, weak ? ta_weak(conflict) : conflict);
     return;
   }
   if (pa && pb) {
@@ -343,6 +347,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
   default:
     break;
   }
+  ta_tbaa_learn(t, inst);
   switch (op) {
   case LLVMAlloca:
     ta_root(t, inst);
@@ -527,6 +532,8 @@ ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
     f = tv && tv->obj >= 0 ? ta_mem_get(t, tv->obj, tv->off + offset, 1, 1)
                            : ta_fact(AD_T_UNKNOWN, 0);
   }
+  if (f.weak && f.kind == AD_T_CONFLICT)
+    f = ta_fact(AD_T_UNKNOWN, 0); /* TBAA's promises disagree: no fact */
   if (bits)
     *bits = f.bits;
   return (ad_tkind)f.kind;
