@@ -685,25 +685,30 @@ START_TEST(tbaa_tagged_load_store) {
 }
 END_TEST
 
-/* A copy of struct M { double a; float b; double *p; long n; } whose
- * function never touches the members: only its !tbaa.struct says what the
- * bytes are.  Both sides learn it, field by field, padding unknown. */
+/* A copy of struct M { double a; float b; double *p; long n; int k;
+ * short s; } whose function never touches the members: only its
+ * !tbaa.struct says what the bytes are.  Both sides learn it, field by
+ * field, padding unknown (six fields: a node too large for the stack
+ * buffer its reader starts with). */
 START_TEST(tbaa_struct_memcpy) {
   const char *ir =
       "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
       "define void @assign(ptr %dst, ptr %src) {\n"
-      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 32, i1 0),"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 40, i1 0),"
       " !tbaa.struct !30\n"
       "  ret void\n"
       "}\n" TBAA_NODES
+      "!10 = !{!\"short\", !1, i64 0}\n"
+      "!11 = !{!10, !10, i64 0}\n"
       "!30 = !{i64 0, i64 8, !12, i64 8, i64 4, !15, i64 16, i64 8, !14,"
-      " i64 24, i64 8, !13}\n";
+      " i64 24, i64 8, !13, i64 32, i64 4, !18, i64 36, i64 2, !11}\n";
   parsed p = analyze(ir, "assign");
   ck_kind(&p, "src", 0, "float64");
   ck_kind(&p, "dst", 8, "float32");
   ck_kind(&p, "src", 12, "unknown");
   ck_kind(&p, "dst", 16, "pointer");
   ck_kind(&p, "src", 24, "integer");
+  ck_kind(&p, "dst", 36, "integer");
   ad_copy_layout l;
   LLVMValueRef call = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn));
   ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
@@ -716,9 +721,10 @@ START_TEST(tbaa_struct_memcpy) {
   } want[] = {{0, 12, AD_BYTES_FLOAT}, /* float64, float32: one kind */
               {12, 4, AD_BYTES_UNKNOWN},
               {16, 8, AD_BYTES_POINTER},
-              {24, 8, AD_BYTES_INTEGER}};
-  ck_assert_uint_eq(l.n, 4);
-  for (size_t i = 0; i < 4; i++) {
+              {24, 14, AD_BYTES_INTEGER}, /* long, int, short */
+              {38, 2, AD_BYTES_UNKNOWN}};
+  ck_assert_uint_eq(l.n, 5);
+  for (size_t i = 0; i < 5; i++) {
     ck_assert_uint_eq(l.segs[i].offset, want[i].off);
     ck_assert_uint_eq(l.segs[i].size, want[i].size);
     ck_assert_int_eq(l.segs[i].kind, want[i].kind);

@@ -13,6 +13,7 @@
  * element collapses the object to one summary kind.
  *
  * Facts come from LLVM types (loads, stores, globals' value types), from
+ * TBAA metadata (type_tbaa.c: weaker than the IR's own facts), from
  * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
  * shifts, int<->float conversions), from the argument types the rule tables
  * give known calls (allocation, the memcpy family, the CUDA driver and
