@@ -653,7 +653,7 @@ START_TEST(tbaa_tagged_load_store) {
   const char *ir =
       "target triple = \"x86_64-pc-linux-gnu\"\n"
       "define void @f(ptr %a, ptr %b, ptr %c, ptr %d, ptr %e, ptr %g,"
-      " ptr %h, ptr %k, ptr %l, ptr %m) {\n"
+      " ptr %h, ptr %k, ptr %l, ptr %m, ptr %q) {\n"
       "  %x = load i64, ptr %a, !tbaa !12\n"         /* double */
       "  store i64 %x, ptr %b\n"
       "  %n = load i64, ptr %c, !tbaa !13\n"         /* long */
@@ -665,6 +665,12 @@ START_TEST(tbaa_tagged_load_store) {
       "  %v = load <2 x i64>, ptr %k, !tbaa !12\n"   /* two doubles */
       "  store i64 0, ptr %l, !tbaa !21\n"           /* P.v */
       "  %ld = load i128, ptr %m, !tbaa !19\n"       /* x86 long double */
+      /* a handle kept in a uint64_t ("long") that the IR turns into a
+       * pointer: a pointer, as without the tag */
+      "  %hd = load i64, ptr %q, !tbaa !13\n"
+      "  %ha = add i64 %hd, 8\n"
+      "  %hp = inttoptr i64 %ha to ptr\n"
+      "  %hv = load double, ptr %hp\n"
       "  ret void\n"
       "}\n" TBAA_NODES;
   parsed p = analyze(ir, "f");
@@ -681,6 +687,8 @@ START_TEST(tbaa_tagged_load_store) {
   ck_kind(&p, "k", 8, "float64");
   ck_kind(&p, "l", 0, "float64"); /* the access type, not the base's */
   ck_kind(&p, "m", 0, "float80");
+  ck_kind(&p, "hd", -1, "pointer");
+  ck_kind(&p, "q", 0, "pointer");
   release(&p);
 }
 END_TEST

@@ -19,6 +19,8 @@ tfact ta_weak(tfact f) {
   return f;
 }
 
+tfact ta_strong(tfact f) { return f.weak ? ta_fact(AD_T_UNKNOWN, 0) : f; }
+
 /* Weak facts (TBAA's promises) order below the IR's own: a weak fact fills
  * what the IR leaves unknown, and gives way to a fact the IR proves, so
  * metadata that disagrees with the code never makes a conflict (nor a

@@ -69,6 +69,7 @@ struct ad_types {
 
 tfact ta_fact(ad_tkind k, unsigned bits);
 tfact ta_weak(tfact f);
+tfact ta_strong(tfact f); /* f if the IR's own, else unknown */
 tfact ta_join(tfact a, tfact b);
 int ta_same(tfact a, tfact b);
 unsigned long long ta_gcd(unsigned long long a, unsigned long long b);

@@ -234,16 +234,15 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
 /* Integer arithmetic that may move a pointer: p + k, p - k, p & mask. */
 static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
   LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
-  tfact fa = ta_value_fact(t, a), fb = ta_value_fact(t, b);
+  /* TBAA's promises (weak facts) drive nothing here: a uint64_t tagged
+   * "long" may hold a device handle the IR shows is a pointer, and that
+   * the IR shows it must win (below: the other operand is the pointer) */
+  tfact fa = ta_strong(ta_value_fact(t, a)), fb = ta_strong(ta_value_fact(t, b));
   int pa = fa.kind == AD_T_POINTER, pb = fb.kind == AD_T_POINTER;
   if (fa.kind == AD_T_FLOAT || fb.kind == AD_T_FLOAT ||
       fa.kind == AD_T_CONFLICT || fb.kind == AD_T_CONFLICT) {
-    /* integer operations on float bits (a conflict only TBAA's promises
-     * make is weak: the IR may yet prove what the bytes are) */
-    int weak = !(fa.kind >= AD_T_FLOAT && !fa.weak) &&
-               !(fb.kind >= AD_T_FLOAT && !fb.weak);
-    tfact conflict = ta_fact(AD_T_CONFLICT, 0);
-    ta_note(t, inst, weak ? ta_weak(conflict) : conflict);
+    /* integer operations on float bits */
+    ta_note(t, inst, ta_fact(AD_T_CONFLICT, 0));
     return;
   }
   if (pa && pb) {
