@@ -11,7 +11,9 @@
  * The facts are noted weak (ta_weak): they fill bytes the IR leaves
  * unknown and give way to what the IR proves (ta_join), so metadata that
  * disagrees with the code is never the cause of a conflict or of a wrong
- * kind.
+ * kind; nor do they drive inference from integer arithmetic (a uint64_t
+ * tagged "long" may be a handle the IR proves is a pointer:
+ * type_transfer.c's visit_int_arith).
  *
  * Type nodes come in two formats: clang's default, !{!"name", !parent,
  * i64 0} for a scalar and !{!"name", !member, i64 offset, ...} for a
