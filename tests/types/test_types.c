@@ -619,6 +619,155 @@ START_TEST(handle_in_memory_derivative) {
 }
 END_TEST
 
+/* ---- TBAA: what the frontend's access tags promise ---- */
+
+/* clang's scalar type nodes (the default format), shared by the TBAA
+ * tests below. */
+#define TBAA_NODES                                                             \
+  "!0 = !{!\"Simple C/C++ TBAA\"}\n"                                           \
+  "!1 = !{!\"omnipotent char\", !0, i64 0}\n"                                  \
+  "!2 = !{!\"double\", !1, i64 0}\n"                                           \
+  "!3 = !{!\"long\", !1, i64 0}\n"                                             \
+  "!4 = !{!\"any pointer\", !1, i64 0}\n"                                      \
+  "!5 = !{!\"float\", !1, i64 0}\n"                                            \
+  "!6 = !{!\"p1 double\", !4, i64 0}\n"                                        \
+  "!7 = !{!\"jtbaa_data\", !0, i64 0}\n"                                       \
+  "!8 = !{!\"int\", !1, i64 0}\n"                                              \
+  "!9 = !{!\"long double\", !1, i64 0}\n"                                      \
+  "!12 = !{!2, !2, i64 0}\n"                                                   \
+  "!13 = !{!3, !3, i64 0}\n"                                                   \
+  "!14 = !{!4, !4, i64 0}\n"                                                   \
+  "!15 = !{!5, !5, i64 0}\n"                                                   \
+  "!16 = !{!6, !6, i64 0}\n"                                                   \
+  "!17 = !{!7, !7, i64 0}\n"                                                   \
+  "!18 = !{!8, !8, i64 0}\n"                                                   \
+  "!19 = !{!9, !9, i64 0}\n"                                                   \
+  /* struct P { long n; double v; }: a struct-path tag of its member v */     \
+  "!20 = !{!\"P\", !3, i64 0, !2, i64 8}\n"                                    \
+  "!21 = !{!20, !2, i64 8}\n"
+
+/* Integer loads and stores that the IR alone leaves unknown (an i64 may
+ * hold a pointer or a double's bits) take the tag's type; the IR's own
+ * facts win over a tag that disagrees with them. */
+START_TEST(tbaa_tagged_load_store) {
+  const char *ir =
+      "target triple = \"x86_64-pc-linux-gnu\"\n"
+      "define void @f(ptr %a, ptr %b, ptr %c, ptr %d, ptr %e, ptr %g,"
+      " ptr %h, ptr %k, ptr %l, ptr %m, ptr %q) {\n"
+      "  %x = load i64, ptr %a, !tbaa !12\n"         /* double */
+      "  store i64 %x, ptr %b\n"
+      "  %n = load i64, ptr %c, !tbaa !13\n"         /* long */
+      "  %p = load i64, ptr %d, !tbaa !16\n"         /* p1 double */
+      "  %j = load i64, ptr %e, !tbaa !17\n"         /* jtbaa_data: no type */
+      "  %w = load double, ptr %g, !tbaa !18\n"      /* int, on a double */
+      "  %i = load i64, ptr %h, !tbaa !12\n"         /* double, used ... */
+      "  %gep = getelementptr double, ptr %h, i64 %i\n" /* ... as an index */
+      "  %v = load <2 x i64>, ptr %k, !tbaa !12\n"   /* two doubles */
+      "  store i64 0, ptr %l, !tbaa !21\n"           /* P.v */
+      "  %ld = load i128, ptr %m, !tbaa !19\n"       /* x86 long double */
+      /* a handle kept in a uint64_t ("long") that the IR turns into a
+       * pointer: a pointer, as without the tag */
+      "  %hd = load i64, ptr %q, !tbaa !13\n"
+      "  %ha = add i64 %hd, 8\n"
+      "  %hp = inttoptr i64 %ha to ptr\n"
+      "  %hv = load double, ptr %hp\n"
+      "  ret void\n"
+      "}\n" TBAA_NODES;
+  parsed p = analyze(ir, "f");
+  ck_kind(&p, "x", -1, "float64");
+  ck_kind(&p, "a", 0, "float64");
+  ck_kind(&p, "b", 0, "float64"); /* carried by the value */
+  ck_kind(&p, "n", -1, "integer");
+  ck_kind(&p, "p", -1, "pointer");
+  ck_kind(&p, "j", -1, "unknown");
+  ck_kind(&p, "g", 0, "float64");
+  ck_kind(&p, "i", -1, "integer"); /* the IR proves it: no conflict */
+  ck_kind(&p, "h", 0, "integer");
+  ck_kind(&p, "k", 0, "float64");
+  ck_kind(&p, "k", 8, "float64");
+  ck_kind(&p, "l", 0, "float64"); /* the access type, not the base's */
+  ck_kind(&p, "m", 0, "float80");
+  ck_kind(&p, "hd", -1, "pointer");
+  ck_kind(&p, "q", 0, "pointer");
+  release(&p);
+}
+END_TEST
+
+/* A copy of struct M { double a; float b; double *p; long n; int k;
+ * short s; } whose function never touches the members: only its
+ * !tbaa.struct says what the bytes are.  Both sides learn it, field by
+ * field, padding unknown (six fields: a node too large for the stack
+ * buffer its reader starts with). */
+START_TEST(tbaa_struct_memcpy) {
+  const char *ir =
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define void @assign(ptr %dst, ptr %src) {\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 40, i1 0),"
+      " !tbaa.struct !30\n"
+      "  ret void\n"
+      "}\n" TBAA_NODES
+      "!10 = !{!\"short\", !1, i64 0}\n"
+      "!11 = !{!10, !10, i64 0}\n"
+      "!30 = !{i64 0, i64 8, !12, i64 8, i64 4, !15, i64 16, i64 8, !14,"
+      " i64 24, i64 8, !13, i64 32, i64 4, !18, i64 36, i64 2, !11}\n";
+  parsed p = analyze(ir, "assign");
+  ck_kind(&p, "src", 0, "float64");
+  ck_kind(&p, "dst", 8, "float32");
+  ck_kind(&p, "src", 12, "unknown");
+  ck_kind(&p, "dst", 16, "pointer");
+  ck_kind(&p, "src", 24, "integer");
+  ck_kind(&p, "dst", 36, "integer");
+  ad_copy_layout l;
+  LLVMValueRef call = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn));
+  ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  static const struct {
+    unsigned long long off, size;
+    ad_byte_kind kind;
+  } want[] = {{0, 12, AD_BYTES_FLOAT}, /* float64, float32: one kind */
+              {12, 4, AD_BYTES_UNKNOWN},
+              {16, 8, AD_BYTES_POINTER},
+              {24, 14, AD_BYTES_INTEGER}, /* long, int, short */
+              {38, 2, AD_BYTES_UNKNOWN}};
+  ck_assert_uint_eq(l.n, 5);
+  for (size_t i = 0; i < 5; i++) {
+    ck_assert_uint_eq(l.segs[i].offset, want[i].off);
+    ck_assert_uint_eq(l.segs[i].size, want[i].size);
+    ck_assert_int_eq(l.segs[i].kind, want[i].kind);
+  }
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
+/* -new-struct-path-tbaa's format: the copy of struct { double x[3]; long
+ * n; } carries a tag whose access type is the struct, with sizes; the
+ * array member is three doubles. */
+START_TEST(tbaa_new_format_struct_copy) {
+  const char *ir =
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define void @assign(ptr %dst, ptr %src) {\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 32, i1 0),"
+      " !tbaa !44\n"
+      "  ret void\n"
+      "}\n"
+      "!40 = !{!\"Simple C/C++ TBAA\"}\n"
+      "!41 = !{!40, i64 1, !\"omnipotent char\"}\n"
+      "!42 = !{!41, i64 8, !\"double\"}\n"
+      "!43 = !{!41, i64 8, !\"long\"}\n"
+      "!45 = !{!41, i64 32, !\"S\", !42, i64 0, i64 24, !43, i64 24, i64 8}\n"
+      "!44 = !{!45, !45, i64 0, i64 32}\n";
+  parsed p = analyze(ir, "assign");
+  ck_kind(&p, "src", 0, "float64");
+  ck_kind(&p, "src", 8, "float64");
+  ck_kind(&p, "dst", 16, "float64");
+  ck_kind(&p, "dst", 24, "integer");
+  release(&p);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("types");
   TCase *tc = tcase_create("analysis");
@@ -636,6 +785,9 @@ int main(void) {
   tcase_add_test(tc, union_conflict);
   tcase_add_test(tc, float_bits_copied_as_integer);
   tcase_add_test(tc, blas_argument_types);
+  tcase_add_test(tc, tbaa_tagged_load_store);
+  tcase_add_test(tc, tbaa_struct_memcpy);
+  tcase_add_test(tc, tbaa_new_format_struct_copy);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("engine");
   tcase_set_timeout(te, 60);

@@ -10,24 +10,42 @@
 /* ---- the lattice ---- */
 
 tfact ta_fact(ad_tkind k, unsigned bits) {
-  tfact f = {(unsigned char)k, (unsigned short)bits};
+  tfact f = {(unsigned char)k, 0, (unsigned short)bits};
   return f;
 }
 
+tfact ta_weak(tfact f) {
+  f.weak = f.kind != AD_T_UNKNOWN;
+  return f;
+}
+
+tfact ta_strong(tfact f) { return f.weak ? ta_fact(AD_T_UNKNOWN, 0) : f; }
+
+/* Weak facts (TBAA's promises) order below the IR's own: a weak fact fills
+ * what the IR leaves unknown, and gives way to a fact the IR proves, so
+ * metadata that disagrees with the code never makes a conflict (nor a
+ * wrong kind) out of it.  Among facts of one strength the joins are those
+ * of types.h. */
 tfact ta_join(tfact a, tfact b) {
   if (a.kind == AD_T_UNKNOWN)
     return b;
-  if (b.kind == AD_T_UNKNOWN || (a.kind == b.kind && a.bits == b.bits))
+  if (b.kind == AD_T_UNKNOWN)
     return a;
-  if (a.kind == AD_T_CONFLICT || b.kind == AD_T_CONFLICT)
-    return ta_fact(AD_T_CONFLICT, 0);
+  if (a.weak != b.weak)
+    return a.weak ? b : a;
+  if (a.kind == b.kind && a.bits == b.bits)
+    return a;
+  tfact r = ta_fact(AD_T_CONFLICT, 0);
   if ((a.kind == AD_T_POINTER && b.kind == AD_T_INTEGER) ||
       (a.kind == AD_T_INTEGER && b.kind == AD_T_POINTER))
-    return ta_fact(AD_T_POINTER, 0);
-  return ta_fact(AD_T_CONFLICT, 0);
+    r = ta_fact(AD_T_POINTER, 0);
+  r.weak = a.weak;
+  return r;
 }
 
-int ta_same(tfact a, tfact b) { return a.kind == b.kind && a.bits == b.bits; }
+int ta_same(tfact a, tfact b) {
+  return a.kind == b.kind && a.bits == b.bits && a.weak == b.weak;
+}
 
 const char *ad_tkind_name(ad_tkind k, unsigned bits) {
   switch (k) {

@@ -23,6 +23,9 @@ enum { MAX_ROUNDS = 64, MAX_TYPE_ENTRIES = 1024, MAX_DEPTH = 32,
 
 typedef struct tfact {
   unsigned char kind;  /* ad_tkind */
+  /* what only TBAA metadata says (type_tbaa.c): the IR's own facts win
+   * over it, where the two disagree (ta_join) */
+  unsigned char weak;
   unsigned short bits; /* float width */
 } tfact;
 
@@ -65,6 +68,8 @@ struct ad_types {
 };
 
 tfact ta_fact(ad_tkind k, unsigned bits);
+tfact ta_weak(tfact f);
+tfact ta_strong(tfact f); /* f if the IR's own, else unknown */
 tfact ta_join(tfact a, tfact b);
 int ta_same(tfact a, tfact b);
 unsigned long long ta_gcd(unsigned long long a, unsigned long long b);
@@ -91,5 +96,8 @@ void ta_set_addr(ad_types *t, LLVMValueRef v, int obj, long long off);
 int ta_root(ad_types *t, LLVMValueRef v);
 void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b);
 void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty);
+/* type_tbaa.c: what the !tbaa / !tbaa.struct of a load, store or memory
+ * intrinsic promise about the bytes it touches, noted weak. */
+void ta_tbaa_learn(ad_types *t, LLVMValueRef inst);
 
 #endif

@@ -13,6 +13,7 @@
  * element collapses the object to one summary kind.
  *
  * Facts come from LLVM types (loads, stores, globals' value types), from
+ * TBAA metadata (type_tbaa.c: weaker than the IR's own facts), from
  * how integers are used (ptrtoint/inttoptr, GEP indices, multiplication,
  * shifts, int<->float conversions), from the argument types the rule tables
  * give known calls (allocation, the memcpy family, the CUDA driver and
@@ -233,7 +234,10 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
 /* Integer arithmetic that may move a pointer: p + k, p - k, p & mask. */
 static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
   LLVMValueRef a = LLVMGetOperand(inst, 0), b = LLVMGetOperand(inst, 1);
-  tfact fa = ta_value_fact(t, a), fb = ta_value_fact(t, b);
+  /* TBAA's promises (weak facts) drive nothing here: a uint64_t tagged
+   * "long" may hold a device handle the IR shows is a pointer, and that
+   * the IR shows it must win (below: the other operand is the pointer) */
+  tfact fa = ta_strong(ta_value_fact(t, a)), fb = ta_strong(ta_value_fact(t, b));
   int pa = fa.kind == AD_T_POINTER, pb = fb.kind == AD_T_POINTER;
   if (fa.kind == AD_T_FLOAT || fb.kind == AD_T_FLOAT ||
       fa.kind == AD_T_CONFLICT || fb.kind == AD_T_CONFLICT) {
@@ -343,6 +347,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
   default:
     break;
   }
+  ta_tbaa_learn(t, inst);
   switch (op) {
   case LLVMAlloca:
     ta_root(t, inst);
@@ -527,6 +532,8 @@ ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
     f = tv && tv->obj >= 0 ? ta_mem_get(t, tv->obj, tv->off + offset, 1, 1)
                            : ta_fact(AD_T_UNKNOWN, 0);
   }
+  if (f.weak && f.kind == AD_T_CONFLICT)
+    f = ta_fact(AD_T_UNKNOWN, 0); /* TBAA's promises disagree: no fact */
   if (bits)
     *bits = f.bits;
   return (ad_tkind)f.kind;

@@ -20,6 +20,10 @@
  * shadow bits is right whether they are pointers, float bits or integers,
  * so only positive evidence (integer) removes it.  An integer member of an
  * LLVM aggregate type narrower than a pointer is an integer.
+ *
+ * TBAA metadata (type_tbaa.c) is a weaker source: its facts fill what the
+ * IR leaves unknown and give way to the IR's, and two tags that disagree
+ * make a conflict that reads as unknown.
  */
 #ifndef TANJIT_AD_ANALYSIS_TYPES_H
 #define TANJIT_AD_ANALYSIS_TYPES_H
