@@ -96,8 +96,17 @@ static int arg_marked(const char *args, char letter, unsigned nargs) {
 /* Adds fn, `depth` calls away from the root (functions are visited in the
  * order added, breadth first, so a function's first depth is its least). */
 static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
-  if (ad_map_get(&t->fnset, fn))
+  uintptr_t known = (uintptr_t)ad_map_get(&t->fnset, fn);
+  if (known) {
+    /* reached nearer the root than first seen (from a caller that joined
+     * the analysis, below): its callees are followed as far as from there */
+    if (known > depth + 1) {
+      if (ad_map_put(&t->fnset, fn, (void *)(uintptr_t)(depth + 1)) != 0)
+        t->oom = 1;
+      t->changed = 1;
+    }
     return;
+  }
   if (t->nfns == t->capfns) {
     size_t ncap = t->capfns ? 2 * t->capfns : 16;
     LLVMValueRef *g = tj_realloc(t->fns, ncap * sizeof *g);
@@ -117,14 +126,14 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
 }
 
 /* The functions that call fn directly, MAX_CALLER_LEVELS levels up, join
- * the analysis as roots of their own (their callees followed as fn's
- * are).  A function analyzed alone knows nothing of what its parameters
- * point to, yet at -O0 a callee often does the copy (a copy constructor's
- * memcpy of `*other`, a struct passed by pointer and copied): its callers
- * say what the bytes are.  The result for fn is then the one it has as a
- * callee of them, joined over their call sites (the analysis is
- * context-insensitive either way). */
-enum { MAX_CALLER_LEVELS = 4, MAX_CALLERS = 16 };
+ * the analysis as roots of their own (their callees followed
+ * CALLER_REACH calls deep).  A function analyzed alone knows nothing of
+ * what its parameters point to, yet at -O0 a callee often does the copy
+ * (a copy constructor's memcpy of `*other`, a struct passed by pointer and
+ * copied): its callers say what the bytes are.  The result for fn is then
+ * the one it has as a callee of them, joined over their call sites (the
+ * analysis is context-insensitive either way). */
+enum { MAX_CALLER_LEVELS = 4, MAX_CALLERS = 16, CALLER_REACH = 6 };
 
 /* Derivatives the engine is writing (or wrote) call primal functions too;
  * they are no context of the program's own, and one half built is no
@@ -154,7 +163,9 @@ static void add_callers(ad_types *t, LLVMValueRef fn, int level,
     if (ad_map_get(&t->fnset, caller) || is_derivative(caller))
       continue;
     --*budget;
-    add_function(t, caller, 0);
+    /* its other callees only CALLER_REACH calls deep: they matter for what
+     * they say of the arguments it passes fn */
+    add_function(t, caller, MAX_CALL_DEPTH - CALLER_REACH);
     add_callers(t, caller, level + 1, budget);
   }
 }
