@@ -4,7 +4,7 @@
 #include <cmath>
 #define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-template <typename T, typename... A> T __enzyme_autodiff(void *, A...);
+extern "C" double __enzyme_autodiff(void *, ...);
 
 template <int N> struct mat {
   double d[N][N];
@@ -36,17 +36,5 @@ static double trace_power(double *x, int n) {
     s += p.at(i, i) + std::sin(p.at(i, (i + 1) % 3));
   return s;
 }
-RC_ARRAY_RUN(run_trace_power, trace_power, 9)
-int main() {
-  double x[9] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.95}, dx[9];
-  long double p[9], got[9];
-  for (int i = 0; i < 9; i++)
-    p[i] = x[i];
-  rc_seed(dx, 9);
-  __enzyme_autodiff<void>((void *)trace_power, enzyme_dup, x, dx,
-                          enzyme_const, 9);
-  for (int i = 0; i < 9; i++)
-    got[i] = dx[i];
-  rc_check("cpp_mat_class", run_trace_power, p, got, 9);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_mat_class", RC_MARKED, trace_power, 9, 0.1, 0.2, 0.3,
+                 0.4, 0.5, 0.6, 0.7, 0.8, 0.95)

@@ -5,7 +5,7 @@
 #include <cmath>
 #define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-template <typename T, typename... A> T __enzyme_autodiff(void *, A...);
+extern "C" double __enzyme_autodiff(void *, ...);
 
 struct lanes {
   double d[4];
@@ -34,16 +34,5 @@ static double model(double *x, int n) {
   body c = b;
   return energy(&c) + c.pos[3] * c.vel[0];
 }
-RC_ARRAY_RUN(run_model, model, 6)
-int main() {
-  double x[6] = {0.7, -0.3, 1.2, 0.4, -0.9, 0.15}, dx[6];
-  long double p[6], got[6];
-  for (int i = 0; i < 6; i++)
-    p[i] = x[i];
-  rc_seed(dx, 6);
-  __enzyme_autodiff<void>((void *)model, enzyme_dup, x, dx, enzyme_const, 6);
-  for (int i = 0; i < 6; i++)
-    got[i] = dx[i];
-  rc_check("cpp_member_index", run_model, p, got, 6);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_member_index", RC_MARKED, model, 6,
+                 0.7, -0.3, 1.2, 0.4, -0.9, 0.15)

@@ -5,7 +5,7 @@
 #include <cmath>
 #define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-template <typename T, typename... A> T __enzyme_autodiff(void *, A...);
+extern "C" double __enzyme_autodiff(void *, ...);
 
 struct state {
   std::array<double, 3> q;
@@ -29,16 +29,5 @@ static double model(double *x, int n) {
   state t = s;
   return step(&t) + step(&s) * t.w[2];
 }
-RC_ARRAY_RUN(run_model, model, 5)
-int main() {
-  double x[5] = {0.3, -0.8, 0.55, 1.1, -0.25}, dx[5];
-  long double p[5], got[5];
-  for (int i = 0; i < 5; i++)
-    p[i] = x[i];
-  rc_seed(dx, 5);
-  __enzyme_autodiff<void>((void *)model, enzyme_dup, x, dx, enzyme_const, 5);
-  for (int i = 0; i < 5; i++)
-    got[i] = dx[i];
-  rc_check("cpp_std_array", run_model, p, got, 5);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_std_array", RC_MARKED, model, 5,
+                 0.3, -0.8, 0.55, 1.1, -0.25)

@@ -6,7 +6,7 @@
 #include <vector>
 #define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-template <typename T, typename... A> T __enzyme_autodiff(void *, A...);
+extern "C" double __enzyme_autodiff(void *, ...);
 
 static double model(double *x, int n) {
   std::vector<double> v;
@@ -19,16 +19,5 @@ static double model(double *x, int n) {
     w[i] += 0.5 * w[i - 1];
   return s + w.back() * x[0];
 }
-RC_ARRAY_RUN(run_model, model, 6)
-int main() {
-  double x[6] = {0.1, -0.4, 1.3, 0.8, -2.0, 0.25}, dx[6];
-  long double p[6], got[6];
-  for (int i = 0; i < 6; i++)
-    p[i] = x[i];
-  rc_seed(dx, 6);
-  __enzyme_autodiff<void>((void *)model, enzyme_dup, x, dx, enzyme_const, 6);
-  for (int i = 0; i < 6; i++)
-    got[i] = dx[i];
-  rc_check("cpp_vector_iter", run_model, p, got, 6);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_vector_iter", RC_MARKED, model, 6,
+                 0.1, -0.4, 1.3, 0.8, -2.0, 0.25)
