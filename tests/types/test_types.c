@@ -367,6 +367,178 @@ END_TEST
 
 /* ---- a pointer laundered through integers ---- */
 
+/* Whether every segment of the copy `call` makes is floats. */
+static void ck_copy_all_floats(parsed *p, LLVMValueRef call) {
+  ad_copy_layout l;
+  ck_assert_int_eq(ad_types_copy_layout(p->t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  ck_assert_uint_ge(l.n, 1);
+  for (size_t k = 0; k < l.n; k++)
+    ck_assert_msg(l.segs[k].kind == AD_BYTES_FLOAT,
+                  "segment %zu at %llu (%llu bytes): kind %d", k,
+                  l.segs[k].offset, l.segs[k].size, (int)l.segs[k].kind);
+  ad_copy_layout_free(&l);
+}
+
+/* C++ at -O0: `double &A::operator[](int i) { return d[i]; }` spills
+ * `this` to an alloca, reloads it and returns &this->d[i]; the caller
+ * reads through the returned pointer and copies the struct by value.  The
+ * element pointer carries the member array's layout back to the caller's
+ * object: every element, not only the first, is a double. */
+START_TEST(element_pointer_returned_by_call) {
+  const char *ir =
+      "%A = type { [3 x double] }\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define ptr @at(ptr %this, i32 %i) {\n"
+      "  %this.addr = alloca ptr, align 8\n"
+      "  store ptr %this, ptr %this.addr, align 8\n"
+      "  %self = load ptr, ptr %this.addr, align 8\n"
+      "  %d = getelementptr inbounds %A, ptr %self, i32 0, i32 0\n"
+      "  %k = sext i32 %i to i64\n"
+      "  %e = getelementptr inbounds [3 x double], ptr %d, i64 0, i64 %k\n"
+      "  ret ptr %e\n"
+      "}\n"
+      "define double @g(ptr %m, i32 %i) {\n"
+      "  %p = alloca %A, align 8\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %p, ptr %m, i64 24, i1 0)\n"
+      "  %r = call ptr @at(ptr %p, i32 %i)\n"
+      "  %v = load double, ptr %r, align 8\n"
+      "  ret double %v\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "p", 0, "float64");
+  ck_kind(&p, "p", 8, "float64");
+  ck_kind(&p, "p", 16, "float64");
+  ck_kind(&p, "m", 16, "float64");
+  ck_copy_all_floats(&p, LLVMGetNextInstruction(LLVMGetFirstInstruction(
+                             LLVMGetEntryBasicBlock(p.fn))));
+  release(&p);
+}
+END_TEST
+
+/* A pointer stored to memory and loaded back is the pointer stored (a
+ * slot of one object, as a PHI of its stores): what is read through the
+ * reloaded pointer is a fact about the object first pointed to. */
+START_TEST(pointer_reloaded_from_slot) {
+  const char *ir =
+      "define double @g(ptr %m) {\n"
+      "  %slot = alloca ptr, align 8\n"
+      "  store ptr %m, ptr %slot, align 8\n"
+      "  %r = load ptr, ptr %slot, align 8\n"
+      "  %q = getelementptr inbounds i8, ptr %r, i64 8\n"
+      "  %v = load double, ptr %q, align 8\n"
+      "  %w = load i32, ptr %r, align 4\n"
+      "  %x = sitofp i32 %w to double\n"
+      "  %s = fadd double %v, %x\n"
+      "  ret double %s\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "m", 8, "float64");
+  ck_kind(&p, "m", 0, "integer");
+  ck_kind(&p, "slot", 0, "pointer");
+  release(&p);
+}
+END_TEST
+
+/* `double d[3][3]; d[i][j]` (a Mat class's at(i, j)): both indices
+ * variable, so every row and every column is doubles. */
+START_TEST(two_dimensional_member_array) {
+  const char *ir =
+      "%M = type { i32, [3 x [3 x double]] }\n"
+      "define double @g(ptr %m, i64 %i, i64 %j) {\n"
+      "  %e = getelementptr inbounds %M, ptr %m, i32 0, i32 1, i64 %i, i64 %j\n"
+      "  %v = load double, ptr %e, align 8\n"
+      "  ret double %v\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  for (long long off = 8; off < 80; off += 8)
+    ck_kind(&p, "m", off, "float64");
+  ck_kind(&p, "m", 0, "unknown");
+  release(&p);
+}
+END_TEST
+
+/* The elements of x in `struct { double a[2]; int n; } x[3]`, read as
+ * x[i].a[j]: each element's a is doubles, its n is not (nothing said of
+ * it), so the replication stays inside the bytes the access names. */
+START_TEST(member_array_elements_keep_their_fields) {
+  const char *ir =
+      "%S = type { [2 x double], i32 }\n"
+      "%O = type { [3 x %S] }\n"
+      "define double @g(ptr %o, i64 %i, i64 %j) {\n"
+      "  %e = getelementptr inbounds %O, ptr %o, i32 0, i32 0, i64 %i, i32 0, i64 %j\n"
+      "  %v = load double, ptr %e, align 8\n"
+      "  ret double %v\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "o", 0, "float64");
+  ck_kind(&p, "o", 8, "float64");
+  ck_kind(&p, "o", 16, "unknown");
+  ck_kind(&p, "o", 24, "float64");
+  ck_kind(&p, "o", 56, "float64");
+  ck_kind(&p, "o", 64, "unknown");
+  release(&p);
+}
+END_TEST
+
+/* A callee analyzed alone (reverse mode analyzes each function it
+ * differentiates) that copies what its parameter points to (a copy
+ * constructor at -O0): its callers say what those bytes are. */
+START_TEST(callee_copy_known_from_callers) {
+  const char *ir =
+      "%V = type { [2 x double] }\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define void @copy(ptr %dst, ptr %src) {\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 16, i1 0)\n"
+      "  ret void\n"
+      "}\n"
+      "define double @g(ptr %m) {\n"
+      "  %p = alloca %V, align 8\n"
+      "  call void @copy(ptr %p, ptr %m)\n"
+      "  %a = load double, ptr %p, align 8\n"
+      "  %q = getelementptr inbounds %V, ptr %p, i32 0, i32 0, i64 1\n"
+      "  %b = load double, ptr %q, align 8\n"
+      "  %s = fadd double %a, %b\n"
+      "  ret double %s\n"
+      "}\n";
+  parsed p = analyze(ir, "copy");
+  ck_kind(&p, "src", 0, "float64");
+  ck_kind(&p, "src", 8, "float64");
+  ck_copy_all_floats(&p, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn)));
+  release(&p);
+}
+END_TEST
+
+/* `(f->end - f->start) / 2` of int fields at -O0: the difference is an
+ * integer (divided), so are its operands (narrower than a pointer, they
+ * cannot be two pointers; float bits would make it a conflict), hence the
+ * fields; and a sum's operands likewise. */
+START_TEST(integer_difference_operands) {
+  const char *ir =
+      "define i32 @g(ptr %f) {\n"
+      "  %a = load i32, ptr %f, align 4\n"
+      "  %q = getelementptr inbounds i8, ptr %f, i64 4\n"
+      "  %b = load i32, ptr %q, align 4\n"
+      "  %d = sub nsw i32 %b, %a\n"
+      "  %h = sdiv i32 %d, 2\n"
+      "  %r = getelementptr inbounds i8, ptr %f, i64 8\n"
+      "  %c = load i64, ptr %r, align 8\n"
+      "  %s = add i64 %c, 3\n"
+      "  %m = mul i64 %s, 5\n"
+      "  %mt = trunc i64 %m to i32\n"
+      "  %x = add i32 %h, %mt\n"
+      "  ret i32 %x\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "f", 0, "integer");
+  ck_kind(&p, "f", 4, "integer");
+  ck_kind(&p, "f", 8, "integer");
+  release(&p);
+}
+END_TEST
+
 START_TEST(pointer_through_integers) {
   const char *ir = "define double @h(ptr %x, i64 %k) {\n"
                    "  %i = ptrtoint ptr %x to i64\n"
@@ -779,6 +951,12 @@ int main(void) {
   tcase_add_test(tc, struct_array_runtime_length);
   tcase_add_test(tc, copy_from_constant_global);
   tcase_add_test(tc, array_in_struct_variable_index);
+  tcase_add_test(tc, element_pointer_returned_by_call);
+  tcase_add_test(tc, pointer_reloaded_from_slot);
+  tcase_add_test(tc, two_dimensional_member_array);
+  tcase_add_test(tc, member_array_elements_keep_their_fields);
+  tcase_add_test(tc, callee_copy_known_from_callers);
+  tcase_add_test(tc, integer_difference_operands);
   tcase_add_test(tc, pointer_through_integers);
   tcase_add_test(tc, pointer_integer_in_memory);
   tcase_add_test(tc, across_calls);

@@ -132,42 +132,40 @@ static void collapse(ad_types *t, tobj *o) {
   t->changed = 1;
 }
 
-void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
-                 tfact f) {
-  if (obj < 0 || f.kind == AD_T_UNKNOWN || size == 0)
-    return;
+/* Joins f into bytes [off, off+size) of obj; whether anything changed. */
+static int note_one(ad_types *t, int obj, long long off,
+                    unsigned long long size, tfact f) {
   tobj *o = &t->objs[obj];
   if (o->collapsed) {
     tfact j = ta_join(o->summary, f);
-    if (!ta_same(j, o->summary)) {
-      o->summary = j;
-      t->changed = 1;
-    }
-    return;
+    if (ta_same(j, o->summary))
+      return 0;
+    o->summary = j;
+    t->changed = 1;
+    return 1;
   }
   if (o->period && size > o->period) {
     collapse(t, o);
-    ta_mem_note(t, obj, off, size, f);
-    return;
+    return note_one(t, obj, off, size, f);
   }
   off = ta_norm(o, off);
   for (size_t i = 0; i < o->n; i++)
     if (o->e[i].off == off && o->e[i].size == size) {
       tfact j = ta_join(o->e[i].f, f);
-      if (!ta_same(j, o->e[i].f)) {
-        o->e[i].f = j;
-        t->changed = 1;
-      }
-      return;
+      if (ta_same(j, o->e[i].f))
+        return 0;
+      o->e[i].f = j;
+      t->changed = 1;
+      return 1;
     }
   if (o->n >= MAX_TYPE_ENTRIES * 4)
-    return; /* enough: further bytes stay unknown */
+    return 0; /* enough: further bytes stay unknown */
   if (o->n == o->cap) {
     size_t ncap = o->cap ? 2 * o->cap : 8;
     tentry *g = tj_realloc(o->e, ncap * sizeof *g);
     if (!g) {
       t->oom = 1;
-      return;
+      return 0;
     }
     o->e = g;
     o->cap = ncap;
@@ -177,6 +175,164 @@ void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
   o->e[o->n].f = f;
   o->n++;
   t->changed = 1;
+  return 1;
+}
+
+static void note_fact(ad_types *t, int obj, long long off,
+                      unsigned long long size, tfact f, size_t skip);
+
+/* A new fact about bytes inside an element of one of obj's regions is a
+ * fact about the same bytes of every element of it (all but `skip`, the
+ * region that just replicated it).  Bytes that straddle two elements say
+ * nothing about the others. */
+static void replicate(ad_types *t, int obj, long long off,
+                      unsigned long long size, tfact f, size_t skip) {
+  if (t->objs[obj].collapsed || t->note_depth > 8)
+    return;
+  off = ta_norm(&t->objs[obj], off);
+  t->note_depth++;
+  for (size_t k = 0; k < t->objs[obj].nr; k++) {
+    if (k == skip)
+      continue;
+    tregion r = t->objs[obj].r[k];
+    long long rel = off - r.start;
+    if (rel < 0 || (unsigned long long)rel >= r.es * r.count)
+      continue;
+    unsigned long long at = (unsigned long long)rel / r.es;
+    unsigned long long inner = (unsigned long long)rel % r.es;
+    if (inner + size > r.es)
+      continue;
+    for (unsigned long long j = 0; j < r.count; j++)
+      if (j != at)
+        note_fact(t, obj, r.start + (long long)(j * r.es + inner), size, f, k);
+  }
+  t->note_depth--;
+}
+
+static void note_fact(ad_types *t, int obj, long long off,
+                      unsigned long long size, tfact f, size_t skip) {
+  if (note_one(t, obj, off, size, f))
+    replicate(t, obj, off, size, f, skip);
+}
+
+void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
+                 tfact f) {
+  if (obj < 0 || f.kind == AD_T_UNKNOWN || size == 0)
+    return;
+  note_fact(t, obj, off, size, f, (size_t)-1);
+}
+
+void ta_add_region(ad_types *t, int obj, long long start,
+                   unsigned long long es, unsigned long long count) {
+  if (obj < 0 || es == 0 || count < 2 || count > MAX_REGION_COUNT)
+    return;
+  tobj *o = &t->objs[obj];
+  if (o->collapsed)
+    return;
+  start = ta_norm(o, start);
+  if (o->period && (unsigned long long)start + es * count > o->period)
+    return; /* the region is no longer inside one period */
+  for (size_t k = 0; k < o->nr; k++)
+    if (o->r[k].start == start && o->r[k].es == es && o->r[k].count == count)
+      return;
+  if (o->nr == o->capr) {
+    size_t ncap = o->capr ? 2 * o->capr : 4;
+    tregion *g = tj_realloc(o->r, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return;
+    }
+    o->r = g;
+    o->capr = ncap;
+  }
+  o->r[o->nr].start = start;
+  o->r[o->nr].es = es;
+  o->r[o->nr].count = count;
+  o->nr++;
+  t->changed = 1;
+  /* what is already known of one element is known of each */
+  size_t n = o->n;
+  for (size_t i = 0; i < n && !t->objs[obj].collapsed; i++) {
+    tentry e = t->objs[obj].e[i];
+    replicate(t, obj, e.off, e.size, e.f, (size_t)-1);
+  }
+}
+
+/* ---- pointer slots ---- */
+
+LLVMValueRef ta_slot_rep(const ad_types *t, int obj, long long off) {
+  if (obj < 0 || t->objs[obj].collapsed)
+    return NULL;
+  const tobj *o = &t->objs[obj];
+  off = ta_norm(o, off);
+  for (size_t k = 0; k < o->ns; k++)
+    if (o->s[k].off == off)
+      return o->s[k].rep;
+  return NULL;
+}
+
+/* Adds slot (obj, off) with representative v; 0 if it has one already. */
+static int add_slot(ad_types *t, int obj, long long off, LLVMValueRef v) {
+  tobj *o = &t->objs[obj];
+  if (o->collapsed || ta_slot_rep(t, obj, off))
+    return 0;
+  if (o->ns == o->caps) {
+    size_t ncap = o->caps ? 2 * o->caps : 4;
+    tslot *g = tj_realloc(o->s, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return 0;
+    }
+    o->s = g;
+    o->caps = ncap;
+  }
+  o->s[o->ns].off = ta_norm(o, off);
+  o->s[o->ns].rep = v;
+  o->ns++;
+  t->changed = 1;
+  return 1;
+}
+
+/* v is stored to, or loaded from, the slot at (obj, off). */
+void ta_slot_note(ad_types *t, int obj, long long off, LLVMValueRef v) {
+  if (obj < 0)
+    return;
+  LLVMValueRef rep = ta_slot_rep(t, obj, off);
+  if (!rep)
+    add_slot(t, obj, off, v);
+  else if (rep != v)
+    ta_unify(t, v, rep);
+}
+
+static void defer_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b) {
+  for (size_t i = 0; i < t->npending; i += 2)
+    if ((t->pending[i] == a && t->pending[i + 1] == b) ||
+        (t->pending[i] == b && t->pending[i + 1] == a))
+      return;
+  if (t->npending >= 2 * MAX_TYPE_ENTRIES)
+    return; /* enough: those slots stay apart (less known, never wrong) */
+  if (t->npending + 2 > t->cappending) {
+    size_t ncap = t->cappending ? 2 * t->cappending : 32;
+    LLVMValueRef *g = tj_realloc(t->pending, ncap * sizeof *g);
+    if (!g) {
+      t->oom = 1;
+      return;
+    }
+    t->pending = g;
+    t->cappending = ncap;
+  }
+  t->pending[t->npending++] = a;
+  t->pending[t->npending++] = b;
+}
+
+void ta_run_pending(ad_types *t) {
+  LLVMValueRef *p = t->pending;
+  size_t n = t->npending;
+  t->pending = NULL;
+  t->npending = t->cappending = 0;
+  for (size_t i = 0; i + 1 < n && !t->oom; i += 2)
+    ta_unify(t, p[i], p[i + 1]);
+  free(p);
 }
 
 /* The fact of bytes [off, off+size): an exact entry, else the join of the
@@ -230,12 +386,35 @@ void ta_set_period(ad_types *t, int obj, unsigned long long p) {
       collapse(t, o);
       return;
     }
-  /* Renormalize: entries that land on the same bytes join. */
+  /* Renormalize: entries that land on the same bytes join; regions and
+   * slots that still fit in one period stay. */
   size_t n = o->n;
   tentry *old = o->e;
   o->e = NULL;
   o->n = o->cap = 0;
   o->period = np;
+  size_t kept = 0;
+  for (size_t k = 0; k < o->nr; k++) {
+    tregion r = o->r[k];
+    r.start = ta_norm(o, r.start);
+    if ((unsigned long long)r.start + r.es * r.count <= np)
+      o->r[kept++] = r;
+  }
+  o->nr = kept;
+  kept = 0;
+  for (size_t k = 0; k < o->ns; k++) {
+    long long at = ta_norm(o, o->s[k].off);
+    size_t dup = 0;
+    while (dup < kept && o->s[dup].off != at)
+      dup++;
+    if (dup < kept) {
+      defer_unify(t, o->s[dup].rep, o->s[k].rep);
+      continue;
+    }
+    o->s[kept].off = at;
+    o->s[kept++].rep = o->s[k].rep;
+  }
+  o->ns = kept;
   for (size_t i = 0; i < n; i++)
     ta_mem_note(t, obj, old[i].off, old[i].size, old[i].f);
   free(old);
@@ -287,8 +466,24 @@ void ta_record_type(ad_types *t, int obj, long long off, LLVMTypeRef ty,
   }
 }
 
+/* Where bytes [off, off+size) of object o lie relative to a view of it
+ * from `from` on, `len` bytes long (len < 0: to the end / every period);
+ * 0 when outside the view. */
+static int view_rel(const tobj *o, long long from, long long off,
+                    unsigned long long size, long long len, long long *rel) {
+  *rel = off - ta_norm(o, from);
+  if (o->period) {
+    long long p = (long long)o->period;
+    *rel = ((*rel % p) + p) % p;
+  } else if (*rel < 0) {
+    return 0;
+  }
+  return len < 0 || *rel + (long long)size <= len;
+}
+
 /* Exchanges the facts of two views of the same bytes: (a, aoff) and
- * (b, boff), over `len` bytes (len < 0: to the end / every period). */
+ * (b, boff), over `len` bytes (len < 0: to the end / every period):
+ * entries, regions and pointer slots. */
 static void exchange_one(ad_types *t, int from, long long foff, int to,
                          long long toff, long long len) {
   if (from < 0 || to < 0 || from == to)
@@ -302,19 +497,30 @@ static void exchange_one(ad_types *t, int from, long long foff, int to,
   }
   if (f->period && (len < 0 || (unsigned long long)len > f->period))
     ta_set_period(t, to, f->period);
+  long long rel;
   size_t n = f->n;
   for (size_t i = 0; i < n; i++) {
     tentry e = t->objs[from].e[i]; /* mem_note may move the array */
-    long long rel = e.off - ta_norm(&t->objs[from], foff);
-    if (t->objs[from].period) {
-      long long p = (long long)t->objs[from].period;
-      rel = ((rel % p) + p) % p;
-    } else if (rel < 0) {
+    if (view_rel(&t->objs[from], foff, e.off, e.size, len, &rel))
+      ta_mem_note(t, to, toff + rel, e.size, e.f);
+  }
+  n = t->objs[from].nr;
+  for (size_t k = 0; k < n; k++) {
+    tregion r = t->objs[from].r[k];
+    if (view_rel(&t->objs[from], foff, r.start, r.es * r.count, len, &rel))
+      ta_add_region(t, to, toff + rel, r.es, r.count);
+  }
+  n = t->objs[from].ns;
+  for (size_t k = 0; k < n; k++) {
+    tslot sl = t->objs[from].s[k];
+    if (!view_rel(&t->objs[from], foff, sl.off, LLVMPointerSize(t->td), len,
+                  &rel))
       continue;
-    }
-    if (len >= 0 && rel + (long long)e.size > len)
-      continue;
-    ta_mem_note(t, to, toff + rel, e.size, e.f);
+    LLVMValueRef rep = ta_slot_rep(t, to, toff + rel);
+    if (!rep)
+      add_slot(t, to, toff + rel, sl.rep);
+    else if (rep != sl.rep)
+      defer_unify(t, rep, sl.rep);
   }
 }
 
@@ -389,14 +595,17 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
  * constant part *c, variable part a multiple of *stride (0: none).  A
  * variable index past the first one moves within an array member of a
  * known aggregate ({int n; double x[3]} indexed as x[i]): the repetition is
- * that member's, not the whole object's, so *stride stays 0 for it and
- * the elements share the facts of the constant part's element. */
+ * that member's, not the whole object's, so *stride stays 0 for it; the
+ * member is reported in members[] (may be NULL; *nmembers of them, start
+ * relative to the base), whose elements then share one layout. */
 void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
-                   long long *c) {
+                   long long *c, tregion *members, unsigned *nmembers) {
   LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
   unsigned n = (unsigned)LLVMGetNumOperands(gep);
   *stride = 0;
   *c = 0;
+  if (nmembers)
+    *nmembers = 0;
   for (unsigned i = 1; i < n; i++) {
     LLVMValueRef idx = LLVMGetOperand(gep, i);
     if (i > 1 && LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
@@ -419,6 +628,12 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
     unsigned long long s;
     long long k;
     ta_linear(idx, &s, &k, 0);
+    if (s && count && members && *nmembers < MAX_GEP_MEMBERS) {
+      members[*nmembers].start = *c;
+      members[*nmembers].es = es;
+      members[*nmembers].count = count;
+      ++*nmembers;
+    }
     /* x[i + k] stays inside x: an unrolled loop's constant k counts
      * within the member, not past its end into the next field */
     if (s && count)
@@ -455,7 +670,7 @@ int ta_addr(ad_types *t, LLVMValueRef v, int *obj, long long *off, int depth) {
       return 0;
     unsigned long long s;
     long long c;
-    ta_gep_offset(t, v, &s, &c);
+    ta_gep_offset(t, v, &s, &c, NULL, NULL);
     ta_set_period(t, *obj, s);
     *off += c;
     known = 1;
@@ -538,44 +753,6 @@ void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b) {
     ta_set_addr(t, b, oa, fa);
 }
 
-/* Whether p is a GEP whose last index, past the first, is a variable
- * index into an array of count elements of es bytes; *at: the element
- * p's own offset names (the index's constant part).  Only small arrays:
- * each element gets its own entries. */
-static int member_element(ad_types *t, LLVMValueRef p, unsigned long long *es,
-                          unsigned long long *count, unsigned long long *at) {
-  if (!LLVMIsAGetElementPtrInst(p))
-    return 0;
-  unsigned n = (unsigned)LLVMGetNumOperands(p);
-  if (n < 3)
-    return 0;
-  LLVMTypeRef ty = LLVMGetGEPSourceElementType(p);
-  for (unsigned i = 2; i + 1 < n; i++) {
-    LLVMValueRef idx = LLVMGetOperand(p, i);
-    if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
-      if (!LLVMIsAConstantInt(idx))
-        return 0;
-      ty = LLVMStructGetTypeAtIndex(ty, (unsigned)LLVMConstIntGetZExtValue(idx));
-    } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
-      ty = LLVMGetElementType(ty);
-    } else {
-      return 0;
-    }
-  }
-  if (LLVMGetTypeKind(ty) != LLVMArrayTypeKind)
-    return 0;
-  unsigned long long s;
-  long long k;
-  ta_linear(LLVMGetOperand(p, n - 1), &s, &k, 0);
-  *count = LLVMGetArrayLength2(ty);
-  *es = LLVMABISizeOfType(t->td, LLVMGetElementType(ty));
-  if (s == 0 || *count < 2 || *count > 64 || *es == 0)
-    return 0;
-  *at = (unsigned long long)(((k % (long long)*count) + (long long)*count) %
-                             (long long)*count);
-  return 1;
-}
-
 /* A load or store of `ty` (value v, may be NULL) at pointer p. */
 void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
   int obj;
@@ -590,13 +767,6 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
      * copied as i32): without evidence it stays unknown. */
     ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
     ta_mem_note(t, obj, off, size, ta_value_fact(t, v));
-    /* s.x[i] with i variable: every element as this one (below) */
-    unsigned long long es, count, at;
-    if (member_element(t, p, &es, &count, &at) && size <= es)
-      for (unsigned long long j = 0; j < count; j++)
-        if (j != at)
-          ta_mem_note(t, obj, off + ((long long)j - (long long)at) * (long long)es,
-                      size, ta_value_fact(t, v));
     return;
   }
   if (v && LLVMGetTypeKind(ty) == LLVMVectorTypeKind &&
@@ -605,24 +775,13 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
      * i64>): the value's one fact joins every lane's bytes */
     unsigned n = LLVMGetVectorSize(ty);
     unsigned long long size = LLVMStoreSizeOfType(t->td, LLVMGetElementType(ty));
-    for (unsigned k = 0; k < n && k < 64; k++)
-      ta_note(t, v, ta_mem_get(t, obj, off + (long long)(k * size), size, 0));
-    for (unsigned k = 0; k < n && k < 64; k++)
-      ta_mem_note(t, obj, off + (long long)(k * size), size,
-                  ta_value_fact(t, v));
+    for (unsigned k = 0; k < n && k < 64; k++) {
+      long long at = off + (long long)(k * size);
+      ta_note(t, v, ta_mem_get(t, obj, at, size, 0));
+      ta_mem_note(t, obj, at, size, ta_value_fact(t, v));
+    }
     return;
   }
   int budget = MAX_TYPE_ENTRIES;
   ta_record_type(t, obj, off, ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
-  /* p = &s.x[i] with x a member array and i variable (clang -O0 indexes
-   * `p.d[i]` so): the member is not the object's period, so no period
-   * carries the access to the other elements; every element of x holds
-   * what this one does, so each gets the access's layout. */
-  unsigned long long es, count, at;
-  if (member_element(t, p, &es, &count, &at) &&
-      LLVMABISizeOfType(t->td, ty) <= es)
-    for (unsigned long long j = 0; j < count && budget > 0; j++)
-      if (j != at)
-        ta_record_type(t, obj, off + ((long long)j - (long long)at) * (long long)es,
-                       ty, ta_fact(AD_T_UNKNOWN, 0), 0, &budget);
 }

@@ -35,9 +35,31 @@ typedef struct tentry {
   tfact f;
 } tentry;
 
+/* An array inside an object (a member `double d[3]`, or std::array's),
+ * which a GEP indexed at a variable position: its `count` elements of `es`
+ * bytes from `start` hold the same layout, so a fact about one element is a
+ * fact about each (type_memory.c replicates it). */
+typedef struct tregion {
+  long long start;
+  unsigned long long es, count;
+} tregion;
+
+/* A pointer-sized slot of an object that pointers are stored to and loaded
+ * from (-O0 spills `this`, iterators and references to allocas): every
+ * value stored there and every value loaded from it is one thing, unified
+ * with `rep` (the first seen), as a PHI's incoming values are. */
+typedef struct tslot {
+  long long off;
+  LLVMValueRef rep;
+} tslot;
+
 typedef struct tobj {
   tentry *e;
   size_t n, cap;
+  tregion *r;
+  size_t nr, capr;
+  tslot *s;
+  size_t ns, caps;
   unsigned long long period; /* 0: not periodic */
   int collapsed;             /* one summary fact for every byte */
   tfact summary;
@@ -64,6 +86,12 @@ struct ad_types {
   ad_map call_memo;
   LLVMValueRef *fns;
   size_t nfns, capfns;
+  /* pairs of slot representatives two objects' exchange found different:
+   * unified after the round (unifying inside an exchange could recurse
+   * through self-referential objects without end) */
+  LLVMValueRef *pending;
+  size_t npending, cappending;
+  int note_depth; /* replication's nesting (type_memory.c) */
   int changed, oom;
 };
 
@@ -89,8 +117,14 @@ void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
                  long long len);
 void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
                int depth);
+enum { MAX_GEP_MEMBERS = 4, MAX_REGION_COUNT = 64 };
 void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
-                   long long *c);
+                   long long *c, tregion *members, unsigned *nmembers);
+void ta_add_region(ad_types *t, int obj, long long start,
+                   unsigned long long es, unsigned long long count);
+LLVMValueRef ta_slot_rep(const ad_types *t, int obj, long long off);
+void ta_slot_note(ad_types *t, int obj, long long off, LLVMValueRef v);
+void ta_run_pending(ad_types *t);
 int ta_addr(ad_types *t, LLVMValueRef v, int *obj, long long *off, int depth);
 void ta_set_addr(ad_types *t, LLVMValueRef v, int obj, long long off);
 int ta_root(ad_types *t, LLVMValueRef v);

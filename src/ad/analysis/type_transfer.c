@@ -23,10 +23,21 @@
  * functions with bodies (parameters and arguments, returns and results),
  * until nothing changes.
  *
- * It is context-insensitive (one fact per callee, joined over call sites)
- * and follows one level of pointers (a pointer loaded from memory starts a
- * new object): both only lose precision, and lost precision means
- * "unknown", which the engine treats conservatively.
+ * Memory that holds pointers is followed as values are: a pointer-sized
+ * slot (an object and an offset) that pointers are stored to and loaded
+ * from is one value with all of them, as a PHI is with its incoming
+ * values (-O0 spills `this`, references and iterators to allocas and
+ * reloads them); a slot nothing is stored to gives its loads a new object.
+ * An array member a GEP indexes at a variable position (`d[i]` in
+ * `double &operator[](int i)`) is a region of its object whose elements
+ * share one layout, wherever the element pointer goes (returned, passed,
+ * spilled): what is learned of one element is learned of each.
+ *
+ * It is context-insensitive (one fact per callee, joined over call sites;
+ * the analyzed function's callers, a few levels up, join as roots of their
+ * own, so what its parameters point to is known as it is in them): that
+ * only loses precision, and lost precision means "unknown", which the
+ * engine treats conservatively.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,8 +97,17 @@ static int arg_marked(const char *args, char letter, unsigned nargs) {
 /* Adds fn, `depth` calls away from the root (functions are visited in the
  * order added, breadth first, so a function's first depth is its least). */
 static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
-  if (ad_map_get(&t->fnset, fn))
+  uintptr_t known = (uintptr_t)ad_map_get(&t->fnset, fn);
+  if (known) {
+    /* reached nearer the root than first seen (from a caller that joined
+     * the analysis, below): its callees are followed as far as from there */
+    if (known > depth + 1) {
+      if (ad_map_put(&t->fnset, fn, (void *)(uintptr_t)(depth + 1)) != 0)
+        t->oom = 1;
+      t->changed = 1;
+    }
     return;
+  }
   if (t->nfns == t->capfns) {
     size_t ncap = t->capfns ? 2 * t->capfns : 16;
     LLVMValueRef *g = tj_realloc(t->fns, ncap * sizeof *g);
@@ -104,6 +124,51 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   }
   t->fns[t->nfns++] = fn;
   t->changed = 1;
+}
+
+/* The functions that call fn directly, MAX_CALLER_LEVELS levels up, join
+ * the analysis as roots of their own (their callees followed
+ * CALLER_REACH calls deep).  A function analyzed alone knows nothing of
+ * what its parameters point to, yet at -O0 a callee often does the copy
+ * (a copy constructor's memcpy of `*other`, a struct passed by pointer and
+ * copied): its callers say what the bytes are.  The result for fn is then
+ * the one it has as a callee of them, joined over their call sites (the
+ * analysis is context-insensitive either way). */
+enum { MAX_CALLER_LEVELS = 4, MAX_CALLERS = 16, CALLER_REACH = 6 };
+
+/* Derivatives the engine is writing (or wrote) call primal functions too;
+ * they are no context of the program's own, and one half built is no
+ * function to read. */
+static int is_derivative(LLVMValueRef fn) {
+  static const char *const prefixes[] = {"augmented_", "diffe", "fwddiffe"};
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (n >= strlen(prefixes[i]) &&
+        strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  return 0;
+}
+
+static void add_callers(ad_types *t, LLVMValueRef fn, int level,
+                        size_t *budget) {
+  if (level >= MAX_CALLER_LEVELS)
+    return;
+  for (LLVMUseRef u = LLVMGetFirstUse(fn); u && *budget; u = LLVMGetNextUse(u)) {
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!(LLVMIsACallInst(call) || LLVMIsAInvokeInst(call)) ||
+        LLVMGetCalledValue(call) != fn)
+      continue;
+    LLVMValueRef caller =
+        LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+    if (ad_map_get(&t->fnset, caller) || is_derivative(caller))
+      continue;
+    --*budget;
+    /* its other callees only CALLER_REACH calls deep: they matter for what
+     * they say of the arguments it passes fn */
+    add_function(t, caller, MAX_CALL_DEPTH - CALLER_REACH);
+    add_callers(t, caller, level + 1, budget);
+  }
 }
 
 /* call_types_of the call's rule name, resolved once per call. */
@@ -281,6 +346,17 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
   if ((fa.kind == AD_T_INTEGER || LLVMIsConstant(a)) &&
       (fb.kind == AD_T_INTEGER || LLVMIsConstant(b)))
     ta_note(t, inst, ta_fact(AD_T_INTEGER, 0));
+  /* An integer sum came from integers: a pointer operand would make it a
+   * pointer, float bits a conflict.  A difference may be of two pointers,
+   * unless its operands are narrower than one (clang -O0 computes
+   * `s->end - s->start` of int fields so, then divides it). */
+  if (r.kind == AD_T_INTEGER &&
+      (op == LLVMAdd || (op == LLVMOr && LLVMGetIsDisjoint(inst)) ||
+       (op == LLVMSub && LLVMSizeOfTypeInBits(t->td, LLVMTypeOf(inst)) <
+                             8 * LLVMPointerSize(t->td)))) {
+    ta_note(t, a, r);
+    ta_note(t, b, r);
+  }
 }
 
 /* Whether a constant (scalar or splat vector) is a whole number of bytes. */
@@ -354,12 +430,19 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   case LLVMLoad:
     ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst));
+    if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMPointerTypeKind &&
+        ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0))
+      ta_slot_note(t, obj, off, inst);
     if (ad_type_is_pointerish(LLVMTypeOf(inst)))
       ta_root(t, inst);
     break;
   case LLVMStore:
     ta_access(t, LLVMGetOperand(inst, 1), LLVMGetOperand(inst, 0),
               LLVMTypeOf(LLVMGetOperand(inst, 0)));
+    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(inst, 0))) ==
+            LLVMPointerTypeKind &&
+        ta_addr(t, LLVMGetOperand(inst, 1), &obj, &off, 0))
+      ta_slot_note(t, obj, off, LLVMGetOperand(inst, 0));
     break;
   case LLVMAtomicRMW:
     ta_access(t, LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1),
@@ -374,7 +457,12 @@ static void visit(ad_types *t, LLVMValueRef inst) {
       break;
     if (!ta_addr(t, base, &obj, &off, 0))
       obj = ta_root(t, base), off = 0;
-    ta_gep_offset(t, inst, &s, &c);
+    tregion members[MAX_GEP_MEMBERS];
+    unsigned nmembers;
+    ta_gep_offset(t, inst, &s, &c, members, &nmembers);
+    for (unsigned k = 0; k < nmembers; k++)
+      ta_add_region(t, obj, off + members[k].start, members[k].es,
+                    members[k].count);
     /* Stepping from a pointer into the middle of an object (clang 20+
      * indexes x[i] of struct {int n; double x[3]} as a double GEP from &x)
      * walks a member, not the whole object: no period for it, and the
@@ -459,8 +547,12 @@ static void visit(ad_types *t, LLVMValueRef inst) {
 void ad_types_free(ad_types *t) {
   if (!t)
     return;
-  for (size_t i = 0; i < t->nobjs; i++)
+  for (size_t i = 0; i < t->nobjs; i++) {
     free(t->objs[i].e);
+    free(t->objs[i].r);
+    free(t->objs[i].s);
+  }
+  free(t->pending);
   free(t->objs);
   free(t->vals);
   free(t->fns);
@@ -497,6 +589,8 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
     t->own_td = 1;
   }
   add_function(t, fn, 0);
+  size_t callers = MAX_CALLERS;
+  add_callers(t, fn, 0, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));
@@ -512,6 +606,7 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
              i = LLVMGetNextInstruction(i))
           visit(t, i);
+    ta_run_pending(t);
     if (!t->changed)
       break;
   }
