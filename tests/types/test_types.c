@@ -898,16 +898,20 @@ START_TEST(tbaa_struct_memcpy) {
   static const struct {
     unsigned long long off, size;
     ad_byte_kind kind;
-  } want[] = {{0, 12, AD_BYTES_FLOAT}, /* float64, float32: one kind */
-              {12, 4, AD_BYTES_UNKNOWN},
-              {16, 8, AD_BYTES_POINTER},
-              {24, 14, AD_BYTES_INTEGER}, /* long, int, short */
-              {38, 2, AD_BYTES_UNKNOWN}};
-  ck_assert_uint_eq(l.n, 5);
-  for (size_t i = 0; i < 5; i++) {
+    unsigned bits;
+  } want[] = {{0, 8, AD_BYTES_FLOAT, 64}, /* float widths never merge */
+              {8, 4, AD_BYTES_FLOAT, 32},
+              {12, 4, AD_BYTES_UNKNOWN, 0},
+              {16, 8, AD_BYTES_POINTER, 0},
+              {24, 14, AD_BYTES_INTEGER, 0}, /* long, int, short */
+              {38, 2, AD_BYTES_UNKNOWN, 0}};
+  ck_assert_uint_eq(l.n, 6);
+  for (size_t i = 0; i < 6; i++) {
     ck_assert_uint_eq(l.segs[i].offset, want[i].off);
     ck_assert_uint_eq(l.segs[i].size, want[i].size);
     ck_assert_int_eq(l.segs[i].kind, want[i].kind);
+    if (want[i].kind == AD_BYTES_FLOAT)
+      ck_assert_uint_eq(l.segs[i].bits, want[i].bits);
   }
   ad_copy_layout_free(&l);
   release(&p);
