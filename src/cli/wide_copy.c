@@ -1,36 +1,41 @@
 /*
- * Wide forward requests differentiate a copy of their function whose loops
- * were not partially unrolled before differentiation.
+ * Vector-mode requests whose loops would spill pointers differentiate a
+ * copy of their function that was not partially unrolled before
+ * differentiation.
  *
  * clang's -O2 unrolls a short counted loop by a factor (a 32-element dot
- * product by 4).  Differentiated at width W, each unrolled copy of the body
- * reads W shadow streams beside the primal ones, so the tangent loop of a
- * wide request holds more live pointers than x86-64 has registers and
- * spills in every copy (docs/bench-side-by-side.md, matrix-vector w8).
- * The primal and the narrow requests want the loop unrolled; a wide
- * tangent wants it rolled and unrolled (or not) by the optimizer after
- * differentiation, when its real size is known.  So the function of a
- * request of width >= `--pre-ad-wide` (default 8) is cloned before the
- * pre-AD pipeline, the clone is optimized by the same pipeline with partial
- * and runtime unrolling off (full unrolling, vectorization and SLP as
- * clang's), and the request is pointed at the clone.  Both are the same
- * function compiled by the same passes but one, so the primal values the
- * clone computes are the original's bit for bit (the unroller reorders no
- * arithmetic; tests/programs/wide_rolled_copy.c checks).
+ * product by 4).  Differentiated at width W, each memory stream of the loop
+ * becomes 1 + W pointers (the primal's and one shadow per lane); when they
+ * do not fit in the registers, every unrolled copy of the body reloads
+ * them (docs/bench-side-by-side.md, matrix-vector w8).  The primal and the
+ * narrow requests want the loop unrolled; such a tangent wants it rolled,
+ * to be unrolled (or not) by the optimizer after differentiation.  So the
+ * functions of vector-mode requests are cloned before the pre-AD pipeline,
+ * the clones optimized by clang's pipeline with partial and runtime
+ * unrolling off (full unrolling, vectorization and SLP as clang's), and a
+ * request is pointed at its clone when one of the clone's rolled loops
+ * needs streams x (W + 1) + 1 pointer registers, more than the target has
+ * (`--pre-ad-wide=auto`; `all` takes every clone, `off` none).  Both are
+ * the same function compiled by the same passes but one, so the clone
+ * computes the primal values bit for bit as the original does (no pass
+ * reorders float arithmetic without fast-math flags; with them, as under
+ * -ffast-math, either form may sum a reduction in its own order;
+ * tests/programs/wide_rolled_copy.c).
  *
- *   frontend IR A ──clone──▶ B   (A keeps every function as it is)
- *   A: wide requests name F.tanjit.wide (a declaration); clang's pipeline
- *   B: F renamed F.tanjit.wide; the pipeline without partial unrolling;
- *      then only what F.tanjit.wide needs is kept: strong external
- *      functions and variables become declarations (A's resolve them),
- *      private code and constants stay B's own copies
- *   B linked into A (LLVMLinkModules2)
+ *   frontend IR A --clone--> B    (A keeps every function as it is)
+ *   B: F renamed F.tanjit.wide; what no clone reaches dropped (strong
+ *      external functions declared: A defines them); the pipeline without
+ *      partial unrolling; then only what the clones need kept: strong
+ *      external functions and variables become declarations, B's private
+ *      code and constants stay B's own copies
+ *   A: the requests that take a clone name F.tanjit.wide (declared);
+ *      clang's pipeline; B linked into A (LLVMLinkModules2)
  *
- * The copy is given up (the requests stay on F, nothing else changes) when
- * it would not be the same program: when the code B keeps reads or writes a
- * mutable internal global (a copy would be a second variable), or when the
- * module registers derivatives or inactive functions (their names must
- * stay A's), or when anything fails on the way.
+ * No clone is made where it would not be the same program: a function
+ * whose code reaches a mutable internal global (B's would be a second
+ * variable), a module that registers derivatives or inactive functions
+ * (their names must stay A's); and where anything fails on the way, the
+ * requests stay on F and A is as it was.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +93,7 @@ static int pointer_registers(LLVMModuleRef m) {
  * first argument, the marker `enzyme_width` (a load of that global, or its
  * address) followed by a constant; NULL for anything else. */
 static LLVMValueRef wide_request(LLVMValueRef call, long *width) {
-  if (!LLVMIsACallInst(call))
+  if (!LLVMIsACallInst(call) && !LLVMIsAInvokeInst(call)) /* C++: invoke */
     return NULL;
   LLVMValueRef callee = LLVMGetCalledValue(call);
   size_t len;
@@ -355,7 +360,7 @@ static int copy_is_private(LLVMValueRef copy) {
   return !r.mutable_local && !r.unsure;
 }
 
-static void declare_instead(LLVMModuleRef b, LLVMValueRef f);
+static int declare_instead(LLVMModuleRef b, LLVMValueRef f);
 
 /* Before B's pipeline: a copy whose code reaches a mutable internal
  * global is not made (B's own variable would be a second one, and with
@@ -388,7 +393,7 @@ static int drop_unreached(LLVMModuleRef b, wide_targets *t) {
   for (LLVMValueRef f = LLVMGetFirstFunction(b); !r.unsure && f; f = next) {
     next = LLVMGetNextFunction(f);
     if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage && !reached(&r, f))
-      declare_instead(b, f);
+      (void)declare_instead(b, f); /* kept when it fails: only optimized twice */
   }
   free(r.fns);
   return 1;
@@ -438,17 +443,18 @@ static int mark_taken(LLVMModuleRef a, wide_targets *t, cli_wide_mode mode, int 
 }
 
 /* B's strong external function definition f becomes a declaration of the
- * same name (A defines it). */
-static void declare_instead(LLVMModuleRef b, LLVMValueRef f) {
+ * same name (A defines it); 0, or -1 (out of memory) with f left. */
+static int declare_instead(LLVMModuleRef b, LLVMValueRef f) {
   size_t len;
   char *name = strdup(LLVMGetValueName2(f, &len));
   if (!name)
-    return;
+    return -1;
   LLVMValueRef decl = LLVMAddFunction(b, "tanjit.wide.decl", LLVMGlobalGetValueType(f));
   LLVMReplaceAllUsesWith(f, decl);
   LLVMDeleteFunction(f);
   LLVMSetValueName2(decl, name, strlen(name));
   free(name);
+  return 0;
 }
 
 static int is_wide(LLVMValueRef f) {
@@ -465,14 +471,13 @@ static int prune_copy(LLVMModuleRef b) {
   LLVMValueRef next;
   for (LLVMValueRef f = LLVMGetFirstFunction(b); f; f = next) {
     next = LLVMGetNextFunction(f);
-    if (!LLVMIsDeclaration(f) && !is_wide(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
-      declare_instead(b, f);
+    if (!LLVMIsDeclaration(f) && !is_wide(f) && LLVMGetLinkage(f) == LLVMExternalLinkage &&
+        declare_instead(b, f))
+      return -1; /* two definitions would not link */
   }
   for (LLVMValueRef g = LLVMGetFirstGlobal(b); g; g = LLVMGetNextGlobal(g))
-    if (!LLVMIsDeclaration(g) && LLVMGetLinkage(g) == LLVMExternalLinkage) {
+    if (!LLVMIsDeclaration(g) && LLVMGetLinkage(g) == LLVMExternalLinkage)
       LLVMSetInitializer(g, NULL);
-      LLVMSetGlobalConstant(g, 0);
-    }
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(b, "globaldce", NULL, opts);
   LLVMDisposePassBuilderOptions(opts);

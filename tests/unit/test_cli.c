@@ -620,6 +620,44 @@ START_TEST(wide_requests_take_a_rolled_copy) {
 }
 END_TEST
 
+/* The same in C++, where the request is an invoke (a vector with a
+ * destructor is live across it) and the function calls an inline
+ * template: the copy is taken, and its tangents are exact. */
+START_TEST(wide_requests_in_cxx_take_a_rolled_copy) {
+  write_file("wide.cpp",
+             "#include <cstdio>\n"
+             "#include <vector>\n"
+             "extern int enzyme_dup, enzyme_width;\n"
+             "extern \"C\" void __enzyme_fwddiff(void *, ...);\n"
+             "template <int C> inline double dot(const double *a, const double *b) {\n"
+             "  double s = 0; for (int c = 0; c < C; c++) s += a[c] * b[c]; return s;\n"
+             "}\n"
+             "struct Mat { std::vector<double> v; };\n"
+             "__attribute__((noinline)) void rows(const double *p, const double *q, double *d) {\n"
+             "  for (int r = 0; r < 6; r++) d[r] = dot<40>(p + 40 * r, q);\n"
+             "}\n"
+             "double p[240], q[40], d[6], a[8][240], b[8][40], t[8][6];\n"
+             "int main() {\n"
+             "  Mat m; m.v.assign(3, 1.0);\n"
+             "  for (int i = 0; i < 240; i++) { p[i] = i * 0.01; for (int l = 0; l < 8; l++) a[l][i] = l == 0; }\n"
+             "  for (int i = 0; i < 40; i++) { q[i] = 1 + i; for (int l = 0; l < 8; l++) b[l][i] = l == 1; }\n"
+             "  __enzyme_fwddiff((void *)rows, enzyme_width, 8, enzyme_dup, p, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],\n"
+             "    enzyme_dup, q, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], enzyme_dup, d, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);\n"
+             "  double want0 = 0, want1 = 0; for (int c = 0; c < 40; c++) { want0 += q[c]; want1 += p[40 + c]; }\n"
+             "  std::printf(\"%g %g | %g %g | %g\\n\", t[0][0], want0, t[1][1], want1, m.v[2]);\n"
+             "  return !(t[0][0] == want0 && t[1][1] == want1);\n"
+             "}\n");
+  const char *run[] = {"run", "wide.cpp", NULL};
+  ck_assert_int_eq(run_cli(run), 0);
+  ck_assert_ptr_nonnull(strstr(output, "820 820 | 23.8 23.8 | 1"));
+  static char ir[1 << 20];
+  const char *emit[] = {"emit", "wide.cpp", "-o", "wide-cpp.ll", NULL};
+  ck_assert_int_eq(run_cli(emit), 0);
+  read_file("wide-cpp.ll", ir, sizeof ir);
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8_Z4rowsPKdS0_Pd.tanjit.wide"));
+}
+END_TEST
+
 int main(void) {
   /* Scratch files live in a directory of this run's own, so concurrent
    * builds running the suite do not trample each other. */
@@ -651,6 +689,7 @@ int main(void) {
   tcase_add_test(tc, version_names_tanjit_and_llvm);
   tcase_add_test(tc, pre_ad_pipeline_is_named);
   tcase_add_test(tc, wide_requests_take_a_rolled_copy);
+  tcase_add_test(tc, wide_requests_in_cxx_take_a_rolled_copy);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
