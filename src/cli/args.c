@@ -31,6 +31,7 @@ enum {
   OPT_JOBS,
   OPT_STRICT_DERIVATIVES,
   OPT_PRE_AD,
+  OPT_PRE_AD_WIDE,
 };
 
 typedef struct cli_option {
@@ -76,6 +77,8 @@ static const cli_option options[] = {
     {"version", 0, OPT_VERSION, 0, NULL, "print tanjit's and LLVM's versions", 0},
     {"pre-ad", 0, OPT_PRE_AD, CLI_RUN | CLI_EMIT, "PASSES",
      "C/C++ at -O1+: LLVM passes run before differentiation", 0},
+    {"pre-ad-wide", 0, OPT_PRE_AD_WIDE, CLI_RUN | CLI_EMIT, "MODE",
+     "C/C++: rolled copies for wide requests (auto, off, all)", 0},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -302,6 +305,19 @@ static int apply(cli_args *c, const cli_option *o, const char *value) {
     return 0;
   case OPT_PRE_AD:
     c->pre_ad = value;
+    return 0;
+  case OPT_PRE_AD_WIDE:
+    if (!strcmp(value, "auto"))
+      c->pre_ad_wide = CLI_WIDE_AUTO;
+    else if (!strcmp(value, "off"))
+      c->pre_ad_wide = CLI_WIDE_OFF;
+    else if (!strcmp(value, "all"))
+      c->pre_ad_wide = CLI_WIDE_ALL;
+    else {
+      fprintf(stderr, "tanjit: --pre-ad-wide takes 'auto', 'off' or 'all', not '%s'\n",
+              value);
+      return 2;
+    }
     return 0;
   case OPT_COMPILE:
     if (strcmp(value, "lazy") && strcmp(value, "eager")) {

@@ -18,6 +18,13 @@ typedef struct cli_list {
   int n;
 } cli_list;
 
+/* Which wide forward requests differentiate a copy (--pre-ad-wide). */
+typedef enum cli_wide_mode {
+  CLI_WIDE_AUTO, /* those whose rolled loops would spill pointers (the default) */
+  CLI_WIDE_OFF,  /* none */
+  CLI_WIDE_ALL   /* every request of width >= 2 */
+} cli_wide_mode;
+
 typedef struct cli_args {
   cli_command command;
   cli_list inputs;    /* FILE...; "-" is standard input */
@@ -37,6 +44,7 @@ typedef struct cli_args {
   int n_program_args;
   char **words; /* the argv copy getopt permuted; owned */
   const char *pre_ad; /* --pre-ad PASSES; NULL: pre_ad.c's default */
+  cli_wide_mode pre_ad_wide; /* --pre-ad-wide auto|off|all */
 } cli_args;
 
 /* args.c */

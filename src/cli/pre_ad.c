@@ -37,6 +37,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "cli/cli.h"
+#include "cli/wide_copy.h"
 
 /*
  * What --pre-ad names (the pipeline text is always default<O<N>>, the -O
@@ -259,7 +260,20 @@ int cli_pre_ad(const cli_args *c, cli_module *m) {
     LLVMTargetMachineRef tm = host_target_machine(c->opt_level);
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     tune(opts, c, plan.rolled);
+    /* Wide forward requests get a copy left rolled (wide_copy.c), under
+     * clang's own pipeline only: --pre-ad=rolled or PASSES already say
+     * what every function gets. */
+    LLVMModuleRef wide = NULL;
+    if (plan.passes == plan.pipeline && !plan.rolled && c->opt_level >= 2)
+      wide = cli_wide_copy(mod, c->pre_ad_wide, c->opt_level, tm, opts);
     LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, opts);
+    if (!e && wide && cli_wide_copy_link(mod, wide)) {
+      fprintf(stderr, "tanjit: cannot link the wide requests' copies into %s\n",
+              m->name);
+      rc = 1;
+    } else if (e && wide) {
+      LLVMDisposeModule(wide);
+    }
     LLVMDisposePassBuilderOptions(opts);
     if (tm)
       LLVMDisposeTargetMachine(tm);

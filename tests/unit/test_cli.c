@@ -526,6 +526,138 @@ START_TEST(pre_ad_pipeline_is_named) {
 }
 END_TEST
 
+/* Reads a file `emit` wrote into buf (NUL-terminated); its length. */
+static size_t read_file(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(buf, 1, size - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  return n;
+}
+
+/* A vector-mode request whose function's rolled loop, differentiated,
+ * would hold more pointers than x86-64 has registers (two streams, p's row
+ * and q: 2 x (8 + 1) + 1 > 15) differentiates a copy left rolled before
+ * differentiation (src/cli/wide_copy.c), named F.tanjit.wide; a width-4
+ * request of the same function (2 x 5 + 1) and a width-8 request of a
+ * one-stream loop (1 x 9 + 1) keep clang's form; --pre-ad-wide=off takes
+ * no copy, =all every vector-mode one; a function reading a mutable
+ * static gets none (a copy would be a second variable).
+ * tests/programs/wide_rolled_copy.c checks the numbers. */
+START_TEST(wide_requests_take_a_rolled_copy) {
+  write_file("wide.c",
+             "extern int enzyme_dup, enzyme_width;\n"
+             "void __enzyme_fwddiff(void *, ...);\n"
+             "static double scale = 1.0;\n"
+             "__attribute__((noinline)) void dist(const double *p, const double *q,\n"
+             "                                    double *d) {\n"
+             "  for (int r = 0; r < 6; r++) {\n"
+             "    double s = 0;\n"
+             "    for (int c = 0; c < 40; c++) s += (p[r * 40 + c] - q[c]) * (p[r * 40 + c] - q[c]);\n"
+             "    d[r] = s;\n"
+             "  }\n"
+             "}\n"
+             "__attribute__((noinline)) void norm(const double *p, double *d) {\n"
+             "  for (int r = 0; r < 6; r++) {\n"
+             "    double s = 0;\n"
+             "    for (int c = 0; c < 40; c++) s += p[r * 40 + c] * p[r * 40 + c];\n"
+             "    d[r] = s;\n"
+             "  }\n"
+             "}\n"
+             "__attribute__((noinline)) void scaled(const double *p, const double *q,\n"
+             "                                      double *d) {\n"
+             "  for (int r = 0; r < 6; r++) {\n"
+             "    double s = 0;\n"
+             "    for (int c = 0; c < 40; c++) s += scale * p[r * 40 + c] * q[c];\n"
+             "    d[r] = s;\n"
+             "  }\n"
+             "}\n"
+             "double p[240], q[40], d[6], a[8][240], b[8][40], t[8][6];\n"
+             "int main(int argc, char **argv) {\n"
+             "  (void)argv; scale = argc;\n"
+             "  __enzyme_fwddiff((void *)dist, enzyme_width, 8, enzyme_dup, p, a[0], a[1],\n"
+             "    a[2], a[3], a[4], a[5], a[6], a[7], enzyme_dup, q, b[0], b[1], b[2], b[3],\n"
+             "    b[4], b[5], b[6], b[7], enzyme_dup, d, t[0], t[1], t[2], t[3], t[4], t[5],\n"
+             "    t[6], t[7]);\n"
+             "  __enzyme_fwddiff((void *)dist, enzyme_width, 4, enzyme_dup, p, a[0], a[1],\n"
+             "    a[2], a[3], enzyme_dup, q, b[0], b[1], b[2], b[3], enzyme_dup, d, t[0],\n"
+             "    t[1], t[2], t[3]);\n"
+             "  __enzyme_fwddiff((void *)norm, enzyme_width, 8, enzyme_dup, p, a[0], a[1],\n"
+             "    a[2], a[3], a[4], a[5], a[6], a[7], enzyme_dup, d, t[0], t[1], t[2], t[3],\n"
+             "    t[4], t[5], t[6], t[7]);\n"
+             "  __enzyme_fwddiff((void *)scaled, enzyme_width, 8, enzyme_dup, p, a[0], a[1],\n"
+             "    a[2], a[3], a[4], a[5], a[6], a[7], enzyme_dup, q, b[0], b[1], b[2], b[3],\n"
+             "    b[4], b[5], b[6], b[7], enzyme_dup, d, t[0], t[1], t[2], t[3], t[4], t[5],\n"
+             "    t[6], t[7]);\n"
+             "  return 0;\n"
+             "}\n");
+  static char ir[1 << 20];
+  const char *auto_mode[] = {"emit", "wide.c", "-o", "wide-auto.ll", NULL};
+  ck_assert_int_eq(run_cli(auto_mode), 0);
+  read_file("wide-auto.ll", ir, sizeof ir);
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8dist.tanjit.wide"));
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe4dist("));
+  ck_assert_ptr_null(strstr(ir, "@fwddiffe4dist.tanjit.wide"));
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8norm("));
+  ck_assert_ptr_null(strstr(ir, "norm.tanjit.wide"));
+  ck_assert_ptr_null(strstr(ir, "scaled.tanjit.wide"));
+  const char *off[] = {"emit", "wide.c", "--pre-ad-wide=off", "-o", "wide-off.ll", NULL};
+  ck_assert_int_eq(run_cli(off), 0);
+  read_file("wide-off.ll", ir, sizeof ir);
+  ck_assert_ptr_null(strstr(ir, ".tanjit.wide"));
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8dist("));
+  const char *all[] = {"emit", "wide.c", "--pre-ad-wide=all", "-o", "wide-all.ll", NULL};
+  ck_assert_int_eq(run_cli(all), 0);
+  read_file("wide-all.ll", ir, sizeof ir);
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe4dist.tanjit.wide"));
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8norm.tanjit.wide"));
+  ck_assert_ptr_null(strstr(ir, "scaled.tanjit.wide"));
+  const char *bad[] = {"emit", "wide.c", "--pre-ad-wide=8", NULL};
+  ck_assert_int_eq(run_cli(bad), 2);
+  ck_assert_msg(strstr(output, "--pre-ad-wide takes 'auto', 'off' or 'all', not '8'"),
+                "%s", output);
+}
+END_TEST
+
+/* The same in C++, where the request is an invoke (a vector with a
+ * destructor is live across it) and the function calls an inline
+ * template: the copy is taken, and its tangents are exact. */
+START_TEST(wide_requests_in_cxx_take_a_rolled_copy) {
+  write_file("wide.cpp",
+             "#include <cstdio>\n"
+             "#include <vector>\n"
+             "extern int enzyme_dup, enzyme_width;\n"
+             "extern \"C\" void __enzyme_fwddiff(void *, ...);\n"
+             "template <int C> inline double dot(const double *a, const double *b) {\n"
+             "  double s = 0; for (int c = 0; c < C; c++) s += a[c] * b[c]; return s;\n"
+             "}\n"
+             "struct Mat { std::vector<double> v; };\n"
+             "__attribute__((noinline)) void rows(const double *p, const double *q, double *d) {\n"
+             "  for (int r = 0; r < 6; r++) d[r] = dot<40>(p + 40 * r, q);\n"
+             "}\n"
+             "double p[240], q[40], d[6], a[8][240], b[8][40], t[8][6];\n"
+             "int main() {\n"
+             "  Mat m; m.v.assign(3, 1.0);\n"
+             "  for (int i = 0; i < 240; i++) { p[i] = i * 0.01; for (int l = 0; l < 8; l++) a[l][i] = l == 0; }\n"
+             "  for (int i = 0; i < 40; i++) { q[i] = 1 + i; for (int l = 0; l < 8; l++) b[l][i] = l == 1; }\n"
+             "  __enzyme_fwddiff((void *)rows, enzyme_width, 8, enzyme_dup, p, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],\n"
+             "    enzyme_dup, q, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], enzyme_dup, d, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);\n"
+             "  double want0 = 0, want1 = 0; for (int c = 0; c < 40; c++) { want0 += q[c]; want1 += p[40 + c]; }\n"
+             "  std::printf(\"%g %g | %g %g | %g\\n\", t[0][0], want0, t[1][1], want1, m.v[2]);\n"
+             "  return !(t[0][0] == want0 && t[1][1] == want1);\n"
+             "}\n");
+  const char *run[] = {"run", "wide.cpp", NULL};
+  ck_assert_int_eq(run_cli(run), 0);
+  ck_assert_ptr_nonnull(strstr(output, "820 820 | 23.8 23.8 | 1"));
+  static char ir[1 << 20];
+  const char *emit[] = {"emit", "wide.cpp", "-o", "wide-cpp.ll", NULL};
+  ck_assert_int_eq(run_cli(emit), 0);
+  read_file("wide-cpp.ll", ir, sizeof ir);
+  ck_assert_ptr_nonnull(strstr(ir, "@fwddiffe8_Z4rowsPKdS0_Pd.tanjit.wide"));
+}
+END_TEST
+
 int main(void) {
   /* Scratch files live in a directory of this run's own, so concurrent
    * builds running the suite do not trample each other. */
@@ -556,6 +688,8 @@ int main(void) {
   tcase_add_test(tc, unresolved_externals_hint);
   tcase_add_test(tc, version_names_tanjit_and_llvm);
   tcase_add_test(tc, pre_ad_pipeline_is_named);
+  tcase_add_test(tc, wide_requests_take_a_rolled_copy);
+  tcase_add_test(tc, wide_requests_in_cxx_take_a_rolled_copy);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
