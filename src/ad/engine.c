@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,10 +124,15 @@ static int name_is(const char *s, size_t n, const char *word) {
   size_t w = strlen(word);
   if (n == w && memcmp(s, word, w) == 0)
     return 1;
-  char mangled[64];
-  int m = snprintf(mangled, sizeof mangled, "_Z%zu%s", w, word);
-  return m > 0 && (size_t)m < sizeof mangled && n >= (size_t)m &&
-         memcmp(s, mangled, (size_t)m) == 0;
+  /* Every function of every module is asked this at load, several times
+   * over: the mangled prefix is compared in place, never formatted. */
+  if (n < 2 + w || s[0] != '_' || s[1] != 'Z')
+    return 0;
+  size_t i = 2, len = 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9' && len <= w)
+    len = 10 * len + (size_t)(s[i++] - '0');
+  return i > 2 && s[2] != '0' && len == w && n - i >= w &&
+         memcmp(s + i, word, w) == 0;
 }
 
 ad_request_kind ad_request_kind_of(LLVMValueRef f) {

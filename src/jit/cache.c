@@ -5,8 +5,9 @@
  *          the binary holding this code (a rebuild misses), LLVM's version,
  *          the host triple, CPU and features, the opt level, the binding
  *          mode, for request modules the registered custom rules, and the
- *          module's bytes as loaded (after promotion, so the session-unique
- *          names its symbols get are in them)
+ *          module's bytes as loaded with its id in the session (which
+ *          gives the session-unique names its private symbols get): the
+ *          source bytes, so a warm start writes no pristine copy
  *   entry  <dir>/<key in hex>.tjo: a header (magic, format version, key,
  *          payload length, XXH3-64 of the payload) and the object file
  *   store  the object the JIT's object layer sees after codegen, written
@@ -168,6 +169,19 @@ int jit_cache_policy(LLVMModuleRef m, int generated) {
   return JIT_CACHE_AT_ADD;
 }
 
+/* A module's bytes as loaded: the source it was parsed from with its id
+ * (which names its promoted symbols: the source and the id give the
+ * pristine copy, made only when needed), or that pristine copy. */
+static void hash_module_bytes(XXH3_state_t *st, const jit_module *rec) {
+  LLVMMemoryBufferRef bytes = rec->source ? rec->source : rec->pristine;
+  unsigned long id = rec->source ? rec->id : 0;
+  size_t len = bytes ? LLVMGetBufferSize(bytes) : 0;
+  XXH3_128bits_update(st, &id, sizeof id);
+  XXH3_128bits_update(st, &len, sizeof len);
+  if (len)
+    XXH3_128bits_update(st, LLVMGetBufferStart(bytes), len);
+}
+
 /* rec's key as of now; `views`: its requests will see the other modules'
  * code (views.c), whose bytes are keyed in too, in the order views.c links
  * them.  Under the session's lock (the rules digest, the table). */
@@ -183,16 +197,13 @@ static void module_key(const tanjit_session *s, const jit_module *rec, int views
     XXH3_128bits_update(st, &policy, sizeof policy);
     if (policy == JIT_CACHE_AT_LOOKUP)
       XXH3_128bits_update(st, &c->rules, sizeof c->rules);
-    XXH3_128bits_update(st, LLVMGetBufferStart(rec->pristine),
-                        LLVMGetBufferSize(rec->pristine));
+    hash_module_bytes(st, rec);
     XXH3_128bits_update(st, &views, sizeof views);
     for (size_t i = 0; views && i < s->n_modules; i++) {
       const jit_module *other = &s->modules[i];
       if (other == rec || other->generated)
         continue;
-      size_t len = LLVMGetBufferSize(other->pristine);
-      XXH3_128bits_update(st, &len, sizeof len);
-      XXH3_128bits_update(st, LLVMGetBufferStart(other->pristine), len);
+      hash_module_bytes(st, other);
     }
     h = XXH3_128bits_digest(st);
     XXH3_freeState(st);

@@ -46,7 +46,13 @@ char *jit_take_diagnostic_errors(void) {
   return text ? text : tj_strdup("out of memory");
 }
 
+_Thread_local int jit_thread_quiet_warnings;
+
 static void add_warning_text(tanjit_session *s, char *text) {
+  if (jit_thread_quiet_warnings) {
+    free(text);
+    return;
+  }
   jit_session_lock(s);
   if (s->n_warnings >= JIT_MAX_WARNINGS) {
     s->dropped_warnings++;
@@ -69,7 +75,7 @@ static void add_warning_text(tanjit_session *s, char *text) {
 }
 
 void jit_add_warning(tanjit_session *s, const char *fmt, ...) {
-  if (!s)
+  if (!s || jit_thread_quiet_warnings)
     return;
   strbuf sb;
   sb_init(&sb);

@@ -52,7 +52,10 @@ typedef struct jit_module {
   size_t n_defined;
   char **declared;            /* external functions it declares */
   size_t n_declared;
-  LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform */
+  LLVMMemoryBufferRef pristine; /* bitcode as loaded, before any transform;
+                                 * NULL until needed when `source` is kept */
+  LLVMMemoryBufferRef source; /* the bytes it was parsed from (a load), from
+                               * which jit_module_pristine makes `pristine` */
   int failed;                 /* its transform failed: remove at next lookup */
   int generated;              /* made by tanjit_fwddiff: not the frontend's code */
   int compiled;               /* transformed: its code holds addresses */
@@ -142,6 +145,18 @@ int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
 /* Adds a parsed, verified module to the JIT; takes the module and context. */
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err);
+/* The same for a module parsed from `source` (copied): its pristine copy is
+ * made from those bytes when first needed (views, tanjit_unload's
+ * re-link), not at load, which a warm start from the object cache would
+ * pay for nothing. */
+int jit_session_add_loaded(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, const void *source, size_t len,
+                           tanjit_error **err);
+/* Module `id`'s pristine copy, made now from its source if it has none
+ * (parsed, validated and promoted as its load did, warnings not repeated);
+ * NULL when out of memory or the module is gone.  The record keeps it.
+ * Under jit_lock (so no unload runs), not the session's lock. */
+LLVMMemoryBufferRef jit_module_pristine(tanjit_session *s, unsigned long id);
 /* The symbol tanjit_lookup is looking up on this thread (resolve.c never
  * binds it to a lazy stub), or NULL. */
 extern _Thread_local const char *jit_frontend_lookup;
@@ -195,6 +210,9 @@ int jit_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
  * warnings become the session's (s may be NULL: then they are dropped).
  * Nothing is printed, and LLVM never exits the process on an error. */
 void jit_install_diagnostics(LLVMContextRef ctx, tanjit_session *s);
+/* Set while a module's load is repeated (jit_module_pristine): the
+ * warnings it gave then are not given again. */
+extern _Thread_local int jit_thread_quiet_warnings;
 /* Forgets the errors kept on this thread. */
 void jit_clear_diagnostic_errors(void);
 /* The errors kept on this thread since the last clear or take, joined by

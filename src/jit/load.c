@@ -308,7 +308,8 @@ static void load_on_big_stack(void *p) {
     jit_context_abandon(&c);
     job->rc = -1;
   } else {
-    job->rc = jit_session_add_module(job->session, &c, m, job->name, 0, job->err);
+    job->rc = jit_session_add_loaded(job->session, &c, m, job->name, job->buf,
+                                     job->len, job->err);
   }
   if (bc)
     LLVMDisposeMemoryBuffer(bc);

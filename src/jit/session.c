@@ -276,6 +276,8 @@ void jit_module_record_free(jit_module *m) {
   free(m->referenced);
   if (m->pristine)
     LLVMDisposeMemoryBuffer(m->pristine);
+  if (m->source)
+    LLVMDisposeMemoryBuffer(m->source);
   if (m->tracker)
     LLVMOrcReleaseResourceTracker(m->tracker);
 }
@@ -544,8 +546,81 @@ int jit_prepare_for_session(tanjit_session *s, LLVMModuleRef m,
   return promote_private_state(m, id);
 }
 
+static int add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                      const char *name, int generated, const void *source,
+                      size_t source_len, tanjit_error **err);
+
 int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                            const char *name, int generated, tanjit_error **err) {
+  return add_module(s, c, m, name, generated, NULL, 0, err);
+}
+
+int jit_session_add_loaded(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                           const char *name, const void *source, size_t len,
+                           tanjit_error **err) {
+  return add_module(s, c, m, name, 0, source ? source : "", len, err);
+}
+
+LLVMMemoryBufferRef jit_module_pristine(tanjit_session *s, unsigned long id) {
+  LLVMMemoryBufferRef source = NULL, made = NULL;
+  char *name = NULL;
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules; i++) {
+    jit_module *rec = &s->modules[i];
+    if (rec->id != id)
+      continue;
+    if (rec->pristine || !rec->source) {
+      made = rec->pristine;
+      break;
+    }
+    source = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        LLVMGetBufferStart(rec->source), LLVMGetBufferSize(rec->source), rec->name);
+    name = tj_strdup(rec->name);
+  }
+  jit_session_unlock(s);
+  if (!source || !name) {
+    if (source)
+      LLVMDisposeMemoryBuffer(source);
+    free(name);
+    return made;
+  }
+  /* the load again: the same bytes, checks and names give the same module */
+  jit_thread_quiet_warnings++;
+  jit_context c;
+  jit_context_create(&c);
+  LLVMModuleRef m = NULL;
+  tanjit_error *e = NULL;
+  if (jit_parse_module(s, c.ctx, LLVMGetBufferStart(source), LLVMGetBufferSize(source),
+                       name, &m, &e) == 0 &&
+      jit_validate_module(s, m, name, &e) == 0) {
+    keep_linkonce_definitions(m);
+    if (promote_private_state(m, id) == 0)
+      made = LLVMWriteBitcodeToMemoryBuffer(m);
+  }
+  tanjit_error_free(e); /* (its load passed these checks) */
+  if (m)
+    LLVMDisposeModule(m);
+  jit_context_abandon(&c);
+  jit_thread_quiet_warnings--;
+  LLVMDisposeMemoryBuffer(source);
+  free(name);
+  jit_session_lock(s);
+  for (size_t i = 0; made && i < s->n_modules; i++)
+    if (s->modules[i].id == id) {
+      if (s->modules[i].pristine) { /* (cannot happen under jit_lock) */
+        LLVMDisposeMemoryBuffer(made);
+        made = s->modules[i].pristine;
+      } else {
+        s->modules[i].pristine = made;
+      }
+    }
+  jit_session_unlock(s);
+  return made;
+}
+
+static int add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
+                      const char *name, int generated, const void *source,
+                      size_t source_len, tanjit_error **err) {
   jit_module rec = {0};
   unsigned long id;
   if (jit_prepare_for_session(s, m, &id)) {
@@ -553,8 +628,12 @@ int jit_session_add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
   rec.name = tj_strdup(name ? name : "<module>");
-  rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
-  if (!rec.name || !rec.pristine || collect_definitions(m, &rec)) {
+  if (source)
+    rec.source = LLVMCreateMemoryBufferWithMemoryRangeCopy(source, source_len,
+                                                           rec.name ? rec.name : "");
+  else
+    rec.pristine = LLVMWriteBitcodeToMemoryBuffer(m);
+  if (!rec.name || !(rec.pristine || rec.source) || collect_definitions(m, &rec)) {
     jit_module_record_free(&rec);
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);

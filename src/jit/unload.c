@@ -175,7 +175,8 @@ static void drop_cached(strmap *cache, void **dead, size_t n_dead) {
 
 typedef struct relink {
   char *name;
-  LLVMMemoryBufferRef pristine;
+  LLVMMemoryBufferRef bytes; /* its source (loaded again) or pristine copy */
+  int is_source;
 } relink;
 
 /* tanjit_unload's work, on a big stack: re-linking parses and validates. */
@@ -215,9 +216,13 @@ static int unload_here(tanjit_session *s, const char *module_name,
       LLVMConsumeError(e); /* the code is gone or was never made */
     if (fate[i] == RELINK) {
       again[n_again].name = m->name;
-      again[n_again++].pristine = m->pristine;
+      again[n_again].is_source = m->source != NULL;
+      again[n_again++].bytes = m->source ? m->source : m->pristine;
       m->name = NULL;
-      m->pristine = NULL;
+      if (m->source)
+        m->source = NULL;
+      else
+        m->pristine = NULL;
     }
     jit_forget_function_declarations(s, m); /* a re-link counts them again */
     jit_module_record_free(m);
@@ -239,11 +244,18 @@ static int unload_here(tanjit_session *s, const char *module_name,
     jit_context c;
     jit_context_create(&c);
     LLVMModuleRef m = NULL;
-    if (jit_parse_module(s, c.ctx, LLVMGetBufferStart(again[k].pristine),
-                         LLVMGetBufferSize(again[k].pristine), again[k].name, &m,
-                         &e) == 0 &&
-        jit_validate_module(s, m, again[k].name, &e) == 0) {
-      jit_session_add_module(s, &c, m, again[k].name, 0, &e);
+    const void *bytes = LLVMGetBufferStart(again[k].bytes);
+    size_t len = LLVMGetBufferSize(again[k].bytes);
+    /* (its load's warnings are not given again) */
+    jit_thread_quiet_warnings += again[k].is_source;
+    int parsed = jit_parse_module(s, c.ctx, bytes, len, again[k].name, &m, &e) == 0 &&
+                 jit_validate_module(s, m, again[k].name, &e) == 0;
+    jit_thread_quiet_warnings -= again[k].is_source;
+    if (parsed) {
+      if (again[k].is_source)
+        jit_session_add_loaded(s, &c, m, again[k].name, bytes, len, &e);
+      else
+        jit_session_add_module(s, &c, m, again[k].name, 0, &e);
     } else {
       if (m)
         LLVMDisposeModule(m);
@@ -261,7 +273,7 @@ static int unload_here(tanjit_session *s, const char *module_name,
       tanjit_error_free(e);
     }
     free(again[k].name);
-    LLVMDisposeMemoryBuffer(again[k].pristine);
+    LLVMDisposeMemoryBuffer(again[k].bytes);
   }
   jit_perf_map_update(s); /* forgets the freed objects */
   pthread_mutex_unlock(&s->jit_lock);

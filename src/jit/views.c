@@ -142,11 +142,29 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
                               LLVMModuleRef exclude, strmap *taken,
                               tanjit_error **err) {
   LLVMModuleRef dest = LLVMModuleCreateWithNameInContext("tanjit.fwddiff", ctx);
+  /* pristine copies not made yet are made now (under jit_lock, as here) */
+  jit_session_lock(s);
+  size_t n_ids = s->n_modules;
+  unsigned long *ids = tj_calloc(n_ids ? n_ids : 1, sizeof *ids);
+  for (size_t i = 0; ids && i < n_ids; i++)
+    if (!s->modules[i].pristine && !s->modules[i].generated)
+      ids[i] = s->modules[i].id;
+  jit_session_unlock(s);
+  int made = ids != NULL;
+  for (size_t i = 0; made && i < n_ids; i++)
+    if (ids[i] && !jit_module_pristine(s, ids[i]))
+      made = 0;
+  free(ids);
+  if (!made) {
+    LLVMDisposeModule(dest);
+    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory copying the loaded modules");
+    return NULL;
+  }
   jit_session_lock(s);
   size_t n = s->n_modules;
   LLVMMemoryBufferRef *copies = tj_calloc(n ? n : 1, sizeof *copies);
   for (size_t i = 0; copies && i < n; i++)
-    if (!s->modules[i].generated &&
+    if (!s->modules[i].generated && s->modules[i].pristine &&
         !(exclude && s->modules[i].pending == exclude))
       copies[i] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
         LLVMGetBufferStart(s->modules[i].pristine),

@@ -575,6 +575,29 @@ START_TEST(request_stub_definitions_are_ignored) {
 }
 END_TEST
 
+/* A loaded module's pristine copy (what tanjit_fwddiff differentiates
+ * through) is made from its source when first needed, not at load: the
+ * repeated load gives the same code and no second warning. */
+START_TEST(pristine_copy_made_when_needed_warns_once) {
+  tanjit_session *s = new_session();
+  load_ok(s,
+          "define double @cube(double %x) #0 {\n  %s = fmul double %x, %x\n"
+          "  %r = fmul double %s, %x\n  ret double %r\n}\n"
+          "attributes #0 = { \"target-cpu\"=\"no-such-cpu\" }\n",
+          "cube.ll");
+  ck_assert_uint_eq(tanjit_session_warning_count(s), 1);
+  tanjit_activity dup = TANJIT_DUP;
+  tanjit_error *err = NULL;
+  double (*d)(double, double) =
+      (double (*)(double, double))tanjit_fwddiff(s, "cube", &dup, 1, 1, &err);
+  ck_assert_msg(d, "tanjit_fwddiff: %s", tanjit_error_message(err));
+  ck_assert_double_eq(d(2.0, 1.0), 12.0);
+  ck_assert_uint_eq(tanjit_session_warning_count(s), 1);
+  ck_assert_ptr_null(tanjit_session_warning(s, 1));
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* tanjit's own names (run-time request wrappers tanjit.fwddiff.<n>, the
  * session's renames <name>.tanjit.m<N>) are refused in a module, defined
  * or declared; so tanjit_fwddiff never returns a module's function. */
@@ -1107,6 +1130,7 @@ Suite *jit_suite(void) {
   tcase_add_test(errors, duplicate_definition);
   tcase_add_test(errors, request_stub_definitions_are_ignored);
   tcase_add_test(errors, reserved_names_are_refused);
+  tcase_add_test(errors, pristine_copy_made_when_needed_warns_once);
   tcase_add_test(errors, transform_error_reaches_caller);
   tcase_add_test(errors, bad_options);
   tcase_add_test(errors, failed_compile_blames_the_right_module);
