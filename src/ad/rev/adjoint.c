@@ -1005,6 +1005,53 @@ static void derivative_flags(ad_rev_fn *r) {
     }
 }
 
+/* Whether v is `fdiv 1.0, x`. */
+static int reciprocal_of(LLVMValueRef v, LLVMValueRef x) {
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMFDiv ||
+      LLVMGetOperand(v, 1) != x || !LLVMIsAConstantFP(LLVMGetOperand(v, 0)))
+    return 0;
+  LLVMBool lost = 0;
+  return LLVMConstRealGetDouble(LLVMGetOperand(v, 0), &lost) == 1.0 && !lost;
+}
+
+/*
+ * An adjoint `k / x` (k a constant, reassociation allowed) where the
+ * reverse also computes the primal's `1 / x` becomes `k * (1 / x)`, so
+ * LLVM shares the one division: n-body's reverse of `1 / sqrt(r2)`
+ * rebuilds q = 1 / s for the quotient's partial -q^2 and the sqrt row
+ * reads 0.5 / s, three divider operations per pair (sqrt included) where
+ * two do.  Only under the derivative flags (tanjit_options.derivative_fp
+ * not strict): one more rounding, as LLVM's own reciprocal folds make.
+ */
+static void share_reciprocals(ad_rev_fn *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMFDiv ||
+          !(LLVMGetFastMathFlags(i) & LLVMFastMathAllowReassoc))
+        continue;
+      LLVMValueRef k = LLVMGetOperand(i, 0), x = LLVMGetOperand(i, 1);
+      if (!LLVMIsAConstantFP(k) || reciprocal_of(i, x))
+        continue;
+      int shared = 0;
+      for (LLVMUseRef u = LLVMGetFirstUse(x); u && !shared;
+           u = LLVMGetNextUse(u))
+        shared = LLVMGetUser(u) != i && reciprocal_of(LLVMGetUser(u), x);
+      if (!shared)
+        continue;
+      LLVMPositionBuilderBefore(r->rb, i);
+      LLVMValueRef one = LLVMBuildFDiv(
+          r->rb, LLVMConstReal(LLVMTypeOf(x), 1.0), x, "recip");
+      LLVMValueRef m = LLVMBuildFMul(r->rb, k, one, "");
+      LLVMSetFastMathFlags(m, LLVMGetFastMathFlags(i));
+      LLVMReplaceAllUsesWith(i, m);
+      LLVMValueRef dead = i;
+      i = m;
+      LLVMInstructionEraseFromParent(dead);
+    }
+}
+
 int ad_rev_build_reverse(ad_rev_fn *r) {
   ad_module_ctx *mc = r->mc;
   LLVMContextRef c = mc->llctx;
@@ -1041,6 +1088,7 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
     rc = ad_rev_loops_finish(r);
   if (rc == 0) {
     derivative_flags(r);
+    share_reciprocals(r);
     ad_rev_sync_tape(r);
   }
   free(r->pred_start);
