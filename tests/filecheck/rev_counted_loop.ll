@@ -83,7 +83,7 @@ define void @grad(ptr %x, ptr %dx, i64 %n, i32 %m) {
 ; CHECK: loop:
 ; CHECK-NOT: tanjit.tape.reserve
 ; CHECK: loop.exit:
-; CHECK-NEXT: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 8)
+; CHECK-NEXT: call ptr @tanjit.tape.reserve.augmented_until(ptr %tape.local, i64 8)
 ; CHECK-LABEL: define internal void @diffeuntil(
 ; CHECK-NOT: block.id
 ; CHECK: %first = icmp eq i64 %loop.value, 0

@@ -52,7 +52,7 @@ define void @grad(ptr %x, ptr %dx, i64 %n) {
 
 ; CHECK-LABEL: define internal double @augmented_square_in_place(
 ; CHECK: loop:
-; CHECK: call ptr @tanjit.tape.reserve(ptr %tape.local, i64 8)
+; CHECK: call ptr @tanjit.tape.reserve.augmented_square_in_place(ptr %tape.local, i64 8)
 ; CHECK-NOT: tanjit.tape.reserve
 ; CHECK: ret double
 ; CHECK-LABEL: define internal void @diffesquare_in_place(

@@ -507,6 +507,174 @@ static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef pred) {
   return NULL;
 }
 
+/* The most blocks a replay walks: their branches are rebuilt in the
+ * join's reverse. */
+#define REPLAY_BLOCKS 32
+
+static size_t block_index(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+  uintptr_t i = (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
+  return i ? (size_t)i - 1 : r->nblocks;
+}
+
+/* A branch's or switch's condition, NULL for a plain branch. */
+static LLVMValueRef branch_condition(LLVMValueRef term) {
+  if (LLVMIsASwitchInst(term))
+    return LLVMGetOperand(term, 0);
+  return LLVMIsConditional(term) ? LLVMGetCondition(term) : NULL;
+}
+
+/*
+ * A join s whose predecessor the branches from its immediate dominator d
+ * decide, replayed in s's reverse instead of an id its predecessors
+ * record (a boundary test `i == 0 || j == 0 || ...` compiled to a branch
+ * and a switch: two edges into the join, no single branch choosing).
+ * in[] marks the blocks between: those reaching s without passing d (each
+ * is dominated by d).  It applies when
+ *  - d, s and those blocks share their innermost loop, d and they end in a
+ *    branch or a switch, their edges among themselves and into s go
+ *    forward in rpo, and none is reached from s but through d: between
+ *    d's last run and s's the forward pass ran each of them at most once;
+ *  - each of those terminators' conditions is free at s (ad_rev_free_at:
+ *    induction variables, values from before a loop, integer arithmetic
+ *    over them; loads and floats are data and keep the id), so at s's
+ *    reverse it has the value it had when its block ran.
+ * Following the conditions from d then retraces the forward pass's path,
+ * and the block it leaves for s is the predecessor.  Returns 1 and fills
+ * in (nblocks entries, zeroed by the caller) when it applies.
+ */
+static int replay_region(ad_rev_fn *r, size_t s, unsigned char *in) {
+  size_t nb = r->nblocks, d = ad_rev_loops_idom(r, s);
+  if (d >= nb || d == s || !ad_rev_loops_same_loop(r, d, s))
+    return 0;
+  size_t stack[REPLAY_BLOCKS + 1], sp = 0, count = 0;
+  stack[sp++] = s;
+  while (sp) {
+    size_t x = stack[--sp];
+    for (size_t q = r->pred_start[x]; q < r->pred_start[x + 1]; q++) {
+      size_t p = r->pred_list[q];
+      if (p == d || in[p])
+        continue;
+      if (p == s || ++count > REPLAY_BLOCKS)
+        return 0;
+      in[p] = 1;
+      stack[sp++] = p;
+    }
+  }
+  for (size_t b = 0; b < nb; b++) {
+    if (b != d && !in[b])
+      continue;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[b]);
+    if (!ad_rev_loops_same_loop(r, b, s) ||
+        (!LLVMIsASwitchInst(term) && !LLVMIsABranchInst(term)))
+      return 0;
+    LLVMValueRef cond = branch_condition(term);
+    if (cond && !ad_rev_free_at(r, cond, s))
+      return 0;
+    unsigned ns = LLVMGetNumSuccessors(term);
+    for (unsigned k = 0; k < ns && b != d; k++) {
+      size_t t = block_index(r, LLVMGetSuccessor(term, k));
+      if (t < nb && (t == s || in[t]) && t <= b)
+        return 0;
+    }
+  }
+  return 1;
+}
+
+/* Where the replay of block b goes along its edge to t: the edge into the
+ * join (for predecessor b), the replay of t, or nowhere (the forward pass
+ * reached the join, so it did not leave the blocks between). */
+typedef struct replay {
+  unsigned char *in;
+  LLVMBasicBlockRef *at, *edge, none;
+  size_t *work, nwork, join;
+} replay;
+
+static LLVMBasicBlockRef replay_target(ad_rev_fn *r, replay *rp, size_t b,
+                                       LLVMBasicBlockRef to) {
+  LLVMContextRef c = r->mc->llctx;
+  size_t t = block_index(r, to);
+  if (t == rp->join) {
+    if (!rp->edge[b])
+      rp->edge[b] = LLVMAppendBasicBlockInContext(c, r->rev, "replay.edge");
+    return rp->edge[b];
+  }
+  if (t < r->nblocks && rp->in[t]) {
+    if (!rp->at[t]) {
+      rp->at[t] = LLVMAppendBasicBlockInContext(c, r->rev, "replay");
+      rp->work[rp->nwork++] = t;
+    }
+    return rp->at[t];
+  }
+  if (!rp->none)
+    rp->none = LLVMAppendBasicBlockInContext(c, r->rev, "replay.none");
+  return rp->none;
+}
+
+/* The reverse of join `index` by replay_region, from the current block:
+ * d's and the blocks' branches rebuilt over their conditions' values, each
+ * edge into the join adding the PHIs' adjoints (n, ds) for its
+ * predecessor and going on to its reverse. */
+static int route_by_replay(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
+                           LLVMValueRef *ds, unsigned n) {
+  size_t nb = r->nblocks, d = ad_rev_loops_idom(r, index);
+  replay rp = {tj_calloc(nb, 1), tj_calloc(nb, sizeof *rp.at),
+               tj_calloc(nb, sizeof *rp.edge), NULL,
+               tj_malloc(nb * sizeof *rp.work), 0, index};
+  int rc = 0;
+  if (!rp.in || !rp.at || !rp.edge || !rp.work)
+    rc = ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  else if (!replay_region(r, index, rp.in))
+    rc = fail_inst(r, LLVMGetFirstInstruction(r->rpo[index]),
+                   "internal: a join planned for replay is not replayable");
+  if (rc == 0) {
+    rp.at[d] = LLVMGetInsertBlock(r->rb);
+    rp.work[rp.nwork++] = d;
+  }
+  while (rc == 0 && rp.nwork) {
+    size_t b = rp.work[--rp.nwork];
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[b]);
+    LLVMValueRef cond = branch_condition(term);
+    LLVMValueRef c = cond ? ad_rev_primal(r, cond) : NULL;
+    unsigned ns = LLVMGetNumSuccessors(term);
+    LLVMPositionBuilderAtEnd(r->rb, rp.at[b]);
+    if (LLVMIsASwitchInst(term)) {
+      LLVMValueRef sw = LLVMBuildSwitch(
+          r->rb, c, replay_target(r, &rp, b, LLVMGetSuccessor(term, 0)),
+          ns - 1);
+      /* case k's value is operand 2k (after the condition and default) */
+      for (unsigned k = 1; k < ns; k++)
+        LLVMAddCase(sw, LLVMGetOperand(term, 2 * k),
+                    replay_target(r, &rp, b, LLVMGetSuccessor(term, k)));
+    } else if (c) {
+      LLVMBasicBlockRef t = replay_target(r, &rp, b, LLVMGetSuccessor(term, 0));
+      LLVMBasicBlockRef f = replay_target(r, &rp, b, LLVMGetSuccessor(term, 1));
+      LLVMPositionBuilderAtEnd(r->rb, rp.at[b]);
+      LLVMBuildCondBr(r->rb, c, t, f);
+    } else {
+      LLVMBuildBr(r->rb, replay_target(r, &rp, b, LLVMGetSuccessor(term, 0)));
+    }
+    if (r->mc->diag.failed)
+      rc = -1;
+  }
+  for (size_t p = 0; rc == 0 && p < nb; p++) {
+    if (!rp.edge[p])
+      continue;
+    LLVMPositionBuilderAtEnd(r->rb, rp.edge[p]);
+    for (unsigned j = 0; j < n; j++)
+      ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[p]), ds[j], phis[j]);
+    LLVMBuildBr(r->rb, ad_rev_loops_to_pred(r, index, p));
+  }
+  if (rc == 0 && rp.none) {
+    LLVMPositionBuilderAtEnd(r->rb, rp.none);
+    LLVMBuildUnreachable(r->rb);
+  }
+  free(rp.in);
+  free(rp.at);
+  free(rp.edge);
+  free(rp.work);
+  return rc;
+}
+
 /* Routes the adjoints of bb's PHIs to the edge taken, then on to the
  * reverse of the predecessor the forward pass came from: directly when bb
  * has one predecessor, else from the id on top of the tape (each of bb's
@@ -550,6 +718,8 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
     LLVMBuildCondBr(r->rb, c, edge[0], edge[1]);
     return 0;
   }
+  if (np > 1 && r->route_replay[index])
+    return route_by_replay(r, index, phis, ds, n);
   if (np > 1) {
     LLVMValueRef id = ad_rev_peek_id(r, r->rb);
     unreachable = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "no.edge");
@@ -739,8 +909,11 @@ static long plan_blocks(ad_rev_fn *r) {
   r->heads = tj_calloc(nb ? nb : 1, sizeof *r->heads);
   r->route_cond = tj_calloc(nb ? nb : 1, sizeof *r->route_cond);
   r->route_pred = tj_calloc(2 * (nb ? nb : 1), sizeof *r->route_pred);
+  r->route_replay = tj_calloc(nb ? nb : 1, 1);
+  unsigned char *region = tj_calloc(nb ? nb : 1, 1);
   if (!count || !r->pred_start || !r->needs_id || !r->heads ||
-      !r->route_cond || !r->route_pred) {
+      !r->route_cond || !r->route_pred || !r->route_replay || !region) {
+    free(region);
     free(count);
     return -1;
   }
@@ -771,6 +944,7 @@ static long plan_blocks(ad_rev_fn *r) {
       r->pred_list = tj_malloc((nedges ? nedges : 1) * sizeof *r->pred_list);
       if (!r->pred_list) {
         free(count);
+        free(region);
         return -1;
       }
     }
@@ -780,12 +954,17 @@ static long plan_blocks(ad_rev_fn *r) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
     if (LLVMGetInstructionOpcode(term) == LLVMRet)
       nret++, ret = i;
-    if (r->pred_start[i + 1] - r->pred_start[i] > 1 &&
-        !ad_rev_loops_is_managed_header(r, i) && !route_by_branch(r, i))
-      for (size_t j = r->pred_start[i]; j < r->pred_start[i + 1]; j++)
-        if (!ad_rev_loops_exit_carries_id(r, r->pred_list[j], i))
-          r->needs_id[r->pred_list[j]] = 1;
+    if (r->pred_start[i + 1] - r->pred_start[i] < 2 ||
+        ad_rev_loops_is_managed_header(r, i) || route_by_branch(r, i))
+      continue;
+    memset(region, 0, nb);
+    if ((r->route_replay[i] = (unsigned char)replay_region(r, i, region)))
+      continue;
+    for (size_t j = r->pred_start[i]; j < r->pred_start[i + 1]; j++)
+      if (!ad_rev_loops_exit_carries_id(r, r->pred_list[j], i))
+        r->needs_id[r->pred_list[j]] = 1;
   }
+  free(region);
   if (nret != 1)
     for (size_t i = 0; i < nb; i++)
       if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(r->rpo[i])) ==
@@ -826,6 +1005,53 @@ static void derivative_flags(ad_rev_fn *r) {
     }
 }
 
+/* Whether v is `fdiv 1.0, x`. */
+static int reciprocal_of(LLVMValueRef v, LLVMValueRef x) {
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMFDiv ||
+      LLVMGetOperand(v, 1) != x || !LLVMIsAConstantFP(LLVMGetOperand(v, 0)))
+    return 0;
+  LLVMBool lost = 0;
+  return LLVMConstRealGetDouble(LLVMGetOperand(v, 0), &lost) == 1.0 && !lost;
+}
+
+/*
+ * An adjoint `k / x` (k a constant, reassociation allowed) where the
+ * reverse also computes the primal's `1 / x` becomes `k * (1 / x)`, so
+ * LLVM shares the one division: n-body's reverse of `1 / sqrt(r2)`
+ * rebuilds q = 1 / s for the quotient's partial -q^2 and the sqrt row
+ * reads 0.5 / s, three divider operations per pair (sqrt included) where
+ * two do.  Only under the derivative flags (tanjit_options.derivative_fp
+ * not strict): one more rounding, as LLVM's own reciprocal folds make.
+ */
+static void share_reciprocals(ad_rev_fn *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMFDiv ||
+          !(LLVMGetFastMathFlags(i) & LLVMFastMathAllowReassoc))
+        continue;
+      LLVMValueRef k = LLVMGetOperand(i, 0), x = LLVMGetOperand(i, 1);
+      if (!LLVMIsAConstantFP(k) || reciprocal_of(i, x))
+        continue;
+      int shared = 0;
+      for (LLVMUseRef u = LLVMGetFirstUse(x); u && !shared;
+           u = LLVMGetNextUse(u))
+        shared = LLVMGetUser(u) != i && reciprocal_of(LLVMGetUser(u), x);
+      if (!shared)
+        continue;
+      LLVMPositionBuilderBefore(r->rb, i);
+      LLVMValueRef one = LLVMBuildFDiv(
+          r->rb, LLVMConstReal(LLVMTypeOf(x), 1.0), x, "recip");
+      LLVMValueRef m = LLVMBuildFMul(r->rb, k, one, "");
+      LLVMSetFastMathFlags(m, LLVMGetFastMathFlags(i));
+      LLVMReplaceAllUsesWith(i, m);
+      LLVMValueRef dead = i;
+      i = m;
+      LLVMInstructionEraseFromParent(dead);
+    }
+}
+
 int ad_rev_build_reverse(ad_rev_fn *r) {
   ad_module_ctx *mc = r->mc;
   LLVMContextRef c = mc->llctx;
@@ -862,6 +1088,7 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
     rc = ad_rev_loops_finish(r);
   if (rc == 0) {
     derivative_flags(r);
+    share_reciprocals(r);
     ad_rev_sync_tape(r);
   }
   free(r->pred_start);
@@ -870,6 +1097,8 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
   free(r->heads);
   free(r->route_cond);
   free(r->route_pred);
+  free(r->route_replay);
+  r->route_replay = NULL;
   r->route_cond = NULL;
   r->route_pred = NULL;
   r->pred_start = r->pred_list = NULL;

@@ -275,13 +275,13 @@ static const char *callee_name(LLVMValueRef call) {
   return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n) : "";
 }
 
-/* Whether v was computed from a pointer tanjit.tape.reserve returned (a
- * slot of a record). */
+/* Whether v was computed from a pointer tanjit.tape.reserve.<aug> returned
+ * (a slot of a record). */
 static int on_tape(LLVMValueRef v) {
   v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
                             AD_STRIP_INSTRUCTIONS);
   return LLVMIsACallInst(v) &&
-         strcmp(callee_name(v), "tanjit.tape.reserve") == 0;
+         strncmp(callee_name(v), "tanjit.tape.reserve.", 20) == 0;
 }
 
 typedef struct aug_scan {

@@ -513,38 +513,75 @@ int ad_rev_loops_is_managed_header(ad_rev_fn *r, size_t index) {
   return managed_header(r, index) != NULL;
 }
 
-LLVMValueRef ad_rev_loops_iv_slot(ad_rev_fn *r, LLVMValueRef v, int shadow) {
+/* v as an induction variable of a managed loop containing block, or NULL. */
+static rev_iv *iv_at(ad_rev_fn *r, LLVMValueRef v, size_t block) {
   struct ad_rev_loops *ls = r->loops;
-  if (!ls || shadow || !LLVMIsAPHINode(v))
+  if (!ls || !LLVMIsAPHINode(v) || block >= r->nblocks)
     return NULL;
   size_t h = index_of(r, LLVMGetInstructionParent(v));
   rev_loop *L = h == NONE ? NULL : managed_header(r, h);
-  if (!L || !L->in[r->cur_block])
+  if (!L || !L->in[block])
     return NULL;
   for (size_t k = 0; k < L->nivs; k++)
-    if (L->ivs[k].phi == v) {
-      if (!L->ivs[k].slot)
-        L->ivs[k].slot = new_slot(r, LLVMTypeOf(v));
-      return L->ivs[k].slot;
-    }
+    if (L->ivs[k].phi == v)
+      return &L->ivs[k];
   return NULL;
 }
 
-LLVMValueRef ad_rev_loops_invariant_slot(ad_rev_fn *r, LLVMValueRef v,
-                                         int shadow) {
+int ad_rev_loops_has_iv(ad_rev_fn *r, LLVMValueRef v, size_t block) {
+  return iv_at(r, v, block) != NULL;
+}
+
+LLVMValueRef ad_rev_loops_iv_slot(ad_rev_fn *r, LLVMValueRef v, int shadow) {
+  rev_iv *iv = shadow ? NULL : iv_at(r, v, r->cur_block);
+  if (!iv)
+    return NULL;
+  if (!iv->slot)
+    iv->slot = new_slot(r, LLVMTypeOf(v));
+  return iv->slot;
+}
+
+/* The outermost managed loop containing block and not v's definition,
+ * inside the innermost loop containing both (its exits record v once per
+ * run), or NULL. */
+static rev_loop *invariant_loop(ad_rev_fn *r, LLVMValueRef v, size_t block) {
   struct ad_rev_loops *ls = r->loops;
-  if (!ls || !LLVMIsAInstruction(v))
+  if (!ls || !LLVMIsAInstruction(v) || block >= r->nblocks)
     return NULL;
   size_t d = index_of(r, LLVMGetInstructionParent(v));
   if (d == NONE)
     return NULL;
   rev_loop *best = NULL;
-  for (size_t j = ls->innermost[r->cur_block]; j != NONE; j = ls->l[j].parent) {
+  for (size_t j = ls->innermost[block]; j != NONE; j = ls->l[j].parent) {
     if (ls->l[j].in[d])
       break;
     if (ls->l[j].managed)
       best = &ls->l[j];
   }
+  return best;
+}
+
+int ad_rev_loops_has_invariant(ad_rev_fn *r, LLVMValueRef v, size_t block) {
+  return invariant_loop(r, v, block) != NULL;
+}
+
+size_t ad_rev_loops_idom(ad_rev_fn *r, size_t b) {
+  struct ad_rev_loops *ls = r->loops;
+  return ls && ls->idom && b < r->nblocks && ls->idom[b] != NONE
+             ? ls->idom[b]
+             : r->nblocks;
+}
+
+int ad_rev_loops_same_loop(ad_rev_fn *r, size_t a, size_t b) {
+  struct ad_rev_loops *ls = r->loops;
+  if (!ls || a >= r->nblocks || b >= r->nblocks)
+    return !ls;
+  return ls->innermost[a] == ls->innermost[b];
+}
+
+LLVMValueRef ad_rev_loops_invariant_slot(ad_rev_fn *r, LLVMValueRef v,
+                                         int shadow) {
+  rev_loop *best = invariant_loop(r, v, r->cur_block);
   if (!best)
     return NULL;
   for (size_t k = 0; k < best->ninv; k++)

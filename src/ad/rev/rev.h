@@ -232,6 +232,9 @@ typedef struct ad_rev_fn {
    * predecessors (rpo indices) it selects when true [2i] and false [2i+1] */
   LLVMValueRef *route_cond;
   size_t *route_pred;
+  /* a join whose predecessor the reverse finds by replaying the branches
+   * from its immediate dominator (adjoint.c's replay_region) */
+  unsigned char *route_replay;
   size_t cur_block; /* the index of the block being reversed */
   int reload; /* loads through parameters may be reloaded (tape.c) */
   /* primal instruction -> an aug value a rule records for its reverse
@@ -265,6 +268,14 @@ int ad_rev_loops_dominates(ad_rev_fn *r, size_t a, size_t b);
 LLVMValueRef ad_rev_loops_iv_slot(ad_rev_fn *r, LLVMValueRef v, int shadow);
 LLVMValueRef ad_rev_loops_invariant_slot(ad_rev_fn *r, LLVMValueRef v,
                                          int shadow);
+/* Whether the reverse of block would read v from one of those slots
+ * (an induction variable; a value from before a managed loop). */
+int ad_rev_loops_has_iv(ad_rev_fn *r, LLVMValueRef v, size_t block);
+int ad_rev_loops_has_invariant(ad_rev_fn *r, LLVMValueRef v, size_t block);
+/* Block b's immediate dominator (the entry's is itself), or nblocks. */
+size_t ad_rev_loops_idom(ad_rev_fn *r, size_t b);
+/* Whether blocks a and b have the same innermost loop (or none). */
+int ad_rev_loops_same_loop(ad_rev_fn *r, size_t a, size_t b);
 /* The reverse of managed header `index`: routes its PHIs' adjoints (n of
  * them, ds their adjoints) to the edge the forward pass took. */
 int ad_rev_loops_route_header(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
@@ -279,6 +290,10 @@ LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc);
  * (a slot added to the record). */
 LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v);
 LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v);
+/* Whether ad_rev_primal(v) in the reverse of block `at` costs the record
+ * no slot (tape.c says which values); v may be integer arithmetic not
+ * dominating at, over values that do. */
+int ad_rev_free_at(ad_rev_fn *r, LLVMValueRef v, size_t at);
 /* Records aug value `value` (dominating the end of the aug block where
  * primal instruction `key`'s block ends) for key's reverse, which reads it
  * back with ad_rev_recorded (a tape slot like a primal's).  0 or -1. */

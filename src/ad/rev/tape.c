@@ -76,11 +76,20 @@ LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
   return LLVMBuildCall2(b, ft, f, args, n, "");
 }
 
-/* tanjit.tape.reserve(tape, n): the address of n fresh bytes on top,
- * growing the buffer (doubling, at least 4 KiB) with realloc; traps when
- * memory runs out (generated code has no error channel). */
-static LLVMValueRef reserve_fn(ad_module_ctx *mc) {
-  const char *name = "tanjit.tape.reserve";
+/* tanjit.tape.reserve.<aug>(tape, n): the address of n fresh bytes on
+ * top, growing the buffer (doubling, at least 4 KiB) with realloc; traps
+ * when memory runs out (generated code has no error channel).  One copy
+ * per augmented function, private to it: a function only one unit calls
+ * goes with that unit (jit/partition.c), so LLVM inlines the fast path
+ * into each push; one copy shared by every gradient would sit between
+ * units, where a fast-math unit's calls are kept out of line. */
+static LLVMValueRef reserve_fn(ad_rev_fn *r) {
+  ad_module_ctx *mc = r->mc;
+  size_t an;
+  const char *aug = LLVMGetValueName2(r->aug, &an);
+  char name[256];
+  snprintf(name, sizeof name, "tanjit.tape.reserve.%.*s",
+           (int)(an > 200 ? 200 : an), aug);
   LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
   if (fn)
     return fn;
@@ -344,16 +353,16 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
 /*
  * What the reverse recomputes instead of storing: integer and pointer
  * arithmetic without side effects or traps (GEPs, casts, add/sub/mul,
- * shifts, bitwise, icmp, select), rebuilt in the head from the record's
- * other values.  It is right because everything a block's reverse reads
- * dominates the block's terminator, where the record is pushed: an
- * operand o of such a value v dominates v, and o cannot have run again
- * after v's last run without v running again before the terminator (a
- * path from o back to the terminator avoiding v would avoid v from the
- * entry), so the record's o is the o that v was computed from.  Shadows
- * of GEPs, casts and integer arithmetic are rebuilt the way aug builds
- * them (the same operation on the operands' shadows).  Chains deeper than
- * RECOMPUTE_DEPTH are stored instead, so the head stays short.
+ * shifts, bitwise, icmp, select, division by a constant), rebuilt in the
+ * head from the record's other values.  It is right because everything a
+ * block's reverse reads dominates the block's terminator, where the record
+ * is pushed: an operand o of such a value v dominates v, and o cannot have
+ * run again after v's last run without v running again before the
+ * terminator (a path from o back to the terminator avoiding v would avoid
+ * v from the entry), so the record's o is the o that v was computed from.
+ * Shadows of GEPs, casts and integer arithmetic are rebuilt the way aug
+ * builds them (the same operation on the operands' shadows).  Chains
+ * deeper than RECOMPUTE_DEPTH are stored instead, so the head stays short.
  */
 #define RECOMPUTE_DEPTH 6
 
@@ -382,6 +391,24 @@ static int recomputable_opcode(LLVMOpcode op) {
   default:
     return 0;
   }
+}
+
+/* Those, and integer division by a constant that cannot trap (nonzero;
+ * not -1 when signed): `i % 3` deciding a branch. */
+static int recomputable(LLVMValueRef v) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (recomputable_opcode(op))
+    return 1;
+  if (op != LLVMUDiv && op != LLVMURem && op != LLVMSDiv && op != LLVMSRem)
+    return 0;
+  LLVMValueRef d = LLVMGetOperand(v, 1);
+  if (!LLVMIsAConstantInt(d) ||
+      LLVMGetTypeKind(LLVMTypeOf(d)) != LLVMIntegerTypeKind ||
+      LLVMGetIntTypeWidth(LLVMTypeOf(d)) > 64)
+    return 0;
+  if (LLVMConstIntGetZExtValue(d) == 0)
+    return 0;
+  return op == LLVMUDiv || op == LLVMURem || LLVMConstIntGetSExtValue(d) != -1;
 }
 
 /* The operands aug replaces by their shadows to make v's shadow (its
@@ -575,7 +602,7 @@ static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
   int budget = REBUILD_BUDGET;
   int rebuild_float = !shadow && depth < max_depth && float_arith(v) &&
                       free_to_rebuild(r, v, 0, &budget);
-  if (!rebuild_float && (depth >= max_depth || !recomputable_opcode(op)))
+  if (!rebuild_float && (depth >= max_depth || !recomputable(v)))
     return NULL;
   int has_float = 0, has_other = 0;
   ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
@@ -664,6 +691,51 @@ static LLVMValueRef value_of(ad_rev_fn *r, LLVMValueRef v, int shadow,
 
 LLVMValueRef ad_rev_primal(ad_rev_fn *r, LLVMValueRef v) {
   return value_of(r, v, 0, 0);
+}
+
+/*
+ * Whether the reverse of block `at` reads v without a slot of its own in
+ * at's record, following value_of's order: constants and parameters; an
+ * induction variable or a value from before a managed loop (loops.c's
+ * slots); integer arithmetic recompute() rebuilds from such values.  Loads
+ * and float values are data: not free (their reloads read memory).  v may
+ * be arithmetic defined in a block that does not dominate at (a branch
+ * condition between a join and its dominator, adjoint.c's replay): its
+ * rebuild reads its operands' values at at, which are the ones v was
+ * computed from when they dominate at and the path from v's block to at
+ * runs no block twice (each operand's block ran before v's and does not
+ * run again before at).
+ */
+static int free_at(ad_rev_fn *r, LLVMValueRef v, size_t at, int depth) {
+  if (!LLVMIsAInstruction(v))
+    return LLVMIsAArgument(v) || LLVMIsAConstant(v);
+  uintptr_t d1 = (uintptr_t)ad_map_get(
+      &r->block_id, LLVMBasicBlockAsValue(LLVMGetInstructionParent(v)));
+  if (!d1)
+    return 0;
+  int dom = ad_rev_loops_dominates(r, (size_t)d1 - 1, at);
+  if (LLVMIsAPHINode(v))
+    return dom && (ad_rev_loops_has_iv(r, v, at) ||
+                   ad_rev_loops_has_invariant(r, v, at));
+  int max_depth = r->reload ? RECOMPUTE_DEPTH + FLOAT_DEPTH_RELOAD
+                            : RECOMPUTE_DEPTH;
+  int has_float = 0, has_other = 0;
+  ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
+  if (!has_float && depth < max_depth &&
+      recomputable(v)) {
+    int n = LLVMGetNumOperands(v);
+    if (n > 8)
+      return 0;
+    for (int k = 0; k < n; k++)
+      if (!free_at(r, LLVMGetOperand(v, (unsigned)k), at, depth + 1))
+        return 0;
+    return 1;
+  }
+  return dom && ad_rev_loops_has_invariant(r, v, at);
+}
+
+int ad_rev_free_at(ad_rev_fn *r, LLVMValueRef v, size_t at) {
+  return free_at(r, v, at, 0);
 }
 
 LLVMValueRef ad_rev_shadow(ad_rev_fn *r, LLVMValueRef v) {
@@ -789,7 +861,7 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
     ad_fn_ctx *fc = &r->fc;
     LLVMPositionBuilderBefore(fc->b, term);
     LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
-    LLVMValueRef rf = reserve_fn(mc);
+    LLVMValueRef rf = reserve_fn(r);
     LLVMValueRef base =
         LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
     LLVMValueRef k = LLVMConstInt(i64, total, 0);
@@ -836,7 +908,7 @@ int ad_rev_edge_record(ad_rev_fn *r, LLVMBuilderRef ab, LLVMBuilderRef rb,
   }
   /* aug: push */
   LLVMValueRef args[2] = {local_tape(r, 0), LLVMConstInt(i64, total, 0)};
-  LLVMValueRef rf = reserve_fn(mc);
+  LLVMValueRef rf = reserve_fn(r);
   LLVMValueRef base =
       LLVMBuildCall2(ab, LLVMGlobalGetValueType(rf), rf, args, 2, "record");
   LLVMValueRef k = LLVMConstInt(i64, total, 0);
