@@ -441,6 +441,8 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     rc = ad_rev_split_check(mc);
   if (rc == 0)
     drop_dead_markers(m);
+  if (rc == 0)
+    ad_rev_iter_finish(m); /* rev/nested.c */
   return rc;
 }
 

@@ -376,12 +376,17 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
     if (strncmp(name, "llvm.dbg.", 9) == 0)
       return 0;
   }
-  if (fn && (ad_rev_is_generated(mc, fn)) && ad_rev_any_active(r, call))
-    return ad_rev_fail_call(r, call,
-                            "a gradient inside a function differentiated in reverse "
-                            "mode (reverse over reverse, through %s) is not "
-                            "supported",
-                            ad_value_name(fn));
+  if (fn) {
+    int iter = ad_rev_iter_aug(r, call); /* 1: not __enzyme_iter */
+    if (iter != 1)
+      return iter;
+  }
+  if (fn && ad_rev_is_generated(mc, fn)) {
+    /* reverse over reverse: nested.c (1: differentiated as ordinary code) */
+    int nested = ad_rev_nested_aug(r, call, fn);
+    if (nested != 1)
+      return nested;
+  }
   if (fn && ad_rev_custom_applies(mc, call))
     return ad_rev_custom_aug(r, call);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);

@@ -326,6 +326,19 @@ LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
                               const char *name, LLVMValueRef *args,
                               unsigned n);
 
+/* ---- nested.c ---- */
+/* Reverse over reverse: a call to generated function fn (an inner
+ * gradient's pair or helper) in the outer aug: 0 or -1 when nested.c
+ * handled it (the inner tape's pushes), 1 when it is differentiated as
+ * ordinary code. */
+int ad_rev_nested_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn);
+/* `__enzyme_iter(n, step)` in the outer aug: cloned as
+ * `__enzyme_iter(n + step, step)` (0 or -1), or 1 when call is not one. */
+int ad_rev_iter_aug(ad_rev_fn *r, LLVMValueRef call);
+/* After every request is rewritten: each `__enzyme_iter(n, step)` left
+ * becomes n. */
+void ad_rev_iter_finish(LLVMModuleRef m);
+
 /* ---- aug.c ---- */
 int ad_rev_build_aug(ad_rev_fn *r);
 /* Leaves of t: any float, any pointer or integer. */
