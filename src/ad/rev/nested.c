@@ -136,10 +136,13 @@ static int named(LLVMValueRef fn, const char *want) {
   return n == strlen(want) && memcmp(name, want, n) == 0;
 }
 
+/* tape.c names each augmented function's own copy
+ * `tanjit.tape.reserve.<aug>`; the bare name is accepted too. */
 static int is_reserve(LLVMValueRef fn) {
-  size_t n;
+  size_t n, k = sizeof reserve_name - 1;
   const char *name = LLVMGetValueName2(fn, &n);
-  return n == sizeof reserve_name - 1 && memcmp(name, reserve_name, n) == 0;
+  return n >= k && memcmp(name, reserve_name, k) == 0 &&
+         (n == k || name[k] == '.');
 }
 
 static void trap_unless(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef ok) {
