@@ -94,6 +94,7 @@ static int copy_body(LLVMContextRef c, LLVMValueRef fn, LLVMValueRef g) {
         LLVMAppendBasicBlockInContext(c, g, LLVMGetBasicBlockName(bb));
     rc = ad_map_put(&m, LLVMBasicBlockAsValue(bb), LLVMBasicBlockAsValue(nb));
   }
+  unsigned assign_kind = LLVMGetMDKindIDInContext(c, "DIAssignID", 10);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && rc == 0;
        bb = LLVMGetNextBasicBlock(bb)) {
@@ -112,6 +113,10 @@ static int copy_body(LLVMContextRef c, LLVMValueRef fn, LLVMValueRef g) {
       } else {
         ci = LLVMInstructionClone(i);
         LLVMInsertIntoBuilder(b, ci);
+        /* a DIAssignID ties the instruction to fn's #dbg_assign records
+         * (which the clone does not copy) */
+        if (LLVMGetMetadata(ci, assign_kind))
+          LLVMSetMetadata(ci, assign_kind, NULL);
       }
       if (len && LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind)
         LLVMSetValueName2(ci, name, len);
