@@ -304,8 +304,84 @@ void ad_rev_sync_resumes(ad_rev_fn *r) {
 LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMTypeRef members[5] = {ptr, i64, i64, i64, ptr};
-  return LLVMStructTypeInContext(mc->llctx, members, 5, 0);
+  LLVMTypeRef members[6] = {ptr, i64, i64, i64, ptr, ptr};
+  return LLVMStructTypeInContext(mc->llctx, members, 6, 0);
+}
+
+static LLVMValueRef byte_offset(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef p, unsigned long long off) {
+  LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), off, 0);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), p, &k, 1, "");
+}
+
+/* A device shadow's node: { next, shadow (8 bytes), free thunk }. */
+enum { NODE_NEXT = 0, NODE_SHADOW = 8, NODE_FREE = 16, NODE_BYTES = 24 };
+
+LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
+                                      LLVMValueRef shadow, LLVMValueRef thunk) {
+  ad_module_ctx *mc = r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef n[2] = {LLVMConstInt(i64, 1, 0), LLVMConstInt(i64, NODE_BYTES, 0)};
+  LLVMValueRef node = ad_rev_call_libc(mc, b, "calloc", n, 2);
+  LLVMSetValueName2(node, "device.shadow.node", 18);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "node.oom");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "node.ok");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), oom, ok);
+  LLVMPositionBuilderAtEnd(b, oom);
+  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
+  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
+                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
+                 "");
+  LLVMBuildUnreachable(b);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMValueRef head =
+      byte_offset(mc, b, r->aug_tape, AD_REV_TAPE_DEVICE_OFFSET);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, ptr, head, ""),
+                 byte_offset(mc, b, node, NODE_NEXT));
+  LLVMBuildStore(b, shadow, byte_offset(mc, b, node, NODE_SHADOW));
+  LLVMBuildStore(b, thunk, byte_offset(mc, b, node, NODE_FREE));
+  LLVMBuildStore(b, node, head);
+  return node;
+}
+
+LLVMValueRef ad_rev_device_shadow_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                                     LLVMValueRef node, LLVMTypeRef t) {
+  return LLVMBuildLoad2(b, t, byte_offset(mc, b, node, NODE_SHADOW),
+                        "device.shadow");
+}
+
+/* Calls every device node's free thunk on header's list, then frees the
+ * node (the guard's cleanup). */
+static void free_device_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef header) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(from);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "device.next");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "device.free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "device.done");
+  LLVMValueRef first = LLVMBuildLoad2(
+      b, ptr, byte_offset(mc, b, header, AD_REV_TAPE_DEVICE_OFFSET), "device");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef node = LLVMBuildPhi(b, ptr, "");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef next =
+      LLVMBuildLoad2(b, ptr, byte_offset(mc, b, node, NODE_NEXT), "");
+  LLVMValueRef thunk =
+      LLVMBuildLoad2(b, ptr, byte_offset(mc, b, node, NODE_FREE), "");
+  LLVMTypeRef tt = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  LLVMBuildCall2(b, tt, thunk, &node, 1, "");
+  ad_rev_call_libc(mc, b, "free", &node, 1);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(node, &first, &from, 1);
+  LLVMAddIncoming(node, &next, &body, 1);
+  LLVMPositionBuilderAtEnd(b, done);
 }
 
 /* Whether an exception may leave fn: a `resume`, or a call (not an
@@ -410,6 +486,7 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
   LLVMValueRef l =
       LLVMBuildLandingPad(b, LLVMStructTypeInContext(c, lpt, 2, 0), NULL, 0, "");
   LLVMSetCleanup(l, 1);
+  free_device_shadows(mc, b, header);
   ad_rev_free_owned_shadows(mc, b, header);
   LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "records");
   ad_rev_call_libc(mc, b, "free", &records, 1);

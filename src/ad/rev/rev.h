@@ -368,7 +368,20 @@ LLVMValueRef ad_rev_edge_key(LLVMBasicBlockRef from, LLVMBasicBlockRef to);
  * and the owned list of the shadow blocks aug allocated (memory.c), at
  * AD_REV_TAPE_OWNED_OFFSET, walked when an exception leaves aug. */
 enum { AD_REV_TAPE_OWNED_OFFSET = 32 };
+/* ... and after it the list of shadows aug allocated that are not host
+ * blocks (CUDA's device and pinned memory): nodes {next, shadow, free
+ * thunk} the guard walks, calling each thunk(node) then freeing the node. */
+enum { AD_REV_TAPE_DEVICE_OFFSET = 40 };
 LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc);
+/* Emits at aug builder b a node for `shadow` (8 bytes: a device address or
+ * pointer; null when none was made) pushed on the header's device list,
+ * `thunk` a `void (ptr node)` that frees node's shadow.  Returns the node;
+ * the reverse of the allocation reads the shadow back from it
+ * (ad_rev_device_shadow_of), frees it, then frees the node with free(). */
+LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
+                                      LLVMValueRef shadow, LLVMValueRef thunk);
+LLVMValueRef ad_rev_device_shadow_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                                     LLVMValueRef node, LLVMTypeRef t);
 /* What a gradient calls for pair aug `aug`: aug itself when it cannot
  * unwind, else a guard with aug's type that invokes it and, when an
  * exception leaves it, frees the owned shadows, the tape's records and
