@@ -16,14 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#define BENCH_PROGRAM "tanjit-grad-bench"
+#include "bench_harness.h"
 
 extern int enzyme_dup;
 void __enzyme_autodiff(void *, ...);
-
-#define NOINLINE __attribute__((noinline))
-/* Keeps the optimizer from merging or hoisting repeated timed calls. */
-#define BARRIER() __asm__ volatile("" ::: "memory")
 
 /* ---- losses ------------------------------------------------------------- */
 
@@ -169,23 +167,6 @@ static const struct loss losses[] = {
 
 /* ---- checking and timing ------------------------------------------------ */
 
-static unsigned long long rng_state = 88172645463325252ULL;
-static double uniform(double lo, double hi) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return lo + (hi - lo) * (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static double *alloc_doubles(int n) {
-  double *p = calloc((size_t)n, sizeof(double));
-  if (!p) {
-    fprintf(stderr, "tanjit-grad-bench: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
 /* Fills in[] with the loss's inputs (the same for every run). */
 static void make_input(const struct loss *k, double *in) {
   for (int i = 0; i < k->n_in; i++)
@@ -219,39 +200,7 @@ static int gradient_agrees(const struct loss *k, double *in) {
 }
 
 #ifndef GRAD_BENCH_NO_MAIN
-/* The thread's CPU time, not the wall clock: on a shared machine the time
- * other processes hold the core is not counted (bench/timectl.c too). */
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static double min_seconds = 0.05;
 static volatile double sink;
-
-/* ns per call: repetitions double until one batch takes min_seconds, and
- * the best of three such batches is kept. */
-#define TIME_CALLS(result, call)                                               \
-  do {                                                                         \
-    long reps = 1;                                                             \
-    double best = 1e300;                                                       \
-    for (int round = 0; round < 3;) {                                          \
-      double t0 = now_ns();                                                    \
-      for (long r = 0; r < reps; r++) {                                        \
-        call;                                                                  \
-        BARRIER();                                                             \
-      }                                                                        \
-      double per = (now_ns() - t0) / reps;                                     \
-      if (per * reps < min_seconds * 1e9) {                                    \
-        reps *= 2;                                                             \
-        continue;                                                              \
-      }                                                                        \
-      best = per < best ? per : best;                                          \
-      round++;                                                                 \
-    }                                                                          \
-    result = best;                                                             \
-  } while (0)
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "tanjit-grad-bench: ");

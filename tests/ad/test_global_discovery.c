@@ -10,6 +10,14 @@
  */
 #include "test_common.h"
 
+/* Every module's request: df(x) = f'(x), x seeded with 1. */
+#define DF_OF_F                                                                \
+  "define double @df(double %x) {\n"                                           \
+  "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "        \
+  "double 1.0)\n"                                                              \
+  "  ret double %r\n"                                                          \
+  "}\n"
+
 /* put(x) writes x*x into @s (only written there); f reads it through
  * get(), called with no argument: f = x^3. */
 static const char callee_ir[] =
@@ -31,11 +39,7 @@ static const char callee_ir[] =
     "  %r = fmul double %v, %x\n"
     "  ret double %r\n"
     "}\n"
-    "define double @df(double %x) {\n"
-    "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "
-    "double 1.0)\n"
-    "  ret double %r\n"
-    "}\n"
+    DF_OF_F
     "define double @gf(double %x) {\n"
     "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)\n"
     "  ret double %r\n"
@@ -72,11 +76,7 @@ static const char stored_pointer_ir[] =
     "  %r = fmul double %v, %v\n"
     "  ret double %r\n"
     "}\n"
-    "define double @df(double %x) {\n"
-    "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "
-    "double 1.0)\n"
-    "  ret double %r\n"
-    "}\n";
+    DF_OF_F;
 
 START_TEST(global_reached_through_a_stored_pointer) {
   double (*df)(double) =
@@ -102,11 +102,7 @@ static const char written_only_ir[] =
     "  %r = fmul double %m, %x\n"
     "  ret double %r\n"
     "}\n"
-    "define double @df(double %x) {\n"
-    "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "
-    "double 1.0)\n"
-    "  ret double %r\n"
-    "}\n";
+    DF_OF_F;
 
 START_TEST(global_only_written) {
   double (*df)(double) = (double (*)(double))jit_symbol(written_only_ir, "df", 0);
@@ -140,11 +136,7 @@ static const char registered_ir[] =
     "  %r = call double @sq()\n"
     "  ret double %r\n"
     "}\n"
-    "define double @df(double %x) {\n"
-    "  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, "
-    "double 1.0)\n"
-    "  ret double %r\n"
-    "}\n";
+    DF_OF_F;
 
 START_TEST(global_read_after_a_registered_rule) {
   tanjit_error *err = NULL;

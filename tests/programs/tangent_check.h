@@ -141,6 +141,24 @@ static TC_UNUSED long double fd_derivative_float(tc_line_fn_float g,
   return (m2 - 8 * m1 + 8 * p1 - p2) / (12.0L * h);
 }
 
+/* A one-argument function checked at x: its tangent (the request's
+ * result, seeded with 1) against the analytic value `want`, and `want`
+ * itself against a finite difference, so a wrong expectation fails too. */
+typedef double (*tc_unary)(double);
+static TC_UNUSED tc_unary tc_unary_checked;
+static TC_UNUSED double tc_unary_along(double t, void *ctx) {
+  return tc_unary_checked(*(double *)ctx + t);
+}
+static TC_UNUSED void tc_check_unary(const char *name, tc_unary f, double x,
+                                     double tangent, long double want) {
+  tc_unary_checked = f;
+  check_reference(name, want, fd_derivative(tc_unary_along, &x));
+  check_tangent(name, tangent, want);
+}
+/* A request must name its function as a constant: one request per use. */
+#define CHECK_UNARY(name, f, x, want)                                          \
+  tc_check_unary(name, f, x, __enzyme_fwddiff((void *)f, x, 1.0), want)
+
 /* main's return value: 0 when every check held. */
 static TC_UNUSED int tc_finish(const char *program) {
   if (tc_checks + tc_skipped == 0) {

@@ -25,16 +25,4 @@ static double f(double *x, int n) {
   delete one;
   return r;
 }
-RC_ARRAY_RUN(run_f, f, 4)
-int main() {
-  double x[4] = {0.5, -1.0, 1.5, 0.75}, dx[4];
-  long double p[4], got[4];
-  for (int i = 0; i < 4; i++)
-    p[i] = x[i];
-  rc_seed(dx, 4);
-  __enzyme_autodiff((void *)f, x, dx, 4);
-  for (int i = 0; i < 4; i++)
-    got[i] = dx[i];
-  rc_check("cpp_new_delete", run_f, p, got, 4);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_new_delete", RC_UNMARKED, f, 4, 0.5, -1.0, 1.5, 0.75)

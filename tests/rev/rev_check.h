@@ -124,8 +124,15 @@ static RC_UNUSED int rc_result(void) {
     return r;                                                                \
   }
 
-/* The whole test of that shape: x0 the point (N values). */
-#define RC_ARRAY_TEST(f, N, ...)                                             \
+/* How the test's request names x's activity: with Enzyme's markers, or
+ * unmarked (a pointer is duplicated and an integer constant by default). */
+#define RC_MARKED(f, x, dx, n)                                               \
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, n)
+#define RC_UNMARKED(f, x, dx, n) __enzyme_autodiff((void *)f, x, dx, n)
+
+/* The whole test of that shape: the request written as REQUEST says, x0
+ * the point (N values), name the test's name in mismatch messages. */
+#define RC_ARRAY_TEST_AS(name, REQUEST, f, N, ...)                           \
   RC_ARRAY_RUN(run_##f, f, N)                                                \
   int main(void) {                                                           \
     double x0[N] = {__VA_ARGS__}, x[N], dx[N];                               \
@@ -133,11 +140,13 @@ static RC_UNUSED int rc_result(void) {
     for (int i = 0; i < N; i++)                                              \
       x[i] = x0[i], p[i] = x0[i];                                            \
     rc_seed(dx, N);                                                          \
-    __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, N);        \
+    REQUEST(f, x, dx, N);                                                    \
     for (int i = 0; i < N; i++)                                              \
       got[i] = dx[i];                                                        \
-    rc_check(#f, run_##f, p, got, N);                                        \
+    rc_check(name, run_##f, p, got, N);                                      \
     return rc_result();                                                      \
   }
+
+#define RC_ARRAY_TEST(f, N, ...) RC_ARRAY_TEST_AS(#f, RC_MARKED, f, N, __VA_ARGS__)
 
 #endif

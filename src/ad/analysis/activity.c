@@ -438,21 +438,8 @@ static int moves_bytes_only(LLVMValueRef v) {
  * with a float's bits those are sign masks, rewritten as fabs/fneg/
  * copysign before the analyses (prep/signbits.c), or type conflicts). */
 static int computes_bits(LLVMOpcode op) {
-  switch (op) {
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMMul:
-  case LLVMUDiv:
-  case LLVMSDiv:
-  case LLVMURem:
-  case LLVMSRem:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-    return 1;
-  default:
-    return 0;
-  }
+  return op == LLVMAdd || op == LLVMSub ||
+         ad_opcode_class(op) == AD_OP_INT_NUMBER;
 }
 
 /*

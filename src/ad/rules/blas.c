@@ -596,6 +596,17 @@ static void put_back_clone(blas_call *bc) {
   LLVMInsertIntoBuilder(b_of(bc), bc->clone);
 }
 
+/* Emits a tangent that reads the primal's inputs before the primal call
+ * overwrites them: the clone is taken out while `emit` writes, and put
+ * back after it (also on failure: the clone belongs to its block). */
+static int before_primal(blas_call *bc, int (*emit)(blas_call *)) {
+  if (take_out_clone(bc) != 0)
+    return -1;
+  int rc = emit(bc);
+  put_back_clone(bc);
+  return rc;
+}
+
 /* A counted loop j = 0 .. count-1 (i64) emitted at the builder: between
  * loop_begin and loop_end the builder is in its body. */
 typedef struct blas_loop {
@@ -824,14 +835,7 @@ static int update_lane(blas_call *bc, unsigned lane) {
 
 /* dot: dr = dot(dx, y) + dot(x, dy), before the primal. */
 static int tangent_dot(blas_call *bc) {
-  ad_fn_ctx *fc = bc->fc;
-  if (!ad_is_active(fc, bc->call))
-    return 0;
-  if (take_out_clone(bc) != 0)
-    return -1;
-  int rc = dot_lanes(bc);
-  put_back_clone(bc);
-  return rc;
+  return ad_is_active(bc->fc, bc->call) ? before_primal(bc, dot_lanes) : 0;
 }
 
 static int dot_lanes(blas_call *bc) {
@@ -861,14 +865,7 @@ static int dot_lanes(blas_call *bc) {
  * the primal, with r from a call of its own (the trace its test expects;
  * one more O(n) call). */
 static int tangent_nrm2(blas_call *bc) {
-  ad_fn_ctx *fc = bc->fc;
-  if (!ad_is_active(fc, bc->call))
-    return 0;
-  if (take_out_clone(bc) != 0)
-    return -1;
-  int rc = nrm2_lanes(bc);
-  put_back_clone(bc);
-  return rc;
+  return ad_is_active(bc->fc, bc->call) ? before_primal(bc, nrm2_lanes) : 0;
 }
 
 static int nrm2_lanes(blas_call *bc) {

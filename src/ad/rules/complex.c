@@ -327,6 +327,48 @@ static const cfn_data cf_abs = {
 static const cfn_data cf_arg = {
     .base = "carg", .tangent = tangent_arg, .real_result = 1};
 
+/* The call's form, or the refusal naming `mode` when its arguments are not
+ * complex numbers this table reads. */
+static int cfn_check_form(ad_fn_ctx *fc, const ad_call_rule *rule,
+                          LLVMValueRef call, const char *mode, cfn_form *form) {
+  const cfn_data *d = rule->data;
+  if (LLVMGetNumArgOperands(call) < 1 ||
+      cfn_form_of(call, d->two_operands ? 2 : 1, form))
+    return ad_fail(fc->mc, call,
+                   "no %s rule for %s with this signature (a complex "
+                   "argument must be two floating-point values or one pair; "
+                   "one passed in memory is not supported)",
+                   mode, rule->name);
+  return 0;
+}
+
+/* What both modes read before a row is applied: z, w, the result r (its
+ * parts taken from `result_parts`: the forward pass's clone, the reverse's
+ * recorded result) and the partner's value at z. */
+static int cfn_begin(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
+                     const cfn_form *form, LLVMValueRef *args,
+                     LLVMValueRef result, LLVMValueRef result_parts,
+                     cfn_eval *e) {
+  const cfn_data *d = rule->data;
+  LLVMBuilderRef b = fc->b;
+  *e = (cfn_eval){.b = b, .real = form->real,
+                  .z = cfn_operand(b, form, args, 0), .result = result};
+  if (!d->real_result)
+    e->r = c_parts(b, result_parts);
+  if (d->partner) {
+    /* cexpf's partner is ccosf: the partner's base name, this one's suffix. */
+    char partner[32];
+    snprintf(partner, sizeof partner, "%s%s", d->partner,
+             rule->name + strlen(d->base));
+    e->partner = call_partner(fc, call, form, partner, e->z);
+    if (!e->partner.re)
+      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  if (d->two_operands)
+    e->w = cfn_operand(b, form, args, 1);
+  return 0;
+}
+
 static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
                            LLVMValueRef call, LLVMValueRef clone) {
   if (!ad_is_active(fc, call))
@@ -334,35 +376,18 @@ static int emit_complex_fn(ad_fn_ctx *fc, const ad_call_rule *rule,
   const cfn_data *d = rule->data;
   LLVMBuilderRef b = fc->b;
   cfn_form form;
-  if (LLVMGetNumArgOperands(call) < 1 || cfn_form_of(call, d->two_operands ? 2 : 1, &form))
-    return ad_fail(fc->mc, call,
-                   "no forward-mode rule for %s with this signature (a complex "
-                   "argument must be two floating-point values or one pair; "
-                   "one passed in memory is not supported)",
-                   rule->name);
-  /* cexpf's partner is ccosf: the partner's base name, this one's suffix. */
-  char partner[32] = "";
-  if (d->partner)
-    snprintf(partner, sizeof partner, "%s%s", d->partner,
-             rule->name + strlen(d->base));
+  if (cfn_check_form(fc, rule, call, "forward-mode", &form))
+    return -1;
   unsigned nargs = LLVMGetNumArgOperands(call);
   LLVMValueRef pv[4], sh[4];
   for (unsigned k = 0; k < nargs; k++) {
     pv[k] = ad_primal(fc, LLVMGetOperand(call, k));
     sh[k] = ad_shadow_value(fc, LLVMGetOperand(call, k));
   }
+  cfn_eval e;
+  if (cfn_begin(fc, rule, call, &form, pv, ad_primal(fc, call), clone, &e))
+    return -1;
   LLVMTypeRef rt = LLVMTypeOf(call);
-  cfn_eval e = {.b = b, .real = form.real, .z = cfn_operand(b, &form, pv, 0),
-                .result = ad_primal(fc, call)};
-  if (!d->real_result)
-    e.r = c_parts(b, clone);
-  if (d->partner) {
-    e.partner = call_partner(fc, call, &form, partner, e.z);
-    if (!e.partner.re)
-      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  }
-  if (d->two_operands)
-    e.w = cfn_operand(b, &form, pv, 1);
   /* f'(z), computed once for every lane */
   cplx fprime = {NULL, NULL};
   if (d->factor)
@@ -446,30 +471,13 @@ int ad_complex_adjoints(ad_fn_ctx *fc, const ad_call_rule *rule,
   }
   const cfn_data *d = rule->data;
   LLVMBuilderRef b = fc->b;
-  cfn_form form;
   unsigned nops = d->two_operands ? 2 : 1;
-  if (nargs < 1 || cfn_form_of(call, nops, &form))
-    return ad_fail(fc->mc, call,
-                   "no reverse-mode rule for %s with this signature (a complex "
-                   "argument must be two floating-point values or one pair; "
-                   "one passed in memory is not supported)",
-                   rule->name);
-  char partner[32] = "";
-  if (d->partner)
-    snprintf(partner, sizeof partner, "%s%s", d->partner,
-             rule->name + strlen(d->base));
+  cfn_form form;
+  cfn_eval e;
+  if (cfn_check_form(fc, rule, call, "reverse-mode", &form) ||
+      cfn_begin(fc, rule, call, &form, args, result, result, &e))
+    return -1;
   LLVMTypeRef rt = LLVMTypeOf(call);
-  cfn_eval e = {.b = b, .real = form.real, .z = cfn_operand(b, &form, args, 0),
-                .result = result};
-  if (!d->real_result)
-    e.r = c_parts(b, result);
-  if (d->partner) {
-    e.partner = call_partner(fc, call, &form, partner, e.z);
-    if (!e.partner.re)
-      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  }
-  if (d->two_operands)
-    e.w = cfn_operand(b, &form, args, 1);
   cplx adj[2];
   if (d->factor) {
     adj[0] = c_mul(b, c_conj(b, d->factor(&e)), c_parts(b, dres));
