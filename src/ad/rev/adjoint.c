@@ -800,12 +800,15 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
   return ad_rev_end_block(r, bb);
 }
 
-/* Whether a block never finishes (nothing pushed, nothing reversed). */
-/* unreachable, or resume: an exception leaves the gradient, no reverse
- * runs (exceptions.c) */
-static int never_finishes(LLVMBasicBlockRef bb) {
-  LLVMOpcode op = LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(bb));
-  return op == LLVMUnreachable || op == LLVMResume;
+/* Whether a block never finishes (nothing pushed, nothing reversed):
+ * unreachable, or resume: an exception leaves the gradient, no reverse
+ * runs (exceptions.c); except in an unwinding clone, whose resumes are
+ * exits the reverse starts from (unwinding.c). */
+static int never_finishes(ad_rev_fn *r, LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  LLVMOpcode op = LLVMGetInstructionOpcode(term);
+  return op == LLVMUnreachable ||
+         (op == LLVMResume && !ad_rev_is_exit(r, term));
 }
 
 static size_t npreds(ad_rev_fn *r, size_t i) {
@@ -952,7 +955,7 @@ static long plan_blocks(ad_rev_fn *r) {
   free(count);
   for (size_t i = 0; i < nb; i++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[i]);
-    if (LLVMGetInstructionOpcode(term) == LLVMRet)
+    if (ad_rev_is_exit(r, term))
       nret++, ret = i;
     if (r->pred_start[i + 1] - r->pred_start[i] < 2 ||
         ad_rev_loops_is_managed_header(r, i) || route_by_branch(r, i))
@@ -967,11 +970,10 @@ static long plan_blocks(ad_rev_fn *r) {
   free(region);
   if (nret != 1)
     for (size_t i = 0; i < nb; i++)
-      if (LLVMGetInstructionOpcode(LLVMGetBasicBlockTerminator(r->rpo[i])) ==
-          LLVMRet)
+      if (ad_rev_is_exit(r, LLVMGetBasicBlockTerminator(r->rpo[i])))
         r->needs_id[i] = 1;
   for (size_t i = 0; i < nb; i++)
-    if (!never_finishes(r->rpo[i]))
+    if (!never_finishes(r, r->rpo[i]))
       r->heads[i] = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev,
                                                   "rev.head");
   return nret == 1 ? (long)ret : (long)nb;
@@ -1080,7 +1082,7 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
     }
   }
   for (size_t i = 0; i < r->nblocks && rc == 0; i++) {
-    if (never_finishes(r->rpo[i]))
+    if (never_finishes(r, r->rpo[i]))
       continue; /* never finishes: nothing to reverse, nothing pushed */
     rc = reverse_block(r, r->rpo[i], i);
   }
@@ -1090,6 +1092,7 @@ int ad_rev_build_reverse(ad_rev_fn *r) {
     derivative_flags(r);
     share_reciprocals(r);
     ad_rev_sync_tape(r);
+    ad_rev_sync_resumes(r); /* exceptions.c */
   }
   free(r->pred_start);
   free(r->pred_list);

@@ -165,6 +165,15 @@ static int only_read(LLVMValueRef p, int depth) {
 static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                        ad_rev_call_plan *p) {
   ad_fn_ctx *fc = &r->fc;
+  if (LLVMIsAInvokeInst(call)) {
+    /* an exception the reverse follows: the pair of the callee's clone
+     * that ends a block wherever it may throw (unwinding.c) */
+    int reversed = ad_rev_unwind_reversed(r, call);
+    if (reversed < 0)
+      return -1;
+    if (reversed && !(fn = ad_rev_unwinding_clone(r->mc, fn, call)))
+      return -1;
+  }
   unsigned np = LLVMCountParams(fn);
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
     return ad_rev_fail_call(r, call,

@@ -7,8 +7,10 @@
  *
  *   aug       allocations get a zeroed shadow as in forward mode (the same
  *             call on the out-parameter's shadow slot, then the memset of
- *             the allocation's ABI); the shadow's address is recorded on
- *             the tape.  Frees of the primal stay; the shadow lives on
+ *             the allocation's ABI); the shadow's address is kept in a
+ *             node of the gradient's device list (freed by its guard if
+ *             an exception leaves aug, exceptions.c) recorded on the
+ *             tape.  Frees of the primal stay; the shadow lives on
  *             until the reverse of its allocation.  Transfers of float
  *             data do nothing (shadow memory holds the adjoint seeds);
  *             of pointer and integer data they are forward mode's rule.
@@ -59,7 +61,8 @@ typedef enum cuda_plan_kind {
 typedef struct cuda_plan {
   cuda_plan_kind kind;
   const ad_cuda_rule_data *d;
-  LLVMTypeRef elem; /* CUDA_PLAN_COPY: the float type moved */
+  LLVMTypeRef elem; /* CUDA_PLAN_COPY: the float type moved; _ALLOC: the
+                       shadow's (an address or a pointer) */
 } cuda_plan;
 
 void ad_rev_cuda_free_plans(ad_rev_fn *r) {
@@ -193,6 +196,10 @@ static int aug_transfer(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
   return new_plan(r, call, CUDA_PLAN_COPY, d, elem);
 }
 
+static LLVMValueRef unwind_free_thunk(ad_rev_fn *r, LLVMValueRef call,
+                                      const ad_cuda_rule_data *d,
+                                      LLVMTypeRef st);
+
 int ad_rev_cuda_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
                     const ad_call_rule *rule) {
   ad_cuda_op op;
@@ -216,9 +223,13 @@ int ad_rev_cuda_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
       return -1;
     if (!made)
       return 0;
-    if (ad_rev_record(r, call, made) != 0)
+    /* kept where the gradient's guard frees it should an exception leave
+     * aug first (exceptions.c), and recorded for the reverse */
+    LLVMValueRef thunk = unwind_free_thunk(r, call, d, LLVMTypeOf(made));
+    LLVMValueRef node = ad_rev_own_device_shadow(r, fc->b, made, thunk);
+    if (ad_rev_record(r, call, node) != 0)
       return -1;
-    return new_plan(r, call, CUDA_PLAN_ALLOC, d, NULL);
+    return new_plan(r, call, CUDA_PLAN_ALLOC, d, LLVMTypeOf(made));
   }
   case AD_CUDA_OP_SET: {
     LLVMValueRef dst = operand(call, d->dst);
@@ -512,23 +523,22 @@ static int reverse_set(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
   return 0;
 }
 
-static int reverse_alloc(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
-  ad_fn_ctx here = r->fc;
-  here.b = r->rb;
-  const ad_cuda_rule_data *d = p->d;
-  LLVMValueRef shadow = ad_rev_recorded(r, call);
-  if (!shadow)
-    return 0;
-  LLVMContextRef c = r->mc->llctx;
-  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(here.b));
+/* Emits at here->b the free of allocation call's shadow (skipped when
+ * null), by the API that made it; its status trapped on unless `lenient`
+ * (the guard's cleanup, where an exception is already on its way). */
+static void free_shadow(ad_fn_ctx *here, LLVMValueRef call,
+                        const ad_cuda_rule_data *d, LLVMValueRef shadow,
+                        int lenient) {
+  LLVMContextRef c = here->mc->llctx;
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(here->b));
   LLVMBasicBlockRef free_bb =
       LLVMAppendBasicBlockInContext(c, fn, "shadow.free");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, fn, "shadow.freed");
-  LLVMBuildCondBr(here.b,
-                  LLVMBuildICmp(here.b, LLVMIntEQ, shadow,
+  LLVMBuildCondBr(here->b,
+                  LLVMBuildICmp(here->b, LLVMIntEQ, shadow,
                                 LLVMConstNull(LLVMTypeOf(shadow)), ""),
                   join, free_bb);
-  LLVMPositionBuilderAtEnd(here.b, free_bb);
+  LLVMPositionBuilderAtEnd(here->b, free_bb);
   int len32 = d->len >= 0 &&
               LLVMGetIntTypeWidth(LLVMTypeOf(operand(call, d->len))) <= 32;
   const char *name;
@@ -539,12 +549,49 @@ static int reverse_alloc(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
   else
     name = "cudaFree";
   LLVMTypeRef st = LLVMTypeOf(shadow);
-  trap_unless_success(&here,
-                      ad_cuda_call_helper(&here, call, name,
-                                          ad_cuda_status_type(&here, call), &st,
-                                          &shadow, 1));
-  LLVMBuildBr(here.b, join);
-  LLVMPositionBuilderAtEnd(here.b, join);
+  LLVMValueRef rc = ad_cuda_call_helper(here, call, name,
+                                        ad_cuda_status_type(here, call), &st,
+                                        &shadow, 1);
+  if (rc && !lenient)
+    trap_unless_success(here, rc);
+  LLVMBuildBr(here->b, join);
+  LLVMPositionBuilderAtEnd(here->b, join);
+}
+
+/* `void (ptr node)`: frees the shadow of allocation call kept in an
+ * exception guard's device node (exceptions.c), for when an exception
+ * leaves aug before the reverse could. */
+static LLVMValueRef unwind_free_thunk(ad_rev_fn *r, LLVMValueRef call,
+                                      const ad_cuda_rule_data *d,
+                                      LLVMTypeRef st) {
+  ad_module_ctx *mc = r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef fn = LLVMAddFunction(
+      mc->mod, "tanjit.rev.cuda.unwind.free",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  ad_fn_ctx here = r->fc;
+  here.b = LLVMCreateBuilderInContext(c);
+  here.deriv_fn = fn;
+  LLVMPositionBuilderAtEnd(here.b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  free_shadow(&here, call, d,
+              ad_rev_device_shadow_of(mc, here.b, LLVMGetParam(fn, 0), st), 1);
+  LLVMBuildRetVoid(here.b);
+  LLVMDisposeBuilder(here.b);
+  return fn;
+}
+
+static int reverse_alloc(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
+  ad_fn_ctx here = r->fc;
+  here.b = r->rb;
+  /* the node aug kept for the guard holds the shadow */
+  LLVMValueRef node = ad_rev_recorded(r, call);
+  if (!node)
+    return 0;
+  free_shadow(&here, call, p->d,
+              ad_rev_device_shadow_of(r->mc, here.b, node, p->elem), 0);
+  ad_rev_call_libc(r->mc, here.b, "free", &node, 1);
   return 0;
 }
 

@@ -62,6 +62,7 @@ static void rename_in_map(ad_map *m, LLVMValueRef from, LLVMValueRef to) {
 typedef struct invoke_walk {
   ad_rev_fn *r;
   LLVMValueRef inv;
+  int trap; /* the work's exception traps instead (see ad_rev_aug_invoke) */
 } invoke_walk;
 
 static void walk_renamed(void *ctx, LLVMValueRef from, LLVMValueRef to) {
@@ -88,6 +89,21 @@ static LLVMBasicBlockRef walk_pad(void *ctx) {
   ad_fn_ctx *fc = &r->fc;
   LLVMBasicBlockRef unwind = LLVMGetUnwindDest(w->inv);
   LLVMValueRef lp = ad_ir_landing_pad_of(unwind);
+  if (w->trap) {
+    LLVMContextRef c = r->mc->llctx;
+    LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext(c, r->aug, "unwind.trap");
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+    LLVMPositionBuilderAtEnd(b, pad);
+    LLVMValueRef l = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, 0, "");
+    LLVMSetCleanup(l, 1);
+    unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
+    LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, NULL, 0),
+                   LLVMGetIntrinsicDeclaration(r->mc->mod, id, NULL, 0), NULL,
+                   0, "");
+    LLVMBuildUnreachable(b);
+    LLVMDisposeBuilder(b);
+    return pad;
+  }
   LLVMValueRef target = ad_map_get(&fc->vmap, LLVMBasicBlockAsValue(unwind));
   LLVMBasicBlockRef pad =
       ad_ir_pad_in_front(r->aug, lp, LLVMValueAsBasicBlock(target));
@@ -146,12 +162,39 @@ static int handler_returns(ad_rev_fn *r, LLVMValueRef inv) {
  * block is the same along the unwind edge as along the normal one. */
 static int unwinds_cleanly(ad_rev_fn *r, LLVMValueRef inv) {
   return !ad_rev_any_active(r, inv) && !ad_map_get(&r->plans, inv) &&
-         !ad_map_get(&r->cuda_plans, inv) && !ad_map_get(&r->recorded, inv);
+         !ad_map_get(&r->cuda_plans, inv) && !ad_map_get(&r->recorded, inv) &&
+         !ad_map_get(&r->custom, inv);
+}
+
+/* Whether the reverse of inv's call is right after its exception too: a
+ * defined callee's pair (or each possible target's), the callee's unwinding
+ * clone (calls.c), whose reverse undoes what ran before the throw.  It
+ * reads only the call's arguments, which dominate the unwind edge. */
+static int reverse_follows_throw(ad_rev_fn *r, LLVMValueRef inv) {
+  ad_rev_call_plan *p = ad_map_get(&r->plans, inv);
+  return p && (p->kind == PLAN_CALL || p->kind == PLAN_INDIRECT) &&
+         !ad_map_get(&r->cuda_plans, inv) && !ad_map_get(&r->recorded, inv) &&
+         !ad_map_get(&r->custom, inv);
+}
+
+int ad_rev_is_exit(ad_rev_fn *r, LLVMValueRef term) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(term);
+  return op == LLVMRet ||
+         (op == LLVMResume && ad_rev_is_unwinding_clone(r->sig->fn));
+}
+
+int ad_rev_unwind_reversed(ad_rev_fn *r, LLVMValueRef inv) {
+  if (ad_rev_is_unwinding_clone(r->sig->fn))
+    return 1;
+  return handler_returns(r, inv);
 }
 
 LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-  if (!term || !LLVMIsAInvokeInst(term) || !unwinds_cleanly(r, term))
+  if (!term || !LLVMIsAInvokeInst(term))
+    return NULL;
+  if (!unwinds_cleanly(r, term) &&
+      !(reverse_follows_throw(r, term) && ad_rev_unwind_reversed(r, term) == 1))
     return NULL;
   return ad_map_get(&r->fc.exit_block, term);
 }
@@ -179,16 +222,20 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
   if (ad_rev_aug_call(r, inv) != 0 || r->mc->diag.failed)
     return -1;
   /* a catch that goes on reverses the invoke's block from the landing pad:
-   * right only when the call threw before doing anything to reverse */
-  if (returns && !unwinds_cleanly(r, inv))
-    return fail_at(r, inv,
-                   "an exception handler that returns normally (a catch "
-                   "reached from this invoke's landing pad) is supported "
-                   "only for exceptions of calls with nothing to reverse (a "
-                   "throw in the function itself); this call's reverse "
-                   "would have to undo a partly run call");
+   * right when the call threw before doing anything to reverse, or when
+   * its reverse is a callee's that follows the throw */
+  if (ad_rev_is_unwinding_clone(r->sig->fn))
+    returns = 1;
+  /* else the call has a reverse rule (an allocation's, a math row's, a
+   * custom gradient's, a CUDA call's), whose reverse would undo a call
+   * that did not complete: its exception traps instead of reaching a
+   * handler that goes on (README; Enzyme terminates the program when an
+   * exception reaches its code).  Refusing at load would refuse every
+   * `new` of active memory in a try block or below one. */
+  int trap =
+      returns && !unwinds_cleanly(r, inv) && !reverse_follows_throw(r, inv);
   LLVMBasicBlockRef end = LLVMGetInsertBlock(fc->b);
-  invoke_walk w = {r, inv};
+  invoke_walk w = {r, inv, trap};
   int rc = ad_ir_rethread_unwind(start, before, last_old, &end, walk_pad,
                                  walk_renamed, &w);
   if (rc == -2)
@@ -230,20 +277,118 @@ LLVMValueRef ad_rev_edge_key(LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
   return LLVMBasicBlockAsValue(from);
 }
 
+void ad_rev_sync_resumes(ad_rev_fn *r) {
+  if (!r->aug_ltape)
+    return;
+  ad_module_ctx *mc = r->mc;
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->aug); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (!term || LLVMGetInstructionOpcode(term) != LLVMResume)
+      continue;
+    LLVMPositionBuilderBefore(b, term);
+    for (unsigned k = 0; k < 3; k++) { /* ptr, size, cap */
+      LLVMTypeRef ft = LLVMStructGetTypeAtIndex(tt, k);
+      LLVMValueRef v = LLVMBuildLoad2(
+          b, ft, LLVMBuildStructGEP2(b, tt, r->aug_ltape, k, ""), "");
+      LLVMBuildStore(b, v, LLVMBuildStructGEP2(b, tt, r->aug_tape, k, ""));
+    }
+  }
+  LLVMDisposeBuilder(b);
+}
+
 /* ---- the guard of a gradient's augmented pass ---- */
 
 LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMTypeRef members[5] = {ptr, i64, i64, i64, ptr};
-  return LLVMStructTypeInContext(mc->llctx, members, 5, 0);
+  LLVMTypeRef members[6] = {ptr, i64, i64, i64, ptr, ptr};
+  return LLVMStructTypeInContext(mc->llctx, members, 6, 0);
+}
+
+static LLVMValueRef byte_offset(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef p, unsigned long long off) {
+  LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), off, 0);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), p, &k, 1, "");
+}
+
+/* A device shadow's node: { next, shadow (8 bytes), free thunk }. */
+enum { NODE_NEXT = 0, NODE_SHADOW = 8, NODE_FREE = 16, NODE_BYTES = 24 };
+
+LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
+                                      LLVMValueRef shadow, LLVMValueRef thunk) {
+  ad_module_ctx *mc = r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef n[2] = {LLVMConstInt(i64, 1, 0), LLVMConstInt(i64, NODE_BYTES, 0)};
+  LLVMValueRef node = ad_rev_call_libc(mc, b, "calloc", n, 2);
+  LLVMSetValueName2(node, "device.shadow.node", 18);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "node.oom");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "node.ok");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), oom, ok);
+  LLVMPositionBuilderAtEnd(b, oom);
+  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
+  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
+                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
+                 "");
+  LLVMBuildUnreachable(b);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMValueRef head =
+      byte_offset(mc, b, r->aug_tape, AD_REV_TAPE_DEVICE_OFFSET);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, ptr, head, ""),
+                 byte_offset(mc, b, node, NODE_NEXT));
+  LLVMBuildStore(b, shadow, byte_offset(mc, b, node, NODE_SHADOW));
+  LLVMBuildStore(b, thunk, byte_offset(mc, b, node, NODE_FREE));
+  LLVMBuildStore(b, node, head);
+  return node;
+}
+
+LLVMValueRef ad_rev_device_shadow_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                                     LLVMValueRef node, LLVMTypeRef t) {
+  return LLVMBuildLoad2(b, t, byte_offset(mc, b, node, NODE_SHADOW),
+                        "device.shadow");
+}
+
+/* Calls every device node's free thunk on header's list, then frees the
+ * node (the guard's cleanup). */
+static void free_device_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef header) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(from);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "device.next");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "device.free");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "device.done");
+  LLVMValueRef first = LLVMBuildLoad2(
+      b, ptr, byte_offset(mc, b, header, AD_REV_TAPE_DEVICE_OFFSET), "device");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef node = LLVMBuildPhi(b, ptr, "");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef next =
+      LLVMBuildLoad2(b, ptr, byte_offset(mc, b, node, NODE_NEXT), "");
+  LLVMValueRef thunk =
+      LLVMBuildLoad2(b, ptr, byte_offset(mc, b, node, NODE_FREE), "");
+  LLVMTypeRef tt = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  LLVMBuildCall2(b, tt, thunk, &node, 1, "");
+  ad_rev_call_libc(mc, b, "free", &node, 1);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(node, &first, &from, 1);
+  LLVMAddIncoming(node, &next, &body, 1);
+  LLVMPositionBuilderAtEnd(b, done);
 }
 
 /* Whether an exception may leave fn: a `resume`, or a call (not an
  * invoke: its exception lands in fn's pad) that may throw, a defined
  * callee's body asked the same (a cycle adds nothing: seen).  -1 when
  * memory runs out. */
-static int body_may_unwind(LLVMValueRef fn, ad_map *seen) {
+int ad_rev_body_may_unwind(LLVMValueRef fn, ad_map *seen) {
   if (ad_map_get(seen, fn))
     return 0;
   if (ad_map_put(seen, fn, (void *)1) != 0)
@@ -259,7 +404,7 @@ static int body_may_unwind(LLVMValueRef fn, ad_map *seen) {
       LLVMValueRef callee = LLVMGetCalledValue(i);
       if (!LLVMIsAFunction(callee) || LLVMCountBasicBlocks(callee) == 0)
         return 1;
-      int rc = body_may_unwind(callee, seen);
+      int rc = ad_rev_body_may_unwind(callee, seen);
       if (rc != 0)
         return rc;
     }
@@ -268,7 +413,7 @@ static int body_may_unwind(LLVMValueRef fn, ad_map *seen) {
 
 /* aug's personality (the primal's, when it has invokes), another
  * function's of the module, or the Itanium C++ one. */
-static LLVMValueRef personality(ad_module_ctx *mc, LLVMValueRef aug) {
+LLVMValueRef ad_rev_personality(ad_module_ctx *mc, LLVMValueRef aug) {
   if (LLVMHasPersonalityFn(aug))
     return LLVMGetPersonalityFn(aug);
   for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
@@ -288,7 +433,7 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
                                 int heap_header) {
   ad_map seen;
   ad_map_init(&seen);
-  int unwinds = body_may_unwind(aug, &seen);
+  int unwinds = ad_rev_body_may_unwind(aug, &seen);
   ad_map_free(&seen);
   if (unwinds == 0)
     return aug;
@@ -312,7 +457,7 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
   g = LLVMAddFunction(mc->mod, name.data, ft);
   sb_free(&name);
   LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetPersonalityFn(g, personality(mc, aug));
+  LLVMSetPersonalityFn(g, ad_rev_personality(mc, aug));
   unsigned np = LLVMCountParams(g);
   LLVMValueRef *args = tj_malloc((np ? np : 1) * sizeof *args);
   if (!args) {
@@ -341,6 +486,7 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
   LLVMValueRef l =
       LLVMBuildLandingPad(b, LLVMStructTypeInContext(c, lpt, 2, 0), NULL, 0, "");
   LLVMSetCleanup(l, 1);
+  free_device_shadows(mc, b, header);
   ad_rev_free_owned_shadows(mc, b, header);
   LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "records");
   ad_rev_call_libc(mc, b, "free", &records, 1);

@@ -6,9 +6,10 @@
  * dropped at load, and julia.get_pgcstack and julia.safepoint are
  * inactive.  What is left is the GC allocation:
  *
- *   julia.gc_alloc_obj   an active object gets a zeroed shadow from calloc
- *                        (seen in the object's address space), freed at the
- *                        reverse of the allocation.  The shadow is host
+ *   julia.gc_alloc_obj   an active object gets a zeroed shadow block
+ *                        (memory.c's, seen in the object's address space),
+ *                        freed at the reverse of the allocation, or by the
+ *                        gradient's guard when an exception leaves aug.  The shadow is host
  *                        memory the GC does not know: it lives exactly from
  *                        the allocation in aug to its reverse, holding
  *                        adjoints (floats; a tracked pointer stored in a
@@ -45,9 +46,10 @@ int ad_rev_julia_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
   if (LLVMGetTypeKind(LLVMTypeOf(size)) != LLVMIntegerTypeKind)
     return ad_fail(r->mc, call,
                    "julia.gc_alloc_obj: the size is not an integer");
-  LLVMValueRef args[2] = {LLVMConstInt(i64, 1, 0),
-                          LLVMBuildZExtOrBitCast(fc->b, size, i64, "")};
-  LLVMValueRef s = ad_rev_call_libc(r->mc, fc->b, "calloc", args, 2);
+  /* memory.c's block: zeroed, and on the gradient's owned list, so an
+   * exception out of aug frees it as it frees the host shadows */
+  LLVMValueRef s = ad_rev_shadow_alloc(r, fc->b, LLVMConstInt(i64, 16, 0),
+                                       LLVMBuildZExtOrBitCast(fc->b, size, i64, ""));
   LLVMSetValueName2(s, "shadow.gc_obj", 13);
   if (ad_rev_record(r, call, s) != 0)
     return -1;
@@ -66,6 +68,6 @@ int ad_rev_julia_reverse(ad_rev_fn *r, LLVMValueRef call) {
     return 0;
   LLVMValueRef s = ad_rev_recorded(r, call);
   if (s)
-    ad_rev_call_libc(r->mc, r->rb, "free", &s, 1);
+    ad_rev_shadow_free(r->mc, r->rb, s);
   return 0;
 }

@@ -30,6 +30,7 @@
  *              helpers, read backwards from rules/complex.c's rows
  *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
  *   exceptions.c  invoke (the normal path, like a call), landing pads
+ *   unwinding.c   the clone of a callee whose exception is caught above
  */
 #ifndef TANJIT_AD_REV_REV_H
 #define TANJIT_AD_REV_REV_H
@@ -368,6 +369,24 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv);
  * from its call leaves nothing to reverse: the block's record is pushed
  * there too, for a handler that catches and goes on.  Else NULL. */
 LLVMValueRef ad_rev_catch_exit(ad_rev_fn *r, LLVMBasicBlockRef bb);
+/* Whether an exception from invoke inv's call is reversed: its handler
+ * goes on to a `ret`, or inv is in an unwinding clone (unwinding.c), whose
+ * exits by exception are reversed too. */
+int ad_rev_unwind_reversed(ad_rev_fn *r, LLVMValueRef inv);
+/* Whether a block ending in `term` is an exit the reverse starts from: a
+ * `ret`, or in an unwinding clone a `resume`. */
+int ad_rev_is_exit(ad_rev_fn *r, LLVMValueRef term);
+/* Before every `resume` of aug: the caller's header brought up to date
+ * from the body's copy (the records pushed since the landing pad), once
+ * the bodies are built. */
+void ad_rev_sync_resumes(ad_rev_fn *r);
+/* Whether an exception may leave fn (a resume, or a call that may throw,
+ * defined callees asked the same; `seen` breaks cycles).  0/1, -1 when
+ * memory runs out. */
+int ad_rev_body_may_unwind(LLVMValueRef fn, ad_map *seen);
+/* A personality for a function of mc made from fn: fn's, another
+ * function's of the module, or the Itanium C++ one. */
+LLVMValueRef ad_rev_personality(ad_module_ctx *mc, LLVMValueRef fn);
 /* The aug of a landingpad: a PHI of the fresh pads' landingpads. */
 int ad_rev_aug_landing_pad(ad_rev_fn *r, LLVMValueRef lp);
 /* The key of fc.exit_block naming the aug block that ends the edge
@@ -377,13 +396,35 @@ LLVMValueRef ad_rev_edge_key(LLVMBasicBlockRef from, LLVMBasicBlockRef to);
  * and the owned list of the shadow blocks aug allocated (memory.c), at
  * AD_REV_TAPE_OWNED_OFFSET, walked when an exception leaves aug. */
 enum { AD_REV_TAPE_OWNED_OFFSET = 32 };
+/* ... and after it the list of shadows aug allocated that are not host
+ * blocks (CUDA's device and pinned memory): nodes {next, shadow, free
+ * thunk} the guard walks, calling each thunk(node) then freeing the node. */
+enum { AD_REV_TAPE_DEVICE_OFFSET = 40 };
 LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc);
+/* Emits at aug builder b a node for `shadow` (8 bytes: a device address or
+ * pointer; null when none was made) pushed on the header's device list,
+ * `thunk` a `void (ptr node)` that frees node's shadow.  Returns the node;
+ * the reverse of the allocation reads the shadow back from it
+ * (ad_rev_device_shadow_of), frees it, then frees the node with free(). */
+LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
+                                      LLVMValueRef shadow, LLVMValueRef thunk);
+LLVMValueRef ad_rev_device_shadow_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                                     LLVMValueRef node, LLVMTypeRef t);
 /* What a gradient calls for pair aug `aug`: aug itself when it cannot
  * unwind, else a guard with aug's type that invokes it and, when an
  * exception leaves it, frees the owned shadows, the tape's records and
  * (heap_header) the header, then resumes unwinding.  NULL on error. */
 LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
                                 int heap_header);
+
+/* ---- unwinding.c ---- */
+/* The function whose pair a call to fn takes when the call's exception is
+ * reversed (a handler above catches and goes on): fn's unwinding clone,
+ * made on first use, or fn itself when no exception can leave it (or it
+ * is a clone).  NULL with the error in mc (located at `where`). */
+LLVMValueRef ad_rev_unwinding_clone(ad_module_ctx *mc, LLVMValueRef fn,
+                                    LLVMValueRef where);
+int ad_rev_is_unwinding_clone(LLVMValueRef fn);
 
 /* ---- adjoint.c ---- */
 int ad_rev_build_reverse(ad_rev_fn *r);
