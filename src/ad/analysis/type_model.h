@@ -75,6 +75,7 @@ struct ad_types {
   const ad_engine *e;
   LLVMTargetDataRef td;
   int own_td;
+  int in_generated; /* the function being visited is tanjit's own code */
   ad_map index; /* value -> 1 + index into vals */
   tval *vals;
   size_t nvals, capvals;

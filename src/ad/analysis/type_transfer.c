@@ -150,6 +150,17 @@ static int is_derivative(LLVMValueRef fn) {
   return 0;
 }
 
+/* tanjit's own code (derivatives and the tanjit.* helpers they call, which
+ * a gradient of a gradient reads): its pointer slots are not spills of
+ * the program's pointers but a tape's header, whose buffer holds records
+ * of every kind at offsets known only at run time; followed as one value,
+ * they would merge those records' facts into conflicts. */
+static int is_generated(LLVMValueRef fn) {
+  size_t n;
+  const char *name = LLVMGetValueName2(fn, &n);
+  return is_derivative(fn) || (n > 7 && strncmp(name, "tanjit.", 7) == 0);
+}
+
 static void add_callers(ad_types *t, LLVMValueRef fn, int level,
                         size_t *budget) {
   if (level >= MAX_CALLER_LEVELS)
@@ -430,7 +441,8 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   case LLVMLoad:
     ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst));
-    if (LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMPointerTypeKind &&
+    if (!t->in_generated &&
+        LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMPointerTypeKind &&
         ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0))
       ta_slot_note(t, obj, off, inst);
     if (ad_type_is_pointerish(LLVMTypeOf(inst)))
@@ -439,7 +451,8 @@ static void visit(ad_types *t, LLVMValueRef inst) {
   case LLVMStore:
     ta_access(t, LLVMGetOperand(inst, 1), LLVMGetOperand(inst, 0),
               LLVMTypeOf(LLVMGetOperand(inst, 0)));
-    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(inst, 0))) ==
+    if (!t->in_generated &&
+        LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(inst, 0))) ==
             LLVMPointerTypeKind &&
         ta_addr(t, LLVMGetOperand(inst, 1), &obj, &off, 0))
       ta_slot_note(t, obj, off, LLVMGetOperand(inst, 0));
@@ -600,12 +613,14 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
   }
   for (int round = 0; round < MAX_ROUNDS && !t->oom; round++) {
     t->changed = 0;
-    for (size_t f = 0; f < t->nfns && !t->oom; f++)
+    for (size_t f = 0; f < t->nfns && !t->oom; f++) {
+      t->in_generated = is_generated(t->fns[f]);
       for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(t->fns[f]); bb;
            bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
              i = LLVMGetNextInstruction(i))
           visit(t, i);
+    }
     ta_run_pending(t);
     if (!t->changed)
       break;
