@@ -485,7 +485,9 @@ END_TEST
 
 /* A callee analyzed alone (reverse mode analyzes each function it
  * differentiates) that copies what its parameter points to (a copy
- * constructor at -O0): its callers say what those bytes are. */
+ * constructor at -O0): its callers say what those bytes are, in the
+ * analysis that asks them (ad_types_analyze_in_callers; the plain one
+ * leaves them unknown, which is what makes copy_layout.c ask). */
 START_TEST(callee_copy_known_from_callers) {
   const char *ir =
       "%V = type { [2 x double] }\n"
@@ -504,6 +506,10 @@ START_TEST(callee_copy_known_from_callers) {
       "  ret double %s\n"
       "}\n";
   parsed p = analyze(ir, "copy");
+  ck_kind(&p, "src", 0, "unknown");
+  ad_types_free(p.t);
+  p.t = ad_types_analyze_in_callers(NULL, p.m, NULL, p.fn);
+  ck_assert(p.t != NULL);
   ck_kind(&p, "src", 0, "float64");
   ck_kind(&p, "src", 8, "float64");
   ck_copy_all_floats(&p, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn)));

@@ -13,6 +13,13 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 
+static int has_unknown_bytes(const ad_copy_layout *l) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->segs[i].kind == AD_BYTES_UNKNOWN)
+      return 1;
+  return 0;
+}
+
 /* The analysis of the function being differentiated runs once, on its
  * first copy, and is kept in the context (fc->types) for the others. */
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
@@ -30,6 +37,19 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
   int rc = t ? ad_types_copy_layout(t, dst, src, len, out) : -1;
   if (!cacheable)
     ad_types_free(t);
+  if (rc == 0 && has_unknown_bytes(out)) {
+    /* what the callers say of fn's parameters, only where it is needed */
+    ad_types *wide =
+        ad_types_analyze_in_callers(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+    ad_copy_layout better;
+    if (!wide || ad_types_copy_layout(wide, dst, src, len, &better) != 0) {
+      rc = -1;
+    } else {
+      ad_copy_layout_free(out);
+      *out = better;
+    }
+    ad_types_free(wide);
+  }
   if (rc != 0) {
     ad_copy_layout_free(out);
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");

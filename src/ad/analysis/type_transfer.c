@@ -580,14 +580,29 @@ void ad_types_free(ad_types *t) {
   free(t);
 }
 
+static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
+                         LLVMTargetDataRef td, LLVMValueRef fn,
+                         const unsigned *param_float_bits, int with_callers);
+
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
-  return ad_types_analyze_params(e, m, td, fn, NULL);
+  return analyze(e, m, td, fn, NULL, 0);
 }
 
 ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
                                   LLVMTargetDataRef td, LLVMValueRef fn,
                                   const unsigned *param_float_bits) {
+  return analyze(e, m, td, fn, param_float_bits, 0);
+}
+
+ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
+                                      LLVMTargetDataRef td, LLVMValueRef fn) {
+  return analyze(e, m, td, fn, NULL, 1);
+}
+
+static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
+                         LLVMTargetDataRef td, LLVMValueRef fn,
+                         const unsigned *param_float_bits, int with_callers) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -603,7 +618,8 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
   }
   add_function(t, fn, 0);
   size_t callers = MAX_CALLERS;
-  add_callers(t, fn, 0, &callers);
+  if (with_callers)
+    add_callers(t, fn, 0, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));

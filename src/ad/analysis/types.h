@@ -99,6 +99,13 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
 ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
                                   LLVMTargetDataRef td, LLVMValueRef fn,
                                   const unsigned *param_float_bits);
+/* The same, with fn's callers (a few levels up) joining the analysis as
+ * roots, so what fn's parameters point to is known as it is in them (a
+ * copy constructor's memcpy of `*other` at -O0).  Costlier by far on big
+ * -O0 C++ modules: copy_layout.c asks for it only when the plain analysis
+ * leaves a copy's bytes unknown. */
+ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
+                                      LLVMTargetDataRef td, LLVMValueRef fn);
 void ad_types_free(ad_types *t); /* NULL-tolerant */
 
 /* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the

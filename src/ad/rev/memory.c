@@ -482,11 +482,13 @@ int ad_rev_copy_census(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
   memset(out, 0, sizeof *out);
   if (ad_copy_layout_of(&r->fc, call, dst, src, len, &l) != 0)
     return -1;
-  unsigned long long foff = 0;
+  unsigned bits = 0;
   for (size_t i = 0; i < l.n; i++) {
     if (l.segs[i].kind == AD_BYTES_FLOAT) {
+      /* the first float's width: the layout's segments carry it, from
+       * whichever analysis classified the bytes */
       if (!out->floats)
-        foff = l.segs[i].offset;
+        bits = l.segs[i].bits;
       out->floats++;
     } else if (l.segs[i].kind == AD_BYTES_UNKNOWN) {
       out->unknown++;
@@ -495,15 +497,8 @@ int ad_rev_copy_census(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef dst,
     }
   }
   ad_copy_layout_free(&l);
-  if (out->floats) {
-    /* The first float's type, from either end of the copy: one side may
-     * be memory type analysis has not seen written. */
-    unsigned bits = 0;
-    ad_tkind k = ad_types_kind(r->fc.types, dst, (long long)foff, &bits);
-    if (k != AD_T_FLOAT)
-      k = ad_types_kind(r->fc.types, src, (long long)foff, &bits);
-    out->elem = k == AD_T_FLOAT ? ad_rev_float_of_bits(r->mc, bits) : NULL;
-  }
+  if (out->floats)
+    out->elem = bits ? ad_rev_float_of_bits(r->mc, bits) : NULL;
   return 0;
 }
 
