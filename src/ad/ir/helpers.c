@@ -61,3 +61,11 @@ LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
   LLVMSetInstructionCallConv(c, LLVMGetFunctionCallConv(helper));
   return c;
 }
+
+void ad_build_trap(LLVMModuleRef m, LLVMBuilderRef b) {
+  unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, NULL, 0),
+                 LLVMGetIntrinsicDeclaration(m, id, NULL, 0), NULL, 0, "");
+  LLVMBuildUnreachable(b);
+}

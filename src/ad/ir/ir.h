@@ -79,6 +79,9 @@ LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
 /* ---- unwind.c: emitted calls back onto an unwind edge (Itanium EH) ---- */
 /* Copies call-site attributes, calling convention and debug location. */
 void ad_copy_call_site_attrs(LLVMValueRef from, LLVMValueRef to);
+/* Ends b's block with a call of llvm.trap and `unreachable`: where
+ * generated code has no error channel (out of memory, a full tape). */
+void ad_build_trap(LLVMModuleRef m, LLVMBuilderRef b);
 /* Whether a call may throw (not nounwind, not an intrinsic, inline asm,
  * an engine helper `tanjit.*` or libc's allocator). */
 int ad_ir_may_unwind(LLVMValueRef call);

@@ -264,10 +264,7 @@ static LLVMValueRef call_each_target(ad_rev_fn *r, LLVMBuilderRef b,
     LLVMPositionBuilderAtEnd(b, next);
   }
   /* a function from outside the module, or one not address-taken here */
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0, "");
-  LLVMBuildUnreachable(b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, merge);
   if (LLVMGetTypeKind(LLVMTypeOf(res[0])) == LLVMVoidTypeKind)
     return res[0];

@@ -260,11 +260,7 @@ static void trap_unless_success(ad_fn_ctx *fc, LLVMValueRef rc) {
       LLVMBuildICmp(fc->b, LLVMIntEQ, rc, LLVMConstNull(LLVMTypeOf(rc)), ""),
       ok, bad);
   LLVMPositionBuilderAtEnd(fc->b, bad);
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(fc->b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(fc->mc->mod, trap, NULL, 0), NULL,
-                 0, "");
-  LLVMBuildUnreachable(fc->b);
+  ad_build_trap(fc->mc->mod, fc->b);
   LLVMPositionBuilderAtEnd(fc->b, ok);
 }
 

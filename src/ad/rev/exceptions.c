@@ -96,11 +96,7 @@ static LLVMBasicBlockRef walk_pad(void *ctx) {
     LLVMPositionBuilderAtEnd(b, pad);
     LLVMValueRef l = LLVMBuildLandingPad(b, LLVMTypeOf(lp), NULL, 0, "");
     LLVMSetCleanup(l, 1);
-    unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
-    LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, NULL, 0),
-                   LLVMGetIntrinsicDeclaration(r->mc->mod, id, NULL, 0), NULL,
-                   0, "");
-    LLVMBuildUnreachable(b);
+    ad_build_trap(r->mc->mod, b);
     LLVMDisposeBuilder(b);
     return pad;
   }
@@ -331,11 +327,7 @@ LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "node.ok");
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), oom, ok);
   LLVMPositionBuilderAtEnd(b, oom);
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMValueRef head =
       byte_offset(mc, b, r->aug_tape, AD_REV_TAPE_DEVICE_OFFSET);

@@ -64,14 +64,6 @@ static LLVMValueRef at_offset(LLVMBuilderRef b, ad_module_ctx *mc,
   return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), p, &k, 1, "");
 }
 
-static void trap_at(LLVMBuilderRef b, ad_module_ctx *mc) {
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(mc->llctx, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
-}
-
 /* tanjit.rev.shadow.alloc(align, n, tape): n zeroed bytes aligned to
  * max(align, 32), with n at -16, the base at -8, and pushed on the tape
  * header's owned list (link at -24); traps when memory runs out (generated
@@ -108,7 +100,7 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   LLVMValueRef base = LLVMBuildCall2(b, aft, aligned, args, 2, "base");
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, base, ""), oom, ok);
   LLVMPositionBuilderAtEnd(b, oom);
-  trap_at(b, mc);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMBuildMemSet(b, base, LLVMConstInt(LLVMInt8TypeInContext(c), 0, 0),
                   total, SHADOW_HEADER);

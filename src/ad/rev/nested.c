@@ -90,11 +90,7 @@ static LLVMValueRef map_fn(ad_module_ctx *mc) {
       LLVMConstInt(i64, (unsigned long long)-1, 1), "");
   LLVMBuildCondBr(b, failed, fail, ok);
   LLVMPositionBuilderAtEnd(b, fail);
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMBuildRet(b, p);
   LLVMDisposeBuilder(b);
@@ -152,11 +148,7 @@ static void trap_unless(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef ok) {
   LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c, fn, "nested.fits");
   LLVMBuildCondBr(b, ok, go, bad);
   LLVMPositionBuilderAtEnd(b, bad);
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, go);
 }
 

@@ -46,14 +46,6 @@ static LLVMTypeRef split_header_type(ad_module_ctx *mc) {
   return ad_rev_header_type(mc);
 }
 
-static void build_trap(ad_module_ctx *mc, LLVMBuilderRef b) {
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(mc->llctx, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
-}
-
 /* tanjit.split.tape(tag): a zeroed heap header carrying tag; traps when
  * memory runs out (generated code has no error channel). */
 static LLVMValueRef tape_fn(ad_module_ctx *mc) {
@@ -76,7 +68,7 @@ static LLVMValueRef tape_fn(ad_module_ctx *mc) {
   LLVMValueRef h = ad_rev_call_libc(mc, b, "calloc", args, 2);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, h, ""), oom, ok);
   LLVMPositionBuilderAtEnd(b, oom);
-  build_trap(mc, b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMBuildStore(b, LLVMGetParam(fn, 0),
                  LLVMBuildStructGEP2(b, split_header_type(mc), h, 3, ""));
@@ -114,7 +106,7 @@ static LLVMValueRef check_fn(ad_module_ctx *mc) {
   LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, tag, LLVMGetParam(fn, 1), ""),
                   ok, bad);
   LLVMPositionBuilderAtEnd(b, bad);
-  build_trap(mc, b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, ok);
   LLVMSetAlignment(LLVMBuildStore(b, LLVMConstInt(i64, 0, 0), at), 1);
   LLVMBuildRetVoid(b);

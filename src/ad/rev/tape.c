@@ -131,11 +131,7 @@ static LLVMValueRef reserve_fn(ad_rev_fn *r) {
   LLVMBuildStore(b, ncap, pcap);
   LLVMBuildBr(b, done);
   LLVMPositionBuilderAtEnd(b, oom);
-  unsigned trap = LLVMLookupIntrinsicID("llvm.trap", 9);
-  LLVMBuildCall2(b, LLVMIntrinsicGetType(c, trap, NULL, 0),
-                 LLVMGetIntrinsicDeclaration(mc->mod, trap, NULL, 0), NULL, 0,
-                 "");
-  LLVMBuildUnreachable(b);
+  ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, done);
   LLVMValueRef base = LLVMBuildLoad2(b, ptr, tape, "");
   LLVMBuildStore(b, need, psize);
