@@ -408,6 +408,20 @@ int ad_types_moves_bytes(LLVMValueRef inst) {
   return moves_whole_bytes(inst, LLVMGetInstructionOpcode(inst));
 }
 
+/* Whether pointer v is only compared: an end pointer (`begin + bytes`,
+ * std::vector's `_M_finish`, a loop's bound), never an access, so its
+ * stride says nothing of the layout (it is often a byte count: a period
+ * of 1 would collapse the object). */
+static int only_compared(LLVMValueRef v) {
+  LLVMUseRef u = LLVMGetFirstUse(v);
+  if (!u)
+    return 0;
+  for (; u; u = LLVMGetNextUse(u))
+    if (!LLVMIsAICmpInst(LLVMGetUser(u)))
+      return 0;
+  return 1;
+}
+
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   int obj;
@@ -480,7 +494,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
      * indexes x[i] of struct {int n; double x[3]} as a double GEP from &x)
      * walks a member, not the whole object: no period for it, and the
      * elements share the facts of the first. */
-    if (obj < 0 || ta_norm(&t->objs[obj], off) == 0)
+    if ((obj < 0 || ta_norm(&t->objs[obj], off) == 0) && !only_compared(inst))
       ta_set_period(t, obj, s);
     ta_set_addr(t, inst, obj, off + c);
     break;
