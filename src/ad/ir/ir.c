@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <llvm/Config/llvm-config.h>
+
 #include "ad/ad.h"
 #include "ad/ir/ir.h"
 
@@ -131,4 +133,17 @@ LLVMValueRef ad_called_function(LLVMValueRef call) {
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
+}
+
+/* LLVM 22 keeps a switch's case values apart from its operands (which
+ * are the condition and the destinations); LLVM-C reads them since then.
+ * Before, case k's value is operand 2k (after the condition and the
+ * default).  The engine's one LLVM version fork (src/jit/llvm_compat.h
+ * has the session's). */
+LLVMValueRef ad_switch_case_value(LLVMValueRef sw, unsigned k) {
+#if LLVM_VERSION_MAJOR >= 22
+  return LLVMGetSwitchCaseValue(sw, k);
+#else
+  return LLVMGetOperand(sw, 2 * k);
+#endif
 }

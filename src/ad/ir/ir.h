@@ -31,6 +31,8 @@ int ad_opclass_is_int_arith(ad_opclass c);
  * between floats and integers (their derivative is zero, exactly).
  * Activity never marks these; the rules only clone them. */
 int ad_opclass_has_no_tangent(ad_opclass c);
+/* The value of a switch's case k (successor k, 1 <= k < successors). */
+LLVMValueRef ad_switch_case_value(LLVMValueRef sw, unsigned k);
 
 /* What ad_strip_casts looks through besides bitcast and addrspacecast. */
 enum {

@@ -641,9 +641,8 @@ static int route_by_replay(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
       LLVMValueRef sw = LLVMBuildSwitch(
           r->rb, c, replay_target(r, &rp, b, LLVMGetSuccessor(term, 0)),
           ns - 1);
-      /* case k's value is operand 2k (after the condition and default) */
       for (unsigned k = 1; k < ns; k++)
-        LLVMAddCase(sw, LLVMGetOperand(term, 2 * k),
+        LLVMAddCase(sw, ad_switch_case_value(term, k),
                     replay_target(r, &rp, b, LLVMGetSuccessor(term, k)));
     } else if (c) {
       LLVMBasicBlockRef t = replay_target(r, &rp, b, LLVMGetSuccessor(term, 0));
