@@ -122,25 +122,6 @@ static tfact side_fact(const ad_types *t, int obj, long long base,
  * have the type the memory was declared with, when an end of the copy is
  * a local variable, a global or a byval/sret argument itself. */
 
-static unsigned declared_float_bits(LLVMTypeRef ty) {
-  switch (LLVMGetTypeKind(ty)) {
-  case LLVMHalfTypeKind:
-  case LLVMBFloatTypeKind:
-    return 16;
-  case LLVMFloatTypeKind:
-    return 32;
-  case LLVMDoubleTypeKind:
-    return 64;
-  case LLVMX86_FP80TypeKind:
-    return 80;
-  case LLVMFP128TypeKind:
-  case LLVMPPC_FP128TypeKind:
-    return 128;
-  default:
-    return 0;
-  }
-}
-
 /* The type memory `p` points to the start of was declared with, or NULL. */
 static LLVMTypeRef declared_type(LLVMValueRef p) {
   for (int depth = 0; p && depth < 4; depth++) {
@@ -215,7 +196,7 @@ static tfact declared_fact(LLVMTargetDataRef td, LLVMTypeRef ty,
                ? ta_fact(AD_T_INTEGER, 0)
                : ta_fact(AD_T_POINTER, 0);
   default: {
-    unsigned bits = declared_float_bits(ty);
+    unsigned bits = ta_scalar_float_bits(ty);
     if (!bits || rel >= LLVMStoreSizeOfType(td, ty))
       return ta_fact(AD_T_UNKNOWN, 0);
     return ta_fact(AD_T_FLOAT, bits);

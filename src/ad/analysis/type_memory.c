@@ -85,9 +85,7 @@ void ta_note(ad_types *t, LLVMValueRef v, tfact f) {
   }
 }
 
-static unsigned float_bits(LLVMTypeRef ty) {
-  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
-    ty = LLVMGetElementType(ty);
+unsigned ta_scalar_float_bits(LLVMTypeRef ty) {
   switch (LLVMGetTypeKind(ty)) {
   case LLVMHalfTypeKind:
   case LLVMBFloatTypeKind:
@@ -98,9 +96,19 @@ static unsigned float_bits(LLVMTypeRef ty) {
     return 64;
   case LLVMX86_FP80TypeKind:
     return 80;
-  default:
+  case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind:
     return 128;
+  default:
+    return 0;
   }
+}
+
+/* A float scalar's or float vector's element width (callers pass floats). */
+static unsigned float_bits(LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
+    ty = LLVMGetElementType(ty);
+  return ta_scalar_float_bits(ty);
 }
 
 tfact ta_value_fact(const ad_types *t, LLVMValueRef v) {

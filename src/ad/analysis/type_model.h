@@ -135,4 +135,8 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty);
  * intrinsic promise about the bytes it touches, noted weak. */
 void ta_tbaa_learn(ad_types *t, LLVMValueRef inst);
 
+/* The width of a float scalar type (half and bfloat 16, x86_fp80 80,
+ * fp128 and ppc_fp128 128); 0 for any other type. */
+unsigned ta_scalar_float_bits(LLVMTypeRef ty);
+
 #endif
