@@ -85,6 +85,20 @@ LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
 LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
                             LLVMValueRef *args, unsigned nargs,
                             const char *name);
+/* `name` in m, or a new external declaration of it with fn_type. */
+LLVMValueRef ad_get_or_declare(LLVMModuleRef m, const char *name,
+                               LLVMTypeRef fn_type);
+/* Adds an internal function `name` (LLVM uniquifies a taken name) with an
+ * empty "entry" block; *fn gets it.  Returns a builder positioned at the
+ * entry's end, which the caller fills and disposes. */
+LLVMBuilderRef ad_define_internal(LLVMModuleRef m, const char *name,
+                                  LLVMTypeRef fn_type, LLVMValueRef *fn);
+/* *fn = `name` in m if it exists (returns NULL: nothing to build), else
+ * ad_define_internal: a builder at the new function's entry, for the caller
+ * to write the body with and dispose. */
+LLVMBuilderRef ad_get_or_define_internal(LLVMModuleRef m, const char *name,
+                                         LLVMTypeRef fn_type,
+                                         LLVMValueRef *fn);
 
 /* ---- unwind.c: emitted calls back onto an unwind edge (Itanium EH) ---- */
 /* Copies call-site attributes, calling convention and debug location. */
