@@ -258,7 +258,11 @@ static int aug_map(ad_rev_fn *r, LLVMValueRef call) {
 int ad_rev_nested_aug(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn) {
   if (named(fn, "tanjit.rev.nested.map"))
     return aug_map(r, call);
-  if (named(fn, "tanjit.rev.nested.unmap"))
+  /* the inner guard's cleanup on an exception (exceptions.c): it frees
+   * the inner's records and shadows, never touches an outer adjoint, and
+   * runs only on the way out of the outer's aug, which has no reverse */
+  if (named(fn, "tanjit.rev.nested.unmap") || named(fn, ad_rev_unwound_name(0)) ||
+      named(fn, ad_rev_unwound_name(1)))
     return ad_clone(&r->fc, call) ? 0 : -1;
   if (!is_reserve(fn))
     return 1;
