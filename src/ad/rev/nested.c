@@ -207,6 +207,41 @@ static void trap_unless(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef ok) {
   LLVMPositionBuilderAtEnd(b, go);
 }
 
+/* `void (ptr node)`: unmaps the reservation kept in an exception guard's
+ * node (exceptions.c), for when an exception leaves aug before the
+ * reverse that would have unmapped it. */
+static LLVMValueRef unwind_unmap_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.nested.unwind.unmap",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  call_unmap(mc, b, ad_rev_device_shadow_of(mc, b, LLVMGetParam(fn, 0), ptr));
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* A reservation made in aug, at builder b: kept on the header's device
+ * list so that the guard unmaps it should an exception leave aug (the
+ * primal's exception handlers may go on and throw again: each leaked
+ * reservation would hold 64 GiB of address space).  Returns the node. */
+static LLVMValueRef own_reservation(ad_rev_fn *r, LLVMBuilderRef b,
+                                    LLVMValueRef s) {
+  return ad_rev_own_device_shadow(r, b, s, unwind_unmap_fn(r->mc));
+}
+
+/* The reverse of an owned reservation: unmapped, its node freed. */
+static void unmap_owned(ad_module_ctx *mc, LLVMBuilderRef b,
+                        LLVMValueRef node) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  call_unmap(mc, b, ad_rev_device_shadow_of(mc, b, node, ptr));
+  ad_rev_call_libc(mc, b, "free", &node, 1);
+}
+
 /* The reverse of the push that mapped the shadow buffer: its last use. */
 static int rev_reserve(ad_rev_fn *r, const ad_rev_call_row *row,
                        LLVMValueRef call, const ad_rev_call_plan *p) {
@@ -222,7 +257,7 @@ static int rev_reserve(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, fn, "nested.unmapped");
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, made, ""), join, unmap);
   LLVMPositionBuilderAtEnd(b, unmap);
-  call_unmap(mc, b, made);
+  unmap_owned(mc, b, made);
   LLVMBuildBr(b, join);
   LLVMPositionBuilderAtEnd(b, join);
   return 0;
@@ -233,8 +268,8 @@ static const ad_rev_call_row reserve_row = {.name = reserve_name,
 
 /* reserve(tape, n) = at, in the outer aug (builder after the clone): the
  * shadow is the shadow header's buffer (mapped at the first push) at at's
- * offset in the primal buffer; the mapping is recorded for the reverse
- * when this push made it. */
+ * offset in the primal buffer; the mapping (its guard node, own_reservation)
+ * is recorded for the reverse when this push made it. */
 static int aug_reserve(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone) {
   ad_fn_ctx *fc = &r->fc;
   ad_module_ctx *mc = r->mc;
@@ -268,12 +303,14 @@ static int aug_reserve(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone) {
   LLVMPositionBuilderAtEnd(b, map);
   LLVMValueRef mapped = call_map(mc, b);
   LLVMBuildStore(b, mapped, stape);
+  LLVMValueRef node = own_reservation(r, b, mapped);
+  LLVMBasicBlockRef mapped_end = LLVMGetInsertBlock(b);
   LLVMBuildBr(b, join);
   LLVMPositionBuilderAtEnd(b, join);
   LLVMValueRef sb = LLVMBuildPhi(b, ptr, "nested.buf");
   LLVMValueRef made = LLVMBuildPhi(b, ptr, "nested.made");
-  LLVMValueRef vs[2] = {sbase, mapped}, ms[2] = {LLVMConstNull(ptr), mapped};
-  LLVMBasicBlockRef bs[2] = {from, map};
+  LLVMValueRef vs[2] = {sbase, mapped}, ms[2] = {LLVMConstNull(ptr), node};
+  LLVMBasicBlockRef bs[2] = {from, mapped_end};
   LLVMAddIncoming(sb, vs, bs, 2);
   LLVMAddIncoming(made, ms, bs, 2);
   trap_unless(mc, b,
@@ -289,9 +326,9 @@ static int aug_reserve(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone) {
 static int rev_map(ad_rev_fn *r, const ad_rev_call_row *row,
                    LLVMValueRef call, const ad_rev_call_plan *p) {
   (void)row, (void)p;
-  LLVMValueRef s = ad_rev_recorded(r, call);
-  if (s)
-    call_unmap(r->mc, r->rb, s);
+  LLVMValueRef node = ad_rev_recorded(r, call);
+  if (node)
+    unmap_owned(r->mc, r->rb, node);
   return 0;
 }
 
@@ -314,7 +351,7 @@ static int aug_map(ad_rev_fn *r, LLVMValueRef call) {
     return 0;
   LLVMValueRef s = call_map(r->mc, r->fc.b);
   ad_set_shadow(&r->fc, call, s);
-  if (ad_rev_record(r, call, s) != 0)
+  if (ad_rev_record(r, call, own_reservation(r, r->fc.b, s)) != 0)
     return -1;
   return ad_rev_plan_row(r, call, &map_row) ? 0 : -1;
 }
