@@ -51,6 +51,14 @@ LLVMValueRef ad_called_function(LLVMValueRef call);
  * address taken (ad_function_address_taken, ad.h).  The requests' order
  * (engine.c) and the indirect-call rule (fwd/indirect.c) agree. */
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f);
+/* Whether declared function f (no body) may be the target of the indirect
+ * call: same type, address taken (libm's sin in a table of callbacks). */
+int ad_may_be_declared_indirect_target(LLVMValueRef call, LLVMValueRef f);
+/* An internal function `tanjit.direct.<f>` of f's type whose body only
+ * calls declared function f directly (made once; NULL on out of memory).
+ * The engine differentiates it as a defined target of an indirect call,
+ * and f's call rule applies to that direct call. */
+LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f);
 /* Name matching for rule tables: exact, or for an "llvm.*" pattern the
  * overloaded form (pattern followed by '.'). */
 int ad_name_matches(const char *name, const char *pattern);
