@@ -24,8 +24,9 @@
  * (ad_rev_guarded_aug) whose cleanup pad frees the shadow blocks on the
  * header's owned list (memory.c), the tape's records (tape.c keeps the
  * caller's header right whenever aug may unwind) and a split-mode heap
- * header, then resumes: the exception reaches the caller of
- * __enzyme_autodiff unchanged.
+ * header (all in `tanjit.rev.unwound`, ad_rev_unwound_name), then
+ * resumes: the exception reaches the caller of __enzyme_autodiff
+ * unchanged.
  *
  * Handlers that catch and go on (a landing pad from which a `ret` is
  * reached): the landing pad block is reversed like any other, back to
@@ -417,6 +418,37 @@ LLVMValueRef ad_rev_personality(ad_module_ctx *mc, LLVMValueRef aug) {
       LLVMFunctionType(LLVMInt32TypeInContext(mc->llctx), NULL, 0, 1));
 }
 
+const char *ad_rev_unwound_name(int heap_header) {
+  return heap_header ? "tanjit.rev.unwound.heap" : "tanjit.rev.unwound";
+}
+
+/* tanjit.rev.unwound(header) (.heap: and the header itself): what the
+ * guard frees when an exception leaves aug.  A function of its own, not
+ * the guard's pad: a gradient over the guard (reverse over reverse, at -O0
+ * where the inner aug may unwind) knows it by name as inactive cleanup
+ * (nested.c) and so never meets its calls through the device nodes' free
+ * thunks, which it could not differentiate. */
+static LLVMValueRef unwound_fn(ad_module_ctx *mc, int heap_header) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, ad_rev_unwound_name(heap_header),
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMValueRef header = LLVMGetParam(fn, 0);
+  free_device_shadows(mc, b, header);
+  ad_rev_free_owned_shadows(mc, b, header);
+  LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "records");
+  ad_rev_call_libc(mc, b, "free", &records, 1);
+  if (heap_header)
+    ad_rev_call_libc(mc, b, "free", &header, 1);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
 LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
                                 int heap_header) {
   ad_map seen;
@@ -469,12 +501,8 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
   LLVMValueRef l =
       LLVMBuildLandingPad(b, LLVMStructTypeInContext(c, lpt, 2, 0), NULL, 0, "");
   LLVMSetCleanup(l, 1);
-  free_device_shadows(mc, b, header);
-  ad_rev_free_owned_shadows(mc, b, header);
-  LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "records");
-  ad_rev_call_libc(mc, b, "free", &records, 1);
-  if (heap_header)
-    ad_rev_call_libc(mc, b, "free", &header, 1);
+  LLVMValueRef unwound = unwound_fn(mc, heap_header);
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(unwound), unwound, &header, 1, "");
   LLVMBuildResume(b, l);
   LLVMDisposeBuilder(b);
   return g;

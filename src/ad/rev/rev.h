@@ -410,6 +410,9 @@ LLVMValueRef ad_rev_own_device_shadow(ad_rev_fn *r, LLVMBuilderRef b,
                                       LLVMValueRef shadow, LLVMValueRef thunk);
 LLVMValueRef ad_rev_device_shadow_of(ad_module_ctx *mc, LLVMBuilderRef b,
                                      LLVMValueRef node, LLVMTypeRef t);
+/* The guard's cleanup function (heap_header: the split-mode variant that
+ * frees the header too), known by name to a gradient over the guard. */
+const char *ad_rev_unwound_name(int heap_header);
 /* What a gradient calls for pair aug `aug`: aug itself when it cannot
  * unwind, else a guard with aug's type that invokes it and, when an
  * exception leaves it, frees the owned shadows, the tape's records and

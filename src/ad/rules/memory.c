@@ -395,6 +395,11 @@ static const ad_typed_rule memory_rules[] = {
      * type); its shadow is another one, zeroed, which the collector owns
      * as it owns the primal (never freed explicitly) */
     ALLOC("julia.gc_alloc_obj", emit_allocation, d_size1_zeroed, "-i-"),
+    /* reverse over reverse's reservation of an inner tape's shadow
+     * (rev/nested.c): zero pages of its own for a tangent, unmapped with
+     * the primal's (forward over reverse over reverse) */
+    ALLOC("tanjit.rev.nested.map", emit_allocation, d_size0, "i"),
+    OTHER("tanjit.rev.nested.unmap", emit_free, d_none, 0, "p"),
     OTHER("posix_memalign", emit_memalign, d_size2, 0, "Pii"),
     OTHER("free", emit_free, d_none, 0, "p"),
     OTHER("_ZdlPv", emit_free, d_none, 0, "p"),
