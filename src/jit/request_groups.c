@@ -27,7 +27,9 @@
  *   - nothing its requests reach calls through a pointer (the candidates
  *     are every address-taken function of the module) or copies memory
  *     (a copy's layout may be read from the callers of its function);
- *   - its requests need no other module's code (views.c).
+ *   - nothing its requests reach is declared here and defined by another
+ *     loaded module (that code comes in views, views.c, linked into the
+ *     whole module).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +44,7 @@ typedef struct planner {
   size_t n_holders, cap_holders;
   size_t *parent;          /* union-find over holder indices */
   tj_hashmap owner;        /* walked function -> holder index + 1 */
+  tj_hashmap declared;     /* declarations the walks reached -> 1 */
   LLVMValueRef *stack;
   size_t sp, cap_stack;
 } planner;
@@ -167,7 +170,10 @@ static int walk(planner *p, size_t h, LLVMValueRef target) {
           continue;
         if (!callee || !LLVMIsAFunction(callee) || is_copy(callee))
           return 0;
-        if (!LLVMIsDeclaration(callee) && push(p, callee))
+        if (LLVMIsDeclaration(callee)
+                ? !LLVMGetIntrinsicID(callee) && !ad_is_request_function(callee) &&
+                      tj_hashmap_put(&p->declared, callee, (void *)1)
+                : push(p, callee))
           return -1;
       }
   }
@@ -204,6 +210,32 @@ static int record_groups(planner *p, jit_request_groups *g) {
   return rc;
 }
 
+/* Whether another loaded module defines a function the walks reached
+ * declared: its request would be differentiated through that module's
+ * code (a view, views.c), which only a whole-module transform links. */
+static int reaches_other_modules(tanjit_session *s, LLVMModuleRef m, planner *p,
+                                 int *oom) {
+  if (!p->declared.count)
+    return 0;
+  strmap elsewhere;
+  strmap_init(&elsewhere);
+  jit_session_lock(s);
+  for (size_t i = 0; i < s->n_modules && !*oom; i++) {
+    const jit_module *rec = &s->modules[i];
+    if (rec->generated || rec->pending == m)
+      continue;
+    for (size_t k = 0; k < rec->n_defined && !*oom; k++)
+      *oom = strmap_put(&elsewhere, rec->defined[k], (void *)1) != 0;
+  }
+  jit_session_unlock(s);
+  int found = 0;
+  for (size_t i = 0; i < p->declared.cap && !found && elsewhere.count; i++)
+    found = p->declared.keys[i] &&
+            strmap_get(&elsewhere, LLVMGetValueName2(p->declared.keys[i], &(size_t){0}));
+  strmap_free(&elsewhere);
+  return found;
+}
+
 int jit_request_groups_plan(tanjit_session *s, LLVMModuleRef m,
                             jit_request_groups *g) {
   memset(g, 0, sizeof *g);
@@ -215,6 +247,7 @@ int jit_request_groups_plan(tanjit_session *s, LLVMModuleRef m,
   memset(&p, 0, sizeof p);
   tj_hashmap_init(&p.holder_index, TJ_KEYS_POINTERS);
   tj_hashmap_init(&p.owner, TJ_KEYS_POINTERS);
+  tj_hashmap_init(&p.declared, TJ_KEYS_POINTERS);
   int rc = 1;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && rc == 1; f = LLVMGetNextFunction(f)) {
     ad_request_kind kind = ad_request_kind_of(f);
@@ -247,13 +280,16 @@ int jit_request_groups_plan(tanjit_session *s, LLVMModuleRef m,
       rc = walk(&p, h, target);
     }
   }
-  /* (asked last: it looks at every declaration against the session) */
-  if (rc == 1 && p.n_holders && jit_views_needed(s, m))
+  int oom = 0;
+  if (rc == 1 && reaches_other_modules(s, m, &p, &oom))
     rc = 0;
+  if (oom)
+    rc = -1;
   if (rc == 1 && record_groups(&p, g))
     rc = -1;
   tj_hashmap_free(&p.holder_index);
   tj_hashmap_free(&p.owner);
+  tj_hashmap_free(&p.declared);
   free(p.holders);
   free(p.parent);
   free(p.stack);
