@@ -23,6 +23,8 @@
  *   partition.c  a differentiated module's functions compiled apart
  *   lazy.c       lazy compilation: a module split into functions, each
  *                compiled at its first call through ORC's lazy re-exports
+ *   request_groups.c which requests lazy compilation differentiates
+ *                together, when one of their functions is first compiled
  *   parallel.c   a large module's partitions compiled on threads
  */
 #ifndef TANJIT_JIT_JIT_H
