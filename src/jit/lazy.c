@@ -303,21 +303,29 @@ static int differentiate_group(const lazy_body *b, LLVMModuleRef m,
   jit_session_unlock(s);
   if (jit_partition_mark_boundaries(m))
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-  const jit_request_groups *g = &b->source->groups;
+  strmap own; /* the holders this body defines (a weak one may have lost) */
+  strmap_init(&own);
+  for (size_t i = 0; i < b->n; i++)
+    if (strmap_put(&own, b->functions[i], (void *)1)) {
+      strmap_free(&own);
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    }
   unsigned long k = s->next_derivative_id++; /* (under jit_lock) */
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+  int failed = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !failed; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f))
       continue;
-    const char *name = LLVMGetValueName2(f, &(size_t){0});
     if (is_private(f)) {
-      if (rename_private(f, k))
-        return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-    } else if (!strmap_get(&g->holders, name)) { /* reached: compiled apart */
-      jit_drop_body(f);
+      failed = rename_private(f, k);
+    } else if (!strmap_get(&own, LLVMGetValueName2(f, &(size_t){0}))) {
+      jit_drop_body(f); /* reached, or another module's: compiled apart */
       LLVMSetLinkage(f, LLVMExternalLinkage);
       LLVMSetComdat(f, NULL);
     }
   }
+  strmap_free(&own);
+  if (failed)
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
   for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v))
     if (!LLVMIsDeclaration(v) && is_private(v) && rename_private(v, k))
       return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
