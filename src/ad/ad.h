@@ -155,4 +155,14 @@ int ad_is_request_function(LLVMValueRef f);
  */
 int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err);
 
+/*
+ * What ad_transform_module does to a module that requests derivatives
+ * before it differentiates anything (registrations read, optnone dropped,
+ * stack slots promoted, sign-bit masks rewritten), alone: for a function
+ * compiled apart from the requests of its module (lazy compilation,
+ * src/jit/lazy.c), so that it is the code an eager transform leaves.
+ * 0, or -1 with *err set.
+ */
+int ad_prepare_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err);
+
 #endif

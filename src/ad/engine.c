@@ -536,3 +536,10 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
 
   return transform(e, m, err);
 }
+
+int ad_prepare_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
+  (void)e;
+  if (ad_custom_read_registrations(m, 0, err))
+    return -1;
+  return ad_preprocess_module(m, err);
+}

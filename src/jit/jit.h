@@ -23,6 +23,8 @@
  *   partition.c  a differentiated module's functions compiled apart
  *   lazy.c       lazy compilation: a module split into functions, each
  *                compiled at its first call through ORC's lazy re-exports
+ *   request_groups.c which requests lazy compilation differentiates
+ *                together, when one of their functions is first compiled
  *   parallel.c   a large module's partitions compiled on threads
  */
 #ifndef TANJIT_JIT_JIT_H
@@ -439,11 +441,32 @@ int jit_lazy_init(tanjit_session *s, tanjit_error **err);
  * the JIT's symbol pool), the rest after. */
 void jit_lazy_dispose_call_through(tanjit_session *s);
 void jit_lazy_dispose(tanjit_session *s);
-/* Called by the IR transform once module `id` (record rec->lazy) has been
- * differentiated: every function definition leaves m for a body of its
- * own, compiled when first called, its name a lazy re-export of that
- * body; m keeps the data.  0, or -1 with *err. */
+/* request_groups.c: which requests of a lazily compiled module are
+ * differentiated together, when the first of their functions compiles. */
+typedef struct jit_request_groups {
+  strmap holders;     /* function holding requests -> its group (1..n) */
+  strmap member;      /* holders and what their requests reach -> group */
+  size_t n_groups;
+  size_t n_requests;
+  int prepare;        /* m names a request function: a transform would
+                       * prepare every function (ad_prepare_module) */
+} jit_request_groups;
+/* 1: m's requests can be differentiated group by group, each when one of
+ * its holders is first compiled, with the bits of a whole-module transform
+ * (g filled; free it with jit_request_groups_free); 0: only whole (g
+ * empty); -1: out of memory. */
+int jit_request_groups_plan(tanjit_session *s, LLVMModuleRef m,
+                            jit_request_groups *g);
+void jit_request_groups_free(jit_request_groups *g);
+
+/* Called by the IR transform on module `id` (record rec->lazy): every
+ * function definition leaves m for a body of its own, compiled when first
+ * called, its name a lazy re-export of that body; m keeps the data.  With
+ * `groups` NULL, m was differentiated whole; else its requests are not
+ * differentiated yet, and each group's holders share one body that
+ * differentiates them (groups is taken).  0, or -1 with *err. */
 int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                   jit_request_groups *groups,
                    LLVMOrcMaterializationResponsibilityRef mr,
                    tanjit_error **err);
 /* Frees a record's lazy_bodies. */

@@ -1,17 +1,28 @@
 /*
- * Lazy compilation (TANJIT_COMPILE_LAZY): a module is differentiated whole
- * at its first lookup, as in eager mode (its requests may reach any of its
- * functions), and then split instead of optimized:
+ * Lazy compilation (TANJIT_COMPILE_LAZY): a module is split at its first
+ * lookup instead of optimized:
  *
  *   the module          keeps its data (globals) and is compiled at once;
  *                       its functions become declarations
  *   each function F     becomes a body `tanjit.lazy.<id>.F`, a custom
  *                       materialization unit that, when first looked up,
- *                       cuts F out of the differentiated module's bitcode,
- *                       optimizes and compiles it alone and hands the object
- *                       to the object linking layer
+ *                       cuts F out of the module's bitcode, optimizes and
+ *                       compiles it alone and hands the object to the
+ *                       object linking layer
  *   the name F          a lazy re-export of that body (LLVMOrcLazyReexports):
  *                       a stub whose first call looks the body up
+ *
+ * Derivative requests are differentiated when the function holding them
+ * is first compiled, not at the split: the functions holding requests are
+ * joined into groups (request_groups.c), each group's holders share one
+ * body, and compiling it cuts the holders and what their requests reach
+ * out of the module, differentiates their requests there, and compiles
+ * the holders with the derivatives made for them.  So a request in a
+ * function never called is never differentiated, and its error fails
+ * only that function's first lookup or call.  A module whose requests
+ * cannot be differentiated apart with the bits of a whole-module
+ * transform (request_groups.c says when) is differentiated whole before
+ * its split.
  *
  * So a function is compiled when first called (or looked up by
  * tanjit_lookup, which compiles the body so that its errors are returned),
@@ -26,10 +37,13 @@
  * no symbol while holding the lock.
  */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 
@@ -39,20 +53,32 @@
 
 #define BODY_PREFIX "tanjit.lazy."
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The differentiated module's bitcode, shared by its bodies. */
 typedef struct lazy_source {
   atomic_uint refs;
   LLVMMemoryBufferRef bitcode;
   char *module_name; /* for messages */
   strmap attached;   /* private functions that go with a body (partition.c) */
+  /* requests not yet differentiated (groups.n_groups > 0 or not): */
+  int deferred;
+  jit_request_groups groups;
 } lazy_source;
 
+/* One body: a function, or the holders of a group of requests. */
 typedef struct lazy_body {
   tanjit_session *session;
   lazy_source *source;
   unsigned long module_id;
-  char *function; /* its name in the module */
-  char *body;     /* the symbol it is compiled under */
+  size_t group;      /* its group of requests (1..), or 0: one function */
+  size_t n;
+  char **functions;  /* their names in the module */
+  char **bodies;     /* the symbols they are compiled under */
 } lazy_body;
 
 static void source_release(lazy_source *src) {
@@ -62,6 +88,7 @@ static void source_release(lazy_source *src) {
     LLVMDisposeMemoryBuffer(src->bitcode);
   free(src->module_name);
   jit_partition_attached_free(&src->attached);
+  jit_request_groups_free(&src->groups);
   free(src);
 }
 
@@ -69,8 +96,12 @@ static void body_free(lazy_body *b) {
   if (!b)
     return;
   source_release(b->source);
-  free(b->function);
-  free(b->body);
+  for (size_t i = 0; i < b->n; i++) {
+    free(b->functions[i]);
+    free(b->bodies[i]);
+  }
+  free(b->functions);
+  free(b->bodies);
   free(b);
 }
 
@@ -184,25 +215,134 @@ jit_lazy_body_state *jit_lazy_body_of(tanjit_session *s, const char *symbol) {
   return NULL;
 }
 
-/* Whether a function belongs to body b: b's function, or a private
- * function that goes with it. */
+/* Whether a function belongs to body b: for one function, it or a private
+ * function that goes with it; for a group, its holders and what their
+ * requests reach (the derivatives are made after the cut). */
 static int in_body(void *p, const char *name, size_t len) {
   const lazy_body *b = p;
-  if (strlen(b->function) == len && memcmp(b->function, name, len) == 0)
-    return 1;
   char stack[256];
-  if (len >= sizeof stack)
-    return 0; /* (engine-made names are short; a long one is declared) */
-  memcpy(stack, name, len);
-  stack[len] = '\0';
-  const char *home = strmap_get(&b->source->attached, stack);
-  return home && strcmp(home, b->function) == 0;
+  char *key = len < sizeof stack ? stack : tj_malloc(len + 1);
+  if (!key)
+    return 0; /* (declared: the compile then fails for want of it) */
+  memcpy(key, name, len);
+  key[len] = '\0';
+  int in;
+  if (b->group) {
+    in = (uintptr_t)strmap_get(&b->source->groups.member, key) == b->group;
+  } else {
+    const char *home = strmap_get(&b->source->attached, key);
+    in = strcmp(key, b->functions[0]) == 0 || (home && strcmp(home, b->functions[0]) == 0);
+  }
+  if (key != stack)
+    free(key);
+  return in;
 }
 
-/* Function `b->function` alone, from the module's bitcode, as `b->body`,
- * optimized and compiled to an object; NULL with *err.  Under jit_lock
- * (the session's pass target machine). */
-static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) {
+static int is_private(LLVMValueRef g) {
+  LLVMLinkage l = LLVMGetLinkage(g);
+  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
+}
+
+static unsigned long count_requests(LLVMModuleRef m) {
+  unsigned long n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (ad_is_request_function(f))
+      for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u))
+        n++;
+  return n;
+}
+
+/* Appends .lazy<k> to the name of each private definition of m. */
+static int rename_private(LLVMValueRef g, unsigned long k) {
+  size_t len;
+  const char *name = LLVMGetValueName2(g, &len);
+  strbuf unique;
+  sb_init(&unique);
+  sb_printf(&unique, "%.*s.lazy%lu", (int)len, len ? name : "anon", k);
+  if (unique.failed)
+    return -1;
+  LLVMSetValueName2(g, unique.data, unique.len);
+  sb_free(&unique);
+  return 0;
+}
+
+/*
+ * Group b's requests, cut out of the module into m with the bodies they
+ * reach, differentiated as the whole module's transform differentiates
+ * them (request_groups.c); then the reached functions are declarations
+ * again (their own bodies compile them) and what the engine made is
+ * named and claimed as a split module's is (partition.c), under names of
+ * this body's own.  Under jit_lock.  0, or -1 with *err.
+ */
+static int differentiate_group(const lazy_body *b, LLVMModuleRef m,
+                               LLVMOrcMaterializationResponsibilityRef mr,
+                               tanjit_error **err) {
+  tanjit_session *s = b->session;
+  unsigned long requests = count_requests(m);
+  unsigned long lookups0 = ad_engine_rule_lookups(s->ad);
+  unsigned long sites0 = ad_engine_call_sites(s->ad);
+  double t0 = seconds_now();
+  if (ad_transform_module(s->ad, m, err))
+    return -1;
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    tj_fail(err, TANJIT_ERR_INTERNAL,
+            "the module fails LLVM's verifier after differentiation (a tanjit "
+            "bug): %s",
+            msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMDisposeMessage(msg);
+  double t1 = seconds_now();
+  jit_session_lock(s);
+  s->stats.requests += requests;
+  s->stats.differentiate_seconds += t1 - t0;
+  s->stats.rule_lookups += ad_engine_rule_lookups(s->ad) - lookups0;
+  s->stats.call_sites += ad_engine_call_sites(s->ad) - sites0;
+  jit_session_unlock(s);
+  if (jit_partition_mark_boundaries(m))
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  strmap own; /* the holders this body defines (a weak one may have lost) */
+  strmap_init(&own);
+  for (size_t i = 0; i < b->n; i++)
+    if (strmap_put(&own, b->functions[i], (void *)1)) {
+      strmap_free(&own);
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+    }
+  unsigned long k = s->next_derivative_id++; /* (under jit_lock) */
+  int failed = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !failed; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f))
+      continue;
+    if (is_private(f)) {
+      failed = rename_private(f, k);
+    } else if (!strmap_get(&own, LLVMGetValueName2(f, &(size_t){0}))) {
+      jit_drop_body(f); /* reached, or another module's: compiled apart */
+      LLVMSetLinkage(f, LLVMExternalLinkage);
+      LLVMSetComdat(f, NULL);
+    }
+  }
+  strmap_free(&own);
+  if (failed)
+    return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  for (LLVMValueRef v = LLVMGetFirstGlobal(m); v; v = LLVMGetNextGlobal(v))
+    if (!LLVMIsDeclaration(v) && is_private(v) && rename_private(v, k))
+      return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
+  strmap attached;
+  strmap_init(&attached);
+  int rc = jit_partition_prepare(s, m, b->module_id, mr, &attached, err);
+  jit_partition_attached_free(&attached);
+  return rc;
+}
+
+/* Body b's functions from the module's bitcode (a group's requests
+ * differentiated), under their body names, optimized and compiled to an
+ * object; NULL with *err.  Under jit_lock (the session's pass target
+ * machine). */
+static LLVMMemoryBufferRef compile_body(const lazy_body *b,
+                                        LLVMOrcMaterializationResponsibilityRef mr,
+                                        tanjit_error **err) {
   tanjit_session *s = b->session;
   if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, err)))
     return NULL;
@@ -214,15 +354,24 @@ static LLVMMemoryBufferRef compile_body(const lazy_body *b, tanjit_error **err) 
       b->source->module_name, 0);
   LLVMMemoryBufferRef obj = NULL;
   LLVMModuleRef m = jit_partition_extract(ctx, view, in_body, (void *)b, err);
-  LLVMValueRef self = m ? LLVMGetNamedFunction(m, b->function) : NULL;
-  if (m && (!self || LLVMIsDeclaration(self))) {
-    tj_fail(err, TANJIT_ERR_INTERNAL, "%s: no function %s to compile",
-            b->source->module_name, b->function);
-  } else if (m) {
-    LLVMSetValueName2(self, b->body, strlen(b->body));
+  int rc = m ? 0 : -1;
+  if (rc == 0 && b->group)
+    rc = differentiate_group(b, m, mr, err);
+  else if (rc == 0 && b->source->deferred && b->source->groups.prepare)
+    rc = ad_prepare_module(s->ad, m, err); /* as a transform would have */
+  for (size_t i = 0; rc == 0 && i < b->n; i++) {
+    LLVMValueRef self = LLVMGetNamedFunction(m, b->functions[i]);
+    if (!self || LLVMIsDeclaration(self)) {
+      rc = tj_fail(err, TANJIT_ERR_INTERNAL, "%s: no function %s to compile",
+                   b->source->module_name, b->functions[i]);
+      break;
+    }
+    LLVMSetValueName2(self, b->bodies[i], strlen(b->bodies[i]));
     LLVMSetLinkage(self, LLVMExternalLinkage);
     LLVMSetVisibility(self, LLVMDefaultVisibility);
     LLVMSetComdat(self, NULL);
+  }
+  if (rc == 0) {
     double seconds[2];
     obj = jit_partition_compile(s->pass_tm, m, s->opt_level, seconds, err);
     jit_session_lock(s);
@@ -241,10 +390,12 @@ static void note_body(tanjit_session *s, const lazy_body *b, const tanjit_error 
   for (size_t i = 0; i < s->n_modules; i++) {
     if (s->modules[i].id != b->module_id || !s->modules[i].lazy)
       continue;
-    jit_lazy_body_state *st = strmap_get(&s->modules[i].lazy_bodies, b->function);
-    if (st && e && !st->failure) {
-      st->failure = tj_strdup(tanjit_error_message(e));
-      st->failure_code = tanjit_error_get_code(e);
+    for (size_t k = 0; k < b->n; k++) {
+      jit_lazy_body_state *st = strmap_get(&s->modules[i].lazy_bodies, b->functions[k]);
+      if (st && e && !st->failure) {
+        st->failure = tj_strdup(tanjit_error_message(e));
+        st->failure_code = tanjit_error_get_code(e);
+      }
     }
     break;
   }
@@ -254,12 +405,12 @@ static void note_body(tanjit_session *s, const lazy_body *b, const tanjit_error 
 static void materialize_body(void *ctx, LLVMOrcMaterializationResponsibilityRef mr) {
   lazy_body *b = ctx;
   tanjit_session *s = b->session;
-  snprintf(failed_function, sizeof failed_function, "%s", b->function);
+  snprintf(failed_function, sizeof failed_function, "%s", b->functions[0]);
   if (!jit_frontend_lookup) /* a call through a stub: nothing cleared it */
     memset(&jit_thread_bind_failure, 0, sizeof jit_thread_bind_failure);
   pthread_mutex_lock(&s->jit_lock);
   tanjit_error *e = NULL;
-  LLVMMemoryBufferRef obj = compile_body(b, &e);
+  LLVMMemoryBufferRef obj = compile_body(b, mr, &e);
   if (!obj) {
     tj_error_prefix(e, "%s", b->source->module_name);
     note_body(s, b, e);
@@ -283,7 +434,62 @@ static void discard_body(void *ctx, LLVMOrcJITDylibRef jd,
 
 static void destroy_body(void *ctx) { body_free(ctx); }
 
+/* Adds function `name` compiled as `body` to b; 0, or -1 on out of memory. */
+static int body_add(lazy_body *b, const char *name, size_t len, const char *body) {
+  char **f = tj_realloc(b->functions, (b->n + 1) * sizeof *f);
+  if (!f)
+    return -1;
+  b->functions = f;
+  char **d = tj_realloc(b->bodies, (b->n + 1) * sizeof *d);
+  if (!d)
+    return -1;
+  b->bodies = d;
+  if (!(b->functions[b->n] = tj_strndup(name, len)))
+    return -1;
+  if (!(b->bodies[b->n] = tj_strdup(body))) {
+    free(b->functions[b->n]);
+    return -1;
+  }
+  b->n++;
+  return 0;
+}
+
+static lazy_body *body_new(tanjit_session *s, lazy_source *src, unsigned long id,
+                           size_t group) {
+  lazy_body *b = tj_calloc(1, sizeof *b);
+  if (!b)
+    return NULL;
+  b->session = s;
+  b->module_id = id;
+  b->group = group;
+  b->source = src;
+  atomic_fetch_add(&src->refs, 1);
+  return b;
+}
+
+/* The materialization unit of body b (taken), replacing those symbols in mr. */
+static LLVMErrorRef body_unit(tanjit_session *s, lazy_body *b,
+                              LLVMOrcMaterializationResponsibilityRef mr) {
+  LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(s->jit);
+  LLVMJITSymbolFlags body_flags = {LLVMJITSymbolGenericFlagsExported |
+                                       LLVMJITSymbolGenericFlagsCallable,
+                                   0};
+  LLVMOrcCSymbolFlagsMapPairs syms = tj_calloc(b->n, sizeof *syms);
+  if (!syms) {
+    body_free(b);
+    return LLVMCreateStringError("out of memory");
+  }
+  for (size_t i = 0; i < b->n; i++)
+    syms[i] = (LLVMOrcCSymbolFlagsMapPair){LLVMOrcExecutionSessionIntern(es, b->bodies[i]),
+                                           body_flags};
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcCreateCustomMaterializationUnit(
+      b->bodies[0], b, syms, b->n, NULL, materialize_body, discard_body, destroy_body);
+  free(syms);
+  return LLVMOrcMaterializationResponsibilityReplace(mr, mu);
+}
+
 int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
+                   jit_request_groups *groups,
                    LLVMOrcMaterializationResponsibilityRef mr,
                    tanjit_error **err) {
   LLVMOrcExecutionSessionRef es = LLVMOrcLLJITGetExecutionSession(s->jit);
@@ -294,6 +500,8 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   strmap known_flags; /* name -> index + 1 into `known` */
   strmap_init(&known_flags);
   int rc = -1;
+  lazy_body **group_bodies = NULL;
+  size_t n_groups = groups ? groups->n_groups : 0;
   for (size_t i = 0; i < n_known; i++)
     if (strmap_put(&known_flags, LLVMOrcSymbolStringPoolEntryStr(known[i].Name),
                    (void *)(uintptr_t)(i + 1)))
@@ -305,14 +513,23 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   LLVMOrcCSymbolAliasMapPairs aliases =
       tj_calloc(n_functions ? n_functions : 1, sizeof *aliases);
   lazy_source *src = tj_calloc(1, sizeof *src);
+  group_bodies = tj_calloc(n_groups ? n_groups : 1, sizeof *group_bodies);
   size_t n_aliases = 0;
-  if (!aliases || !src) {
+  if (!aliases || !src || !group_bodies) {
     free(aliases);
     free(src);
     goto oom;
   }
   atomic_init(&src->refs, 1);
   strmap_init(&src->attached);
+  if (groups) { /* taken */
+    src->deferred = 1;
+    src->groups = *groups;
+    memset(groups, 0, sizeof *groups);
+  } else {
+    strmap_init(&src->groups.holders);
+    strmap_init(&src->groups.member);
+  }
   if (jit_partition_prepare(s, m, id, mr, &src->attached, err)) {
     free(aliases);
     source_release(src);
@@ -348,45 +565,44 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
       flags = jit_partition_flags(f, 0); /* promoted just now, and claimed */
     else
       continue; /* a weak definition another module's won over */
+    size_t group = (uintptr_t)strmap_get(&src->groups.holders, name);
     strbuf body;
     sb_init(&body);
     sb_printf(&body, BODY_PREFIX "%lu.%.*s", id, (int)len, name);
-    lazy_body *b = tj_calloc(1, sizeof *b);
+    lazy_body *b = group ? group_bodies[group - 1] : NULL;
+    int fresh = !b;
+    if (fresh && (b = body_new(s, src, id, group)) && group)
+      group_bodies[group - 1] = b;
     jit_lazy_body_state *st = tj_calloc(1, sizeof *st);
-    if (body.failed || !b || !st || !(b->function = tj_strndup(name, len)) ||
-        !(b->body = tj_strdup(body.data)) || !(st->body = tj_strdup(body.data))) {
+    if (body.failed || !b || !st || body_add(b, name, len, body.data) ||
+        !(st->body = tj_strdup(body.data))) {
       sb_free(&body);
-      body_free(b);
+      if (fresh && !group)
+        body_free(b);
       body_state_free(st);
       e = LLVMCreateStringError("out of memory");
       break;
     }
     sb_free(&body);
-    b->session = s;
-    b->module_id = id;
-    b->source = src;
-    atomic_fetch_add(&src->refs, 1);
+    const char *body_name = b->bodies[b->n - 1];
     LLVMJITSymbolFlags body_flags = {LLVMJITSymbolGenericFlagsExported |
                                          LLVMJITSymbolGenericFlagsCallable,
                                      0};
-    if ((e = jit_partition_claim(s, mr, b->body, body_flags))) {
-      body_free(b);
+    if ((e = jit_partition_claim(s, mr, body_name, body_flags))) {
+      if (!group)
+        body_free(b);
       body_state_free(st);
       break;
     }
-    LLVMOrcCSymbolFlagsMapPair sym = {LLVMOrcExecutionSessionIntern(es, b->body),
-                                      body_flags};
-    LLVMOrcMaterializationUnitRef mu = LLVMOrcCreateCustomMaterializationUnit(
-        b->body, b, &sym, 1, NULL, materialize_body, discard_body, destroy_body);
     aliases[n_aliases++] = (LLVMOrcCSymbolAliasMapPair){
-        LLVMOrcExecutionSessionIntern(es, b->function),
+        LLVMOrcExecutionSessionIntern(es, b->functions[b->n - 1]),
         {LLVMOrcExecutionSessionIntern(es, st->body), flags}};
     if (k) { /* the frontend's name: tanjit_lookup compiles its body */
       jit_session_lock(s);
       for (size_t i = 0; i < s->n_modules; i++)
         if (s->modules[i].id == id && s->modules[i].lazy) {
-          body_state_free(strmap_get(&s->modules[i].lazy_bodies, b->function));
-          if (strmap_put(&s->modules[i].lazy_bodies, b->function, st))
+          body_state_free(strmap_get(&s->modules[i].lazy_bodies, name));
+          if (strmap_put(&s->modules[i].lazy_bodies, name, st))
             e = LLVMCreateStringError("out of memory");
           else
             st = NULL;
@@ -395,11 +611,20 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
     }
     body_state_free(st);
     if (e) {
-      LLVMOrcDisposeMaterializationUnit(mu);
+      if (!group)
+        body_free(b);
       break;
     }
-    if ((e = LLVMOrcMaterializationResponsibilityReplace(mr, mu)))
+    if (!group && (e = body_unit(s, b, mr)))
       break;
+  }
+  /* a group's body defines all of its holders */
+  for (size_t g = 0; g < n_groups; g++) {
+    lazy_body *b = group_bodies[g];
+    if (b && e)
+      body_free(b);
+    else if (b && (e = body_unit(s, b, mr)))
+      continue; /* (the rest are freed above) */
   }
   source_release(src); /* the bodies hold their own references */
   if (!e && n_aliases)
@@ -422,6 +647,9 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
 oom:
   rc = tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
 done:
+  if (groups) /* (emptied when taken) */
+    jit_request_groups_free(groups);
+  free(group_bodies);
   strmap_free(&known_flags);
   LLVMOrcDisposeCSymbolFlagsMap(known);
   return rc;

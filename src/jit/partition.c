@@ -156,6 +156,24 @@ static LLVMValueRef user_function(LLVMValueRef user) {
   return bb ? LLVMGetBasicBlockParent(bb) : NULL;
 }
 
+/* The helpers forward derivatives share, which the engine builds once per
+ * module by name (rules/math.c: one digamma per float type): any forward
+ * request of the module may come to use them.  (Reverse mode's helpers
+ * are not listed: a module with reverse requests is differentiated whole
+ * in every mode, lazy.c.) */
+static const char *const module_helpers[] = {"tanjit.digamma."};
+
+static int is_module_helper(LLVMValueRef f) {
+  size_t n;
+  const char *name = LLVMGetValueName2(f, &n);
+  for (size_t i = 0; i < sizeof module_helpers / sizeof *module_helpers; i++) {
+    size_t k = strlen(module_helpers[i]);
+    if (n > k && memcmp(name, module_helpers[i], k) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 /*
  * A private function used only by code that ends up in one partition
  * (a derivative the engine made for one request) goes with it: it stays
@@ -163,12 +181,17 @@ static LLVMValueRef user_function(LLVMValueRef user) {
  * whole-module compile.  Its home is the one non-private function every
  * use leads to, through other such functions; found by rounds until
  * nothing changes.  home: function -> its home function (NULL: none yet).
+ * The engine's per-module helpers have none, even with one user: lazy
+ * compilation differentiates groups of requests apart (lazy.c), and a
+ * helper one group uses alone here may be shared with another group in a
+ * whole-module transform, where it is a unit of its own.
  */
 static int find_homes(LLVMModuleRef m, tj_hashmap *home) {
   for (int changed = 1; changed;) {
     changed = 0;
     for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-      if (LLVMIsDeclaration(f) || !is_private(f) || tj_hashmap_get(home, f))
+      if (LLVMIsDeclaration(f) || !is_private(f) || tj_hashmap_get(home, f) ||
+          is_module_helper(f))
         continue;
       LLVMValueRef only = NULL;
       int ok = LLVMGetFirstUse(f) != NULL;

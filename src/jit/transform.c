@@ -255,6 +255,36 @@ static LLVMErrorRef transform_in_parallel(struct transform_job *job, LLVMModuleR
   return NULL;
 }
 
+/* Lazy, requests that can wait (request_groups.c): the module is split
+ * undifferentiated, each group of its requests differentiated when one of
+ * its holders is first compiled (lazy.c). */
+static LLVMErrorRef split_deferred(struct transform_job *job, LLVMModuleRef m,
+                                   unsigned long id, jit_request_groups *groups) {
+  tanjit_session *s = job->session;
+  codegen_started = 0;
+  jit_cache_forget_expected();
+  jit_clear_diagnostic_errors();
+  if (!s->pass_tm && !(s->pass_tm = jit_host_target_machine(s->opt_level, &job->error))) {
+    jit_request_groups_free(groups);
+    jit_note_transform_result(s, m, job->error);
+    return LLVMCreateStringError(tanjit_error_message(job->error));
+  }
+  /* the data layout the pieces are differentiated and compiled with */
+  if (!*LLVMGetDataLayoutStr(m)) {
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(s->pass_tm);
+    LLVMSetModuleDataLayout(m, dl);
+    LLVMDisposeTargetData(dl);
+  }
+  jit_thread_views_upto = 0; /* its requests need no other module's code */
+  jit_thread_linked_views = 0;
+  tanjit_stats cost = {.modules = 1};
+  add_stats(s, &cost);
+  jit_note_transform_result(s, m, NULL);
+  int rc = jit_lazy_split(s, m, id, groups, job->mr, &job->error); /* takes groups */
+  codegen_started = seconds_now(); /* the data's own codegen follows */
+  return rc ? split_failed(job, id) : NULL;
+}
+
 static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   struct transform_job *job = ctx;
   int lazy;
@@ -270,11 +300,20 @@ static LLVMErrorRef transform_in_context(void *ctx, LLVMModuleRef m) {
   if (lazy_id) {
     /* the split module's data is not what a cache entry holds: lazily
      * compiled modules are not stored */
+    jit_request_groups groups;
+    int deferred = jit_request_groups_plan(job->session, m, &groups);
+    if (deferred > 0)
+      return split_deferred(job, m, lazy_id, &groups);
+    if (deferred < 0) {
+      tj_fail(&job->error, TANJIT_ERR_NO_MEMORY, "out of memory");
+      jit_note_transform_result(job->session, m, job->error);
+      return LLVMCreateStringError(tanjit_error_message(job->error));
+    }
     if (transform_steps(job->session, m, 0, &job->error) == 0 &&
         (jit_partition_mark_boundaries(m) == 0 ||
          !tj_fail(&job->error, TANJIT_ERR_NO_MEMORY, "out of memory"))) {
       jit_note_transform_result(job->session, m, NULL);
-      if (jit_lazy_split(job->session, m, lazy_id, job->mr, &job->error) == 0)
+      if (jit_lazy_split(job->session, m, lazy_id, NULL, job->mr, &job->error) == 0)
         return NULL;
       return split_failed(job, lazy_id);
     }

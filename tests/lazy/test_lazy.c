@@ -282,9 +282,10 @@ START_TEST(failed_first_call_reaches_the_handler) {
 }
 END_TEST
 
-/* A module whose request cannot be differentiated fails at its first
- * lookup in both modes (derivatives are made when the module is first
- * looked up), with the engine's message, and is removed. */
+/* A request that cannot be differentiated fails the lookup of the
+ * function holding it, with the engine's message: in eager mode the
+ * module's first lookup (and the module is removed), in lazy mode that
+ * function's first compile (tests/lazy/test_deferred.c: only its own). */
 START_TEST(differentiation_error_fails_the_module_lookup) {
   static const char bad[] =
       "declare double @__enzyme_fwddiff(ptr, ...)\n"
