@@ -546,10 +546,8 @@ static int zero_piece(ad_fn_ctx *fc, const ad_copy_emitter *em,
 
 static const ad_copy_emitter host_pieces = {replay_piece, zero_piece, NULL};
 
-/* The offset of the first byte of l neither float of a known type,
- * pointer, integer nor padding, or -1; *floats: whether l has floats. */
-static long long unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
-                                     int *floats) {
+long long ad_rev_unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
+                                    int *floats) {
   *floats = 0;
   for (size_t i = 0; i < l->n; i++) {
     const ad_segment *s = &l->segs[i];
@@ -691,6 +689,15 @@ static void visit_set(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
   LLVMBuildMemSet(w->b, LLVMBuildGEP2(w->b, i8, w->a, &off, 1, ""), w->c, n, 1);
 }
 
+void ad_rev_float_segments(ad_rev_fn *r, LLVMBuilderRef b,
+                           const ad_copy_layout *l, ad_rev_loop loop,
+                           LLVMValueRef a, LLVMValueRef c, LLVMValueRef len) {
+  seg_walk w = {r, b, 1,
+                loop == AD_REV_LOOP_TAKE ? visit_take : visit_accumulate, a,
+                c};
+  walk_segments(&w, l, len);
+}
+
 static int mixed_layout(ad_rev_fn *r, LLVMValueRef call, int is_set,
                         ad_copy_layout *l) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
@@ -707,7 +714,7 @@ static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
   if (mixed_layout(r, call, is_set, &l) != 0)
     return -1;
   int floats = 0;
-  long long bad = unclassified_offset(r, &l, &floats);
+  long long bad = ad_rev_unclassified_offset(r, &l, &floats);
   if (bad >= 0) {
     ad_copy_layout_free(&l);
     return ad_fail_code(

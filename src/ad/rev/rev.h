@@ -592,4 +592,20 @@ typedef enum ad_rev_loop {
 LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
                                  LLVMTypeRef t);
 
+struct ad_copy_layout; /* analysis/types.h */
+/* memory.c: the offset of the first byte of layout l neither float of a
+ * known type, pointer, integer nor padding, or -1 (such bytes refuse a
+ * copy); *floats: whether l has floats. */
+long long ad_rev_unclassified_offset(ad_rev_fn *r,
+                                    const struct ad_copy_layout *l,
+                                    int *floats);
+/* memory.c: float_loops.c's `loop` (AD_REV_LOOP_TAKE or _ACCUMULATE) on
+ * every float segment of layout l over a copy of len bytes (i64), at b,
+ * each on (a + off, c + off) for the segment's byte offset off (a periodic
+ * layout once per element, the last clipped).  The segment walk of host
+ * copies that mix kinds, shared with cuda.c's host scratch buffers. */
+void ad_rev_float_segments(ad_rev_fn *r, LLVMBuilderRef b,
+                           const struct ad_copy_layout *l, ad_rev_loop loop,
+                           LLVMValueRef a, LLVMValueRef c, LLVMValueRef len);
+
 #endif

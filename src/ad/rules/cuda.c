@@ -494,6 +494,18 @@ static int emit_cuda_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
                                &em);
 }
 
+int ad_cuda_emit_non_float_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
+                                LLVMValueRef call, LLVMValueRef clone) {
+  const ad_cuda_rule_data *d = rule->data;
+  if (check_operands(fc, rule, call) != 0)
+    return -1;
+  cuda_copy_site site = {d, call};
+  ad_copy_emitter em = {cuda_copy, cuda_zero, &site};
+  return ad_copy_non_float_shadows(fc, call, clone, operand(call, d->dst),
+                                   operand(call, d->src),
+                                   operand(call, d->len), &em);
+}
+
 static int emit_cuda_alloc(ad_fn_ctx *fc, const ad_call_rule *rule,
                            LLVMValueRef call, LLVMValueRef clone) {
   return check_operands(fc, rule, call) != 0
