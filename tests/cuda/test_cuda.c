@@ -128,6 +128,12 @@ static const program programs[] = {
      * transfers: 1 alloc, 1 htod, 1 dtoh) */
     {"driver_const_slot-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
     {"driver_const_slot-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
+    /* structs mixing kinds: 1 primal (2 alloc, 1 htod, 1 dtod, 1 dtoh) + 2
+     * directions (4 alloc, 2 memsets, and each transfer once for the primal
+     * and once per shadow piece: the double, the padding and the pointer of
+     * each of the 4 items, the int left alone) */
+    {"driver_structs-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
+    {"driver_structs-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 

@@ -89,7 +89,9 @@ static RCC_UNUSED long double rcm_run(const long double *p, rcm_fn f) {
 
 /* Every gradient entry against finite differences; out's double shadows
  * zero (overwritten memory passes its adjoint on); the int shadows as
- * they were (integers carry none); out's pointer shadows w's shadow. */
+ * they were (integers carry none, so no transfer moves them); each of
+ * out's pointer shadows the shadow of the pointer the transfers put in out
+ * (into dw where the pointer points into w). */
 static RCC_UNUSED void rcm_check(const char *name, rcm_state *st,
                                  rcc_fun run) {
   double got[RCM_N + RCM_W];
@@ -101,8 +103,12 @@ static RCC_UNUSED void rcm_check(const char *name, rcm_state *st,
   for (int i = 0; i < RCM_N; i++) {
     rcc_expect_equal("out's double shadow is zero", 0, st->dout[i].v != 0);
     rcc_expect_equal("in's int shadow unchanged", 1000 + i, st->din[i].k);
-    rcc_expect_equal("out's pointer shadow is w's shadow",
-                     (unsigned long long)(uintptr_t)st->din[i].p,
+    rcc_expect_equal("out's int shadow unchanged", (unsigned long long)-7,
+                     (unsigned long long)st->dout[i].k);
+    long j = st->out[i].p - st->w;
+    rcc_expect_equal("out's pointer points into w", 1, j >= 0 && j < RCM_W);
+    rcc_expect_equal("out's pointer shadow is its pointer's shadow",
+                     (unsigned long long)(uintptr_t)(st->dw + j),
                      (unsigned long long)(uintptr_t)st->dout[i].p);
   }
 }
