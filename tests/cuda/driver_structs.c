@@ -38,10 +38,7 @@ double f(const item *in, item *out, long n) {
 }
 
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx))
+  if (cc_driver_context())
     return 100;
   double w[W] = {1.5, -0.75, 0.25}, dw[W];
   item in[N], din[N], out[N], dout[N];

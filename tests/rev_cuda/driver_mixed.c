@@ -12,10 +12,11 @@
 #include <cuda.h>
 #include <cudasim.h>
 
+#define RCM_STREAM CUstream
 #include "rev_cuda_mixed.h"
-#include "rev_cuda_setup.h"
 
-double f(const item *in, item *out, long n) {
+double f(const item *in, item *out, CUstream s, long n) {
+  (void)s; /* the synchronous calls */
   size_t bytes = (size_t)n * sizeof(item);
   CUdeviceptr a, b;
   cuMemAlloc(&a, bytes);
@@ -23,27 +24,14 @@ double f(const item *in, item *out, long n) {
   cuMemcpyHtoD(a, in, bytes);
   cuMemcpyDtoD(b, a, bytes);
   cuMemcpyDtoH(out, b, bytes);
-  double s = rcm_loss(out, n);
+  double r = rcm_loss(out, n);
   cuMemFree(a);
   cuMemFree(b);
-  return s;
-}
-
-static long double run(const long double *p) {
-  return rcm_run(p, f);
+  return r;
 }
 
 int main(void) {
   if (rcs_driver_context())
     return 100;
-  rcm_state st;
-  rcm_setup(&st);
-  struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, st.in, st.din, enzyme_dup, st.out,
-                    st.dout, enzyme_const, (long)RCM_N);
-  cudasim_get_counters(&after);
-  rcm_check("driver_mixed", &st, run);
-  rcs_expect_clean(&before, &after);
-  return rcc_result("driver_mixed");
+  return rcm_main("driver_mixed", NULL);
 }

@@ -12,8 +12,8 @@
 #include <cuda.h>
 #include <cudasim.h>
 
+#define RCM_STREAM CUstream
 #include "rev_cuda_mixed.h"
-#include "rev_cuda_setup.h"
 
 #define I sizeof(item)
 
@@ -32,28 +32,11 @@ double f(const item *in, item *out, CUstream s, long n) {
   return r;
 }
 
-static CUstream stream;
-
-static double f_on_stream(const item *in, item *out, long n) {
-  return f(in, out, stream, n);
-}
-
-static long double run(const long double *p) {
-  return rcm_run(p, f_on_stream);
-}
-
 int main(void) {
-  if (rcs_driver_context() || cuStreamCreate(&stream, 0))
+  CUstream s;
+  if (rcs_driver_context() || cuStreamCreate(&s, 0))
     return 100;
-  rcm_state st;
-  rcm_setup(&st);
-  struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, st.in, st.din, enzyme_dup, st.out,
-                    st.dout, enzyme_const, stream, enzyme_const, (long)RCM_N);
-  cudasim_get_counters(&after);
-  rcm_check("driver_mixed_async", &st, run);
-  rcs_expect_clean(&before, &after);
-  cuStreamDestroy(stream);
-  return rcc_result("driver_mixed_async");
+  int rc = rcm_main("driver_mixed_async", s);
+  cuStreamDestroy(s);
+  return rc;
 }

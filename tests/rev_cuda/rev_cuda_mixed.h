@@ -6,14 +6,15 @@
  * (RCM_N of them), then w (RCM_W).  Every shadow starts nonzero: din's and
  * dout's doubles, dw; din's pointers are w's shadow, as the caller of a
  * gradient sets them; out's pointers and ints start as garbage the
- * transfers overwrite.
+ * transfers overwrite.  A program defines RCM_STREAM (its API's stream
+ * type), includes this header, defines f and calls rcm_main.
  */
 #ifndef TANJIT_TESTS_REV_CUDA_MIXED_H
 #define TANJIT_TESTS_REV_CUDA_MIXED_H
 
 #include <stdint.h>
 
-#include "rev_cuda_check.h"
+#include "rev_cuda_setup.h"
 
 #define RCM_N 5
 #define RCM_W 3
@@ -70,15 +71,20 @@ static RCC_UNUSED void rcm_setup(rcm_state *st) {
   }
 }
 
-typedef double (*rcm_fn)(const item *in, item *out, long n);
+/* The program's function: in staged to out through CUDA memory, on
+ * stream s where it takes one (RCM_STREAM, the API's stream type, is
+ * defined before this header is included). */
+double f(const item *in, item *out, RCM_STREAM s, long n);
+
+static RCM_STREAM rcm_stream;
 
 /* The loss plus <seed, every active double after the call>: in's doubles
  * (unchanged), out's (the copies), w (unchanged). */
-static RCC_UNUSED long double rcm_run(const long double *p, rcm_fn f) {
+static RCC_UNUSED long double rcm_run(const long double *p) {
   item in[RCM_N], out[RCM_N];
   double w[RCM_W];
   rcm_fill(in, w, p);
-  long double r = f(in, out, RCM_N);
+  long double r = f(in, out, rcm_stream, RCM_N);
   for (int i = 0; i < RCM_N; i++)
     r += seed_value(i) * (long double)in[i].v +
          rcm_seed_out(i) * (long double)out[i].v;
@@ -92,14 +98,13 @@ static RCC_UNUSED long double rcm_run(const long double *p, rcm_fn f) {
  * they were (integers carry none, so no transfer moves them); each of
  * out's pointer shadows the shadow of the pointer the transfers put in out
  * (into dw where the pointer points into w). */
-static RCC_UNUSED void rcm_check(const char *name, rcm_state *st,
-                                 rcc_fun run) {
+static RCC_UNUSED void rcm_check(const char *name, rcm_state *st) {
   double got[RCM_N + RCM_W];
   for (int i = 0; i < RCM_N; i++)
     got[i] = st->din[i].v;
   for (int j = 0; j < RCM_W; j++)
     got[RCM_N + j] = st->dw[j];
-  rcc_check(name, run, st->p, got, RCM_N + RCM_W);
+  rcc_check(name, rcm_run, st->p, got, RCM_N + RCM_W);
   for (int i = 0; i < RCM_N; i++) {
     rcc_expect_equal("out's double shadow is zero", 0, st->dout[i].v != 0);
     rcc_expect_equal("in's int shadow unchanged", 1000 + i, st->din[i].k);
@@ -111,6 +116,22 @@ static RCC_UNUSED void rcm_check(const char *name, rcm_state *st,
                      (unsigned long long)(uintptr_t)(st->dw + j),
                      (unsigned long long)(uintptr_t)st->dout[i].p);
   }
+}
+
+/* main's work once a context is current: the gradient on stream s, from
+ * rcm_setup's shadows, checked (rcm_check), the simulator left clean. */
+static RCC_UNUSED int rcm_main(const char *name, RCM_STREAM s) {
+  rcm_stream = s;
+  static rcm_state st;
+  rcm_setup(&st);
+  struct cudasim_counters before, after;
+  cudasim_get_counters(&before);
+  __enzyme_autodiff((void *)f, enzyme_dup, st.in, st.din, enzyme_dup, st.out,
+                    st.dout, enzyme_const, s, enzyme_const, (long)RCM_N);
+  cudasim_get_counters(&after);
+  rcm_check(name, &st);
+  rcs_expect_clean(&before, &after);
+  return rcc_result(name);
 }
 
 #endif

@@ -10,8 +10,8 @@
 #include <cuda_runtime_api.h>
 #include <cudasim.h>
 
+#define RCM_STREAM cudaStream_t
 #include "rev_cuda_mixed.h"
-#include "rev_cuda_setup.h"
 
 double f(const item *in, item *out, cudaStream_t s, long n) {
   size_t bytes = (size_t)n * sizeof(item);
@@ -34,28 +34,11 @@ double f(const item *in, item *out, cudaStream_t s, long n) {
   return r;
 }
 
-static cudaStream_t stream;
-
-static double f_on_stream(const item *in, item *out, long n) {
-  return f(in, out, stream, n);
-}
-
-static long double run(const long double *p) {
-  return rcm_run(p, f_on_stream);
-}
-
 int main(void) {
-  if (cudaStreamCreate(&stream))
+  cudaStream_t s;
+  if (cudaStreamCreate(&s))
     return 100;
-  rcm_state st;
-  rcm_setup(&st);
-  struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, st.in, st.din, enzyme_dup, st.out,
-                    st.dout, enzyme_const, stream, enzyme_const, (long)RCM_N);
-  cudasim_get_counters(&after);
-  rcm_check("runtime_mixed", &st, run);
-  rcs_expect_clean(&before, &after);
-  cudaStreamDestroy(stream);
-  return rcc_result("runtime_mixed");
+  int rc = rcm_main("runtime_mixed", s);
+  cudaStreamDestroy(s);
+  return rc;
 }

@@ -187,17 +187,9 @@ static int aug_mixed(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
                         &l) != 0)
     return -1;
   int floats = 0;
-  long long bad = ad_rev_unclassified_offset(r, &l, &floats);
-  if (bad >= 0) {
-    ad_copy_layout_free(&l);
-    return ad_fail_code(
-        r->mc, TANJIT_ERR_UNSUPPORTED, call,
-        "reverse mode: %s of memory with bytes type analysis cannot classify "
-        "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
-        "is not supported",
-        rule->name, bad, l.period ? "repeated element" : "transfer");
-  }
-  if (ad_cuda_emit_non_float_copy(&r->fc, rule, call, clone) != 0 ||
+  if (ad_rev_refuse_unclassified(r, call, rule->name, &l, "transfer",
+                                 &floats) != 0 ||
+      ad_cuda_emit_non_float_copy(&r->fc, rule, call, clone) != 0 ||
       !floats) {
     ad_copy_layout_free(&l);
     return r->mc->diag.failed ? -1 : 0;

@@ -546,8 +546,8 @@ static int zero_piece(ad_fn_ctx *fc, const ad_copy_emitter *em,
 
 static const ad_copy_emitter host_pieces = {replay_piece, zero_piece, NULL};
 
-long long ad_rev_unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
-                                    int *floats) {
+static long long unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
+                                     int *floats) {
   *floats = 0;
   for (size_t i = 0; i < l->n; i++) {
     const ad_segment *s = &l->segs[i];
@@ -561,6 +561,20 @@ long long ad_rev_unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
     }
   }
   return -1;
+}
+
+int ad_rev_refuse_unclassified(ad_rev_fn *r, LLVMValueRef call,
+                               const char *name, const ad_copy_layout *l,
+                               const char *what, int *floats) {
+  long long bad = unclassified_offset(r, l, floats);
+  if (bad < 0)
+    return 0;
+  return ad_fail_code(
+      r->mc, TANJIT_ERR_UNSUPPORTED, call,
+      "reverse mode: %s of memory with bytes type analysis cannot classify "
+      "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
+      "is not supported",
+      name, bad, l->period ? "repeated element" : what);
 }
 
 /* One segment's work: `off` its first byte, `n` its bytes (clipped to
@@ -714,15 +728,10 @@ static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
   if (mixed_layout(r, call, is_set, &l) != 0)
     return -1;
   int floats = 0;
-  long long bad = ad_rev_unclassified_offset(r, &l, &floats);
-  if (bad >= 0) {
+  if (ad_rev_refuse_unclassified(r, call, row->name, &l, "copy", &floats) !=
+      0) {
     ad_copy_layout_free(&l);
-    return ad_fail_code(
-        r->mc, TANJIT_ERR_UNSUPPORTED, call,
-        "reverse mode: %s of memory with bytes type analysis cannot classify "
-        "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
-        "is not supported",
-        row->name, bad, l.period ? "repeated element" : "copy");
+    return -1;
   }
   int rc = 0;
   LLVMValueRef dst = LLVMGetOperand(call, 0);

@@ -593,12 +593,14 @@ LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
                                  LLVMTypeRef t);
 
 struct ad_copy_layout; /* analysis/types.h */
-/* memory.c: the offset of the first byte of layout l neither float of a
- * known type, pointer, integer nor padding, or -1 (such bytes refuse a
- * copy); *floats: whether l has floats. */
-long long ad_rev_unclassified_offset(ad_rev_fn *r,
-                                    const struct ad_copy_layout *l,
-                                    int *floats);
+/* memory.c: the refusal of copy `call` (rule `name`, a copy or transfer
+ * as `what` says) of layout l when a byte of l is neither a float of a
+ * known type, pointer, integer nor padding: -1 with the error (naming the
+ * byte); else 0, *floats whether l has floats. */
+int ad_rev_refuse_unclassified(ad_rev_fn *r, LLVMValueRef call,
+                               const char *name,
+                               const struct ad_copy_layout *l,
+                               const char *what, int *floats);
 /* memory.c: float_loops.c's `loop` (AD_REV_LOOP_TAKE or _ACCUMULATE) on
  * every float segment of layout l over a copy of len bytes (i64), at b,
  * each on (a + off, c + off) for the segment's byte offset off (a periodic
