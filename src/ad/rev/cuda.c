@@ -25,6 +25,13 @@
  *             synchronizes it before the host touches what the stream
  *             wrote or may still read (the scratch buffers, host shadows),
  *             so every reverse step is complete when the next begins.
+ *             A transfer whose bytes mix kinds (floats beside pointers,
+ *             integers, padding) does the same segment by segment: aug
+ *             moves the non-float shadows by forward mode's rule with the
+ *             floats left alone, and the reverse stages each device or
+ *             unified side whole in a host buffer, where the float
+ *             segments' adjoints are taken (dst') or added (src') by the
+ *             layout aug kept (reverse_mixed).
  *             A memset of float memory zeroes its shadow; an allocation's
  *             shadow is freed.
  * Every CUDA helper is declared next to the call it accompanies
