@@ -32,4 +32,14 @@ static __attribute__((unused)) int finish(const char *name) {
   return cc_failures != 0; /* a raw count wraps to 0 at 256 */
 }
 
+#ifdef CUDA_VERSION /* <cuda.h>, included first: the driver API */
+/* Device 0's primary context made current; nonzero when that fails. */
+static __attribute__((unused)) int cc_driver_context(void) {
+  CUdevice dev;
+  CUcontext ctx;
+  return cuInit(0) || cuDeviceGet(&dev, 0) ||
+         cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx);
+}
+#endif
+
 #endif

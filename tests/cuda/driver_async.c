@@ -28,11 +28,8 @@ double f(const double *x, const double *c, CUstream s, long n) {
 
 #define N 4
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
   CUstream s;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx) || cuStreamCreate(&s, 0))
+  if (cc_driver_context() || cuStreamCreate(&s, 0))
     return 100;
   double x[N] = {1, 2, 3, 4}, c[N] = {0.5, -1, 2, 0.25}, d[N];
   expect("f", 0, f(x, c, s, N), 0.5 - 2 + 6 + 1);

@@ -73,10 +73,7 @@ double g(const double *x, long n) {
 
 #define N 4
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx))
+  if (cc_driver_context())
     return 100;
   double x[N] = {0.5, -1.25, 2.0, 3.0}, dx[N];
   expect("f", 0, f(x, N), 0.25 + 2 * 1.5625 + 3 * 4.0 + 4 * 9.0);

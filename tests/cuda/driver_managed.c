@@ -56,10 +56,7 @@ static void dirty_device_memory(void) {
 
 #define N 3
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx))
+  if (cc_driver_context())
     return 100;
   double x[N] = {0.5, -1.5, 2.0}, c[N] = {1.0, -2.0, 0.5};
   double out[N], dout[N], dx[N], dx2[N], dout2[N];

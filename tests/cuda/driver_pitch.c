@@ -77,10 +77,7 @@ static void dirty_device_memory(void) {
 
 #define N 2
 int main(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx))
+  if (cc_driver_context())
     return 100;
   double x[ROWS * N] = {0.5, -1.5, 2.0, 0.25}, dx[ROWS * N];
   for (int j = 0; j < ROWS * N; j++) {

@@ -128,6 +128,12 @@ static const program programs[] = {
      * transfers: 1 alloc, 1 htod, 1 dtoh) */
     {"driver_const_slot-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
     {"driver_const_slot-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 3, 3, 0, 1, 3},
+    /* structs mixing kinds: 1 primal (2 alloc, 1 htod, 1 dtod, 1 dtoh) + 2
+     * directions (4 alloc, 2 memsets, and each transfer once for the primal
+     * and once per shadow piece: the double, the padding and the pointer of
+     * each of the 4 items, the int left alone) */
+    {"driver_structs-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
+    {"driver_structs-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
@@ -434,6 +440,24 @@ END_TEST
 
 /* ---- reverse mode (tests/rev_cuda has the gradients) ---- */
 
+/* Loading `ir` succeeds, and looking up its request g fails: unsupported,
+ * with `message` in the error, naming the function f. */
+static void expect_reverse_refusal(const char *ir, const char *message) {
+  tanjit_session *s = simulator_session(2);
+  tanjit_error *err = NULL;
+  ck_assert_int_eq(tanjit_load_memory(s, ir, strlen(ir), "reverse.ll", &err), 0);
+  ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
+  ck_assert_ptr_nonnull(err);
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(tanjit_error_message(err), message),
+                "unclear message: %s", tanjit_error_message(err));
+  ck_assert_msg(strstr(tanjit_error_message(err), " in f"),
+                "message does not name the function: %s",
+                tanjit_error_message(err));
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+
 /* Active data copied to a device address the request made constant (an
  * integer with no shadow): the gradient would be lost, so it is refused. */
 START_TEST(reverse_mode_refuses_an_unshadowed_destination) {
@@ -447,21 +471,35 @@ START_TEST(reverse_mode_refuses_an_unshadowed_destination) {
       "  %r = call double (...) @__enzyme_autodiff(ptr @f, ptr %x, ptr %dx, i64 %d)\n"
       "  ret double %r\n}\n"
       "attributes #0 = { \"enzyme_math\"=\"cuMemcpyHtoD_v2\" }\n";
-  tanjit_session *s = simulator_session(2);
-  tanjit_error *err = NULL;
-  ck_assert_int_eq(tanjit_load_memory(s, ir, strlen(ir), "reverse.ll", &err), 0);
-  ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
-  ck_assert_ptr_nonnull(err);
-  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_UNSUPPORTED);
-  ck_assert_msg(strstr(tanjit_error_message(err),
-                       "reverse mode: cuMemcpyHtoD_v2 copies active memory "
-                       "into memory with no shadow"),
-                "unclear message: %s", tanjit_error_message(err));
-  ck_assert_msg(strstr(tanjit_error_message(err), " in f"),
-                "message does not name the function: %s",
-                tanjit_error_message(err));
-  tanjit_error_free(err);
-  tanjit_session_free(s);
+  expect_reverse_refusal(ir, "reverse mode: cuMemcpyHtoD_v2 copies active "
+                             "memory into memory with no shadow");
+}
+END_TEST
+
+/* A transfer whose bytes mix a float with bytes type analysis cannot
+ * classify (16 bytes no access reads: not padding) is refused, naming the
+ * byte; one of floats, ints and padding is not (tests/rev_cuda's mixed
+ * programs). */
+START_TEST(reverse_mode_refuses_unclassified_transfer_bytes) {
+  static const char ir[] =
+      "declare i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr, i64) #0\n"
+      "declare i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"(i64, ptr, i64) #1\n"
+      "declare double @__enzyme_autodiff(...)\n"
+      "define double @f(ptr %x) {\n"
+      "  %slot = alloca i64\n"
+      "  call i32 @\"ejlstr$cuMemAlloc_v2$libcuda.so.1\"(ptr %slot, i64 24)\n"
+      "  %d = load i64, ptr %slot\n"
+      "  call i32 @\"ejlstr$cuMemcpyHtoD_v2$libcuda.so.1\"(i64 %d, ptr %x, i64 24)\n"
+      "  %v = load double, ptr %x\n  ret double %v\n}\n"
+      "define double @g(ptr %x, ptr %dx) {\n"
+      "  %r = call double (...) @__enzyme_autodiff(ptr @f, ptr %x, ptr %dx)\n"
+      "  ret double %r\n}\n"
+      "attributes #0 = { \"enzyme_math\"=\"cuMemAlloc_v2\" }\n"
+      "attributes #1 = { \"enzyme_math\"=\"cuMemcpyHtoD_v2\" }\n";
+  expect_reverse_refusal(ir, "reverse mode: cuMemcpyHtoD_v2 of memory with "
+                             "bytes type analysis cannot classify (at byte 8 "
+                             "of the transfer: not a float, pointer, integer "
+                             "nor padding) is not supported");
 }
 END_TEST
 
@@ -479,6 +517,7 @@ static Suite *cuda_suite(void) {
   tcase_add_test(e, emit_managed_and_pitched_helpers);
   tcase_add_test(e, async_host_zeroing_waits_for_the_stream);
   tcase_add_test(e, reverse_mode_refuses_an_unshadowed_destination);
+  tcase_add_test(e, reverse_mode_refuses_unclassified_transfer_bytes);
   suite_add_tcase(s, e);
   return s;
 }

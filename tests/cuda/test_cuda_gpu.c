@@ -25,6 +25,7 @@ static const char *const gpu_programs[][2] = {
     {"driver_handles-O2.ll", "libcuda.so.1"},
     {"driver_managed-O2.ll", "libcuda.so.1"},
     {"runtime_managed_pitch-O2.ll", "libcudart.so.12"},
+    {"driver_structs-O2.ll", "libcuda.so.1"},
 };
 
 static int gpu_present(void) {

@@ -8,9 +8,7 @@
 // that throw and entries that do not, checked against finite differences
 // from nonzero shadows (x is overwritten, so its seeds are the adjoints
 // of its final values).
-#define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-extern "C" double __enzyme_autodiff(void *, ...);
 
 struct bad_step {
   int by; /* a float thrown would have no shadow (README: refused) */
@@ -70,20 +68,7 @@ static double f(double *x, int n) {
   return r;
 }
 
-enum { N = 6 };
-RC_ARRAY_RUN(run_f, f, N)
-
-int main() {
-  /* step throws at entries 1 and 4 (x[i] there ends above 3), not at
-   * the others; the first deep throws, the second does not */
-  double x0[N] = {1.9, 2.6, 0.4, -0.5, 2.2, 0.3}, x[N], dx[N];
-  long double p[N], got[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  rc_seed(dx, N);
-  __enzyme_autodiff((void *)f, x, dx, N);
-  for (int i = 0; i < N; i++)
-    got[i] = dx[i];
-  rc_check("cpp_catch_callee_eh", run_f, p, got, N);
-  return rc_result();
-}
+/* step throws at entries 1 and 4 (x[i] there ends above 3), not at the
+ * others; the first deep throws, the second does not */
+RC_ARRAY_TEST_AS("cpp_catch_callee_eh", RC_UNMARKED, f, 6, 1.9, 2.6, 0.4, -0.5,
+                 2.2, 0.3)

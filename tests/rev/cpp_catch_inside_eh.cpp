@@ -6,9 +6,7 @@
 // try/catch too, and the thrown object read in the handler.  Entries on
 // both sides of the bound, checked against finite differences from
 // nonzero shadows.
-#define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-extern "C" double __enzyme_autodiff(void *, ...);
 
 struct too_big {
   int at;
@@ -45,18 +43,5 @@ static double f(double *x, int n) {
   return r;
 }
 
-enum { N = 6 };
-RC_ARRAY_RUN(run_f, f, N)
-
-int main() {
-  double x0[N] = {0.5, 2.5, -1.2, 3.1, 1.9, 2.2}, x[N], dx[N];
-  long double p[N], got[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  rc_seed(dx, N);
-  __enzyme_autodiff((void *)f, x, dx, N);
-  for (int i = 0; i < N; i++)
-    got[i] = dx[i];
-  rc_check("cpp_catch_inside_eh", run_f, p, got, N);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_catch_inside_eh", RC_UNMARKED, f, 6, 0.5, 2.5, -1.2, 3.1,
+                 1.9, 2.2)

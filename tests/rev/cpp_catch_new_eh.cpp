@@ -3,9 +3,7 @@
 // in a try block, here and in a callee below one): the gradient of the
 // path that runs, as Enzyme gives it; an exception from such a call traps
 // (README), so none is thrown here.  Checked against finite differences.
-#define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-extern "C" double __enzyme_autodiff(void *, ...);
 
 struct scaled {
   double *p;
@@ -44,18 +42,5 @@ static double f(double *x, int n) {
   return r;
 }
 
-enum { N = 5 };
-RC_ARRAY_RUN(run_f, f, N)
-
-int main() {
-  double x0[N] = {0.5, -1.25, 0.75, 1.5, -0.4}, x[N], dx[N];
-  long double p[N], got[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  rc_seed(dx, N);
-  __enzyme_autodiff((void *)f, x, dx, N);
-  for (int i = 0; i < N; i++)
-    got[i] = dx[i];
-  rc_check("cpp_catch_new_eh", run_f, p, got, N);
-  return rc_result();
-}
+RC_ARRAY_TEST_AS("cpp_catch_new_eh", RC_UNMARKED, f, 5, 0.5, -1.25, 0.75, 1.5,
+                 -0.4)

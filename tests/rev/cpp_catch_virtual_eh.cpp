@@ -4,9 +4,7 @@
 // is its unwinding clone's, so the reverse undoes the iterations that ran
 // before the throw, then the handler.  Checked against finite differences
 // from nonzero shadows.
-#define RC_OWN_PROTOTYPE
 #include "rev_check.h"
-extern "C" double __enzyme_autodiff(void *, ...);
 struct stop {
   int k;
 };
@@ -51,17 +49,6 @@ static double f(double *x, int n) {
   }
   return r;
 }
-enum { N = 5 };
-RC_ARRAY_RUN(run_f, f, N)
-int main() {
-  double x0[N] = {0.9, 1.2, -0.7, 0.4, 0.8}, x[N], dx[N];
-  long double p[N], got[N];
-  for (int i = 0; i < N; i++)
-    x[i] = x0[i], p[i] = x0[i];
-  rc_seed(dx, N);
-  __enzyme_autodiff((void *)f, x, dx, N);
-  for (int i = 0; i < N; i++)
-    got[i] = dx[i];
-  rc_check("cpp_catch_virtual_eh", run_f, p, got, N);
-  return rc_result();
-}
+
+RC_ARRAY_TEST_AS("cpp_catch_virtual_eh", RC_UNMARKED, f, 5, 0.9, 1.2, -0.7, 0.4,
+                 0.8)

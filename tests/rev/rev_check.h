@@ -25,9 +25,17 @@
 
 #define RC_UNUSED __attribute__((unused))
 
+/* C names in C++ too (a program with its own prototype of
+ * __enzyme_autodiff, another signature, defines RC_OWN_PROTOTYPE) */
+#ifdef __cplusplus
+extern "C" {
+#endif
 extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
 #ifndef RC_OWN_PROTOTYPE
 double __enzyme_autodiff(void *, ...);
+#endif
+#ifdef __cplusplus
+}
 #endif
 
 static int rc_checks, rc_failures;

@@ -45,29 +45,18 @@ double f(double *x, const double *c, CUstream s, long n) {
 static CUstream stream;
 static const double c[N] = {0.5, -1, 2, 0.25};
 
-static long double run(const long double *p) {
-  double x[N];
-  for (int i = 0; i < N; i++)
-    x[i] = (double)p[i];
-  long double r = f(x, c, stream, N);
-  for (int i = 0; i < N; i++)
-    r += seed_value(i) * (long double)x[i];
-  return r;
+RCS_ARRAY_RUN(run, N, f(x, c, stream, N))
+
+static void request(double *x, double *dx) {
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, c,
+                    enzyme_const, stream, enzyme_const, (long)N);
 }
 
 int main(void) {
   if (rcs_driver_context() || cuStreamCreate(&stream, 0))
     return 100;
-  double x0[N] = {1, 2, -3, 0.5}, x[N], dx[N];
-  long double p[N];
-  rcs_inputs(x0, x, p, dx, N);
-  struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, c,
-                    enzyme_const, stream, enzyme_const, (long)N);
-  cudasim_get_counters(&after);
-  rcc_check("driver_async", run, p, dx, N);
-  rcs_expect_clean(&before, &after);
+  static const double x0[N] = {1, 2, -3, 0.5};
+  rcs_check_gradient("driver_async", run, x0, N, request, NULL, NULL);
   cuStreamDestroy(stream);
   return rcc_result("driver_async");
 }

@@ -36,28 +36,18 @@ double f(double *x, long n) {
   return s;
 }
 
-static long double run(const long double *p) {
-  double x[N];
-  for (int i = 0; i < N; i++)
-    x[i] = (double)p[i];
-  long double r = f(x, N);
-  for (int i = 0; i < N; i++)
-    r += seed_value(i) * (long double)x[i];
-  return r;
+RCS_ARRAY_RUN(run, N, f(x, N))
+
+static void request(double *x, double *dx) {
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N);
 }
 
 int main(void) {
   if (rcs_driver_context())
     return 100;
-  double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5}, x[N], dx[N];
-  long double p[N];
-  rcs_inputs(x0, x, p, dx, N);
+  static const double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5};
   struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N);
-  cudasim_get_counters(&after);
-  rcc_check("driver_sync", run, p, dx, N);
-  rcs_expect_clean(&before, &after);
+  rcs_check_gradient("driver_sync", run, x0, N, request, &before, &after);
   /* 2 primal and 2 shadow allocations */
   rcc_expect_equal("allocations", before.allocs + 4, after.allocs);
   return rcc_result("driver_sync");

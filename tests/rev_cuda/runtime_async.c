@@ -37,29 +37,18 @@ double f(double *x, cudaStream_t s, long n) {
 
 static cudaStream_t stream;
 
-static long double run(const long double *p) {
-  double x[N];
-  for (int i = 0; i < N; i++)
-    x[i] = (double)p[i];
-  long double r = f(x, stream, N);
-  for (int i = 0; i < N; i++)
-    r += seed_value(i) * (long double)x[i];
-  return r;
+RCS_ARRAY_RUN(run, N, f(x, stream, N))
+
+static void request(double *x, double *dx) {
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, stream,
+                    enzyme_const, (long)N);
 }
 
 int main(void) {
   if (cudaStreamCreate(&stream))
     return 100;
-  double x0[N] = {0.75, -1.5, 2.0, 1.25}, x[N], dx[N];
-  long double p[N];
-  rcs_inputs(x0, x, p, dx, N);
-  struct cudasim_counters before, after;
-  cudasim_get_counters(&before);
-  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, stream,
-                    enzyme_const, (long)N);
-  cudasim_get_counters(&after);
-  rcc_check("runtime_async", run, p, dx, N);
-  rcs_expect_clean(&before, &after);
+  static const double x0[N] = {0.75, -1.5, 2.0, 1.25};
+  rcs_check_gradient("runtime_async", run, x0, N, request, NULL, NULL);
   cudaStreamDestroy(stream);
   return rcc_result("runtime_async");
 }

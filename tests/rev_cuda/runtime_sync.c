@@ -48,31 +48,21 @@ double f(double *x, long n, int kind_back) {
 
 static int kind;
 
-static long double run(const long double *p) {
-  double x[N];
-  for (int i = 0; i < N; i++)
-    x[i] = (double)p[i];
-  long double r = f(x, N, kind);
-  for (int i = 0; i < N; i++)
-    r += seed_value(i) * (long double)x[i];
-  return r;
+RCS_ARRAY_RUN(run, N, f(x, N, kind))
+
+static void request(double *x, double *dx) {
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N,
+                    enzyme_const, kind);
 }
 
 int main(void) {
   static const int kinds[2] = {cudaMemcpyDeviceToHost, cudaMemcpyDefault};
+  static const double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5};
   for (int k = 0; k < 2; k++) {
     kind = kinds[k];
-    double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5}, x[N], dx[N];
-    long double p[N];
-    rcs_inputs(x0, x, p, dx, N);
-    struct cudasim_counters before, after;
-    cudasim_get_counters(&before);
-    __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, (long)N,
-                      enzyme_const, kind);
-    cudasim_get_counters(&after);
-    rcc_check(k ? "runtime_sync (kind Default)" : "runtime_sync (kind DtoH)",
-              run, p, dx, N);
-    rcs_expect_clean(&before, &after);
+    rcs_check_gradient(k ? "runtime_sync (kind Default)"
+                         : "runtime_sync (kind DtoH)",
+                       run, x0, N, request, NULL, NULL);
   }
   return rcc_result("runtime_sync");
 }

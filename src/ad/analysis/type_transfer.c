@@ -201,6 +201,20 @@ static call_types types_of_call(ad_types *t, LLVMValueRef call) {
   return ct;
 }
 
+/* Whether load `inst` of (obj, off) reads a pointer: one of pointer type,
+ * or a pointer-sized integer from bytes known to hold a pointer (a
+ * CUdeviceptr that cuMemAlloc wrote into its out-parameter, reloaded for
+ * each transfer: one device object, so the transfers' layouts meet). */
+static int loads_pointer(const ad_types *t, LLVMValueRef inst, int obj,
+                         long long off) {
+  LLVMTypeRef ty = LLVMTypeOf(inst);
+  if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+    return 1;
+  unsigned long long size = LLVMPointerSize(t->td);
+  return ta_is_int_type(ty) && LLVMSizeOfTypeInBits(t->td, ty) == 8 * size &&
+         ta_mem_get(t, obj, off, size, 1).kind == AD_T_POINTER;
+}
+
 static void visit_call(ad_types *t, LLVMValueRef call) {
   unsigned nargs = LLVMGetNumArgOperands(call);
   LLVMValueRef fn = ad_called_function(call);
@@ -455,9 +469,8 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   case LLVMLoad:
     ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst));
-    if (!t->in_generated &&
-        LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMPointerTypeKind &&
-        ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0))
+    if (!t->in_generated && ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0) &&
+        loads_pointer(t, inst, obj, off))
       ta_slot_note(t, obj, off, inst);
     if (ad_type_is_pointerish(LLVMTypeOf(inst)))
       ta_root(t, inst);

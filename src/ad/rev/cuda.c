@@ -25,6 +25,13 @@
  *             synchronizes it before the host touches what the stream
  *             wrote or may still read (the scratch buffers, host shadows),
  *             so every reverse step is complete when the next begins.
+ *             A transfer whose bytes mix kinds (floats beside pointers,
+ *             integers, padding) does the same segment by segment: aug
+ *             moves the non-float shadows by forward mode's rule with the
+ *             floats left alone, and the reverse stages each device or
+ *             unified side whole in a host buffer, where the float
+ *             segments' adjoints are taken (dst') or added (src') by the
+ *             layout aug kept (reverse_mixed).
  *             A memset of float memory zeroes its shadow; an allocation's
  *             shadow is freed.
  * Every CUDA helper is declared next to the call it accompanies
@@ -53,9 +60,11 @@
 #include "common/alloc.h"
 
 typedef enum cuda_plan_kind {
-  CUDA_PLAN_COPY, /* float data moved: the adjoint copy */
-  CUDA_PLAN_SET,  /* float memory set: its shadow zeroed */
-  CUDA_PLAN_ALLOC /* a shadow allocation: freed */
+  CUDA_PLAN_COPY,  /* float data moved: the adjoint copy */
+  CUDA_PLAN_MIXED, /* floats among other bytes: the adjoint copy of the
+                      float segments */
+  CUDA_PLAN_SET,   /* float memory set: its shadow zeroed */
+  CUDA_PLAN_ALLOC  /* a shadow allocation: freed */
 } cuda_plan_kind;
 
 typedef struct cuda_plan {
@@ -63,12 +72,16 @@ typedef struct cuda_plan {
   const ad_cuda_rule_data *d;
   LLVMTypeRef elem; /* CUDA_PLAN_COPY: the float type moved; _ALLOC: the
                        shadow's (an address or a pointer) */
+  ad_copy_layout layout; /* CUDA_PLAN_MIXED: the bytes' segments (owned) */
 } cuda_plan;
 
 void ad_rev_cuda_free_plans(ad_rev_fn *r) {
   for (size_t i = 0; i < r->cuda_plans.cap; i++)
-    if (r->cuda_plans.keys[i])
-      free(r->cuda_plans.vals[i]);
+    if (r->cuda_plans.keys[i]) {
+      cuda_plan *p = r->cuda_plans.vals[i];
+      ad_copy_layout_free(&p->layout);
+      free(p);
+    }
   ad_map_free(&r->cuda_plans);
 }
 
@@ -167,6 +180,36 @@ static int has_operands(const ad_cuda_rule_data *d, LLVMValueRef call) {
   return need < (int)LLVMGetNumArgOperands(call);
 }
 
+/* aug of a transfer whose bytes mix kinds (floats of one or more types
+ * beside pointers, integers or padding), segment by segment as host
+ * copies are (memory.c): the non-float shadows move now, as forward mode
+ * moves them (through the same CUDA call on the shadows); the float
+ * segments' adjoints move in the reverse (reverse_mixed), by the layout
+ * kept in the plan.  Bytes type analysis cannot classify are refused. */
+static int aug_mixed(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
+                     const ad_call_rule *rule, const ad_cuda_rule_data *d) {
+  ad_copy_layout l;
+  if (ad_copy_layout_of(&r->fc, call, operand(call, d->dst),
+                        operand(call, d->src), operand(call, d->len),
+                        &l) != 0)
+    return -1;
+  int floats = 0;
+  if (ad_rev_refuse_unclassified(r, call, rule->name, &l, "transfer",
+                                 &floats) != 0 ||
+      ad_cuda_emit_non_float_copy(&r->fc, rule, call, clone) != 0 ||
+      !floats) {
+    ad_copy_layout_free(&l);
+    return r->mc->diag.failed ? -1 : 0;
+  }
+  if (new_plan(r, call, CUDA_PLAN_MIXED, d, NULL) != 0) {
+    ad_copy_layout_free(&l);
+    return -1;
+  }
+  cuda_plan *p = ad_map_get(&r->cuda_plans, call);
+  p->layout = l;
+  return 0;
+}
+
 static int aug_transfer(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
                         const ad_call_rule *rule, const ad_cuda_rule_data *d) {
   ad_fn_ctx *fc = &r->fc;
@@ -185,11 +228,7 @@ static int aug_transfer(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef clone,
   if (k == -2)
     return -1;
   if (k < 0)
-    return fail_call(r, call,
-                     "of memory whose bytes are not all floats of one type "
-                     "nor all pointers and integers (mixed or unknown to "
-                     "type analysis) is not supported",
-                     rule->name);
+    return aug_mixed(r, call, clone, rule, d);
   if (k == 0) /* pointers and integers: their shadows move as forward mode
                  moves them */
     return rule->emit(fc, rule, call, clone);
@@ -415,16 +454,25 @@ static void free_host(ad_fn_ctx *fc, LLVMValueRef p) {
                       &pt, &p, 1);
 }
 
-static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
-                            const cuda_plan *p) {
+/* A transfer's reverse being emitted at r->rb: its site (on `here`, a
+ * copy of r->fc with the reverse's builder), where each side lives, the
+ * byte count (i64). */
+typedef struct rev_transfer {
+  ad_fn_ctx here;
+  rev_site s;
+  LLVMValueRef dst, src; /* the primal operands */
+  ad_cuda_space dspace, sspace;
+  LLVMValueRef n;
+} rev_transfer;
+
+static void begin_transfer(ad_rev_fn *r, LLVMValueRef call,
+                           const ad_cuda_rule_data *d, rev_transfer *t) {
   ad_module_ctx *mc = r->mc;
-  const ad_cuda_rule_data *d = p->d;
-  ad_fn_ctx here = r->fc;
-  here.b = r->rb;
-  ad_fn_ctx *fc = &here;
-  LLVMValueRef dst = operand(call, d->dst), src = operand(call, d->src);
-  LLVMValueRef kind = operand(call, d->kind);
-  rev_site s = {fc,
+  t->here = r->fc;
+  t->here.b = r->rb;
+  t->dst = operand(call, d->dst);
+  t->src = operand(call, d->src);
+  rev_site s = {&t->here,
                 call,
                 d,
                 NULL,
@@ -432,61 +480,162 @@ static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
                 LLVMInt64TypeInContext(mc->llctx)};
   if (d->stream >= 0)
     s.stream = ad_rev_primal(r, operand(call, d->stream));
-  if (LLVMGetTypeKind(LLVMTypeOf(dst)) == LLVMIntegerTypeKind)
-    s.dev_t = LLVMTypeOf(dst);
-  else if (LLVMGetTypeKind(LLVMTypeOf(src)) == LLVMIntegerTypeKind)
-    s.dev_t = LLVMTypeOf(src);
-  ad_cuda_space dspace = ad_cuda_space_of(d, kind, 0);
-  ad_cuda_space sspace = ad_cuda_space_of(d, kind, 1);
+  if (LLVMGetTypeKind(LLVMTypeOf(t->dst)) == LLVMIntegerTypeKind)
+    s.dev_t = LLVMTypeOf(t->dst);
+  else if (LLVMGetTypeKind(LLVMTypeOf(t->src)) == LLVMIntegerTypeKind)
+    s.dev_t = LLVMTypeOf(t->src);
+  t->s = s;
+  LLVMValueRef kind = operand(call, d->kind);
+  t->dspace = ad_cuda_space_of(d, kind, 0);
+  t->sspace = ad_cuda_space_of(d, kind, 1);
+  t->n = resize(r->rb, ad_rev_primal(r, operand(call, d->len)),
+                LLVMInt64TypeInContext(mc->llctx));
+}
+
+/* Opens a branch past what the source's adjoint receives when the
+ * source's shadow `ss` is, at run time, its primal (inactive memory takes
+ * no part); the block end_source_guard joins at, or NULL. */
+static LLVMBasicBlockRef source_guard(ad_rev_fn *r, rev_transfer *t,
+                                      LLVMValueRef ss) {
+  if (!ad_shadow_may_equal_primal(&r->fc, t->src))
+    return NULL;
+  ad_fn_ctx *fc = &t->here;
+  LLVMContextRef c = r->mc->llctx;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(fc->b));
+  LLVMBasicBlockRef add_bb = LLVMAppendBasicBlockInContext(c, fn, "cuda.add");
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c, fn, "cuda.added");
+  LLVMValueRef same =
+      LLVMBuildICmp(fc->b, LLVMIntEQ, ad_address_as(fc, ss, i64),
+                    ad_address_as(fc, ad_rev_primal(r, t->src), i64), "");
+  LLVMBuildCondBr(fc->b, same, after, add_bb);
+  LLVMPositionBuilderAtEnd(fc->b, add_bb);
+  return after;
+}
+
+static void end_source_guard(rev_transfer *t, LLVMBasicBlockRef after) {
+  if (!after)
+    return;
+  LLVMBuildBr(t->here.b, after);
+  LLVMPositionBuilderAtEnd(t->here.b, after);
+}
+
+/* A transfer of floats of one type: t = dst'; dst' = 0; u = src';
+ * u += t; src' = u. */
+static int reverse_transfer(ad_rev_fn *r, LLVMValueRef call,
+                            const cuda_plan *p) {
+  ad_module_ctx *mc = r->mc;
+  rev_transfer rt;
+  begin_transfer(r, call, p->d, &rt);
+  ad_fn_ctx *fc = &rt.here;
+  const rev_site *s = &rt.s;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMValueRef n = resize(fc->b, ad_rev_primal(r, operand(call, d->len)), i64);
+  LLVMValueRef n = rt.n;
   LLVMValueRef count = LLVMBuildUDiv(
       fc->b, n, LLVMConstInt(i64, LLVMABISizeOfType(mc->td, p->elem), 0), "");
   /* memory whose shadow is itself (inactive at run time) takes no part */
-  LLVMBasicBlockRef after_dst = ad_rev_guard(r, dst);
-  LLVMValueRef ds = ad_rev_shadow(r, dst);
+  LLVMBasicBlockRef after_dst = ad_rev_guard(r, rt.dst);
+  LLVMValueRef ds = ad_rev_shadow(r, rt.dst);
   LLVMValueRef t = host_buffer(fc, n), u = host_buffer(fc, n);
   if (!t || !u)
     return -1;
-  if (read_into(&s, dspace, t, ds, n) != 0)
+  if (read_into(s, rt.dspace, t, ds, n) != 0)
     return -1;
-  synchronize(&s); /* t is read on the host below; dst' is zeroed next */
-  if (zero_at(&s, dspace, ds, n, u) != 0)
+  synchronize(s); /* t is read on the host below; dst' is zeroed next */
+  if (zero_at(s, rt.dspace, ds, n, u) != 0)
     return -1;
-  if (dspace == AD_CUDA_UNIFIED)
-    synchronize(&s); /* the zeros are read from u, which is reused next */
-  if (ad_shadow_or_null(&r->fc, src)) {
-    LLVMBasicBlockRef after_src = NULL;
-    LLVMValueRef ss = ad_rev_shadow(r, src);
-    if (ad_shadow_may_equal_primal(&r->fc, src)) {
-      LLVMContextRef c = mc->llctx;
-      LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(fc->b));
-      LLVMBasicBlockRef add_bb =
-          LLVMAppendBasicBlockInContext(c, fn, "cuda.add");
-      after_src = LLVMAppendBasicBlockInContext(c, fn, "cuda.added");
-      LLVMValueRef same =
-          LLVMBuildICmp(fc->b, LLVMIntEQ, ad_address_as(fc, ss, i64),
-                        ad_address_as(fc, ad_rev_primal(r, src), i64), "");
-      LLVMBuildCondBr(fc->b, same, after_src, add_bb);
-      LLVMPositionBuilderAtEnd(fc->b, add_bb);
-    }
-    if (read_into(&s, sspace, u, ss, n) != 0)
+  if (rt.dspace == AD_CUDA_UNIFIED)
+    synchronize(s); /* the zeros are read from u, which is reused next */
+  if (ad_shadow_or_null(&r->fc, rt.src)) {
+    LLVMValueRef ss = ad_rev_shadow(r, rt.src);
+    LLVMBasicBlockRef after_src = source_guard(r, &rt, ss);
+    if (read_into(s, rt.sspace, u, ss, n) != 0)
       return -1;
-    synchronize(&s);
+    synchronize(s);
     LLVMValueRef acc =
         ad_rev_typed_helper(mc, AD_REV_LOOP_ACCUMULATE, p->elem);
     LLVMValueRef args[3] = {u, t, count};
     LLVMBuildCall2(fc->b, LLVMGlobalGetValueType(acc), acc, args, 3, "");
-    if (write_from(&s, sspace, ss, u, n) != 0)
+    if (write_from(s, rt.sspace, ss, u, n) != 0)
       return -1;
-    if (after_src) {
-      LLVMBuildBr(fc->b, after_src);
-      LLVMPositionBuilderAtEnd(fc->b, after_src);
-    }
+    end_source_guard(&rt, after_src);
   }
-  synchronize(&s); /* the stream may still read u before it is freed */
+  synchronize(s); /* the stream may still read u before it is freed */
   free_host(fc, t);
   free_host(fc, u);
+  ad_rev_guard_end(r, after_dst);
+  return mc->diag.failed ? -1 : 0;
+}
+
+/* The n bytes of one side on the host: the side itself when it is host
+ * memory, else a scratch buffer (*scratch) read from it and synchronized,
+ * so the host may read and write it.  NULL (error set) on failure. */
+static LLVMValueRef stage(const rev_site *s, ad_cuda_space space,
+                          LLVMValueRef at, LLVMValueRef n,
+                          LLVMValueRef *scratch) {
+  ad_fn_ctx *fc = s->fc;
+  *scratch = NULL;
+  if (space == AD_CUDA_HOST)
+    return ad_address_as(fc, at, ptr_type(fc));
+  LLVMValueRef buf = host_buffer(fc, n);
+  if (!buf || read_into(s, space, buf, at, n) != 0)
+    return NULL;
+  synchronize(s);
+  *scratch = buf;
+  return buf;
+}
+
+/* What stage read, written back (nothing for host memory).  Only the
+ * float segments changed on the host; the other bytes go back as read. */
+static int unstage(const rev_site *s, ad_cuda_space space, LLVMValueRef at,
+                   LLVMValueRef scratch, LLVMValueRef n) {
+  return scratch ? write_from(s, space, at, scratch, n) : 0;
+}
+
+/* A transfer mixing floats with other bytes, by the layout aug kept: the
+ * float segments of dst' are taken (moved into `taken` at the same
+ * offsets, zeroed in dst'), then added into src''s float segments.  A
+ * device or unified side is staged in a host buffer whole (one read, one
+ * write back), so its pointer and integer shadows, which aug moved, stay
+ * as they are.  All of dst' is written back before src' is read, so
+ * overlapping ranges (DtoD) end right, as in reverse_transfer. */
+static int reverse_mixed(ad_rev_fn *r, LLVMValueRef call, const cuda_plan *p) {
+  ad_module_ctx *mc = r->mc;
+  rev_transfer rt;
+  begin_transfer(r, call, p->d, &rt);
+  ad_fn_ctx *fc = &rt.here;
+  const rev_site *s = &rt.s;
+  LLVMBasicBlockRef after_dst = ad_rev_guard(r, rt.dst);
+  LLVMValueRef ds = ad_rev_shadow(r, rt.dst);
+  LLVMValueRef taken = host_buffer(fc, rt.n), dbuf = NULL, sbuf = NULL;
+  if (!taken)
+    return -1;
+  LLVMValueRef dh = stage(s, rt.dspace, ds, rt.n, &dbuf);
+  if (!dh)
+    return -1;
+  ad_rev_float_segments(r, fc->b, &p->layout, AD_REV_LOOP_TAKE, taken, dh,
+                        rt.n);
+  if (unstage(s, rt.dspace, ds, dbuf, rt.n) != 0)
+    return -1;
+  if (ad_shadow_or_null(&r->fc, rt.src)) {
+    LLVMValueRef ss = ad_rev_shadow(r, rt.src);
+    LLVMBasicBlockRef after_src = source_guard(r, &rt, ss);
+    LLVMValueRef sh = stage(s, rt.sspace, ss, rt.n, &sbuf);
+    if (!sh)
+      return -1;
+    ad_rev_float_segments(r, fc->b, &p->layout, AD_REV_LOOP_ACCUMULATE, sh,
+                          taken, rt.n);
+    if (unstage(s, rt.sspace, ss, sbuf, rt.n) != 0)
+      return -1;
+    synchronize(s); /* the stream may still read sbuf */
+    if (sbuf)
+      free_host(fc, sbuf);
+    end_source_guard(&rt, after_src);
+  }
+  synchronize(s); /* the stream may still read dbuf */
+  if (dbuf)
+    free_host(fc, dbuf);
+  free_host(fc, taken);
   ad_rev_guard_end(r, after_dst);
   return mc->diag.failed ? -1 : 0;
 }
@@ -596,6 +745,8 @@ int ad_rev_cuda_reverse(ad_rev_fn *r, LLVMValueRef call) {
   switch (p->kind) {
   case CUDA_PLAN_COPY:
     return reverse_transfer(r, call, p);
+  case CUDA_PLAN_MIXED:
+    return reverse_mixed(r, call, p);
   case CUDA_PLAN_SET:
     return reverse_set(r, call, p);
   case CUDA_PLAN_ALLOC:

@@ -445,6 +445,23 @@ static int scan_aug(ad_module_ctx *mc, const ad_rev_pair *p,
   return rc;
 }
 
+/* Whether free-like call `call` frees a scratch buffer its own function
+ * took from the C library (the host staging of a CUDA transfer's or a
+ * mixed copy's reverse, cuda.c and memory.c): each lane's reverse makes
+ * and frees its own, so no lane finds it gone. */
+static int frees_own_scratch(LLVMValueRef call) {
+  if (LLVMGetNumArgOperands(call) != 1)
+    return 0;
+  LLVMValueRef p = LLVMGetOperand(call, 0);
+  if (!LLVMIsACallInst(p) ||
+      LLVMGetInstructionParent(p) == NULL ||
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(p)) !=
+          LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)))
+    return 0;
+  const char *from = callee_name(p);
+  return strcmp(from, "calloc") == 0 || strcmp(from, "malloc") == 0;
+}
+
 /* 1 with *f set when a reverse pass of p frees something (a shadow its
  * aug allocated: the next lane would find it gone) or uses a mutable
  * global (a shadow the lanes would share); 0; -1 out of memory. */
@@ -469,8 +486,10 @@ static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, lane_finding *f) {
         const char *name = callee_name(i);
         if (callee && LLVMIsAFunction(callee) && is_pair_fn(mc, callee))
           rc = fn_list_push(&work, callee, 0);
-        else if (strstr(name, "free") || strstr(name, "Free") ||
-                 strncmp(name, "_Zdl", 4) == 0 || strncmp(name, "_Zda", 4) == 0)
+        else if ((strstr(name, "free") || strstr(name, "Free") ||
+                  strncmp(name, "_Zdl", 4) == 0 ||
+                  strncmp(name, "_Zda", 4) == 0) &&
+                 !frees_own_scratch(i))
           rc = found(f, i,
                      "its reverse pass frees a shadow its augmented pass "
                      "allocated");

@@ -533,8 +533,6 @@ static int zero_piece(ad_fn_ctx *fc, const ad_copy_emitter *em,
 
 static const ad_copy_emitter host_pieces = {replay_piece, zero_piece, NULL};
 
-/* The offset of the first byte of l neither float of a known type,
- * pointer, integer nor padding, or -1; *floats: whether l has floats. */
 static long long unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
                                      int *floats) {
   *floats = 0;
@@ -550,6 +548,20 @@ static long long unclassified_offset(ad_rev_fn *r, const ad_copy_layout *l,
     }
   }
   return -1;
+}
+
+int ad_rev_refuse_unclassified(ad_rev_fn *r, LLVMValueRef call,
+                               const char *name, const ad_copy_layout *l,
+                               const char *what, int *floats) {
+  long long bad = unclassified_offset(r, l, floats);
+  if (bad < 0)
+    return 0;
+  return ad_fail_code(
+      r->mc, TANJIT_ERR_UNSUPPORTED, call,
+      "reverse mode: %s of memory with bytes type analysis cannot classify "
+      "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
+      "is not supported",
+      name, bad, l->period ? "repeated element" : what);
 }
 
 /* One segment's work: `off` its first byte, `n` its bytes (clipped to
@@ -678,6 +690,15 @@ static void visit_set(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
   LLVMBuildMemSet(w->b, LLVMBuildGEP2(w->b, i8, w->a, &off, 1, ""), w->c, n, 1);
 }
 
+void ad_rev_float_segments(ad_rev_fn *r, LLVMBuilderRef b,
+                           const ad_copy_layout *l, ad_rev_loop loop,
+                           LLVMValueRef a, LLVMValueRef c, LLVMValueRef len) {
+  seg_walk w = {r, b, 1,
+                loop == AD_REV_LOOP_TAKE ? visit_take : visit_accumulate, a,
+                c};
+  walk_segments(&w, l, len);
+}
+
 static int mixed_layout(ad_rev_fn *r, LLVMValueRef call, int is_set,
                         ad_copy_layout *l) {
   LLVMValueRef dst = LLVMGetOperand(call, 0);
@@ -694,15 +715,10 @@ static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
   if (mixed_layout(r, call, is_set, &l) != 0)
     return -1;
   int floats = 0;
-  long long bad = unclassified_offset(r, &l, &floats);
-  if (bad >= 0) {
+  if (ad_rev_refuse_unclassified(r, call, row->name, &l, "copy", &floats) !=
+      0) {
     ad_copy_layout_free(&l);
-    return ad_fail_code(
-        r->mc, TANJIT_ERR_UNSUPPORTED, call,
-        "reverse mode: %s of memory with bytes type analysis cannot classify "
-        "(at byte %lld of the %s: not a float, pointer, integer nor padding) "
-        "is not supported",
-        row->name, bad, l.period ? "repeated element" : "copy");
+    return -1;
   }
   int rc = 0;
   LLVMValueRef dst = LLVMGetOperand(call, 0);

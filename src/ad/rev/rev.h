@@ -595,4 +595,22 @@ typedef enum ad_rev_loop {
 LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
                                  LLVMTypeRef t);
 
+struct ad_copy_layout; /* analysis/types.h */
+/* memory.c: the refusal of copy `call` (rule `name`, a copy or transfer
+ * as `what` says) of layout l when a byte of l is neither a float of a
+ * known type, pointer, integer nor padding: -1 with the error (naming the
+ * byte); else 0, *floats whether l has floats. */
+int ad_rev_refuse_unclassified(ad_rev_fn *r, LLVMValueRef call,
+                               const char *name,
+                               const struct ad_copy_layout *l,
+                               const char *what, int *floats);
+/* memory.c: float_loops.c's `loop` (AD_REV_LOOP_TAKE or _ACCUMULATE) on
+ * every float segment of layout l over a copy of len bytes (i64), at b,
+ * each on (a + off, c + off) for the segment's byte offset off (a periodic
+ * layout once per element, the last clipped).  The segment walk of host
+ * copies that mix kinds, shared with cuda.c's host scratch buffers. */
+void ad_rev_float_segments(ad_rev_fn *r, LLVMBuilderRef b,
+                           const struct ad_copy_layout *l, ad_rev_loop loop,
+                           LLVMValueRef a, LLVMValueRef c, LLVMValueRef len);
+
 #endif

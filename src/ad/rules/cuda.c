@@ -482,16 +482,32 @@ static int check_operands(ad_fn_ctx *fc, const ad_call_rule *rule,
   return 0;
 }
 
-static int emit_cuda_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
-                          LLVMValueRef call, LLVMValueRef clone) {
+/* The transfer's copy rule: copy.c's walk (ad_differentiate_copy, or
+ * ad_copy_non_float_shadows) with the CUDA emitter. */
+typedef int (*copy_walk)(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef clone,
+                         LLVMValueRef dst, LLVMValueRef src, LLVMValueRef len,
+                         const ad_copy_emitter *em);
+
+static int cuda_copy_by(copy_walk walk, ad_fn_ctx *fc,
+                        const ad_call_rule *rule, LLVMValueRef call,
+                        LLVMValueRef clone) {
   const ad_cuda_rule_data *d = rule->data;
   if (check_operands(fc, rule, call) != 0)
     return -1;
   cuda_copy_site site = {d, call};
   ad_copy_emitter em = {cuda_copy, cuda_zero, &site};
-  return ad_differentiate_copy(fc, call, clone, operand(call, d->dst),
-                               operand(call, d->src), operand(call, d->len),
-                               &em);
+  return walk(fc, call, clone, operand(call, d->dst), operand(call, d->src),
+              operand(call, d->len), &em);
+}
+
+static int emit_cuda_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
+                          LLVMValueRef call, LLVMValueRef clone) {
+  return cuda_copy_by(ad_differentiate_copy, fc, rule, call, clone);
+}
+
+int ad_cuda_emit_non_float_copy(ad_fn_ctx *fc, const ad_call_rule *rule,
+                                LLVMValueRef call, LLVMValueRef clone) {
+  return cuda_copy_by(ad_copy_non_float_shadows, fc, rule, call, clone);
 }
 
 static int emit_cuda_alloc(ad_fn_ctx *fc, const ad_call_rule *rule,

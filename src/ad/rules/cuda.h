@@ -89,4 +89,11 @@ int ad_cuda_emit_alloc_shadow(ad_fn_ctx *fc, const struct ad_call_rule *rule,
                               LLVMValueRef call, LLVMValueRef clone,
                               LLVMValueRef *shadow);
 
+/* Transfer `call`'s forward rule (a row with AD_CUDA_OP_COPY) with the
+ * float bytes left alone (ad_copy_non_float_shadows): reverse mode's
+ * augmented pass of a transfer mixing floats with pointers or integers,
+ * whose float shadows hold adjoints the reverse moves.  0 or -1. */
+int ad_cuda_emit_non_float_copy(ad_fn_ctx *fc, const struct ad_call_rule *rule,
+                                LLVMValueRef call, LLVMValueRef clone);
+
 #endif
