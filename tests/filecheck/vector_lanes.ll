@@ -2,6 +2,8 @@
 ; <2 x double> (a vector PHI on the loop, one vector product per step with
 ; the primal coefficient splat), while the shadows of pointers stay one
 ; array lane each; the request still receives its two tangents as an array.
+; A float load's shadow lanes come before the primal load (rules/inst.c,
+; shadow_load_first).
 ; EMIT: -O 0 --strict-derivatives
 @enzyme_width = external global i32
 @enzyme_dup = external global i32
@@ -44,6 +46,7 @@ define [2 x double] @df(double %x, ptr %p, ptr %dp0, ptr %dp1, i64 %n) {
 ; CHECK:         %"v'2" = load double, ptr
 ; CHECK-NEXT:    [[V0:%.*]] = insertelement <2 x double> poison, double %"v'", i32 0
 ; CHECK-NEXT:    [[DV:%.*]] = insertelement <2 x double> [[V0]], double %"v'2", i32 1
+; CHECK-NEXT:    %v = load double, ptr %a
 ; CHECK-NEXT:    %m = fmul double %x, %v
 ; CHECK-NEXT:    [[VS:%.*]] = insertelement <2 x double> poison, double %v, i32 0
 ; CHECK-NEXT:    [[VSPLAT:%.*]] = shufflevector <2 x double> [[VS]], <2 x double> poison, <2 x i32> zeroinitializer

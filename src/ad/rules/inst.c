@@ -184,6 +184,40 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   return 0;
 }
 
+/* A load of floats (scalar or vector) that orders nothing, neither
+ * volatile nor atomic, so its shadow load may come before it. */
+static int plain_float_load(LLVMValueRef load) {
+  return ad_type_is_float(LLVMTypeOf(load)) && !LLVMGetVolatile(load) &&
+         LLVMGetOrdering(load) == LLVMAtomicOrderingNotAtomic;
+}
+
+/*
+ * The shadow of a plain float load, emitted before the primal load `clone`
+ * (the builder is back after it on return): Enzyme's order, taken under
+ * strict derivatives only.  There the tangent sums keep the rules' order
+ * and the position changes only how the code is scheduled and registers
+ * given; on bench/'s kernels it compiled to fewer instructions in five
+ * cells (polynomial and stencil at width 8 among them) and to more in
+ * none (docs/bench-side-by-side.md).  With derivative reassociation the
+ * position decides the sums instead: LLVM's Reassociate ranks loads by
+ * their position and sums the lowest-ranked terms first, and factors by
+ * those ranks.  Shadows first there saved two register copies per element
+ * of the width-8 matrix-vector loop but lost the factoring of stencil's
+ * cubic term (d(c^3) as 3c^2 dc), 5-16% of its instructions, so the default
+ * keeps the primal first.
+ */
+static LLVMValueRef shadow_load_first(ad_fn_ctx *fc, LLVMValueRef inst,
+                                      LLVMValueRef clone) {
+  LLVMValueRef after = LLVMGetNextInstruction(clone);
+  LLVMPositionBuilderBefore(fc->b, clone);
+  LLVMValueRef s = ad_lanewise(fc, inst, clone, op0, 1);
+  if (after)
+    LLVMPositionBuilderBefore(fc->b, after);
+  else
+    LLVMPositionBuilderAtEnd(fc->b, LLVMGetInstructionParent(clone));
+  return s;
+}
+
 static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef lanes[AD_MAX_WIDTH];
   LLVMTypeRef at = LLVMGetAllocatedType(inst);
@@ -351,6 +385,9 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
         return 0;
       if (p && ad_shadow_may_equal_primal(fc, p))
         ad_set_shadow(fc, inst, ad_guarded_access(fc, inst, c));
+      else if (p && plain_float_load(inst) &&
+               !ad_engine_fast_derivatives(fc->mc->engine))
+        ad_set_shadow(fc, inst, shadow_load_first(fc, inst, c));
       else
         ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
     }
