@@ -156,19 +156,13 @@ LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f) {
   sb_appendn(&sb, name, n);
   if (!sb.data)
     return NULL;
-  LLVMValueRef w = LLVMGetNamedFunction(m, sb.data);
-  if (w) {
-    sb_free(&sb);
-    return w;
-  }
   LLVMTypeRef ft = LLVMGlobalGetValueType(f);
-  w = LLVMAddFunction(m, sb.data, ft);
+  LLVMValueRef w;
+  LLVMBuilderRef b = ad_get_or_define_internal(m, sb.data, ft, &w);
   sb_free(&sb);
-  LLVMSetLinkage(w, LLVMInternalLinkage);
+  if (!b)
+    return w;
   LLVMSetFunctionCallConv(w, LLVMGetFunctionCallConv(f));
-  LLVMContextRef c = LLVMGetModuleContext(m);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, w, "entry"));
   unsigned np = LLVMCountParams(w);
   LLVMValueRef args[WRAPPER_MAX_PARAMS];
   if (np > WRAPPER_MAX_PARAMS)

@@ -383,8 +383,9 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
   if (!nc)
     return ad_rev_fail_call(r, call,
                             "%s with active arguments, and no function of this "
-                            "module can be its target (none of its type has its "
-                            "address taken), is not supported",
+                            "module can be its target (none of its type whose "
+                            "address is taken has a body or a rule), is not "
+                            "supported",
                             "an indirect call (through a function pointer)");
   ad_rev_call_plan *p = ad_rev_new_plan(r, call, PLAN_INDIRECT);
   if (!p)
