@@ -1029,8 +1029,8 @@ static int replace_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
   return 0;
 }
 
-/* __enzyme_virtualreverse(fn): the table for fn with Enzyme's default
- * activities (floats active, pointers duplicated, integers constant). */
+/* __enzyme_virtualreverse(fn): the table for fn (rev/virtual.c), or for a
+ * constant pointer into a vtable the same pointer into its shadow copy. */
 static int rewrite_virtual(request *r, LLVMBuilderRef b) {
   ad_module_ctx *mc = r->mc;
   const char *who = rev_who[REV_VIRTUAL];
@@ -1039,58 +1039,18 @@ static int rewrite_virtual(request *r, LLVMBuilderRef b) {
                    "%s of %s takes only the function (%u arguments given)",
                    who, ad_value_name(r->fn), r->nargs);
   }
-  LLVMTypeRef ft = LLVMGlobalGetValueType(r->fn);
-  unsigned np = LLVMCountParamTypes(ft);
-  LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
-  unsigned char *act = tj_malloc(np ? np : 1);
-  int rc = 0;
-  if (!pt || !act) {
-    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, r->call, "out of memory");
-    goto out;
-  }
-  LLVMGetParamTypes(ft, pt);
-  for (unsigned p = 0; p < np; p++) {
-    int has_float = 0, has_other = 0;
-    ad_rev_leaves(pt[p], &has_float, &has_other);
-    act[p] = ad_type_default_activity(pt[p]) == AD_ARG_CONST ? AD_REV_CONST
-             : has_float && !has_other                       ? AD_REV_OUT
-             : LLVMGetTypeKind(pt[p]) == LLVMPointerTypeKind ? AD_REV_DUP
-                                                             : AD_REV_CONST;
-  }
-  LLVMTypeRef rt = LLVMGetReturnType(ft);
-  int rf = 0, ro = 0;
-  ad_rev_leaves(rt, &rf, &ro);
-  if (rf && (ro || !ad_type_is_float_scalar(rt))) {
-    char *t = type_text(rt);
-    rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, r->call,
-                      "%s of %s: its result has type %s; reverse mode seeds "
-                      "a float result only",
-                      who, ad_value_name(r->fn), t ? t : "?");
-    free(t);
-    goto out;
-  }
-  /* not back to back: the table's caller runs the halves when it likes */
-  ad_rev_sig sig = {r->fn, np, act, (unsigned char)rf,
-                    (unsigned char)(LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
-                    0};
-  ad_rev_pair pair;
-  if (ad_rev_get(mc, &sig, r->call, &pair) != 0 || ad_rev_build_all(mc) != 0) {
-    rc = -1;
-    goto out;
-  }
-  LLVMValueRef table = ad_rev_virtual_table(mc, &sig, &pair);
-  if (!table) {
-    rc = -1;
-    goto out;
-  }
+  int fn = LLVMIsAFunction(r->fn) != NULL;
+  LLVMValueRef table = fn ? ad_rev_virtual_of_function(mc, r->fn, r->call)
+                          : ad_rev_virtual_of_vtable(mc, r->fn, r->call);
+  if (!table)
+    return -1;
   LLVMPositionBuilderBefore(b, r->call);
-  rc = replace_result(r, b, table, 0, who,
-                      "the address of its {augmented, reverse} table", "");
+  int rc = replace_result(r, b, table, 0, who,
+                          fn ? "the address of its {augmented, reverse} table"
+                             : "the address of the vtable's shadow",
+                          "");
   if (rc == 0)
     LLVMInstructionEraseFromParent(r->call);
-out:
-  free(pt);
-  free(act);
   return rc;
 }
 
@@ -1105,16 +1065,18 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   if (request_begin(&r, mc, call, who) != 0)
     return -1;
   unsigned fi = r.first - 1;
+  if (mode == REV_VIRTUAL) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+    if (LLVMInstructionGetDebugLoc(call))
+      LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+    int rc = rewrite_virtual(&r, b);
+    LLVMDisposeBuilder(b);
+    return rc;
+  }
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,
-                     mode == REV_VIRTUAL
-                         ? "the argument of %s must be a function known at "
-                           "load time, not `%s` (a function pointer computed "
-                           "at run time, such as one loaded from a vtable, is "
-                           "not supported)"
-                         : "the first argument of %s must be a function, not "
-                           "`%s`",
+                     "the first argument of %s must be a function, not `%s`",
                      who, t ? t : "?");
     free(t);
     return rc;
@@ -1127,11 +1089,6 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   LLVMPositionBuilderBefore(b, call);
   if (LLVMInstructionGetDebugLoc(call))
     LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
-  if (mode == REV_VIRTUAL) {
-    int rc = rewrite_virtual(&r, b);
-    LLVMDisposeBuilder(b);
-    return rc;
-  }
   split_markers sm;
   if (scan_global_markers(&r, 1) != 0 || scan_split_markers(&r, b, mode, &sm) != 0) {
     LLVMDisposeBuilder(b);

@@ -167,6 +167,16 @@ int ad_rev_split_check(ad_module_ctx *mc);
  * in Enzyme's split convention; NULL with the error in mc. */
 LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
                                   const ad_rev_pair *p);
+
+/* virtual.c: __enzyme_virtualreverse.  The table of defined function fn
+ * for Enzyme's default activities (floats active, pointers duplicated,
+ * integers constant), pair built; or a pointer into the shadow copy of the
+ * constant global (vtable) that constant pointer arg points into.  Errors
+ * located at `call`; NULL with the error in mc. */
+LLVMValueRef ad_rev_virtual_of_function(ad_module_ctx *mc, LLVMValueRef fn,
+                                        LLVMValueRef call);
+LLVMValueRef ad_rev_virtual_of_vtable(ad_module_ctx *mc, LLVMValueRef arg,
+                                      LLVMValueRef call);
 /* The same, with *primal set to aug's result (the primal result, for
  * enzyme_primal_return). */
 LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
