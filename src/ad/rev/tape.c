@@ -546,11 +546,18 @@ static int pure_float_call(LLVMValueRef v) {
   return strcmp(name, "sqrt") == 0 || strcmp(name, "sqrtf") == 0;
 }
 
+/* A select of floats too: it runs both arms' values in the primal, so
+ * rebuilding it reads nothing the primal did not (a weight the index
+ * chooses, `i % 3 == 1 ? 2.0 : ...`). */
 static int float_arith(LLVMValueRef v) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul ||
-         op == LLVMFNeg || op == LLVMFDiv || pure_float_call(v);
+         op == LLVMFNeg || op == LLVMFDiv || op == LLVMSelect ||
+         pure_float_call(v);
 }
+
+static int join_phi_free(ad_rev_fn *r, LLVMValueRef phi, int depth,
+                         int *budget);
 
 static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
                            int *budget) {
@@ -560,6 +567,15 @@ static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
     return 1;
   if (reloadable(r, v))
     return 1;
+  /* a PHI the join's reverse rebuilds (below) */
+  if (LLVMIsAPHINode(v))
+    return join_phi_free(r, v, 0, budget);
+  /* integer operands (a select's condition): rebuilt from the loop's
+   * slots and constants */
+  int has_float = 0, has_other = 0;
+  ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
+  if (!has_float)
+    return ad_rev_free_at(r, v, r->cur_block);
   if (--*budget < 0 ||
       depth >= (r->reload ? FLOAT_DEPTH_RELOAD : FLOAT_DEPTH) ||
       !float_arith(v))
@@ -618,6 +634,21 @@ static int rebuilt_free(ad_rev_fn *r, LLVMValueRef v, int depth, int *budget) {
   return ad_rev_loops_has_invariant(r, v, r->cur_block);
 }
 
+/* Whether phi, asked at `depth`, is a PHI of the join being reversed
+ * that rebuild_join_phi rebuilds. */
+static int join_phi_free(ad_rev_fn *r, LLVMValueRef phi, int depth,
+                         int *budget) {
+  size_t s = r->cur_block;
+  if (s >= r->nblocks || LLVMGetInstructionParent(phi) != r->rpo[s] ||
+      !ad_rev_join_known(r, s))
+    return 0;
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned k = 0; k < n; k++)
+    if (!rebuilt_free(r, LLVMGetIncomingValue(phi, k), depth + 1, budget))
+      return 0;
+  return 1;
+}
+
 static LLVMValueRef rebuild_join_phi(ad_rev_fn *r, LLVMValueRef phi,
                                      int depth) {
   size_t s = r->cur_block, nb = r->nblocks;
@@ -630,9 +661,8 @@ static LLVMValueRef rebuild_join_phi(ad_rev_fn *r, LLVMValueRef phi,
     return NULL;
   unsigned n = LLVMCountIncoming(phi);
   int budget = JOIN_REBUILD_BUDGET;
-  for (unsigned k = 0; k < n; k++)
-    if (!rebuilt_free(r, LLVMGetIncomingValue(phi, k), depth + 1, &budget))
-      return NULL;
+  if (!join_phi_free(r, phi, depth, &budget))
+    return NULL;
   LLVMBasicBlockRef *edge = tj_calloc(nb, sizeof *edge);
   if (!edge) {
     ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, phi, "out of memory");
