@@ -4,8 +4,13 @@
 ; joins them.  stencil's boundary value (and a second PHI of the same
 ; join) come from reloads of the neighbours: the aug records nothing and
 ; its loops go.  weighted writes memory (no reloads): its weight, a PHI of
-; constants on a diamond, is rebuilt and only x[i] is recorded.
-; EMIT: -O 0
+; constants on a diamond, is rebuilt and only x[i] is recorded.  picked
+; reads through a select of two pointers into x.
+; (One prefix per function: the order the pairs are printed in is not
+; theirs.)
+; EMIT: -O 0 | --check-prefix=STENCIL
+; EMIT: -O 0 | --check-prefix=WEIGHTED
+; EMIT: -O 0 | --check-prefix=PICKED
 
 ; a weight chosen by a diamond on the index, in a function that writes
 ; memory (no reloads): the weight's PHI of constants is rebuilt, only the
@@ -90,27 +95,63 @@ exit:
   ret double %e2
 }
 
+; a pointer the index chooses between two places of x (a select): the
+; loads through it are reloaded and its shadow is the select of the arms'
+; shadows, rebuilt as aug builds it: nothing is recorded per iteration
+define double @picked(ptr %x) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
+  %m = urem i64 %i, 3
+  %one = icmp eq i64 %m, 1
+  %pa = getelementptr inbounds double, ptr %x, i64 %i
+  %j = sub i64 15, %i
+  %pb = getelementptr inbounds double, ptr %x, i64 %j
+  %p = select i1 %one, ptr %pa, ptr %pb
+  %v = load double, ptr %p
+  %a = load double, ptr %pa
+  %vv = fmul double %v, %v
+  %s1 = call double @llvm.fmuladd.f64(double %vv, double %a, double %s)
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, 16
+  br i1 %c, label %exit, label %loop
+exit:
+  ret double %s1
+}
+
 declare double @llvm.fmuladd.f64(double, double, double)
 declare void @__enzyme_autodiff(ptr, ...)
 
 define void @grad(ptr %x, ptr %dx, ptr %y, ptr %dy) {
   call void (ptr, ...) @__enzyme_autodiff(ptr @weighted, ptr %x, ptr %dx, ptr %y, ptr %dy)
   call void (ptr, ...) @__enzyme_autodiff(ptr @stencil, ptr %x, ptr %dx)
+  call void (ptr, ...) @__enzyme_autodiff(ptr @picked, ptr %x, ptr %dx)
   ret void
 }
 
-; CHECK-LABEL: define internal double @augmented_stencil(
-; CHECK-NOT: tanjit.tape.reserve
-; CHECK: ret double
-; CHECK-LABEL: define internal void @diffestencil(
-; CHECK-NOT: {{%taped|block.id}}
-; CHECK: %rebuilt.join{{[0-9]+}} = phi double
-; CHECK-NOT: {{%taped|block.id}}
-; CHECK: %rebuilt.join{{[0-9]+}} = phi double
-; CHECK-NOT: {{%taped|block.id}}
-; CHECK: {{^}}}{{$}}
+; STENCIL-LABEL: define internal double @augmented_stencil(
+; STENCIL-NOT: tanjit.tape.reserve
+; STENCIL: ret double
+; STENCIL-LABEL: define internal void @diffestencil(
+; STENCIL-NOT: {{%taped|block.id}}
+; STENCIL: %rebuilt.join{{[0-9]+}} = phi double
+; STENCIL-NOT: {{%taped|block.id}}
+; STENCIL: %rebuilt.join{{[0-9]+}} = phi double
+; STENCIL-NOT: {{%taped|block.id}}
+; STENCIL: {{^}}}{{$}}
 
-; CHECK-LABEL: define internal double @augmented_weighted(
-; CHECK: call ptr @tanjit.tape.reserve.augmented_weighted(ptr %tape.local, i64 8)
-; CHECK-LABEL: define internal void @diffeweighted(
-; CHECK: %rebuilt.join{{[0-9]+}} = phi double [ 3.000000e+00, %edge{{[0-9]*}} ], [ 2.000000e+00, %edge{{[0-9]*}} ]
+; WEIGHTED-LABEL: define internal double @augmented_weighted(
+; WEIGHTED: call ptr @tanjit.tape.reserve.augmented_weighted(ptr %tape.local, i64 8)
+; WEIGHTED-LABEL: define internal void @diffeweighted(
+; WEIGHTED: %rebuilt.join{{[0-9]+}} = phi double [ 3.000000e+00, %edge{{[0-9]*}} ], [ 2.000000e+00, %edge{{[0-9]*}} ]
+
+; PICKED-LABEL: define internal double @augmented_picked(
+; PICKED-NOT: tanjit.tape.reserve
+; PICKED: ret double
+; PICKED-LABEL: define internal void @diffepicked(
+; PICKED-NOT: %taped
+; PICKED: %recomputed.shadow{{[0-9]*}} = select i1 %recomputed{{[0-9]*}}, ptr %recomputed.shadow{{[0-9]*}}, ptr %recomputed.shadow{{[0-9]*}}
+; PICKED-NOT: %taped
+; PICKED: {{^}}}{{$}}

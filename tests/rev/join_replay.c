@@ -118,6 +118,20 @@ static double weighted(double *x, int n) {
   return s;
 }
 
+/* a pointer the index chooses between two arrays (a select of pointers
+ * at -O2): reloaded through, its shadow rebuilt as the select of the
+ * arms' shadows; run on x's two halves */
+static double picked2(double *a, double *b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    double *p = (i % 3 == 1) ? &a[i] : &b[n - 1 - i];
+    s += *p * *p * a[i];
+  }
+  return s;
+}
+
+static double picked(double *x, int n) { return picked2(x, x + n / 2, n / 2); }
+
 /* one condition on the data among the index tests: the id stays */
 static double data_dependent(double *x, int n) {
   double s = 0;
@@ -153,6 +167,7 @@ RC_ARRAY_RUN(run_nested, nested, N)
 RC_ARRAY_RUN(run_switch_mix, switch_mix, N)
 RC_ARRAY_RUN(run_two_values, two_values, N)
 RC_ARRAY_RUN(run_weighted, weighted, N)
+RC_ARRAY_RUN(run_picked, picked, N)
 RC_ARRAY_RUN(run_data_dependent, data_dependent, N)
 RC_ARRAY_RUN(run_written_flag, written_flag, N)
 
@@ -185,6 +200,17 @@ int main(void) {
   CHECK(switch_mix);
   CHECK(two_values);
   CHECK(weighted);
+  {
+    double x[N], dx[N];
+    long double p[N], got[N];
+    point(x, p);
+    rc_seed(dx, N);
+    __enzyme_autodiff((void *)picked2, enzyme_dup, x, dx, enzyme_dup,
+                      x + N / 2, dx + N / 2, enzyme_const, N / 2);
+    for (int i = 0; i < N; i++)
+      got[i] = dx[i];
+    rc_check("picked", run_picked, p, got, N);
+  }
   CHECK(data_dependent);
   CHECK(written_flag);
   return rc_result();

@@ -356,8 +356,8 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
  * run again after v's last run without v running again before the
  * terminator (a path from o back to the terminator avoiding v would avoid
  * v from the entry), so the record's o is the o that v was computed from.
- * Shadows of GEPs, casts and integer arithmetic are rebuilt the way aug
- * builds them (the same operation on the operands' shadows).  Chains
+ * Shadows of GEPs, casts, selects and integer arithmetic are rebuilt the
+ * way aug builds them (the same operation on the operands' shadows).  Chains
  * deeper than RECOMPUTE_DEPTH are stored instead, so the head stays short.
  */
 #define RECOMPUTE_DEPTH 6
@@ -433,6 +433,10 @@ static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
     ops[0] = 0;
     ops[1] = 1;
     return 2;
+  case LLVMSelect: /* the condition chooses between the arms' shadows */
+    ops[0] = 1;
+    ops[1] = 2;
+    return 2;
   default:
     return 0;
   }
@@ -483,7 +487,8 @@ void ad_rev_plan_reloads(ad_rev_fn *r) {
   r->reload = 1;
 }
 
-/* Whether pointer p is a parameter moved by GEPs and casts. */
+/* Whether pointer p is a parameter moved by GEPs and casts, or a select
+ * between such pointers. */
 static int based_on_parameter(LLVMValueRef p, int depth) {
   if (LLVMIsAArgument(p))
     return 1;
@@ -494,6 +499,9 @@ static int based_on_parameter(LLVMValueRef p, int depth) {
   case LLVMBitCast:
   case LLVMAddrSpaceCast:
     return based_on_parameter(LLVMGetOperand(p, 0), depth + 1);
+  case LLVMSelect: /* `c ? &a[i] : &b[j]` */
+    return based_on_parameter(LLVMGetOperand(p, 1), depth + 1) &&
+           based_on_parameter(LLVMGetOperand(p, 2), depth + 1);
   default:
     return 0;
   }
