@@ -79,6 +79,59 @@ static double switch_mix(double *x, int n) {
   return s;
 }
 
+/* two values of one boundary join, both rebuilt in its reverse from the
+ * neighbours (src/ad/rev/tape.c, rebuild_join_phi), entering nonlinearly */
+static double two_values(double *in, int n) {
+  (void)n;
+  double e = 0;
+  for (int j = 0; j < G; j++)
+    for (int i = 0; i < G; i++) {
+      int c = j * G + i;
+      double u, k;
+      if (i == 0 || j == 0 || i == G - 1 || j == G - 1) {
+        u = in[c];
+        k = 1.0;
+      } else {
+        u = in[c - 1] + in[c + 1] - 2 * in[c];
+        k = in[c + G] * in[c];
+      }
+      e += u * k * u;
+    }
+  return e;
+}
+
+/* a weight the index chooses, in a loop that writes memory (nothing is
+ * reloaded): the weight is rebuilt, the loaded value recorded */
+static double weighted(double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    double w, v = x[i];
+    if (i % 3 == 1)
+      w = 2.0;
+    else if (i % 3 == 2)
+      w = -0.5;
+    else
+      w = 3.0;
+    x[i] = w * v * v;
+    s += x[i] * v;
+  }
+  return s;
+}
+
+/* a pointer the index chooses between two arrays (a select of pointers
+ * at -O2): reloaded through, its shadow rebuilt as the select of the
+ * arms' shadows; run on x's two halves */
+static double picked2(double *a, double *b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    double *p = (i % 3 == 1) ? &a[i] : &b[n - 1 - i];
+    s += *p * *p * a[i];
+  }
+  return s;
+}
+
+static double picked(double *x, int n) { return picked2(x, x + n / 2, n / 2); }
+
 /* one condition on the data among the index tests: the id stays */
 static double data_dependent(double *x, int n) {
   double s = 0;
@@ -112,6 +165,9 @@ static double written_flag(double *x, int n) {
 RC_ARRAY_RUN(run_boundary, boundary, N)
 RC_ARRAY_RUN(run_nested, nested, N)
 RC_ARRAY_RUN(run_switch_mix, switch_mix, N)
+RC_ARRAY_RUN(run_two_values, two_values, N)
+RC_ARRAY_RUN(run_weighted, weighted, N)
+RC_ARRAY_RUN(run_picked, picked, N)
 RC_ARRAY_RUN(run_data_dependent, data_dependent, N)
 RC_ARRAY_RUN(run_written_flag, written_flag, N)
 
@@ -142,6 +198,19 @@ int main(void) {
   CHECK(boundary);
   CHECK(nested);
   CHECK(switch_mix);
+  CHECK(two_values);
+  CHECK(weighted);
+  {
+    double x[N], dx[N];
+    long double p[N], got[N];
+    point(x, p);
+    rc_seed(dx, N);
+    __enzyme_autodiff((void *)picked2, enzyme_dup, x, dx, enzyme_dup,
+                      x + N / 2, dx + N / 2, enzyme_const, N / 2);
+    for (int i = 0; i < N; i++)
+      got[i] = dx[i];
+    rc_check("picked", run_picked, p, got, N);
+  }
   CHECK(data_dependent);
   CHECK(written_flag);
   return rc_result();

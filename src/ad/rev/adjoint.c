@@ -610,67 +610,147 @@ static LLVMBasicBlockRef replay_target(ad_rev_fn *r, replay *rp, size_t b,
   return rp->none;
 }
 
-/* The reverse of join `index` by replay_region, from the current block:
- * d's and the blocks' branches rebuilt over their conditions' values, each
- * edge into the join adding the PHIs' adjoints (n, ds) for its
- * predecessor and going on to its reverse. */
-static int route_by_replay(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
-                           LLVMValueRef *ds, unsigned n) {
+int ad_rev_join_known(ad_rev_fn *r, size_t index) {
+  return index < r->nblocks && r->pred_start[index + 1] - r->pred_start[index] > 1 &&
+         !ad_rev_loops_is_managed_header(r, index) &&
+         ((r->pred_start[index + 1] - r->pred_start[index] == 2 &&
+           r->route_cond[index]) ||
+          r->route_replay[index]);
+}
+
+/* The blocks whose branches decide join `index`'s edge (route_cond's
+ * block, or replay_region's immediate dominator and blocks between),
+ * marked in in[] (nblocks entries, zeroed by the caller); 0 when neither
+ * applies. */
+static int deciding_blocks(ad_rev_fn *r, size_t index, unsigned char *in) {
+  if (r->route_cond[index] && r->pred_start[index + 1] - r->pred_start[index] == 2)
+    return 1; /* one condition, read directly */
+  if (!r->route_replay[index] || !replay_region(r, index, in))
+    return 0;
+  in[ad_rev_loops_idom(r, index)] = 1;
+  return 1;
+}
+
+int ad_rev_join_conditions(ad_rev_fn *r, size_t index) {
+  size_t nb = r->nblocks;
+  unsigned char *in = tj_calloc(nb ? nb : 1, 1);
+  if (!in)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  int ok = deciding_blocks(r, index, in);
+  if (ok && r->route_cond[index] && r->pred_start[index + 1] - r->pred_start[index] == 2)
+    ad_rev_primal(r, r->route_cond[index]);
+  for (size_t b = 0; ok && b < nb; b++) {
+    LLVMValueRef cond =
+        in[b] ? branch_condition(LLVMGetBasicBlockTerminator(r->rpo[b])) : NULL;
+    if (cond)
+      ad_rev_primal(r, cond);
+  }
+  free(in);
+  if (!ok)
+    return fail_inst(r, LLVMGetFirstInstruction(r->rpo[index]),
+                     "internal: a join's edge is not decided by its branches");
+  return r->mc->diag.failed ? -1 : 0;
+}
+
+/* The branches of ad_rev_join_edges for a join route_by_branch planned:
+ * its one condition. */
+static int edges_by_branch(ad_rev_fn *r, size_t index, LLVMBuilderRef b,
+                           LLVMBasicBlockRef *edge) {
+  LLVMValueRef c = ad_rev_primal(r, r->route_cond[index]);
+  for (int k = 0; k < 2; k++)
+    edge[r->route_pred[2 * index + (size_t)k]] =
+        LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
+  LLVMBuildCondBr(b, c, edge[r->route_pred[2 * index]],
+                  edge[r->route_pred[2 * index + 1]]);
+  return r->mc->diag.failed ? -1 : 0;
+}
+
+/* The branches of ad_rev_join_edges for a join planned for replay: d's and
+ * the blocks' branches rebuilt over their conditions' values. */
+static int edges_by_replay(ad_rev_fn *r, size_t index, LLVMBuilderRef b,
+                           LLVMBasicBlockRef from, LLVMBasicBlockRef *edge) {
   size_t nb = r->nblocks, d = ad_rev_loops_idom(r, index);
-  replay rp = {tj_calloc(nb, 1), tj_calloc(nb, sizeof *rp.at),
-               tj_calloc(nb, sizeof *rp.edge), NULL,
+  replay rp = {tj_calloc(nb, 1), tj_calloc(nb, sizeof *rp.at), edge, NULL,
                tj_malloc(nb * sizeof *rp.work), 0, index};
   int rc = 0;
-  if (!rp.in || !rp.at || !rp.edge || !rp.work)
+  if (!rp.in || !rp.at || !rp.work)
     rc = ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   else if (!replay_region(r, index, rp.in))
     rc = fail_inst(r, LLVMGetFirstInstruction(r->rpo[index]),
                    "internal: a join planned for replay is not replayable");
   if (rc == 0) {
-    rp.at[d] = LLVMGetInsertBlock(r->rb);
+    rp.at[d] = from;
     rp.work[rp.nwork++] = d;
   }
   while (rc == 0 && rp.nwork) {
-    size_t b = rp.work[--rp.nwork];
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[b]);
+    size_t x = rp.work[--rp.nwork];
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(r->rpo[x]);
     LLVMValueRef cond = branch_condition(term);
     LLVMValueRef c = cond ? ad_rev_primal(r, cond) : NULL;
     unsigned ns = LLVMGetNumSuccessors(term);
-    LLVMPositionBuilderAtEnd(r->rb, rp.at[b]);
+    LLVMPositionBuilderAtEnd(b, rp.at[x]);
     if (LLVMIsASwitchInst(term)) {
       LLVMValueRef sw = LLVMBuildSwitch(
-          r->rb, c, replay_target(r, &rp, b, LLVMGetSuccessor(term, 0)),
-          ns - 1);
+          b, c, replay_target(r, &rp, x, LLVMGetSuccessor(term, 0)), ns - 1);
       for (unsigned k = 1; k < ns; k++)
         LLVMAddCase(sw, ad_switch_case_value(term, k),
-                    replay_target(r, &rp, b, LLVMGetSuccessor(term, k)));
+                    replay_target(r, &rp, x, LLVMGetSuccessor(term, k)));
     } else if (c) {
-      LLVMBasicBlockRef t = replay_target(r, &rp, b, LLVMGetSuccessor(term, 0));
-      LLVMBasicBlockRef f = replay_target(r, &rp, b, LLVMGetSuccessor(term, 1));
-      LLVMPositionBuilderAtEnd(r->rb, rp.at[b]);
-      LLVMBuildCondBr(r->rb, c, t, f);
+      LLVMBasicBlockRef t = replay_target(r, &rp, x, LLVMGetSuccessor(term, 0));
+      LLVMBasicBlockRef f = replay_target(r, &rp, x, LLVMGetSuccessor(term, 1));
+      LLVMPositionBuilderAtEnd(b, rp.at[x]);
+      LLVMBuildCondBr(b, c, t, f);
     } else {
-      LLVMBuildBr(r->rb, replay_target(r, &rp, b, LLVMGetSuccessor(term, 0)));
+      LLVMBuildBr(b, replay_target(r, &rp, x, LLVMGetSuccessor(term, 0)));
     }
     if (r->mc->diag.failed)
       rc = -1;
   }
+  if (rc == 0 && rp.none) {
+    LLVMPositionBuilderAtEnd(b, rp.none);
+    LLVMBuildUnreachable(b);
+  }
+  free(rp.in);
+  free(rp.at);
+  free(rp.work);
+  return rc;
+}
+
+int ad_rev_join_edges(ad_rev_fn *r, size_t index, LLVMBasicBlockRef from,
+                      LLVMBasicBlockRef *edge) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(r->mc->llctx);
+  LLVMPositionBuilderAtEnd(b, from);
+  int rc;
+  if (r->route_cond[index] && r->pred_start[index + 1] - r->pred_start[index] == 2)
+    rc = edges_by_branch(r, index, b, edge);
+  else if (r->route_replay[index])
+    rc = edges_by_replay(r, index, b, from, edge);
+  else
+    rc = fail_inst(r, LLVMGetFirstInstruction(r->rpo[index]),
+                   "internal: a join's edge is not decided by its branches");
+  LLVMDisposeBuilder(b);
+  return rc;
+}
+
+/* The reverse of a join whose edge its branches decide: each edge adds
+ * the PHIs' adjoints (n, ds) for its predecessor and goes on to its
+ * reverse. */
+static int route_by_edges(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
+                          LLVMValueRef *ds, unsigned n) {
+  size_t nb = r->nblocks;
+  LLVMBasicBlockRef *edge = tj_calloc(nb, sizeof *edge);
+  if (!edge)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  int rc = ad_rev_join_edges(r, index, LLVMGetInsertBlock(r->rb), edge);
   for (size_t p = 0; rc == 0 && p < nb; p++) {
-    if (!rp.edge[p])
+    if (!edge[p])
       continue;
-    LLVMPositionBuilderAtEnd(r->rb, rp.edge[p]);
+    LLVMPositionBuilderAtEnd(r->rb, edge[p]);
     for (unsigned j = 0; j < n; j++)
       ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[p]), ds[j], phis[j]);
     LLVMBuildBr(r->rb, ad_rev_loops_to_pred(r, index, p));
   }
-  if (rc == 0 && rp.none) {
-    LLVMPositionBuilderAtEnd(r->rb, rp.none);
-    LLVMBuildUnreachable(r->rb);
-  }
-  free(rp.in);
-  free(rp.at);
-  free(rp.edge);
-  free(rp.work);
+  free(edge);
   return rc;
 }
 
@@ -701,24 +781,8 @@ static int route_phis(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
     return ad_rev_loops_route_header(r, index, phis, ds, n);
   LLVMValueRef sw = NULL;
   LLVMBasicBlockRef unreachable = NULL;
-  if (np == 2 && r->route_cond[index]) {
-    /* the branch that chose the edge (route_by_branch) */
-    LLVMValueRef c = ad_rev_primal(r, r->route_cond[index]);
-    LLVMBasicBlockRef from = LLVMGetInsertBlock(r->rb), edge[2];
-    for (int k = 0; k < 2; k++) {
-      size_t pi = r->route_pred[2 * index + (size_t)k];
-      edge[k] = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "edge");
-      LLVMPositionBuilderAtEnd(r->rb, edge[k]);
-      for (unsigned j = 0; j < n; j++)
-        ad_rev_accumulate(r, incoming_from(phis[j], r->rpo[pi]), ds[j], phis[j]);
-      LLVMBuildBr(r->rb, ad_rev_loops_to_pred(r, index, pi));
-    }
-    LLVMPositionBuilderAtEnd(r->rb, from);
-    LLVMBuildCondBr(r->rb, c, edge[0], edge[1]);
-    return 0;
-  }
-  if (np > 1 && r->route_replay[index])
-    return route_by_replay(r, index, phis, ds, n);
+  if (ad_rev_join_known(r, index))
+    return route_by_edges(r, index, phis, ds, n);
   if (np > 1) {
     LLVMValueRef id = ad_rev_peek_id(r, r->rb);
     unreachable = LLVMAppendBasicBlockInContext(r->mc->llctx, r->rev, "no.edge");

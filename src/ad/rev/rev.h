@@ -294,6 +294,21 @@ int ad_rev_loops_route_header(ad_rev_fn *r, size_t index, LLVMValueRef *phis,
 /* Once every block is reversed: the exit records and the steps back. */
 int ad_rev_loops_finish(ad_rev_fn *r);
 
+/* ---- adjoint.c: joins whose edge the branches decide ---- */
+/* Whether the reverse of join `index` (rpo) finds the edge the forward
+ * pass took from branch conditions alone (route_cond, route_replay), not
+ * from an id its predecessors record. */
+int ad_rev_join_known(ad_rev_fn *r, size_t index);
+/* Reads (ad_rev_primal) every condition ad_rev_join_edges will branch on,
+ * so they are in the head before anything splits it.  0 or -1. */
+int ad_rev_join_conditions(ad_rev_fn *r, size_t index);
+/* Emits at the end of block `from` (no terminator yet) the branches to the
+ * edge the forward pass took into join `index`: edge[p] (nblocks entries,
+ * zeroed by the caller) becomes a new, unterminated block for each
+ * predecessor p that may have run.  0 or -1. */
+int ad_rev_join_edges(ad_rev_fn *r, size_t index, LLVMBasicBlockRef from,
+                      LLVMBasicBlockRef *edge);
+
 /* ---- tape.c ---- */
 LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc);
 /* The record's value of primal v (shadow: of its shadow) in the block being

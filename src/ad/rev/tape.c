@@ -350,8 +350,8 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
  * run again after v's last run without v running again before the
  * terminator (a path from o back to the terminator avoiding v would avoid
  * v from the entry), so the record's o is the o that v was computed from.
- * Shadows of GEPs, casts and integer arithmetic are rebuilt the way aug
- * builds them (the same operation on the operands' shadows).  Chains
+ * Shadows of GEPs, casts, selects and integer arithmetic are rebuilt the
+ * way aug builds them (the same operation on the operands' shadows).  Chains
  * deeper than RECOMPUTE_DEPTH are stored instead, so the head stays short.
  */
 #define RECOMPUTE_DEPTH 6
@@ -427,6 +427,10 @@ static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
     ops[0] = 0;
     ops[1] = 1;
     return 2;
+  case LLVMSelect: /* the condition chooses between the arms' shadows */
+    ops[0] = 1;
+    ops[1] = 2;
+    return 2;
   default:
     return 0;
   }
@@ -477,7 +481,8 @@ void ad_rev_plan_reloads(ad_rev_fn *r) {
   r->reload = 1;
 }
 
-/* Whether pointer p is a parameter moved by GEPs and casts. */
+/* Whether pointer p is a parameter moved by GEPs and casts, or a select
+ * between such pointers. */
 static int based_on_parameter(LLVMValueRef p, int depth) {
   if (LLVMIsAArgument(p))
     return 1;
@@ -488,6 +493,9 @@ static int based_on_parameter(LLVMValueRef p, int depth) {
   case LLVMBitCast:
   case LLVMAddrSpaceCast:
     return based_on_parameter(LLVMGetOperand(p, 0), depth + 1);
+  case LLVMSelect: /* `c ? &a[i] : &b[j]` */
+    return based_on_parameter(LLVMGetOperand(p, 1), depth + 1) &&
+           based_on_parameter(LLVMGetOperand(p, 2), depth + 1);
   default:
     return 0;
   }
@@ -540,11 +548,18 @@ static int pure_float_call(LLVMValueRef v) {
   return strcmp(name, "sqrt") == 0 || strcmp(name, "sqrtf") == 0;
 }
 
+/* A select of floats too: it runs both arms' values in the primal, so
+ * rebuilding it reads nothing the primal did not (a weight the index
+ * chooses, `i % 3 == 1 ? 2.0 : ...`). */
 static int float_arith(LLVMValueRef v) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   return op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul ||
-         op == LLVMFNeg || op == LLVMFDiv || pure_float_call(v);
+         op == LLVMFNeg || op == LLVMFDiv || op == LLVMSelect ||
+         pure_float_call(v);
 }
+
+static int join_phi_free(ad_rev_fn *r, LLVMValueRef phi, int depth,
+                         int *budget);
 
 static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
                            int *budget) {
@@ -554,6 +569,15 @@ static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
     return 1;
   if (reloadable(r, v))
     return 1;
+  /* a PHI the join's reverse rebuilds (below) */
+  if (LLVMIsAPHINode(v))
+    return join_phi_free(r, v, 0, budget);
+  /* integer operands (a select's condition): rebuilt from the loop's
+   * slots and constants */
+  int has_float = 0, has_other = 0;
+  ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
+  if (!has_float)
+    return ad_rev_free_at(r, v, r->cur_block);
   if (--*budget < 0 ||
       depth >= (r->reload ? FLOAT_DEPTH_RELOAD : FLOAT_DEPTH) ||
       !float_arith(v))
@@ -566,10 +590,149 @@ static int free_to_rebuild(ad_rev_fn *r, LLVMValueRef v, int depth,
   return 1;
 }
 
+/*
+ * A PHI of the join being reversed is rebuilt instead of recorded when the
+ * join's edge is decided by branch conditions the reverse has anyway
+ * (adjoint.c: ad_rev_join_known) and each incoming value is rebuilt at no
+ * slot of its own: the head branches as the forward pass did, each edge
+ * rebuilds its incoming value, and a PHI joins them.  Stencil's boundary
+ * test `u = boundary ? in[c] : in[c] + 0.2 * lap(in, c) - ...` is then
+ * read again from memory instead of taped per cell, its forward pass
+ * records nothing and LLVM deletes it.  An incoming value from predecessor
+ * p has, at the join's reverse, the operands it had when p ran: p's edge
+ * goes straight to the join, so nothing it reads ran again in between
+ * (the record's values, the loop slots, memory when r->reload).
+ *
+ * Whether v, asked at `depth` of value_of, costs no slot: value_of's
+ * order (record, induction variable, rebuild, invariant slot) without
+ * building anything, so an edge adds no slot the forward pass would push.
+ */
+#define JOIN_REBUILD_BUDGET 256
+
+static int rebuilt_free(ad_rev_fn *r, LLVMValueRef v, int depth, int *budget) {
+  if (!LLVMIsAInstruction(v))
+    return LLVMIsAArgument(v) || LLVMIsAConstant(v);
+  if (find_item(r, v, 0) || ad_rev_loops_has_iv(r, v, r->cur_block))
+    return 1;
+  if (--*budget < 0)
+    return 0;
+  int max_depth = r->reload ? RECOMPUTE_DEPTH + FLOAT_DEPTH_RELOAD
+                            : RECOMPUTE_DEPTH;
+  int n = LLVMGetNumOperands(v);
+  if (depth < max_depth && !LLVMIsAPHINode(v)) {
+    if (reloadable(r, v))
+      return rebuilt_free(r, LLVMGetOperand(v, 0), depth + 1, budget);
+    int fbudget = REBUILD_BUDGET;
+    int rebuild_float = float_arith(v) && free_to_rebuild(r, v, 0, &fbudget);
+    int has_float = 0, has_other = 0;
+    ad_rev_leaves(LLVMTypeOf(v), &has_float, &has_other);
+    if (n <= 8 && (rebuild_float || (!has_float && recomputable(v)))) {
+      for (int k = 0; k < n; k++)
+        if (!rebuilt_free(r, LLVMGetOperand(v, (unsigned)k), depth + 1, budget))
+          return 0;
+      return 1;
+    }
+  }
+  return ad_rev_loops_has_invariant(r, v, r->cur_block);
+}
+
+/* Whether phi, asked at `depth`, is a PHI of the join being reversed
+ * that rebuild_join_phi rebuilds. */
+static int join_phi_free(ad_rev_fn *r, LLVMValueRef phi, int depth,
+                         int *budget) {
+  size_t s = r->cur_block;
+  if (s >= r->nblocks || LLVMGetInstructionParent(phi) != r->rpo[s] ||
+      !ad_rev_join_known(r, s))
+    return 0;
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned k = 0; k < n; k++)
+    if (!rebuilt_free(r, LLVMGetIncomingValue(phi, k), depth + 1, budget))
+      return 0;
+  return 1;
+}
+
+static LLVMValueRef rebuild_join_phi(ad_rev_fn *r, LLVMValueRef phi,
+                                     int depth) {
+  size_t s = r->cur_block, nb = r->nblocks;
+  if (s >= nb || LLVMGetInstructionParent(phi) != r->rpo[s] ||
+      !ad_rev_join_known(r, s))
+    return NULL;
+  /* the conditions first (the join's routing reads them anyway): the
+   * check below then sees the items the edges will */
+  if (ad_rev_join_conditions(r, s) != 0)
+    return NULL;
+  unsigned n = LLVMCountIncoming(phi);
+  int budget = JOIN_REBUILD_BUDGET;
+  if (!join_phi_free(r, phi, depth, &budget))
+    return NULL;
+  LLVMBasicBlockRef *edge = tj_calloc(nb, sizeof *edge);
+  if (!edge) {
+    ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, phi, "out of memory");
+    return NULL;
+  }
+  /* the head splits: its branches end the block the head's terminator was
+   * in, which moves on to a new one where the PHI joins the edges */
+  LLVMContextRef c = r->mc->llctx;
+  LLVMBasicBlockRef from = LLVMGetInstructionParent(r->head_term);
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, r->rev, "rebuilt.join");
+  LLVMBuilderRef hb = LLVMCreateBuilderInContext(c);
+  LLVMInstructionRemoveFromParent(r->head_term);
+  LLVMPositionBuilderAtEnd(hb, join);
+  LLVMInsertIntoBuilder(hb, r->head_term);
+  LLVMValueRef out = NULL;
+  if (ad_rev_join_edges(r, s, from, edge) == 0) {
+    LLVMValueRef term = r->head_term;
+    LLVMValueRef vals[64];
+    LLVMBasicBlockRef froms[64];
+    unsigned nin = 0;
+    for (size_t p = 0; p < nb && !r->mc->diag.failed; p++) {
+      if (!edge[p])
+        continue;
+      LLVMValueRef in = NULL;
+      for (unsigned k = 0; k < n && !in; k++)
+        if (LLVMGetIncomingBlock(phi, k) == r->rpo[p])
+          in = LLVMGetIncomingValue(phi, k);
+      if (!in || nin == 64) {
+        ad_fail_code(r->mc, TANJIT_ERR_INTERNAL, phi,
+                     "internal: a rebuilt join's edge has no incoming value");
+        break;
+      }
+      /* the edge's rebuild goes at its end; what it builds is its own, so
+       * its items leave the record's list when it is done */
+      LLVMPositionBuilderAtEnd(hb, edge[p]);
+      r->head_term = LLVMBuildBr(hb, join);
+      size_t before = r->nitems;
+      vals[nin] = value_of(r, in, 0, depth + 1);
+      froms[nin++] = edge[p];
+      for (size_t i = before; i < r->nitems; i++)
+        if (!r->items[i].recomputed)
+          ad_fail_code(r->mc, TANJIT_ERR_INTERNAL, phi,
+                       "internal: a rebuilt join's edge took a tape slot");
+      r->nitems = before;
+      r->head_term = term;
+    }
+    if (!r->mc->diag.failed) {
+      LLVMPositionBuilderBefore(hb, term);
+      out = LLVMBuildPhi(hb, LLVMTypeOf(phi), "rebuilt.join");
+      LLVMAddIncoming(out, vals, froms, nin);
+      ad_rev_item *it = new_item(r, phi, 0);
+      if (it) {
+        it->recomputed = 1;
+        it->loaded = out;
+      }
+    }
+  }
+  LLVMDisposeBuilder(hb);
+  free(edge);
+  return out;
+}
+
 /* v (or its shadow) rebuilt in the head, or NULL when it is stored. */
 static LLVMValueRef recompute(ad_rev_fn *r, LLVMValueRef v, int shadow,
                               int depth) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (!shadow && op == LLVMPHI)
+    return rebuild_join_phi(r, v, depth);
   /* a rebuilt float chain reaches its reloads' addresses deeper down */
   int max_depth = r->reload ? RECOMPUTE_DEPTH + FLOAT_DEPTH_RELOAD
                             : RECOMPUTE_DEPTH;
