@@ -136,29 +136,15 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
  * analysis is context-insensitive either way). */
 enum { MAX_CALLER_LEVELS = 4, MAX_CALLERS = 16, CALLER_REACH = 6 };
 
-/* Derivatives the engine is writing (or wrote) call primal functions too;
- * they are no context of the program's own, and one half built is no
- * function to read. */
-static int is_derivative(LLVMValueRef fn) {
-  static const char *const prefixes[] = {"augmented_", "diffe", "fwddiffe"};
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-    if (n >= strlen(prefixes[i]) &&
-        strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-      return 1;
-  return 0;
-}
-
-/* tanjit's own code (derivatives and the tanjit.* helpers they call, which
- * a gradient of a gradient reads): its pointer slots are not spills of
- * the program's pointers but a tape's header, whose buffer holds records
- * of every kind at offsets known only at run time; followed as one value,
- * they would merge those records' facts into conflicts. */
+/* tanjit's own code (derivatives, augmented passes, the tanjit.* helpers
+ * they call: ad_add_generated_function marks each, ir.h).  As a caller it
+ * is no context of the program's own, and one half built is no function
+ * to read.  Inside it, pointer slots are not spills of the program's
+ * pointers but a tape's header, whose buffer holds records of every kind
+ * at offsets known only at run time; followed as one value, they would
+ * merge those records' facts into conflicts. */
 static int is_generated(LLVMValueRef fn) {
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  return is_derivative(fn) || (n > 7 && strncmp(name, "tanjit.", 7) == 0);
+  return ad_is_generated_function(fn);
 }
 
 static void add_callers(ad_types *t, LLVMValueRef fn, int level,
@@ -172,7 +158,7 @@ static void add_callers(ad_types *t, LLVMValueRef fn, int level,
       continue;
     LLVMValueRef caller =
         LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-    if (ad_map_get(&t->fnset, caller) || is_derivative(caller))
+    if (ad_map_get(&t->fnset, caller) || is_generated(caller))
       continue;
     --*budget;
     /* its other callees only CALLER_REACH calls deep: they matter for what

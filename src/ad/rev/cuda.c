@@ -563,7 +563,7 @@ static LLVMValueRef unwind_free_thunk(ad_rev_fn *r, LLVMValueRef call,
   ad_module_ctx *mc = r->mc;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMValueRef fn = LLVMAddFunction(
+  LLVMValueRef fn = ad_add_generated_function(
       mc->mod, "tanjit.rev.cuda.unwind.free",
       LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);

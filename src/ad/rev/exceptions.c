@@ -446,7 +446,7 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
     return g;
   }
   LLVMTypeRef ft = LLVMGlobalGetValueType(aug);
-  g = LLVMAddFunction(mc->mod, name.data, ft);
+  g = ad_add_generated_function(mc->mod, name.data, ft);
   sb_free(&name);
   LLVMSetLinkage(g, LLVMInternalLinkage);
   LLVMSetPersonalityFn(g, ad_rev_personality(mc, aug));

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "ad/core/context.h"
+#include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
 
 static const char *const loop_names[] = {"copy", "take", "accumulate"};
@@ -110,7 +111,7 @@ LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef params[4] = {ptr, ptr, i64, LLVMInt1TypeInContext(c)};
   unsigned np = loop == AD_REV_LOOP_COPY ? 4 : 3;
-  fn = LLVMAddFunction(
+  fn = ad_add_generated_function(
       mc->mod, name,
       LLVMFunctionType(LLVMVoidTypeInContext(c), params, np, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);

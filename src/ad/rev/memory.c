@@ -78,7 +78,7 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef two[2] = {i64, i64};
   LLVMTypeRef three[3] = {i64, i64, ptr};
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, three, 3, 0));
+  fn = ad_add_generated_function(mc->mod, name, LLVMFunctionType(ptr, three, 3, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMTypeRef aft = LLVMFunctionType(ptr, two, 2, 0);
   LLVMValueRef aligned = declare_extern(mc, "aligned_alloc", aft);
@@ -126,7 +126,7 @@ static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
     return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  fn = LLVMAddFunction(mc->mod, name,
+  fn = ad_add_generated_function(mc->mod, name,
                        LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");

@@ -69,7 +69,7 @@ static LLVMValueRef map_fn(ad_module_ctx *mc) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, NULL, 0, 0));
+  fn = ad_add_generated_function(mc->mod, name, LLVMFunctionType(ptr, NULL, 0, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
   LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(c, fn, "fail");
@@ -106,7 +106,7 @@ static LLVMValueRef unmap_fn(ad_module_ctx *mc) {
     return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  fn = LLVMAddFunction(mc->mod, name,
+  fn = ad_add_generated_function(mc->mod, name,
                        LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);

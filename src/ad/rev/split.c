@@ -55,7 +55,7 @@ static LLVMValueRef tape_fn(ad_module_ctx *mc) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  fn = LLVMAddFunction(mc->mod, tape_fn_name, LLVMFunctionType(ptr, &i64, 1, 0));
+  fn = ad_add_generated_function(mc->mod, tape_fn_name, LLVMFunctionType(ptr, &i64, 1, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
@@ -88,7 +88,7 @@ static LLVMValueRef check_fn(ad_module_ctx *mc) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef params[2] = {ptr, i64};
-  fn = LLVMAddFunction(mc->mod, check_fn_name,
+  fn = ad_add_generated_function(mc->mod, check_fn_name,
                        LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
@@ -350,7 +350,7 @@ static LLVMValueRef add_wrapper(ad_module_ctx *mc, const char *prefix,
   sb_append(&sb, ad_value_name(fn));
   LLVMValueRef w = NULL;
   if (!sb.failed && sb.data) {
-    w = LLVMAddFunction(mc->mod, sb.data, t);
+    w = ad_add_generated_function(mc->mod, sb.data, t);
     LLVMSetLinkage(w, LLVMInternalLinkage);
   }
   sb_free(&sb);

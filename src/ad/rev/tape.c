@@ -99,7 +99,7 @@ static LLVMValueRef reserve_fn(ad_rev_fn *r) {
   LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
   LLVMTypeRef tt = ad_rev_tape_type(mc);
   LLVMTypeRef params[2] = {ptr, i64};
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, params, 2, 0));
+  fn = ad_add_generated_function(mc->mod, name, LLVMFunctionType(ptr, params, 2, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
   LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fn, "grow");
