@@ -38,14 +38,13 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
   if (!cacheable)
     ad_types_free(t);
   /* what the callers say of fn's parameters, only where it is needed:
-   * the near callers, then the far ones */
-  static const int reach[] = {AD_TYPES_CALLER_LEVELS,
-                              AD_TYPES_FAR_CALLER_LEVELS};
-  for (size_t k = 0; k < sizeof reach / sizeof *reach; k++) {
+   * the near ones first, the far ones only if those leave bytes unknown */
+  static const unsigned reach[] = {AD_TYPES_NEAR_CALLERS, AD_TYPES_FAR_CALLERS};
+  for (size_t i = 0; i < sizeof reach / sizeof *reach; i++) {
     if (rc != 0 || !has_unknown_bytes(out))
       break;
     ad_types *wide = ad_types_analyze_in_callers(
-        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, reach[k]);
+        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, reach[i]);
     ad_copy_layout better;
     if (!wide || ad_types_copy_layout(wide, dst, src, len, &better) != 0) {
       rc = -1;

@@ -134,7 +134,7 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
  * copied): its callers say what the bytes are.  The result for fn is then
  * the one it has as a callee of them, joined over their call sites (the
  * analysis is context-insensitive either way). */
-enum { MAX_CALLERS = 16, CALLER_REACH = 6 };
+enum { CALLERS_PER_LEVEL = 4, CALLER_REACH = 6 };
 
 /* tanjit's own code (derivatives, augmented passes, the tanjit.* helpers
  * they call: ad_add_generated_function marks each, ir.h).  As a caller it
@@ -147,8 +147,8 @@ static int is_generated(LLVMValueRef fn) {
   return ad_is_generated_function(fn);
 }
 
-static void add_callers(ad_types *t, LLVMValueRef fn, int level, int levels,
-                        size_t *budget) {
+static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
+                        unsigned levels, size_t *budget) {
   if (level >= levels)
     return;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u && *budget; u = LLVMGetNextUse(u)) {
@@ -397,16 +397,40 @@ int ad_types_moves_bytes(LLVMValueRef inst) {
 /* Whether pointer v is only compared: an end pointer (`begin + bytes`,
  * std::vector's `_M_finish`, a loop's bound), never an access, so its
  * stride says nothing of the layout (it is often a byte count: a period
- * of 1 would collapse the object). */
-static int only_compared(LLVMValueRef v) {
+ * of 1 would collapse the object).  Through PHIs and selects (clang 22
+ * joins the end of a vector's copy with `null + bytes` for the empty one)
+ * and ptrtoint into a difference or a comparison (the size handed to
+ * operator delete), a few levels deep. */
+static int only_compared_at(LLVMValueRef v, int depth) {
   LLVMUseRef u = LLVMGetFirstUse(v);
-  if (!u)
+  if (!u || depth > 4)
     return 0;
-  for (; u; u = LLVMGetNextUse(u))
-    if (!LLVMIsAICmpInst(LLVMGetUser(u)))
-      return 0;
+  for (; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAICmpInst(user))
+      continue;
+    if ((LLVMIsAPHINode(user) ||
+         (LLVMIsASelectInst(user) && LLVMGetOperand(user, 0) != v)) &&
+        only_compared_at(user, depth + 1))
+      continue;
+    if (LLVMIsAPtrToIntInst(user)) {
+      int distance = 1;
+      for (LLVMUseRef w = LLVMGetFirstUse(user); w && distance;
+           w = LLVMGetNextUse(w)) {
+        LLVMValueRef x = LLVMGetUser(w);
+        distance = LLVMIsAICmpInst(x) ||
+                   (LLVMIsABinaryOperator(x) &&
+                    LLVMGetInstructionOpcode(x) == LLVMSub);
+      }
+      if (distance)
+        continue;
+    }
+    return 0;
+  }
   return 1;
 }
+
+static int only_compared(LLVMValueRef v) { return only_compared_at(v, 0); }
 
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
@@ -582,7 +606,8 @@ void ad_types_free(ad_types *t) {
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
-                         const unsigned *param_float_bits, int caller_levels);
+                         const unsigned *param_float_bits,
+                         unsigned caller_levels);
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
@@ -597,13 +622,14 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
 
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
-                                      int levels) {
+                                      unsigned levels) {
   return analyze(e, m, td, fn, NULL, levels);
 }
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
-                         const unsigned *param_float_bits, int caller_levels) {
+                         const unsigned *param_float_bits,
+                         unsigned caller_levels) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -618,7 +644,9 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
     t->own_td = 1;
   }
   add_function(t, fn, 0);
-  size_t callers = MAX_CALLERS;
+  /* the breadth grows with the height: a caller far up is often one of
+   * several paths to the same template instance */
+  size_t callers = (size_t)caller_levels * CALLERS_PER_LEVEL;
   add_callers(t, fn, 0, caller_levels, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))

@@ -99,18 +99,17 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
 ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
                                   LLVMTargetDataRef td, LLVMValueRef fn,
                                   const unsigned *param_float_bits);
-/* The same, with fn's callers (`levels` levels up, at most 16 callers in
- * all) joining the analysis as roots, so what fn's parameters point to is
- * known as it is in them (a copy constructor's memcpy of `*other` at
- * -O0).  Costlier by far on big -O0 C++ modules: copy_layout.c asks for it
- * only when the plain analysis leaves a copy's bytes unknown, a few
- * levels first (AD_TYPES_CALLER_LEVELS) and farther
- * (AD_TYPES_FAR_CALLER_LEVELS: libstdc++'s -O0 std::copy is nine calls
- * below the vector's owner) only when those leave them unknown too. */
-enum { AD_TYPES_CALLER_LEVELS = 4, AD_TYPES_FAR_CALLER_LEVELS = 10 };
+/* The same, with fn's callers (`levels` levels up) joining the analysis
+ * as roots, so what fn's parameters point to is known as it is in them (a
+ * copy constructor's memcpy of `*other` at -O0).  Costlier by far on big
+ * -O0 C++ modules: copy_layout.c asks for it only when the plain analysis
+ * leaves a copy's bytes unknown, NEAR first, FAR only if NEAR leaves them
+ * unknown (libstdc++'s std::copy of a std::vector<double> at -O0 does its
+ * memmove ten calls below the function that reads the doubles). */
+enum { AD_TYPES_NEAR_CALLERS = 4, AD_TYPES_FAR_CALLERS = 16 };
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
-                                      int levels);
+                                      unsigned levels);
 void ad_types_free(ad_types *t); /* NULL-tolerant */
 
 /* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the
