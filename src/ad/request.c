@@ -520,7 +520,7 @@ static LLVMValueRef tangents_as_arrays(LLVMBuilderRef b, LLVMValueRef res,
  */
 static LLVMValueRef through_custom_rule(ad_module_ctx *mc, LLVMValueRef fn) {
   LLVMTypeRef type = LLVMGlobalGetValueType(fn);
-  LLVMValueRef wrapper = LLVMAddFunction(mc->mod, "tanjit.custom_rule_call", type);
+  LLVMValueRef wrapper = ad_add_generated_function(mc->mod, "tanjit.custom_rule_call", type);
   LLVMSetLinkage(wrapper, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->llctx, wrapper, ""));

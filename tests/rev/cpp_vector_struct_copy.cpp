@@ -1,7 +1,7 @@
 // C++: a std::vector of structs mixing doubles, an int and a float,
 // copied whole (one llvm.memmove of a run-time byte count, its end pointer
-// begin + bytes only compared) and walked by iterator.  Runs at -O0 and
-// -O1 (see tests/rev/meson.build); at -O0 the memmove sits in
+// begin + bytes only compared, through a PHI with `null + bytes` in clang
+// 22's -O2 IR) and walked by iterator.  At -O0 the memmove sits in
 // std::__copy_move::__copy_m, whose far callers say what the bytes are.
 #include <cmath>
 #include <vector>

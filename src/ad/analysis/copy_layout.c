@@ -229,6 +229,37 @@ static tfact copy_byte_fact(const ad_types *t, int os, long long fs, int od,
                  declared_fact(t->td, dty, pos, 0));
 }
 
+/* Enzyme's rule for a copy whose length is known only at run time: its
+ * bytes are all of its first byte's kind.  tanjit keeps the segments the
+ * analysis knows (a float segment is still done as floats, clipped to the
+ * length at run time) and gives the first byte's kind only to the bytes
+ * it knows nothing of, when that kind is an integer or a pointer (a
+ * std::string's characters moved into a map node, whose double follows
+ * them).  A first byte unknown or a float says nothing of the others. */
+static void first_byte_rule(ad_copy_layout *l) {
+  if (!l->n || l->segs[0].offset != 0 ||
+      (l->segs[0].kind != AD_BYTES_INTEGER &&
+       l->segs[0].kind != AD_BYTES_POINTER))
+    return;
+  ad_byte_kind k = l->segs[0].kind;
+  size_t kept = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    ad_segment s = l->segs[i];
+    if (s.kind == AD_BYTES_UNKNOWN)
+      s.kind = k;
+    if (kept && l->segs[kept - 1].kind == s.kind && s.kind != AD_BYTES_FLOAT &&
+        l->segs[kept - 1].offset + l->segs[kept - 1].size == s.offset) {
+      unsigned long long end = s.size == ~0ull ? ~0ull : s.offset + s.size;
+      l->segs[kept - 1].size =
+          end == ~0ull ? ~0ull - l->segs[kept - 1].offset
+                       : end - l->segs[kept - 1].offset;
+      continue;
+    }
+    l->segs[kept++] = s;
+  }
+  l->n = kept;
+}
+
 int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                          LLVMValueRef len, ad_copy_layout *out) {
   const tval *vd = ta_vget(t, dst), *vs = ta_vget(t, src);
@@ -313,6 +344,8 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                AD_BYTES_UNKNOWN, 0) != 0)
     return -1;
   out->period = period;
+  if (n < 0 && !period)
+    first_byte_rule(out);
   return 0;
 }
 

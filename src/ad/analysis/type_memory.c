@@ -503,7 +503,14 @@ static void exchange_one(ad_types *t, int from, long long foff, int to,
       ta_set_period(t, to, 1); /* collapses `to` too */
     return;
   }
-  if (f->period && (len < 0 || (unsigned long long)len > f->period))
+  /* An array seen inside `to` from an interior offset (libstdc++'s
+   * hashtable points its bucket array at its own one-bucket member) is a
+   * member of it, not its whole layout: as for a GEP stepping from inside
+   * an object (type_transfer.c), no period for `to`; its elements share
+   * the facts of the first.  Made periodic, every object unified with the
+   * hashtable (its nodes, their keys) lost its layout to one conflict. */
+  if (f->period && (len < 0 || (unsigned long long)len > f->period) &&
+      (t->objs[to].period || ta_norm(&t->objs[to], toff) == 0))
     ta_set_period(t, to, f->period);
   long long rel;
   size_t n = f->n;
@@ -772,9 +779,15 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
   if (v && LLVMGetTypeKind(ty) == LLVMIntegerTypeKind) {
     unsigned long long size = LLVMStoreSizeOfType(t->td, ty);
     /* A narrow integer moved through memory may be float bits (a float
-     * copied as i32): without evidence it stays unknown. */
+     * copied as i32): without evidence it stays unknown.  A byte constant
+     * stored is not (no float is a byte wide, and bytes written as
+     * constants carry no derivative): a character, a flag (std::string's
+     * 'x' and its terminating '\0'). */
     ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
-    ta_mem_note(t, obj, off, size, ta_value_fact(t, v));
+    tfact f = ta_value_fact(t, v);
+    if (f.kind == AD_T_UNKNOWN && LLVMIsAConstantInt(v) && size == 1)
+      f = ta_fact(AD_T_INTEGER, 0);
+    ta_mem_note(t, obj, off, size, f);
     return;
   }
   if (v && LLVMGetTypeKind(ty) == LLVMVectorTypeKind &&

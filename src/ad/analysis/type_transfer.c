@@ -136,29 +136,15 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
  * analysis is context-insensitive either way). */
 enum { CALLERS_PER_LEVEL = 4, CALLER_REACH = 6 };
 
-/* Derivatives the engine is writing (or wrote) call primal functions too;
- * they are no context of the program's own, and one half built is no
- * function to read. */
-static int is_derivative(LLVMValueRef fn) {
-  static const char *const prefixes[] = {"augmented_", "diffe", "fwddiffe"};
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-    if (n >= strlen(prefixes[i]) &&
-        strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-      return 1;
-  return 0;
-}
-
-/* tanjit's own code (derivatives and the tanjit.* helpers they call, which
- * a gradient of a gradient reads): its pointer slots are not spills of
- * the program's pointers but a tape's header, whose buffer holds records
- * of every kind at offsets known only at run time; followed as one value,
- * they would merge those records' facts into conflicts. */
+/* tanjit's own code (derivatives, augmented passes, the tanjit.* helpers
+ * they call: ad_add_generated_function marks each, ir.h).  As a caller it
+ * is no context of the program's own, and one half built is no function
+ * to read.  Inside it, pointer slots are not spills of the program's
+ * pointers but a tape's header, whose buffer holds records of every kind
+ * at offsets known only at run time; followed as one value, they would
+ * merge those records' facts into conflicts. */
 static int is_generated(LLVMValueRef fn) {
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  return is_derivative(fn) || (n > 7 && strncmp(name, "tanjit.", 7) == 0);
+  return ad_is_generated_function(fn);
 }
 
 static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
@@ -172,7 +158,7 @@ static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
       continue;
     LLVMValueRef caller =
         LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-    if (ad_map_get(&t->fnset, caller) || is_derivative(caller))
+    if (ad_map_get(&t->fnset, caller) || is_generated(caller))
       continue;
     --*budget;
     /* its other callees only CALLER_REACH calls deep: they matter for what
@@ -425,16 +411,40 @@ int ad_types_moves_bytes(LLVMValueRef inst) {
 /* Whether pointer v is only compared: an end pointer (`begin + bytes`,
  * std::vector's `_M_finish`, a loop's bound), never an access, so its
  * stride says nothing of the layout (it is often a byte count: a period
- * of 1 would collapse the object). */
-static int only_compared(LLVMValueRef v) {
+ * of 1 would collapse the object).  Through PHIs and selects (clang 22
+ * joins the end of a vector's copy with `null + bytes` for the empty one)
+ * and ptrtoint into a difference or a comparison (the size handed to
+ * operator delete), a few levels deep. */
+static int only_compared_at(LLVMValueRef v, int depth) {
   LLVMUseRef u = LLVMGetFirstUse(v);
-  if (!u)
+  if (!u || depth > 4)
     return 0;
-  for (; u; u = LLVMGetNextUse(u))
-    if (!LLVMIsAICmpInst(LLVMGetUser(u)))
-      return 0;
+  for (; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAICmpInst(user))
+      continue;
+    if ((LLVMIsAPHINode(user) ||
+         (LLVMIsASelectInst(user) && LLVMGetOperand(user, 0) != v)) &&
+        only_compared_at(user, depth + 1))
+      continue;
+    if (LLVMIsAPtrToIntInst(user)) {
+      int distance = 1;
+      for (LLVMUseRef w = LLVMGetFirstUse(user); w && distance;
+           w = LLVMGetNextUse(w)) {
+        LLVMValueRef x = LLVMGetUser(w);
+        distance = LLVMIsAICmpInst(x) ||
+                   (LLVMIsABinaryOperator(x) &&
+                    LLVMGetInstructionOpcode(x) == LLVMSub);
+      }
+      if (distance)
+        continue;
+    }
+    return 0;
+  }
   return 1;
 }
+
+static int only_compared(LLVMValueRef v) { return only_compared_at(v, 0); }
 
 static void visit(ad_types *t, LLVMValueRef inst) {
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);

@@ -24,6 +24,7 @@
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
 #include "ad/fwd/fwd.h"
+#include "ad/ir/ir.h"
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
@@ -415,7 +416,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, where, "out of memory");
     return NULL;
   }
-  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, dt);
+  LLVMValueRef d = ad_add_generated_function(mc->mod, sb.data, dt);
   sb_free(&sb);
   LLVMSetLinkage(d, LLVMInternalLinkage);
   copy_string_attrs(fn, d);

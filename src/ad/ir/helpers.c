@@ -81,7 +81,7 @@ LLVMValueRef ad_get_or_declare(LLVMModuleRef m, const char *name,
 LLVMBuilderRef ad_define_internal(LLVMModuleRef m, const char *name,
                                   LLVMTypeRef fn_type, LLVMValueRef *fn) {
   LLVMContextRef c = LLVMGetModuleContext(m);
-  *fn = LLVMAddFunction(m, name, fn_type);
+  *fn = ad_add_generated_function(m, name, fn_type);
   LLVMSetLinkage(*fn, LLVMInternalLinkage);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, *fn, "entry");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);

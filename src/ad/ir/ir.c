@@ -117,6 +117,25 @@ LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p) {
       LLVMPointerTypeInContext(ctx, 0));
 }
 
+static const char generated_mark[] = "tanjit-generated";
+
+LLVMValueRef ad_add_generated_function(LLVMModuleRef m, const char *name,
+                                       LLVMTypeRef fn_type) {
+  LLVMValueRef fn = LLVMAddFunction(m, name, fn_type);
+  LLVMAttributeRef a = LLVMCreateStringAttribute(
+      LLVMGetModuleContext(m), generated_mark, sizeof generated_mark - 1, "",
+      0);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+  return fn;
+}
+
+int ad_is_generated_function(LLVMValueRef fn) {
+  return fn && LLVMIsAFunction(fn) &&
+         LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                       generated_mark,
+                                       sizeof generated_mark - 1) != NULL;
+}
+
 int ad_name_matches(const char *name, const char *pattern) {
   size_t n = strlen(pattern);
   if (strncmp(name, pattern, n) != 0)

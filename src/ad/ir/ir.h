@@ -62,6 +62,16 @@ LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f);
 /* Name matching for rule tables: exact, or for an "llvm.*" pattern the
  * overloaded form (pattern followed by '.'). */
 int ad_name_matches(const char *name, const char *pattern);
+/* A function the engine defines (a derivative, an augmented forward or
+ * reverse pass, a tanjit.* helper): LLVMAddFunction, and the string
+ * attribute "tanjit-generated" that marks it as the engine's own code, the
+ * one mark the analyses read (a name prefix would also match the
+ * program's own `difference()`).  Declarations of external functions
+ * (libc, the runtime) are added plainly. */
+LLVMValueRef ad_add_generated_function(LLVMModuleRef m, const char *name,
+                                       LLVMTypeRef fn_type);
+/* Whether fn carries the mark ad_add_generated_function sets. */
+int ad_is_generated_function(LLVMValueRef fn);
 
 /* ---- typeclass.c: classes of LLVM types ---- */
 int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */

@@ -134,6 +134,11 @@ static const ad_call_rule inactive_prefix_rules[] = {
     INACTIVE("_ZNSaIcEC2E"),
     INACTIVE("_ZNSaIcED1E"),
     INACTIVE("_ZNSaIcED2E"),
+    /* its rehash policy (std::__detail::_Prime_rehash_policy: bucket
+     * counts from element counts and the load factor), inactive in
+     * Enzyme's list as well */
+    INACTIVE("_ZNKSt8__detail20_Prime_rehash_policy"),
+    INACTIVE("_ZNSt8__detail20_Prime_rehash_policy"),
 };
 
 static const ad_call_rule *inactive_lookup(const char *name) {

@@ -146,7 +146,7 @@ static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
     sb_free(&sb);
     return NULL;
   }
-  LLVMValueRef d = LLVMAddFunction(mc->mod, sb.data, t);
+  LLVMValueRef d = ad_add_generated_function(mc->mod, sb.data, t);
   sb_free(&sb);
   LLVMSetLinkage(d, LLVMInternalLinkage);
   return d;

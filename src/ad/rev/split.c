@@ -344,7 +344,7 @@ static LLVMValueRef add_wrapper(ad_module_ctx *mc, const char *prefix,
   sb_append(&sb, ad_value_name(fn));
   LLVMValueRef w = NULL;
   if (!sb.failed && sb.data) {
-    w = LLVMAddFunction(mc->mod, sb.data, t);
+    w = ad_add_generated_function(mc->mod, sb.data, t);
     LLVMSetLinkage(w, LLVMInternalLinkage);
   }
   sb_free(&sb);

@@ -278,7 +278,7 @@ LLVMValueRef ad_rev_unwinding_clone(ad_module_ctx *mc, LLVMValueRef fn,
     return g;
   }
   LLVMContextRef c = mc->llctx;
-  g = LLVMAddFunction(mc->mod, name.data, LLVMGlobalGetValueType(fn));
+  g = ad_add_generated_function(mc->mod, name.data, LLVMGlobalGetValueType(fn));
   sb_free(&name);
   copy_attributes(fn, g);
   LLVMSetLinkage(g, LLVMInternalLinkage);

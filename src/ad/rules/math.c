@@ -619,7 +619,7 @@ static LLVMValueRef digamma_function(ad_module_ctx *mc, LLVMTypeRef t) {
   if (fn)
     return fn;
   LLVMTypeRef ft = LLVMFunctionType(t, &t, 1, 0);
-  fn = LLVMAddFunction(mc->mod, name, ft);
+  fn = ad_add_generated_function(mc->mod, name, ft);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMContextRef c = mc->llctx;
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");

@@ -13,6 +13,7 @@
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/core/map.h"
+#include "ad/ir/ir.h"
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
 
@@ -241,7 +242,7 @@ void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b) {
   LLVMTypeRef ft =
       LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx), NULL, 0, 0);
   if (!fn) {
-    fn = LLVMAddFunction(mc->mod, reset_name, ft);
+    fn = ad_add_generated_function(mc->mod, reset_name, ft);
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     LLVMAddAttributeAtIndex(
         fn, LLVMAttributeFunctionIndex,
