@@ -23,10 +23,19 @@ __attribute__((noinline)) double advance(struct state s, double t) {
   return s.a * s.w[1] + s.b;
 }
 
+/* void: the record of the copy's shadow is keyed by a call with no value */
+__attribute__((noinline)) void scatter(struct state s, double t) {
+  s.a *= t;
+  s.w[1] = s.w[1] * s.a + s.b;
+  s.out[0] += s.a * s.w[1];
+  s.out[1] = s.out[1] * s.b;
+}
+
 static double byval_written(double *x, int n) {
   struct state s = {x[0], x[1], &x[4], {x[2], x[3]}, n - 4};
   double r = advance(s, x[0]);
   r += advance(s, x[1]) * s.a; /* s is unchanged by the first call */
+  scatter(s, x[3]);
   s.w[1] = r;
   return r * s.w[0] + advance(s, 0.5);
 }
