@@ -13,6 +13,8 @@
  *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
+ *   byval.c    byval arguments the callee writes to: copies of the primal
+ *              and of its shadow, the float adjoints added back
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
  *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
  *              gradient per lane, whichever is exact
