@@ -215,6 +215,16 @@ static int fail_type(request *r, const char *what, LLVMTypeRef have,
 
 /* Operand i of the request as parameter p's type, or NULL after setting *rc
  * to an error naming "<role> parameter <p+1>". */
+/* What reverse mode can duplicate: a pointer, or an integer of a
+ * pointer's width holding one (Julia's Ptr{Float64} in a signature, a
+ * CUdeviceptr), whose shadow is an integer too, as in forward mode. */
+static int duplicable_in_reverse(ad_module_ctx *mc, LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
+    return 1;
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(t) == 8 * LLVMPointerSize(mc->td);
+}
+
 static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef want,
                                    unsigned i, const char *role, unsigned p,
                                    int *rc) {
@@ -1216,7 +1226,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                    has_other ? "pointers or integers" : "no float");
       break;
     }
-    if (a == AD_REV_DUP && LLVMGetTypeKind(pt[p]) != LLVMPointerTypeKind) {
+    if (a == AD_REV_DUP && !duplicable_in_reverse(mc, pt[p])) {
       rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
                         "%s of %s: parameter %u is duplicated but is not a "
                         "pointer (reverse mode duplicates pointers only; a "

@@ -95,6 +95,14 @@ static LLVMValueRef marker(LLVMContextRef ctx, const char *name) {
   return LLVMMetadataAsValue(ctx, LLVMMDStringInContext2(ctx, name, strlen(name)));
 }
 
+/* A pointer, or an integer of a pointer's width (a Ptr{Float64}, a
+ * CUdeviceptr): what reverse mode can duplicate (request.c agrees). */
+static int holds_pointer(LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
+         (LLVMGetTypeKind(t) == LLVMIntegerTypeKind &&
+          LLVMGetIntTypeWidth(t) == 8 * sizeof(void *));
+}
+
 /* Each parameter's activity against its type; 0 or -1 with *err set. */
 static int check_params(const char *function, const tanjit_activity *act,
                         LLVMTypeRef *pt, unsigned np, tanjit_error **err) {
@@ -104,11 +112,12 @@ static int check_params(const char *function, const tanjit_activity *act,
       why = "is TANJIT_ACTIVE, which takes a float scalar passed by value "
             "(pass a pointer with TANJIT_DUP)";
     else if ((act[p] == TANJIT_DUP || act[p] == TANJIT_DUPNONEED) &&
-             LLVMGetTypeKind(pt[p]) != LLVMPointerTypeKind)
+             !holds_pointer(pt[p]))
       why = is_float_scalar(pt[p])
                 ? "is duplicated, but reverse mode duplicates pointers only "
                   "(a float passed by value is TANJIT_ACTIVE)"
-                : "is duplicated, but reverse mode duplicates pointers only";
+                : "is duplicated, but reverse mode duplicates pointers "
+                  "(or integers of a pointer's width) only";
     if (why) {
       char *t = type_text(pt[p]);
       tj_fail(err, TANJIT_ERR_INVALID_ARGUMENT,

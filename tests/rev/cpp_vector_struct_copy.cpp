@@ -1,9 +1,8 @@
 // C++: a std::vector of structs mixing doubles, an int and a float,
 // copied whole (one llvm.memmove of a run-time byte count, its end pointer
-// begin + bytes only compared) and walked by iterator.  Runs at -O1 (see
-// tests/rev/meson.build); at -O0 the memmove sits in
-// std::__copy_move::__copy_m, more calls below the function than type
-// analysis asks callers about (refused there).
+// begin + bytes only compared) and walked by iterator.  Runs at -O0 and
+// -O1 (see tests/rev/meson.build); at -O0 the memmove sits in
+// std::__copy_move::__copy_m, whose far callers say what the bytes are.
 #include <cmath>
 #include <vector>
 #define RC_OWN_PROTOTYPE

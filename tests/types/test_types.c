@@ -508,7 +508,8 @@ START_TEST(callee_copy_known_from_callers) {
   parsed p = analyze(ir, "copy");
   ck_kind(&p, "src", 0, "unknown");
   ad_types_free(p.t);
-  p.t = ad_types_analyze_in_callers(NULL, p.m, NULL, p.fn);
+  p.t = ad_types_analyze_in_callers(NULL, p.m, NULL, p.fn,
+                                    AD_TYPES_NEAR_CALLERS);
   ck_assert(p.t != NULL);
   ck_kind(&p, "src", 0, "float64");
   ck_kind(&p, "src", 8, "float64");

@@ -37,10 +37,14 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
   int rc = t ? ad_types_copy_layout(t, dst, src, len, out) : -1;
   if (!cacheable)
     ad_types_free(t);
-  if (rc == 0 && has_unknown_bytes(out)) {
-    /* what the callers say of fn's parameters, only where it is needed */
-    ad_types *wide =
-        ad_types_analyze_in_callers(fc->mc->engine, fc->mc->mod, fc->mc->td, fn);
+  /* what the callers say of fn's parameters, only where it is needed:
+   * the near ones first, the far ones only if those leave bytes unknown */
+  static const unsigned reach[] = {AD_TYPES_NEAR_CALLERS, AD_TYPES_FAR_CALLERS};
+  for (size_t i = 0; i < sizeof reach / sizeof *reach; i++) {
+    if (rc != 0 || !has_unknown_bytes(out))
+      break;
+    ad_types *wide = ad_types_analyze_in_callers(
+        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, reach[i]);
     ad_copy_layout better;
     if (!wide || ad_types_copy_layout(wide, dst, src, len, &better) != 0) {
       rc = -1;

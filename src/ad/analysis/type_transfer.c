@@ -126,7 +126,7 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   t->changed = 1;
 }
 
-/* The functions that call fn directly, MAX_CALLER_LEVELS levels up, join
+/* The functions that call fn directly, `levels` levels up, join
  * the analysis as roots of their own (their callees followed
  * CALLER_REACH calls deep).  A function analyzed alone knows nothing of
  * what its parameters point to, yet at -O0 a callee often does the copy
@@ -134,7 +134,7 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
  * copied): its callers say what the bytes are.  The result for fn is then
  * the one it has as a callee of them, joined over their call sites (the
  * analysis is context-insensitive either way). */
-enum { MAX_CALLER_LEVELS = 4, MAX_CALLERS = 16, CALLER_REACH = 6 };
+enum { CALLERS_PER_LEVEL = 4, CALLER_REACH = 6 };
 
 /* Derivatives the engine is writing (or wrote) call primal functions too;
  * they are no context of the program's own, and one half built is no
@@ -161,9 +161,9 @@ static int is_generated(LLVMValueRef fn) {
   return is_derivative(fn) || (n > 7 && strncmp(name, "tanjit.", 7) == 0);
 }
 
-static void add_callers(ad_types *t, LLVMValueRef fn, int level,
-                        size_t *budget) {
-  if (level >= MAX_CALLER_LEVELS)
+static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
+                        unsigned levels, size_t *budget) {
+  if (level >= levels)
     return;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u && *budget; u = LLVMGetNextUse(u)) {
     LLVMValueRef call = LLVMGetUser(u);
@@ -178,7 +178,7 @@ static void add_callers(ad_types *t, LLVMValueRef fn, int level,
     /* its other callees only CALLER_REACH calls deep: they matter for what
      * they say of the arguments it passes fn */
     add_function(t, caller, MAX_CALL_DEPTH - CALLER_REACH);
-    add_callers(t, caller, level + 1, budget);
+    add_callers(t, caller, level + 1, levels, budget);
   }
 }
 
@@ -597,7 +597,8 @@ void ad_types_free(ad_types *t) {
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
-                         const unsigned *param_float_bits, int with_callers);
+                         const unsigned *param_float_bits,
+                         unsigned caller_levels);
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
@@ -611,13 +612,15 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
 }
 
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
-                                      LLVMTargetDataRef td, LLVMValueRef fn) {
-  return analyze(e, m, td, fn, NULL, 1);
+                                      LLVMTargetDataRef td, LLVMValueRef fn,
+                                      unsigned levels) {
+  return analyze(e, m, td, fn, NULL, levels);
 }
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
-                         const unsigned *param_float_bits, int with_callers) {
+                         const unsigned *param_float_bits,
+                         unsigned caller_levels) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -632,9 +635,10 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
     t->own_td = 1;
   }
   add_function(t, fn, 0);
-  size_t callers = MAX_CALLERS;
-  if (with_callers)
-    add_callers(t, fn, 0, &callers);
+  /* the breadth grows with the height: a caller far up is often one of
+   * several paths to the same template instance */
+  size_t callers = (size_t)caller_levels * CALLERS_PER_LEVEL;
+  add_callers(t, fn, 0, caller_levels, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));

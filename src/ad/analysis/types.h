@@ -99,13 +99,17 @@ ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
 ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
                                   LLVMTargetDataRef td, LLVMValueRef fn,
                                   const unsigned *param_float_bits);
-/* The same, with fn's callers (a few levels up) joining the analysis as
- * roots, so what fn's parameters point to is known as it is in them (a
+/* The same, with fn's callers (`levels` levels up) joining the analysis
+ * as roots, so what fn's parameters point to is known as it is in them (a
  * copy constructor's memcpy of `*other` at -O0).  Costlier by far on big
  * -O0 C++ modules: copy_layout.c asks for it only when the plain analysis
- * leaves a copy's bytes unknown. */
+ * leaves a copy's bytes unknown, NEAR first, FAR only if NEAR leaves them
+ * unknown (libstdc++'s std::copy of a std::vector<double> at -O0 does its
+ * memmove ten calls below the function that reads the doubles). */
+enum { AD_TYPES_NEAR_CALLERS = 4, AD_TYPES_FAR_CALLERS = 16 };
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
-                                      LLVMTargetDataRef td, LLVMValueRef fn);
+                                      LLVMTargetDataRef td, LLVMValueRef fn,
+                                      unsigned levels);
 void ad_types_free(ad_types *t); /* NULL-tolerant */
 
 /* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the

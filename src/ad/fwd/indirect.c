@@ -103,15 +103,24 @@ static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
  */
 int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
   ad_module_ctx *mc = fc->mc;
-  LLVMValueRef cands[64];
+  /* cands[i] is compared with the pointer; callee[i] is differentiated
+   * (a declared function's direct-call wrapper, whose call its rule
+   * covers) */
+  LLVMValueRef cands[64], callee[64];
   unsigned nc = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
-       f = LLVMGetNextFunction(f))
-    if (ad_may_be_indirect_target(call, f)) {
+  for (int declared = 0; declared < 2; declared++)
+    for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
+         f = LLVMGetNextFunction(f)) {
+      if (!(declared ? ad_may_be_declared_indirect_target(call, f)
+                     : ad_may_be_indirect_target(call, f)))
+        continue;
       if (nc == 64)
         return ad_fail(mc, call,
                        "indirect call with active arguments and more than 64 "
                        "possible targets in this module");
+      callee[nc] = declared ? ad_direct_call_wrapper(mc->mod, f) : f;
+      if (!callee[nc])
+        return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       cands[nc++] = f;
     }
   /* generated derivatives are internal and never address-taken: skipped */
@@ -145,7 +154,7 @@ int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
     LLVMBuildCondBr(fc->b, eq, hit, next);
     LLVMPositionBuilderAtEnd(fc->b, hit);
     size_t mark = mc->derivatives->n;
-    rc = ad_derivative_call(fc, call, cands[i], 1, &prim[nok], &shad[nok]);
+    rc = ad_derivative_call(fc, call, callee[i], 1, &prim[nok], &shad[nok]);
     if (rc && mc->diag.failed && mc->diag.failed_code == TANJIT_ERR_DIFFERENTIATE) {
       char *why = forget_failed_candidate(mc, mark);
       report_at_run_time(fc, cands[i], why);

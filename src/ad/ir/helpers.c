@@ -5,6 +5,8 @@
  * for a renamed ccall (`ejlstr$<f>$<lib>`, `ejlptr$<f>$<handle>`: see
  * common/rename.h) from the same library, hence `ejlstr$<helper>$<lib>`
  * (or `ejlptr$<helper>$<handle>`) with "enzyme_math"="<helper>".
+ * Also the module's own helpers: libc declarations and internal functions
+ * a pass defines once and calls from many places.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,4 +70,30 @@ void ad_build_trap(LLVMModuleRef m, LLVMBuilderRef b) {
   LLVMBuildCall2(b, LLVMIntrinsicGetType(c, id, NULL, 0),
                  LLVMGetIntrinsicDeclaration(m, id, NULL, 0), NULL, 0, "");
   LLVMBuildUnreachable(b);
+}
+
+LLVMValueRef ad_get_or_declare(LLVMModuleRef m, const char *name,
+                               LLVMTypeRef fn_type) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, name);
+  return f ? f : LLVMAddFunction(m, name, fn_type);
+}
+
+LLVMBuilderRef ad_define_internal(LLVMModuleRef m, const char *name,
+                                  LLVMTypeRef fn_type, LLVMValueRef *fn) {
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  *fn = LLVMAddFunction(m, name, fn_type);
+  LLVMSetLinkage(*fn, LLVMInternalLinkage);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, *fn, "entry");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, entry);
+  return b;
+}
+
+LLVMBuilderRef ad_get_or_define_internal(LLVMModuleRef m, const char *name,
+                                         LLVMTypeRef fn_type,
+                                         LLVMValueRef *fn) {
+  *fn = LLVMGetNamedFunction(m, name);
+  if (*fn)
+    return NULL;
+  return ad_define_internal(m, name, fn_type, fn);
 }

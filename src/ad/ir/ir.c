@@ -14,6 +14,7 @@
 
 #include "ad/ad.h"
 #include "ad/ir/ir.h"
+#include "common/strbuf.h"
 
 ad_opclass ad_opcode_class(LLVMOpcode op) {
   switch (op) {
@@ -133,6 +134,50 @@ LLVMValueRef ad_called_function(LLVMValueRef call) {
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);
+}
+
+enum { WRAPPER_MAX_PARAMS = 64 };
+
+int ad_may_be_declared_indirect_target(LLVMValueRef call, LLVMValueRef f) {
+  LLVMTypeRef ft = LLVMGlobalGetValueType(f);
+  /* a wrapper cannot pass on variadic arguments */
+  return ft == LLVMGetCalledFunctionType(call) && !LLVMIsFunctionVarArg(ft) &&
+         LLVMCountParamTypes(ft) <= WRAPPER_MAX_PARAMS &&
+         LLVMCountBasicBlocks(f) == 0 && LLVMGetIntrinsicID(f) == 0 &&
+         ad_function_address_taken(f);
+}
+
+LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f) {
+  size_t n;
+  const char *name = LLVMGetValueName2(f, &n);
+  strbuf sb;
+  sb_init(&sb);
+  sb_append(&sb, "tanjit.direct.");
+  sb_appendn(&sb, name, n);
+  if (!sb.data)
+    return NULL;
+  LLVMTypeRef ft = LLVMGlobalGetValueType(f);
+  LLVMValueRef w;
+  LLVMBuilderRef b = ad_get_or_define_internal(m, sb.data, ft, &w);
+  sb_free(&sb);
+  if (!b)
+    return w;
+  LLVMSetFunctionCallConv(w, LLVMGetFunctionCallConv(f));
+  unsigned np = LLVMCountParams(w);
+  LLVMValueRef args[WRAPPER_MAX_PARAMS];
+  if (np > WRAPPER_MAX_PARAMS)
+    np = WRAPPER_MAX_PARAMS; /* not a candidate (above) */
+  for (unsigned i = 0; i < np; i++)
+    args[i] = LLVMGetParam(w, i);
+  int is_void = LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMVoidTypeKind;
+  LLVMValueRef r = LLVMBuildCall2(b, ft, f, args, np, is_void ? "" : "r");
+  LLVMSetInstructionCallConv(r, LLVMGetFunctionCallConv(f));
+  if (is_void)
+    LLVMBuildRetVoid(b);
+  else
+    LLVMBuildRet(b, r);
+  LLVMDisposeBuilder(b);
+  return w;
 }
 
 /* LLVM 22 keeps a switch's case values apart from its operands (which

@@ -51,6 +51,14 @@ LLVMValueRef ad_called_function(LLVMValueRef call);
  * address taken (ad_function_address_taken, ad.h).  The requests' order
  * (engine.c) and the indirect-call rule (fwd/indirect.c) agree. */
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f);
+/* Whether declared function f (no body) may be the target of the indirect
+ * call: same type, address taken (libm's sin in a table of callbacks). */
+int ad_may_be_declared_indirect_target(LLVMValueRef call, LLVMValueRef f);
+/* An internal function `tanjit.direct.<f>` of f's type whose body only
+ * calls declared function f directly (made once; NULL on out of memory).
+ * The engine differentiates it as a defined target of an indirect call,
+ * and f's call rule applies to that direct call. */
+LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f);
 /* Name matching for rule tables: exact, or for an "llvm.*" pattern the
  * overloaded form (pattern followed by '.'). */
 int ad_name_matches(const char *name, const char *pattern);
@@ -77,6 +85,20 @@ LLVMValueRef ad_get_or_insert_helper(LLVMModuleRef m,
 LLVMValueRef ad_call_helper(LLVMBuilderRef b, LLVMValueRef helper,
                             LLVMValueRef *args, unsigned nargs,
                             const char *name);
+/* `name` in m, or a new external declaration of it with fn_type. */
+LLVMValueRef ad_get_or_declare(LLVMModuleRef m, const char *name,
+                               LLVMTypeRef fn_type);
+/* Adds an internal function `name` (LLVM uniquifies a taken name) with an
+ * empty "entry" block; *fn gets it.  Returns a builder positioned at the
+ * entry's end, which the caller fills and disposes. */
+LLVMBuilderRef ad_define_internal(LLVMModuleRef m, const char *name,
+                                  LLVMTypeRef fn_type, LLVMValueRef *fn);
+/* *fn = `name` in m if it exists (returns NULL: nothing to build), else
+ * ad_define_internal: a builder at the new function's entry, for the caller
+ * to write the body with and dispose. */
+LLVMBuilderRef ad_get_or_define_internal(LLVMModuleRef m, const char *name,
+                                         LLVMTypeRef fn_type,
+                                         LLVMValueRef *fn);
 
 /* ---- unwind.c: emitted calls back onto an unwind edge (Itanium EH) ---- */
 /* Copies call-site attributes, calling convention and debug location. */

@@ -308,28 +308,62 @@ static int aug_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn) {
  * target's aug or diffe; a pointer matching none traps.  Every candidate
  * must be differentiable: one that is not is a load error naming it (no
  * target is built at once here, so none can be set aside as forward mode
- * does).
+ * does).  A declared function whose address is taken (libm's sin in a
+ * table of callbacks) is a candidate when a rule covers its calls: its
+ * direct-call wrapper (ir.c) is differentiated in its place.
  */
+static LLVMValueRef declared_candidate(ad_module_ctx *mc, LLVMValueRef call,
+                                       LLVMValueRef f, int *oom) {
+  if (!ad_may_be_declared_indirect_target(call, f))
+    return NULL;
+  LLVMValueRef w = ad_direct_call_wrapper(mc->mod, f);
+  if (!w) {
+    *oom = 1;
+    return NULL;
+  }
+  LLVMValueRef direct =
+      LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(w));
+  if (ad_rule_of_call(mc, direct))
+    return w;
+  if (!LLVMGetFirstUse(w))
+    LLVMDeleteFunction(w);
+  return NULL;
+}
+
 static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
   ad_module_ctx *mc = r->mc;
-  LLVMValueRef cands[MAX_TARGETS];
+  LLVMValueRef cands[MAX_TARGETS], callee[MAX_TARGETS];
   unsigned nc = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
-       f = LLVMGetNextFunction(f)) {
-    if (!ad_may_be_indirect_target(call, f) || ad_rev_is_generated(mc, f))
-      continue;
-    if (nc == MAX_TARGETS)
-      return ad_rev_fail_call(r, call,
-                              "%s with active arguments and more than 64 "
-                              "possible targets in this module is not supported",
-                              "an indirect call (through a function pointer)");
-    cands[nc++] = f;
-  }
+  for (int declared = 0; declared < 2; declared++)
+    for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
+         f = LLVMGetNextFunction(f)) {
+      LLVMValueRef via = f;
+      if (declared) {
+        int oom = 0;
+        via = declared_candidate(mc, call, f, &oom);
+        if (oom)
+          return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+        if (!via)
+          continue;
+      } else if (!ad_may_be_indirect_target(call, f) ||
+                 ad_rev_is_generated(mc, f)) {
+        continue;
+      }
+      if (nc == MAX_TARGETS)
+        return ad_rev_fail_call(r, call,
+                                "%s with active arguments and more than 64 "
+                                "possible targets in this module is not "
+                                "supported",
+                                "an indirect call (through a function pointer)");
+      callee[nc] = via;
+      cands[nc++] = f;
+    }
   if (!nc)
     return ad_rev_fail_call(r, call,
                             "%s with active arguments, and no function of this "
-                            "module can be its target (none of its type has its "
-                            "address taken), is not supported",
+                            "module can be its target (none of its type whose "
+                            "address is taken has a body or a rule), is not "
+                            "supported",
                             "an indirect call (through a function pointer)");
   ad_rev_call_plan *p = ad_rev_new_plan(r, call, PLAN_INDIRECT);
   if (!p)
@@ -341,7 +375,7 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
   for (unsigned i = 0; i < nc; i++) {
     free(p->act);
     p->act = NULL;
-    if (plan_callee(r, call, cands[i], p) != 0)
+    if (plan_callee(r, call, callee[i], p) != 0)
       return -1;
     p->targets[i] = cands[i];
     p->pairs[i] = p->pair;

@@ -563,14 +563,12 @@ static LLVMValueRef unwind_free_thunk(ad_rev_fn *r, LLVMValueRef call,
   ad_module_ctx *mc = r->mc;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMValueRef fn = LLVMAddFunction(
-      mc->mod, "tanjit.rev.cuda.unwind.free",
-      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef fn;
   ad_fn_ctx here = r->fc;
-  here.b = LLVMCreateBuilderInContext(c);
+  here.b = ad_define_internal(
+      mc->mod, "tanjit.rev.cuda.unwind.free",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
   here.deriv_fn = fn;
-  LLVMPositionBuilderAtEnd(here.b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
   free_shadow(&here, call, d,
               ad_rev_device_shadow_of(mc, here.b, LLVMGetParam(fn, 0), st), 1);
   LLVMBuildRetVoid(here.b);

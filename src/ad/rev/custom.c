@@ -254,13 +254,6 @@ static unsigned rule_args(ad_rev_fn *r, LLVMValueRef call, int reverse,
   return k;
 }
 
-/* The declaration of an API rule's function (external). */
-static LLVMValueRef declare(ad_module_ctx *mc, const char *name,
-                            LLVMTypeRef t) {
-  LLVMValueRef f = LLVMGetNamedFunction(mc->mod, name);
-  return f ? f : LLVMAddFunction(mc->mod, name, t);
-}
-
 static LLVMValueRef call_fn(LLVMBuilderRef b, LLVMValueRef fn, LLVMTypeRef t,
                             LLVMValueRef *args, unsigned n, LLVMValueRef at) {
   LLVMValueRef c = LLVMBuildCall2(b, t, fn, args, n, "");
@@ -336,7 +329,8 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
       goto out;
     }
     if (api->augmented)
-      aug_f = declare(mc, api->augmented, LLVMFunctionType(ptr, params, np, 0));
+      aug_f = ad_get_or_declare(mc->mod, api->augmented,
+                                LLVMFunctionType(ptr, params, np, 0));
     params[np] = rt;
     params[np + float_result] = ptr;
     LLVMTypeRef res = p->nfloat == 1 ? LLVMStructGetTypeAtIndex(p->adjoints, 0)
@@ -344,7 +338,7 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
                                      : LLVMVoidTypeInContext(mc->llctx);
     p->rev_type = LLVMFunctionType(res, params,
                                    np + float_result + (aug_f ? 1 : 0), 0);
-    rev_f = declare(mc, api->reverse, p->rev_type);
+    rev_f = ad_get_or_declare(mc->mod, api->reverse, p->rev_type);
   } else {
     p->rev_type = LLVMGlobalGetValueType(rev_f);
   }

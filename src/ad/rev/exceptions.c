@@ -412,12 +412,8 @@ LLVMValueRef ad_rev_personality(ad_module_ctx *mc, LLVMValueRef aug) {
        f = LLVMGetNextFunction(f))
     if (LLVMHasPersonalityFn(f))
       return LLVMGetPersonalityFn(f);
-  const char *name = "__gxx_personality_v0";
-  LLVMValueRef p = LLVMGetNamedFunction(mc->mod, name);
-  if (p)
-    return p;
-  return LLVMAddFunction(
-      mc->mod, name,
+  return ad_get_or_declare(
+      mc->mod, "__gxx_personality_v0",
       LLVMFunctionType(LLVMInt32TypeInContext(mc->llctx), NULL, 0, 1));
 }
 
@@ -440,19 +436,17 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return NULL;
   }
-  LLVMValueRef g = LLVMGetNamedFunction(mc->mod, name.data);
-  if (g) {
-    sb_free(&name);
-    return g;
-  }
   LLVMTypeRef ft = LLVMGlobalGetValueType(aug);
-  g = LLVMAddFunction(mc->mod, name.data, ft);
+  LLVMValueRef g;
+  LLVMBuilderRef b = ad_get_or_define_internal(mc->mod, name.data, ft, &g);
   sb_free(&name);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
+  if (!b)
+    return g;
   LLVMSetPersonalityFn(g, ad_rev_personality(mc, aug));
   unsigned np = LLVMCountParams(g);
   LLVMValueRef *args = tj_malloc((np ? np : 1) * sizeof *args);
   if (!args) {
+    LLVMDisposeBuilder(b);
     ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return NULL;
   }
@@ -460,11 +454,8 @@ LLVMValueRef ad_rev_guarded_aug(ad_module_ctx *mc, LLVMValueRef aug,
     args[k] = LLVMGetParam(g, k);
   LLVMValueRef header = LLVMGetParam(g, np - 1); /* the tape is last */
   LLVMContextRef c = mc->llctx;
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, g, "entry");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, g, "ok");
   LLVMBasicBlockRef lp = LLVMAppendBasicBlockInContext(c, g, "unwinding");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef res = LLVMBuildInvoke2(b, ft, aug, args, np, ok, lp, "");
   free(args);
   LLVMPositionBuilderAtEnd(b, ok);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "ad/core/context.h"
+#include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
 
 static const char *const loop_names[] = {"copy", "take", "accumulate"};
@@ -102,20 +103,17 @@ LLVMValueRef ad_rev_typed_helper(ad_module_ctx *mc, ad_rev_loop loop,
   char *tn = LLVMPrintTypeToString(t);
   snprintf(name, sizeof name, "tanjit.rev.%s.%s", loop_names[loop], tn);
   LLVMDisposeMessage(tn);
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef params[4] = {ptr, ptr, i64, LLVMInt1TypeInContext(c)};
   unsigned np = loop == AD_REV_LOOP_COPY ? 4 : 3;
-  fn = LLVMAddFunction(
-      mc->mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, np, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c), params, np, 0),
+      &fn);
+  if (!b)
+    return fn;
   if (loop == AD_REV_LOOP_COPY)
     build_copy(mc, b, fn, t);
   else

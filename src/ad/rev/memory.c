@@ -51,12 +51,6 @@ enum { SHADOW_HEADER = 16 };
 /* n at -16, the base at -8, the owned list's link at -24 */
 enum { SHADOW_LINKED_HEADER = 32 };
 
-static LLVMValueRef declare_extern(ad_module_ctx *mc, const char *name,
-                                   LLVMTypeRef ft) {
-  LLVMValueRef f = LLVMGetNamedFunction(mc->mod, name);
-  return f ? f : LLVMAddFunction(mc->mod, name, ft);
-}
-
 static LLVMValueRef at_offset(LLVMBuilderRef b, ad_module_ctx *mc,
                               LLVMValueRef p, long long off) {
   LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx),
@@ -69,24 +63,21 @@ static LLVMValueRef at_offset(LLVMBuilderRef b, ad_module_ctx *mc,
  * header's owned list (link at -24); traps when memory runs out (generated
  * code has no error channel). */
 static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
-  const char *name = "tanjit.rev.shadow.alloc";
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef two[2] = {i64, i64};
   LLVMTypeRef three[3] = {i64, i64, ptr};
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, three, 3, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.shadow.alloc", LLVMFunctionType(ptr, three, 3, 0),
+      &fn);
+  if (!b)
+    return fn;
   LLVMTypeRef aft = LLVMFunctionType(ptr, two, 2, 0);
-  LLVMValueRef aligned = declare_extern(mc, "aligned_alloc", aft);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef aligned = ad_get_or_declare(mc->mod, "aligned_alloc", aft);
   LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef align = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
   LLVMValueRef min = LLVMConstInt(i64, SHADOW_LINKED_HEADER, 0);
   LLVMValueRef a = LLVMBuildSelect(
@@ -120,20 +111,16 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
 
 /* tanjit.rev.shadow.free(s): frees a block of shadow_alloc_fn (NULL: no-op). */
 static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
-  const char *name = "tanjit.rev.shadow.free";
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  fn = LLVMAddFunction(mc->mod, name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.shadow.free",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
   LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c, fn, "free");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef s = LLVMGetParam(fn, 0);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, go);
   LLVMPositionBuilderAtEnd(b, go);

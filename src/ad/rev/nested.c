@@ -37,12 +37,6 @@
 
 static const char reserve_name[] = "tanjit.tape.reserve";
 
-static LLVMValueRef libc_fn(ad_module_ctx *mc, const char *name,
-                            LLVMTypeRef ft) {
-  LLVMValueRef f = LLVMGetNamedFunction(mc->mod, name);
-  return f ? f : LLVMAddFunction(mc->mod, name, ft);
-}
-
 static LLVMTypeRef mmap_type(ad_module_ctx *mc) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
@@ -61,21 +55,17 @@ static LLVMTypeRef munmap_type(ad_module_ctx *mc) {
 /* tanjit.rev.nested.map(): a fresh reservation (Linux's PROT_READ|WRITE,
  * MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE); traps when none is given. */
 static LLVMValueRef map_fn(ad_module_ctx *mc) {
-  const char *name = "tanjit.rev.nested.map";
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, NULL, 0, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.nested.map", LLVMFunctionType(ptr, NULL, 0, 0), &fn);
+  if (!b)
+    return fn;
   LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(c, fn, "fail");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef args[6] = {LLVMConstNull(ptr),
                           LLVMConstInt(i64, NESTED_SHADOW_BYTES, 0),
                           LLVMConstInt(i32, 3, 0),
@@ -83,7 +73,7 @@ static LLVMValueRef map_fn(ad_module_ctx *mc) {
                           LLVMConstInt(i32, (unsigned long long)-1, 1),
                           LLVMConstInt(i64, 0, 0)};
   LLVMTypeRef mt = mmap_type(mc);
-  LLVMValueRef p = LLVMBuildCall2(b, mt, libc_fn(mc, "mmap", mt), args, 6, "");
+  LLVMValueRef p = LLVMBuildCall2(b, mt, ad_get_or_declare(mc->mod, "mmap", mt), args, 6, "");
   /* MAP_FAILED is (void *)-1 */
   LLVMValueRef failed = LLVMBuildICmp(
       b, LLVMIntEQ, LLVMBuildPtrToInt(b, p, i64, ""),
@@ -100,22 +90,19 @@ static LLVMValueRef map_fn(ad_module_ctx *mc) {
 /* tanjit.rev.nested.unmap(p): munmap of a reservation, a function of its
  * own so that a gradient over this reverse knows it (as a free). */
 static LLVMValueRef unmap_fn(ad_module_ctx *mc) {
-  const char *name = "tanjit.rev.nested.unmap";
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  fn = LLVMAddFunction(mc->mod, name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.nested.unmap",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
   LLVMValueRef args[2] = {
       LLVMGetParam(fn, 0),
       LLVMConstInt(LLVMInt64TypeInContext(c), NESTED_SHADOW_BYTES, 0)};
   LLVMTypeRef ut = munmap_type(mc);
-  LLVMBuildCall2(b, ut, libc_fn(mc, "munmap", ut), args, 2, "");
+  LLVMBuildCall2(b, ut, ad_get_or_declare(mc->mod, "munmap", ut), args, 2, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   return fn;

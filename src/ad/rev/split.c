@@ -49,19 +49,16 @@ static LLVMTypeRef split_header_type(ad_module_ctx *mc) {
 /* tanjit.split.tape(tag): a zeroed heap header carrying tag; traps when
  * memory runs out (generated code has no error channel). */
 static LLVMValueRef tape_fn(ad_module_ctx *mc) {
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, tape_fn_name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  fn = LLVMAddFunction(mc->mod, tape_fn_name, LLVMFunctionType(ptr, &i64, 1, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, tape_fn_name, LLVMFunctionType(ptr, &i64, 1, 0), &fn);
+  if (!b)
+    return fn;
   LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef args[2] = {
       LLVMConstInt(i64, 1, 0),
       LLVMConstInt(i64, LLVMABISizeOfType(mc->td, split_header_type(mc)), 0)};
@@ -81,23 +78,20 @@ static LLVMValueRef tape_fn(ad_module_ctx *mc) {
  * then clears it (a tape is consumed once).  Byte-aligned: the header may
  * be in the caller's char buffer. */
 static LLVMValueRef check_fn(ad_module_ctx *mc) {
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, check_fn_name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef params[2] = {ptr, i64};
-  fn = LLVMAddFunction(mc->mod, check_fn_name,
-                       LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, check_fn_name,
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  if (!b)
+    return fn;
   LLVMBasicBlockRef read = LLVMAppendBasicBlockInContext(c, fn, "read");
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(c, fn, "wrong.tape");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
   LLVMValueRef h = LLVMGetParam(fn, 0);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, h, ""), bad, read);
   LLVMPositionBuilderAtEnd(b, read);
   LLVMValueRef at = LLVMBuildStructGEP2(b, split_header_type(mc), h, 3, "");

@@ -38,9 +38,6 @@ LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc) {
 }
 
 LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name) {
-  LLVMValueRef f = LLVMGetNamedFunction(mc->mod, name);
-  if (f)
-    return f;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
   LLVMTypeRef ft;
@@ -53,7 +50,7 @@ LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name) {
     LLVMTypeRef two[2] = {ptr, i64};
     ft = LLVMFunctionType(ptr, two, 2, 0);
   }
-  return LLVMAddFunction(mc->mod, name, ft);
+  return ad_get_or_declare(mc->mod, name, ft);
 }
 
 LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
@@ -90,24 +87,21 @@ static LLVMValueRef reserve_fn(ad_rev_fn *r) {
   char name[256];
   snprintf(name, sizeof name, "tanjit.tape.reserve.%.*s",
            (int)(an > 200 ? 200 : an), aug);
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
-  if (fn)
-    return fn;
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
   LLVMTypeRef tt = ad_rev_tape_type(mc);
   LLVMTypeRef params[2] = {ptr, i64};
-  fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ptr, params, 2, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, name, LLVMFunctionType(ptr, params, 2, 0), &fn);
+  if (!b)
+    return fn;
   LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fn, "grow");
   LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
   LLVMValueRef tape = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
-  LLVMPositionBuilderAtEnd(b, entry);
   LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, tape, 1, "");
   LLVMValueRef pcap = LLVMBuildStructGEP2(b, tt, tape, 2, "");
   LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "size");
