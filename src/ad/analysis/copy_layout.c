@@ -126,8 +126,42 @@ static tfact side_fact(const ad_types *t, int obj, long long base,
  * have the type the memory was declared with, when an end of the copy is
  * a local variable, a global or a byval/sret argument itself. */
 
+/* The type a struct or array GEP with constant indices, the first 0,
+ * says its result points to (clang -O0's `&this->member`, whose base is a
+ * pointer loaded from its slot), or NULL. */
+static LLVMTypeRef gep_member_type(LLVMValueRef gep) {
+  unsigned n = (unsigned)LLVMGetNumOperands(gep);
+  LLVMTypeRef t = LLVMGetGEPSourceElementType(gep);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (n < 3 || (k != LLVMStructTypeKind && k != LLVMArrayTypeKind))
+    return NULL;
+  LLVMValueRef first = LLVMGetOperand(gep, 1);
+  if (!LLVMIsAConstantInt(first) || LLVMConstIntGetZExtValue(first) != 0)
+    return NULL;
+  for (unsigned i = 2; i < n && t; i++) {
+    LLVMValueRef idx = LLVMGetOperand(gep, i);
+    if (!LLVMIsAConstantInt(idx))
+      return NULL;
+    unsigned long long v = LLVMConstIntGetZExtValue(idx);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMStructTypeKind:
+      t = v < LLVMCountStructElementTypes(t) ? LLVMStructGetTypeAtIndex(t, (unsigned)v)
+                                             : NULL;
+      break;
+    case LLVMArrayTypeKind:
+    case LLVMVectorTypeKind:
+      t = LLVMGetElementType(t);
+      break;
+    default:
+      t = NULL;
+    }
+  }
+  return t;
+}
+
 /* The type memory `p` points to the start of was declared with, or NULL. */
 static LLVMTypeRef declared_type(LLVMValueRef p) {
+  LLVMTypeRef member = NULL; /* a GEP's, when nothing below it says more */
   for (int depth = 0; p && depth < 4; depth++) {
     if (LLVMIsAAllocaInst(p))
       return LLVMGetAllocatedType(p);
@@ -147,21 +181,23 @@ static LLVMTypeRef declared_type(LLVMValueRef p) {
         if (a)
           return LLVMGetTypeAttributeValue(a);
       }
-      return NULL;
+      return member;
     }
     if (LLVMIsAGetElementPtrInst(p)) {
+      if (!member)
+        member = gep_member_type(p);
       /* an array's decay to its first element: `&a[0]`, offset 0 */
       for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++) {
         LLVMValueRef k = LLVMGetOperand(p, i);
         if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != 0)
-          return NULL;
+          return member;
       }
     } else if (!LLVMIsABitCastInst(p) && !LLVMIsAAddrSpaceCastInst(p)) {
-      return NULL;
+      return member;
     }
     p = LLVMGetOperand(p, 0);
   }
-  return NULL;
+  return member;
 }
 
 /* The fact of the scalar of `ty` covering byte `rel` (unknown in padding

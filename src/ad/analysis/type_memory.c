@@ -140,6 +140,68 @@ static void collapse(ad_types *t, tobj *o) {
   t->changed = 1;
 }
 
+/* The entry index of an object with many entries: a linear search per
+ * note made the analysis quadratic in an object's entries (odeint's -O0
+ * stepper: 95% of a load's time in this search). */
+enum { INDEX_FROM = 32 };
+
+static size_t entry_hash(long long off, unsigned long long size,
+                         size_t cap) {
+  unsigned long long h = (unsigned long long)off * 0x9e3779b97f4a7c15ull ^
+                         (size + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+  return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static void index_put(tobj *o, size_t i) {
+  size_t h = entry_hash(o->e[i].off, o->e[i].size, o->ixcap);
+  while (o->ix[h])
+    h = (h + 1) & (o->ixcap - 1);
+  o->ix[h] = i + 1;
+}
+
+/* Brings the index up to o->e (0), or -1 when there is none (too few
+ * entries, out of memory: the linear search then). */
+static int index_sync(tobj *o) {
+  if (o->n < INDEX_FROM) {
+    /* every reset of e (collapse, a new period) passes here before the
+     * entries are noted again: the index is rebuilt from scratch */
+    o->indexed = 0;
+    return -1;
+  }
+  if (o->indexed == 0 || o->indexed > o->n || 2 * o->n > o->ixcap) {
+    size_t cap = o->ixcap ? o->ixcap : 64;
+    while (2 * o->n > cap)
+      cap *= 2;
+    size_t *g = tj_realloc(o->ix, cap * sizeof *g);
+    if (!g)
+      return -1;
+    memset(g, 0, cap * sizeof *g);
+    o->ix = g;
+    o->ixcap = cap;
+    o->indexed = 0;
+  }
+  for (; o->indexed < o->n; o->indexed++)
+    index_put(o, o->indexed);
+  return 0;
+}
+
+/* The entry of obj at exactly [off, off+size), or -1. */
+static long long find_entry(tobj *o, long long off, unsigned long long size) {
+  if (index_sync(o) != 0) {
+    for (size_t i = 0; i < o->n; i++)
+      if (o->e[i].off == off && o->e[i].size == size)
+        return (long long)i;
+    return -1;
+  }
+  for (size_t h = entry_hash(off, size, o->ixcap); o->ix[h];
+       h = (h + 1) & (o->ixcap - 1)) {
+    size_t i = o->ix[h] - 1;
+    if (o->e[i].off == off && o->e[i].size == size)
+      return (long long)i;
+  }
+  return -1;
+}
+
 /* Joins f into bytes [off, off+size) of obj; whether anything changed. */
 static int note_one(ad_types *t, int obj, long long off,
                     unsigned long long size, tfact f) {
@@ -157,15 +219,16 @@ static int note_one(ad_types *t, int obj, long long off,
     return note_one(t, obj, off, size, f);
   }
   off = ta_norm(o, off);
-  for (size_t i = 0; i < o->n; i++)
-    if (o->e[i].off == off && o->e[i].size == size) {
-      tfact j = ta_join(o->e[i].f, f);
-      if (ta_same(j, o->e[i].f))
-        return 0;
-      o->e[i].f = j;
-      t->changed = 1;
-      return 1;
-    }
+  long long at = find_entry(o, off, size);
+  if (at >= 0) {
+    tentry *e = &o->e[at];
+    tfact j = ta_join(e->f, f);
+    if (ta_same(j, e->f))
+      return 0;
+    e->f = j;
+    t->changed = 1;
+    return 1;
+  }
   if (o->n >= MAX_TYPE_ENTRIES * 4)
     return 0; /* enough: further bytes stay unknown */
   if (o->n == o->cap) {

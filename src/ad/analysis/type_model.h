@@ -63,6 +63,11 @@ typedef struct tobj {
   unsigned long long period; /* 0: not periodic */
   int collapsed;             /* one summary fact for every byte */
   tfact summary;
+  /* type_memory.c's index of e by (off, size) for objects with many
+   * entries: 1 + the entry's index per slot (0: empty), `indexed` the
+   * entries it holds (rebuilt when e shrank or was replaced) */
+  size_t *ix;
+  size_t ixcap, indexed;
 } tobj;
 
 typedef struct tval {

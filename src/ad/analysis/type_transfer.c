@@ -599,6 +599,7 @@ void ad_types_free(ad_types *t) {
     return;
   for (size_t i = 0; i < t->nobjs; i++) {
     free(t->objs[i].e);
+    free(t->objs[i].ix);
     free(t->objs[i].r);
     free(t->objs[i].s);
   }

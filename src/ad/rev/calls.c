@@ -66,6 +66,7 @@ void ad_rev_free_plans(ad_rev_fn *r) {
       free(p->act);
       free(p->targets);
       free(p->pairs);
+      free(p->copied);
       free(p);
     }
   ad_map_free(&r->plans);
@@ -128,39 +129,6 @@ LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits) {
   }
 }
 
-/* Whether memory at `p` is only read through it: loads, addresses taken
- * for loads, the source of a copy.  A byval argument the callee only
- * reads is passed as the caller's pointer, its shadow as the caller's
- * shadow (the pair's parameters carry no byval): reading a copy and
- * reading the original give the same values and the same adjoints.  A
- * callee that writes its copy would write the caller's memory. */
-static int only_read(LLVMValueRef p, int depth) {
-  if (depth > 8)
-    return 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (LLVMIsALoadInst(user))
-      continue;
-    if (LLVMIsAGetElementPtrInst(user) || LLVMIsABitCastInst(user)) {
-      if (LLVMGetOperand(user, 0) != p || !only_read(user, depth + 1))
-        return 0;
-      continue;
-    }
-    if (LLVMIsACallInst(user) && LLVMGetNumArgOperands(user) >= 2 &&
-        LLVMGetOperand(user, 1) == p && LLVMGetOperand(user, 0) != p) {
-      LLVMValueRef callee = LLVMGetCalledValue(user);
-      size_t n = 0;
-      const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n)
-                                                 : "";
-      if (strncmp(name, "llvm.memcpy", 11) == 0 ||
-          strncmp(name, "llvm.memmove", 12) == 0)
-        continue;
-    }
-    return 0;
-  }
-  return 1;
-}
-
 /* The callee's activities for this call site. */
 static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                        ad_rev_call_plan *p) {
@@ -187,7 +155,6 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   p->act = tj_calloc(np ? np : 1, 1);
   if (!p->act)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   for (unsigned k = 0; k < np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if (!ad_is_active(fc, a))
@@ -199,12 +166,14 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                               "an argument of %s that mixes floats and pointers in "
                               "one value is not supported",
                               ad_value_name(fn));
-    if (o && LLVMGetEnumAttributeAtIndex(fn, k + 1, byval) &&
-        !only_read(LLVMGetParam(fn, k), 0))
-      return ad_rev_fail_call(r, call,
-                              "an active by-value (byval) argument that %s "
-                              "writes to (its own copy) is not supported",
-                              ad_value_name(fn));
+    /* a byval argument the callee only reads is passed as the caller's
+     * pointer and shadow (reading a copy and the original give the same
+     * values and adjoints); one it writes gets copies (byval.c) */
+    if (o && ad_rev_byval_written(fn, k)) {
+      if (!p->copied && !(p->copied = tj_calloc(np ? np : 1, 1)))
+        return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+      p->copied[k] = 1;
+    }
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
   int f = 0, o = 0;
@@ -278,14 +247,23 @@ static LLVMValueRef call_each_target(ad_rev_fn *r, LLVMBuilderRef b,
 static int aug_calls(ad_rev_fn *r, LLVMValueRef call, ad_rev_call_plan *p) {
   ad_fn_ctx *fc = &r->fc;
   unsigned n = 0;
-  LLVMValueRef *args = tj_malloc((2 * p->np + 1) * sizeof *args);
+  LLVMValueRef *args = tj_malloc((4 * p->np + 1) * sizeof *args);
   if (!args)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  LLVMValueRef *prim = args + 2 * p->np + 1, *shad = prim + p->np;
   for (unsigned k = 0; k < p->np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
-    args[n++] = ad_primal(fc, a);
+    prim[k] = ad_primal(fc, a);
+    shad[k] = p->act[k] == AD_REV_DUP ? ad_shadow_value(fc, a) : NULL;
+  }
+  if (ad_rev_byval_aug(r, call, p, prim, shad) != 0) {
+    free(args);
+    return -1;
+  }
+  for (unsigned k = 0; k < p->np; k++) {
+    args[n++] = prim[k];
     if (p->act[k] == AD_REV_DUP)
-      args[n++] = ad_shadow_value(fc, a);
+      args[n++] = shad[k];
   }
   args[n++] = r->aug_tape;
   LLVMValueRef fns[MAX_TARGETS];
@@ -529,14 +507,24 @@ static int reverse_math(ad_rev_fn *r, LLVMValueRef call,
 static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
                           const ad_rev_call_plan *p) {
   unsigned n = 0;
-  LLVMValueRef *args = tj_malloc((2 * p->np + 2) * sizeof *args);
+  LLVMValueRef *args = tj_malloc((3 * p->np + 2) * sizeof *args);
   if (!args)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  LLVMValueRef *shad = args + 2 * p->np + 2;
+  for (unsigned k = 0; k < p->np; k++)
+    shad[k] = p->act[k] == AD_REV_DUP ? ad_rev_shadow(r, LLVMGetOperand(call, k))
+                                      : NULL;
+  /* the shadow copies of byval arguments the callee writes to (byval.c) */
+  LLVMValueRef copies = ad_rev_byval_rev_shadows(r, call, p, shad);
+  if (r->mc->diag.failed) {
+    free(args);
+    return -1;
+  }
   for (unsigned k = 0; k < p->np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     args[n++] = ad_rev_primal(r, a);
     if (p->act[k] == AD_REV_DUP)
-      args[n++] = ad_rev_shadow(r, a);
+      args[n++] = shad[k];
   }
   if (p->ret_adjoint)
     args[n++] = ad_rev_take(r, call);
@@ -559,7 +547,7 @@ static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
     ad_rev_accumulate(r, LLVMGetOperand(call, k),
                       LLVMBuildExtractValue(r->rb, res, j++, ""), NULL);
   }
-  return 0;
+  return ad_rev_byval_reverse(r, call, p, copies);
 }
 
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call) {

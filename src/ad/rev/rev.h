@@ -13,6 +13,8 @@
  *   adjoint.c  the reverse body: blocks, the dispatcher, adjoint slots,
  *              PHIs, the instruction rules
  *   calls.c    calls in both directions (math rows, memory, callees)
+ *   byval.c    byval arguments the callee writes to: copies of the primal
+ *              and of its shadow, the float adjoints added back
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
  *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
  *              gradient per lane, whichever is exact
@@ -480,6 +482,27 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
 
+/* ---- byval.c: byval arguments the callee writes to ---- */
+/* Whether parameter k of fn is byval and fn may write its copy. */
+int ad_rev_byval_written(LLVMValueRef fn, unsigned k);
+/* aug, before the callee's augmented pass: for each argument the plan
+ * marks copied, primal[k] becomes a copy of its bytes and shadow[k] a
+ * shadow copy (non-float bytes from the caller's shadow, floats zero),
+ * recorded for the reverse.  Arrays indexed by parameter.  0 or -1. */
+int ad_rev_byval_aug(ad_rev_fn *r, LLVMValueRef call,
+                     const struct ad_rev_call_plan *p, LLVMValueRef *primal,
+                     LLVMValueRef *shadow);
+/* reverse, before the callee's reverse: shadow[k] of each copied argument
+ * becomes its shadow copy; returns the recorded block (NULL: none, or an
+ * error in mc). */
+LLVMValueRef ad_rev_byval_rev_shadows(ad_rev_fn *r, LLVMValueRef call,
+                                      const struct ad_rev_call_plan *p,
+                                      LLVMValueRef *shadow);
+/* after it: the copies' float adjoints added into the caller's shadows,
+ * the block freed (block NULL: nothing).  0 or -1. */
+int ad_rev_byval_reverse(ad_rev_fn *r, LLVMValueRef call,
+                         const struct ad_rev_call_plan *p, LLVMValueRef block);
+
 /* ---- custom.c ---- */
 typedef struct ad_rev_rules ad_rev_rules; /* tanjit_register_rev_rule's */
 ad_rev_rules *ad_rev_rules_new(void);      /* NULL on out of memory */
@@ -542,6 +565,9 @@ typedef struct ad_rev_call_plan {
   LLVMValueRef *targets;
   ad_rev_pair *pairs;
   unsigned ntargets;
+  /* PLAN_CALL and PLAN_INDIRECT: per parameter, 1 where the argument is
+   * an active byval pointer the callee writes to (byval.c); NULL: none */
+  unsigned char *copied;
 } ad_rev_call_plan;
 
 typedef struct ad_rev_call_row ad_rev_call_row;

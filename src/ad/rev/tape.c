@@ -960,7 +960,9 @@ static void prune_items(ad_rev_fn *r) {
     if (!it.loaded)
       continue;
     if (!it.recomputed) {
-      r->bytes += slot_size(r->mc, LLVMTypeOf(it.v));
+      /* a recorded aug value (shadow 2) has its own type, not its key's
+       * (a void call's, for a byval copy's shadow) */
+      r->bytes += slot_size(r->mc, LLVMTypeOf(it.loaded));
       it.off = r->bytes;
       LLVMValueRef addr = LLVMGetOperand(it.loaded, 0);
       LLVMSetOperand(addr, 1,
