@@ -269,6 +269,9 @@ void jit_install_transform(tanjit_session *s);
 /* Differentiate, verify, optimize `m` in place. */
 int jit_transform_module(tanjit_session *s, LLVMModuleRef m,
                          tanjit_error **err);
+/* LLVM's verifier on a module the engine just differentiated: a failure
+ * is tanjit's bug, reported as TANJIT_ERR_INTERNAL with LLVM's text. */
+int jit_verify_differentiated(LLVMModuleRef m, tanjit_error **err);
 
 /* autodiff.c */
 /* Adds to m @wrapper calling __enzyme_autodiff on fn with the markers of

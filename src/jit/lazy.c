@@ -43,7 +43,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 
@@ -282,18 +281,8 @@ static int differentiate_group(const lazy_body *b, LLVMModuleRef m,
   unsigned long lookups0 = ad_engine_rule_lookups(s->ad);
   unsigned long sites0 = ad_engine_call_sites(s->ad);
   double t0 = seconds_now();
-  if (ad_transform_module(s->ad, m, err))
+  if (ad_transform_module(s->ad, m, err) || jit_verify_differentiated(m, err))
     return -1;
-  char *msg = NULL;
-  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
-    tj_fail(err, TANJIT_ERR_INTERNAL,
-            "the module fails LLVM's verifier after differentiation (a tanjit "
-            "bug): %s",
-            msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    return -1;
-  }
-  LLVMDisposeMessage(msg);
   double t1 = seconds_now();
   jit_session_lock(s);
   s->stats.requests += requests;

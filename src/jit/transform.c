@@ -134,16 +134,8 @@ static int transform_steps(tanjit_session *s, LLVMModuleRef m, int optimize,
   if (rc)
     return -1;
   double t1 = seconds_now();
-  char *msg = NULL;
-  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
-    tj_fail(err, TANJIT_ERR_INTERNAL,
-            "the module fails LLVM's verifier after differentiation (a tanjit "
-            "bug): %s",
-            msg ? msg : "");
-    LLVMDisposeMessage(msg);
+  if (jit_verify_differentiated(m, err))
     return -1;
-  }
-  LLVMDisposeMessage(msg);
   tanjit_stats cost = {.modules = 1,
                        .requests = requests,
                        .differentiate_seconds = t1 - t0,
@@ -155,6 +147,20 @@ static int transform_steps(tanjit_session *s, LLVMModuleRef m, int optimize,
 }
 
 /* default<ON> on the whole module. */
+int jit_verify_differentiated(LLVMModuleRef m, tanjit_error **err) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+    tj_fail(err, TANJIT_ERR_INTERNAL,
+            "the module fails LLVM's verifier after differentiation (a tanjit "
+            "bug): %s",
+            msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+  }
+  LLVMDisposeMessage(msg);
+  return 0;
+}
+
 static int optimize_step(tanjit_session *s, LLVMModuleRef m, tanjit_error **err) {
   LLVMTargetMachineRef tm = s->pass_tm;
   double t1 = seconds_now();
