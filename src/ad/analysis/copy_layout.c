@@ -12,6 +12,7 @@
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
+#include "ad/ir/ir.h"
 
 static int has_unknown_bytes(const ad_copy_layout *l) {
   for (size_t i = 0; i < l->n; i++)
@@ -296,6 +297,71 @@ static void first_byte_rule(ad_copy_layout *l) {
   l->n = kept;
 }
 
+/* Whether bytes [off, off + size) of a value of type ty laid out at byte
+ * `at` overlap one of its members (a scalar, a vector, a pointer). */
+static int overlaps_member(LLVMTargetDataRef td, LLVMTypeRef ty,
+                           unsigned long long at, unsigned long long off,
+                           unsigned long long size, int depth) {
+  unsigned long long n = LLVMABISizeOfType(td, ty);
+  if (off + size <= at || at + n <= off)
+    return 0;
+  LLVMTypeKind k = LLVMGetTypeKind(ty);
+  if (depth > 16)
+    return 1;
+  if (k == LLVMStructTypeKind) {
+    unsigned ne = LLVMCountStructElementTypes(ty);
+    for (unsigned i = 0; i < ne; i++)
+      if (overlaps_member(td, LLVMStructGetTypeAtIndex(ty, i),
+                          at + LLVMOffsetOfElement(td, ty, i), off, size,
+                          depth + 1))
+        return 1;
+    return 0;
+  }
+  if (k == LLVMArrayTypeKind) {
+    LLVMTypeRef el = LLVMGetElementType(ty);
+    unsigned long long es = LLVMABISizeOfType(td, el);
+    if (!es)
+      return 0;
+    /* the elements the bytes touch: the first and the last suffice to
+     * find a hole inside one element, as all are alike */
+    unsigned long long first = off > at ? (off - at) / es : 0;
+    unsigned long long last = (off + size - 1 - at) / es;
+    unsigned long long count = LLVMGetArrayLength2(ty);
+    for (unsigned long long e = first; e <= last && e < count; e++)
+      if (overlaps_member(td, el, at + e * es, off, size, depth + 1))
+        return 1;
+    return 0;
+  }
+  /* a scalar: its store size, not its allocation (an x86_fp80's tail) */
+  unsigned long long used = LLVMStoreSizeOfType(td, ty);
+  return off < at + used && at < off + size;
+}
+
+/* Padding of a stack object's declared type (clang 22 at -O0 zeroes a
+ * struct initializer's holes with an llvm.memset of their own): unknown
+ * bytes no member of the alloca's type covers are integer bytes (their
+ * shadow is moved or set as the primal's; no float lives there). */
+static void holes_between_members(const ad_types *t, LLVMValueRef dst,
+                                  long long fd, ad_copy_layout *l) {
+  LLVMValueRef base =
+      ad_strip_casts(dst, AD_STRIP_GEPS | AD_STRIP_INSTRUCTIONS);
+  LLVMValueRef count =
+      base && LLVMIsAAllocaInst(base) ? LLVMGetOperand(base, 0) : NULL;
+  if (!count || !LLVMIsAConstantInt(count) ||
+      LLVMConstIntGetZExtValue(count) != 1 || fd < 0)
+    return;
+  LLVMTypeRef ty = LLVMGetAllocatedType(base);
+  if (LLVMGetTypeKind(ty) != LLVMStructTypeKind)
+    return;
+  for (size_t i = 0; i < l->n; i++) {
+    ad_segment *s = &l->segs[i];
+    if (s->kind == AD_BYTES_UNKNOWN && s->size != ~0ull && s->size &&
+        !overlaps_member(t->td, ty, 0, (unsigned long long)fd + s->offset,
+                         s->size, 0))
+      s->kind = AD_BYTES_INTEGER;
+  }
+}
+
 int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                          LLVMValueRef len, ad_copy_layout *out) {
   const tval *vd = ta_vget(t, dst), *vs = ta_vget(t, src);
@@ -382,6 +448,8 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
   out->period = period;
   if (n < 0 && !period)
     first_byte_rule(out);
+  else if (!period)
+    holes_between_members(t, dst, fd, out);
   return 0;
 }
 
