@@ -202,33 +202,30 @@ static long long find_entry(tobj *o, long long off, unsigned long long size) {
   return -1;
 }
 
+/* Joins f into *slot; whether it changed (then the analysis goes on). */
+static int join_into(ad_types *t, tfact *slot, tfact f) {
+  tfact j = ta_join(*slot, f);
+  if (ta_same(j, *slot))
+    return 0;
+  *slot = j;
+  t->changed = 1;
+  return 1;
+}
+
 /* Joins f into bytes [off, off+size) of obj; whether anything changed. */
 static int note_one(ad_types *t, int obj, long long off,
                     unsigned long long size, tfact f) {
   tobj *o = &t->objs[obj];
-  if (o->collapsed) {
-    tfact j = ta_join(o->summary, f);
-    if (ta_same(j, o->summary))
-      return 0;
-    o->summary = j;
-    t->changed = 1;
-    return 1;
-  }
+  if (o->collapsed)
+    return join_into(t, &o->summary, f);
   if (o->period && size > o->period) {
     collapse(t, o);
     return note_one(t, obj, off, size, f);
   }
   off = ta_norm(o, off);
   long long at = find_entry(o, off, size);
-  if (at >= 0) {
-    tentry *e = &o->e[at];
-    tfact j = ta_join(e->f, f);
-    if (ta_same(j, e->f))
-      return 0;
-    e->f = j;
-    t->changed = 1;
-    return 1;
-  }
+  if (at >= 0)
+    return join_into(t, &o->e[at].f, f);
   if (o->n >= MAX_TYPE_ENTRIES * 4)
     return 0; /* enough: further bytes stay unknown */
   if (o->n == o->cap) {
