@@ -178,6 +178,193 @@ static void demand(activity_state *st, LLVMValueRef p) {
   st->ntodo = 0;
 }
 
+/* A call whose derivative the engine builds from the callee's body. */
+static int returns_from_a_body(ad_fn_ctx *fc, const ad_call_rule *r,
+                               LLVMValueRef call) {
+  (void)fc;
+  LLVMValueRef callee = ad_called_function(call);
+  return !r && callee && LLVMCountBasicBlocks(callee) > 0;
+}
+
+/* Which values a pointer returned by a callee may come from, followed
+ * into the callee's body: its arguments (the caller's operands, across up
+ * to RET_WALK_FRAMES nested calls), memory read through them, globals,
+ * allocations.  A pointer that comes only from the caller's inactive
+ * operands has no shadow: giving the call one would make the primal stand
+ * in for it, and the reverse pass would accumulate adjoints into the
+ * primal memory of a constant argument (an accessor `at(c, i)` over an
+ * enzyme_const object at -O0, before inlining). */
+enum { RET_WALK_FRAMES = 6, RET_WALK_BUDGET = 512 };
+
+typedef struct ret_walk {
+  activity_state *st;
+  LLVMValueRef frames[RET_WALK_FRAMES]; /* frames[0]: the analyzed call */
+  ad_map seen;
+  int budget;
+  int push; /* demand the caller's operands the pointer may come from */
+} ret_walk;
+
+static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth);
+
+static int walk_value(ret_walk *w, LLVMValueRef v, int depth);
+static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth);
+
+/* The values stored into a local slot (through GEPs and casts of it); a
+ * slot whose address goes anywhere else (a call that fills it, a store of
+ * the address itself) may hold anything. */
+static int walk_slot_stores(ret_walk *w, LLVMValueRef addr, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(addr); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (--w->budget < 0 || !LLVMIsAInstruction(user))
+      return 1;
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMLoad:
+      break;
+    case LLVMStore:
+      if (LLVMGetOperand(user, 1) != addr ||
+          walk_value(w, LLVMGetOperand(user, 0), depth))
+        return 1;
+      break;
+    case LLVMGetElementPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+      if (LLVMGetOperand(user, 0) != addr ||
+          walk_slot_stores(w, user, depth))
+        return 1;
+      break;
+    case LLVMCall: {
+      LLVMValueRef fn = ad_called_function(user);
+      const char *name = fn ? ad_value_name(fn) : "";
+      if (strncmp(name, "llvm.lifetime.", 14) != 0 &&
+          strncmp(name, "llvm.dbg.", 9) != 0)
+        return 1;
+      break;
+    }
+    default:
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* What the memory at `addr` may hold: what was stored there when it is a
+ * local slot (of this frame or, through pointer arguments, an outer one);
+ * else a pointer read through addr has a shadow when addr does (the
+ * caller's operand, for memory the analyzed call was given). */
+static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth) {
+  LLVMValueRef root = ad_pointer_root(addr);
+  if (LLVMIsAArgument(root) && depth > 1) {
+    LLVMValueRef fn = LLVMGetParamParent(root);
+    unsigned k = 0;
+    while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != root)
+      k++;
+    LLVMValueRef call = w->frames[depth - 1];
+    if (k >= LLVMGetNumArgOperands(call) || --w->budget < 0)
+      return 1;
+    return walk_memory(w, LLVMGetOperand(call, k), depth - 1);
+  }
+  if (LLVMIsAAllocaInst(root))
+    return walk_slot_stores(w, root, depth);
+  return walk_value(w, addr, depth);
+}
+
+static int walk_value(ret_walk *w, LLVMValueRef v, int depth) {
+  if (!v || LLVMIsUndef(v) || LLVMIsAConstantPointerNull(v))
+    return 0;
+  /* seen in this frame: a cycle (PHIs) or done; the same function's
+   * values reached through another call site are walked again */
+  if (--w->budget < 0)
+    return 1;
+  if (ad_map_get(&w->seen, v) == (void *)w->frames[depth - 1])
+    return 0;
+  if (ad_map_put(&w->seen, v, (void *)w->frames[depth - 1]) != 0)
+    return 1;
+  if (LLVMIsAArgument(v)) {
+    LLVMValueRef fn = LLVMGetParamParent(v);
+    unsigned k = 0;
+    while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != v)
+      k++;
+    LLVMValueRef call = w->frames[depth - 1];
+    if (k >= LLVMGetNumArgOperands(call))
+      return 1; /* a variadic tail */
+    LLVMValueRef op = LLVMGetOperand(call, k);
+    if (depth > 1)
+      return walk_value(w, op, depth - 1);
+    if (w->push && carries_pointer(w->st, op))
+      push_demand(w->st, op);
+    return ad_is_active(w->st->fc, op);
+  }
+  if (LLVMIsConstant(v)) {
+    LLVMValueRef root = ad_pointer_root(v);
+    return LLVMIsAGlobalValue(root) != NULL;
+  }
+  if (!LLVMIsAInstruction(v))
+    return 1;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAlloca:
+    return 0; /* a returned stack address is dead */
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMFreeze:
+  case LLVMIntToPtr:
+  case LLVMPtrToInt:
+  case LLVMLoad:
+    return walk_memory(w, LLVMGetOperand(v, 0), depth);
+  case LLVMExtractValue:
+    return walk_value(w, LLVMGetOperand(v, 0), depth);
+  case LLVMInsertValue:
+    return walk_value(w, LLVMGetOperand(v, 0), depth) ||
+           walk_value(w, LLVMGetOperand(v, 1), depth);
+  case LLVMPHI:
+    for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+      if (walk_value(w, LLVMGetIncomingValue(v, k), depth))
+        return 1;
+    return 0;
+  case LLVMSelect:
+    return walk_value(w, LLVMGetOperand(v, 1), depth) ||
+           walk_value(w, LLVMGetOperand(v, 2), depth);
+  case LLVMCall:
+  case LLVMInvoke: {
+    const ad_call_rule *r = ad_rule_of_call(w->st->fc->mc, v);
+    if (!returns_from_a_body(w->st->fc, r, v) || depth >= RET_WALK_FRAMES)
+      return 1; /* an allocation, a library's pointer: may have a shadow */
+    w->frames[depth] = v;
+    return walk_returns(w, ad_called_function(v), depth + 1);
+  }
+  default:
+    return 1;
+  }
+}
+
+static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMRet &&
+        LLVMGetNumOperands(t) == 1 &&
+        walk_value(w, LLVMGetOperand(t, 0), depth))
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether `call` (to a defined function) may return a pointer with a
+ * shadow; with `push`, the operands it may come from are demanded (their
+ * shadows come first: a later round then marks the call). */
+static int returned_pointer_may_be_shadowed(activity_state *st,
+                                            LLVMValueRef call, int push) {
+  ret_walk w;
+  w.st = st;
+  w.frames[0] = call;
+  w.budget = RET_WALK_BUDGET;
+  w.push = push;
+  ad_map_init(&w.seen);
+  int r = walk_returns(&w, ad_called_function(call), 1);
+  ad_map_free(&w.seen);
+  return r;
+}
+
 /* One step of demand: marks p's root when it is one, else queues the
  * values p's shadow comes from. */
 static void demand_one(activity_state *st, LLVMValueRef p) {
@@ -227,15 +414,17 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
   case LLVMCall:
   case LLVMInvoke: {
     /* An allocation, or a defined function returning a pointer (or an
-     * integer holding one): its derivative returns the shadow. */
+     * integer holding one): its derivative returns the shadow, when the
+     * pointer it returns can have one (see returned_pointer_may_be_shadowed:
+     * the arguments it was given come first). */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
-    LLVMValueRef callee = ad_called_function(p);
-    if (r && r->returns_allocation) {
+    if (r && r->returns_allocation)
       mark(st, p);
-    } else if (!r && callee && LLVMCountBasicBlocks(callee) > 0) {
+    else if (returns_from_a_body(fc, r, p) &&
+             returned_pointer_may_be_shadowed(st, p, 1)) {
       mark(st, p);
-      /* The pointer it returns may be one it was given or one it read
-       * through one (an accessor, operator[]): their shadows come first. */
+      /* the walk stops at the first source with a shadow: every pointer
+       * given (an accessor's object, operator[]'s) may be one too */
       unsigned n = LLVMGetNumArgOperands(p);
       for (unsigned k = 0; k < n; k++)
         if (carries_pointer(st, LLVMGetOperand(p, k)))
@@ -279,7 +468,9 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   if (!any)
     return;
   LLVMTypeRef rt = LLVMTypeOf(call);
-  if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind)
+  if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind &&
+      !(ad_type_is_pointerish(rt) && returns_from_a_body(fc, r, call) &&
+        !returned_pointer_may_be_shadowed(st, call, 0)))
     mark(st, call);
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {

@@ -801,6 +801,53 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
 
 /* ---- copies and memsets ---- */
 
+/* Whether the instruction may write memory other than through a store
+ * (intrinsics that only mark lifetimes, scopes or debug values do not). */
+static int may_write_beside_stores(LLVMValueRef i) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(i);
+  if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence ||
+      op == LLVMInvoke)
+    return 1;
+  if (op != LLVMCall)
+    return 0;
+  LLVMValueRef fn = ad_called_function(i);
+  if (!fn || !LLVMGetIntrinsicID(fn))
+    return 1;
+  const char *name = ad_value_name(fn);
+  static const char *const markers[] = {"llvm.lifetime.", "llvm.dbg.",
+                                        "llvm.experimental.noalias.scope.decl",
+                                        "llvm.assume"};
+  for (size_t k = 0; k < sizeof markers / sizeof *markers; k++)
+    if (strncmp(name, markers[k], strlen(markers[k])) == 0)
+      return 0;
+  return 1;
+}
+
+/* A memset that is the first write into a block just allocated (C++'s
+ * value-initializing `new T()`, make_unique, a calloc-like malloc+memset):
+ * the block's shadow is a fresh zeroed allocation, and no adjoint can
+ * precede the memset, so neither pass has work to do, whatever the bytes
+ * hold (type analysis need not know them: the constructor that follows
+ * often stores through calls it cannot see into). */
+static int sets_fresh_block(ad_module_ctx *mc, LLVMValueRef set) {
+  LLVMValueRef block = ad_pointer_root(LLVMGetOperand(set, 0));
+  if (!LLVMIsACallInst(block) ||
+      LLVMGetInstructionParent(block) != LLVMGetInstructionParent(set))
+    return 0;
+  const ad_call_rule *rule = ad_rule_of_call(mc, block);
+  if (!rule || !rule->returns_allocation)
+    return 0;
+  for (LLVMValueRef i = LLVMGetNextInstruction(block); i && i != set;
+       i = LLVMGetNextInstruction(i)) {
+    if (may_write_beside_stores(i))
+      return 0;
+    if (LLVMGetInstructionOpcode(i) == LLVMStore &&
+        ad_pointer_root(LLVMGetOperand(i, 1)) == block)
+      return 0;
+  }
+  return 1;
+}
+
 static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
                            LLVMValueRef call, LLVMValueRef c, int is_set) {
   ad_fn_ctx *fc = &r->fc;
@@ -817,6 +864,8 @@ static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
     }
     return 0;
   }
+  if (is_set && sets_fresh_block(r->mc, call))
+    return 0;
   LLVMTypeRef elem = NULL;
   int k = copy_kind(r, call, dst, src, len, &elem);
   if (k == -2)
