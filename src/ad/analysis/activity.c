@@ -12,7 +12,11 @@
  *    A pointer stored into active memory, or returned with its shadow, is
  *    demanded as well, so shadow memory never holds a primal pointer.
  *  - calls: a call with an active argument is active and demands its pointer
- *    arguments (the callee may write active data through them).
+ *    arguments (the callee may write active data through them).  A call to
+ *    a defined function returning a pointer is active only when that
+ *    pointer can have a shadow: what it may come from, followed into the
+ *    callee (returned_pointer_may_be_shadowed), is an active or demandable
+ *    operand of the call, an allocation, a global or an unknown call.
  *  - calls to a defined function that uses an active global (itself or
  *    through its direct callees) are active even with no active argument:
  *    the callee's derivative reads or writes the globals' shadows.

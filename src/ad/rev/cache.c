@@ -110,7 +110,7 @@ static LLVMTypeRef pair_type(ad_module_ctx *mc, const ad_rev_sig *sig,
   unsigned k = 0, nouts = 0;
   for (unsigned i = 0; i < n; i++) {
     out[k++] = pt[i];
-    if (sig->activity[i] == AD_REV_DUP)
+    if (ad_rev_has_shadow_param(sig->activity[i]))
       out[k++] = pt[i];
     if (sig->activity[i] == AD_REV_OUT) /* an integer: float bits */
       outs[nouts++] = ad_rev_bits_float(mc, pt[i]);
@@ -266,7 +266,9 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   if (!fact)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   for (unsigned i = 0; i < n; i++)
-    fact[i] = own.sig.activity[i] == AD_REV_CONST ? AD_ARG_CONST : AD_ARG_DUP;
+    fact[i] = own.sig.activity[i] == AD_REV_CONST         ? AD_ARG_CONST
+              : own.sig.activity[i] == AD_REV_DUP_RUNTIME ? AD_ARG_DUP_RUNTIME
+                                                          : AD_ARG_DUP;
   r.fsig = (ad_signature){own.sig.fn, n, fact, 1,
                           own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL};
   ad_fn_ctx *fc = &r.fc;
@@ -297,7 +299,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     name_param(rp, p, "");
     if (ad_map_put(&fc->vmap, p, ap) != 0 || ad_map_put(&r.rparam, p, rp) != 0)
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-    if (own.sig.activity[i] == AD_REV_DUP) {
+    if (ad_rev_has_shadow_param(own.sig.activity[i])) {
       LLVMValueRef as = LLVMGetParam(r.aug, ka++), rs = LLVMGetParam(r.rev, kr++);
       name_param(as, p, "'");
       name_param(rs, p, "'");

@@ -41,6 +41,7 @@ static const ad_rev_call_rows *const rev_call_tables[] = {
     &ad_rev_memory_rows,
     &ad_rev_mathout_rows,
     &ad_rev_vector_rows,
+    &ad_rev_tree_rows,
 };
 
 const ad_rev_call_row *ad_rev_row_of(const char *name) {
@@ -174,7 +175,9 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
         return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       p->copied[k] = 1;
     }
-    p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
+    p->act[k] = f                                   ? AD_REV_OUT
+                : ad_shadow_may_equal_primal(fc, a) ? AD_REV_DUP_RUNTIME
+                                                    : AD_REV_DUP;
   }
   int f = 0, o = 0;
   ad_rev_leaves(ad_rev_adjoint_type(r, call), &f, &o);
@@ -254,7 +257,7 @@ static int aug_calls(ad_rev_fn *r, LLVMValueRef call, ad_rev_call_plan *p) {
   for (unsigned k = 0; k < p->np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     prim[k] = ad_primal(fc, a);
-    shad[k] = p->act[k] == AD_REV_DUP ? ad_shadow_value(fc, a) : NULL;
+    shad[k] = ad_rev_has_shadow_param(p->act[k]) ? ad_shadow_value(fc, a) : NULL;
   }
   if (ad_rev_byval_aug(r, call, p, prim, shad) != 0) {
     free(args);
@@ -262,7 +265,7 @@ static int aug_calls(ad_rev_fn *r, LLVMValueRef call, ad_rev_call_plan *p) {
   }
   for (unsigned k = 0; k < p->np; k++) {
     args[n++] = prim[k];
-    if (p->act[k] == AD_REV_DUP)
+    if (ad_rev_has_shadow_param(p->act[k]))
       args[n++] = shad[k];
   }
   args[n++] = r->aug_tape;
@@ -512,7 +515,7 @@ static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   LLVMValueRef *shad = args + 2 * p->np + 2;
   for (unsigned k = 0; k < p->np; k++)
-    shad[k] = p->act[k] == AD_REV_DUP ? ad_rev_shadow(r, LLVMGetOperand(call, k))
+    shad[k] = ad_rev_has_shadow_param(p->act[k]) ? ad_rev_shadow(r, LLVMGetOperand(call, k))
                                       : NULL;
   /* the shadow copies of byval arguments the callee writes to (byval.c) */
   LLVMValueRef copies = ad_rev_byval_rev_shadows(r, call, p, shad);
@@ -523,7 +526,7 @@ static int reverse_callee(ad_rev_fn *r, LLVMValueRef call,
   for (unsigned k = 0; k < p->np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     args[n++] = ad_rev_primal(r, a);
-    if (p->act[k] == AD_REV_DUP)
+    if (ad_rev_has_shadow_param(p->act[k]))
       args[n++] = shad[k];
   }
   if (p->ret_adjoint)

@@ -48,9 +48,19 @@
 typedef enum ad_rev_activity {
   AD_REV_CONST = 0, /* no derivative */
   AD_REV_DUP = 1,   /* a pointer (or an integer holding one) with a shadow */
-  AD_REV_OUT = 2    /* an active scalar (float, float vector or aggregate of
+  AD_REV_OUT = 2,   /* an active scalar (float, float vector or aggregate of
                        floats): its adjoint is returned by the reverse */
+  /* AD_REV_DUP whose shadow the caller cannot vouch for: it may be the
+   * primal itself at run time (an inactive pointer stands for its own
+   * shadow, ad_shadow_may_equal_primal), so the derivative checks before
+   * it adds adjoints into that memory, which is then the user's */
+  AD_REV_DUP_RUNTIME = 3
 } ad_rev_activity;
+
+/* Whether a parameter of that activity comes with a shadow. */
+static inline int ad_rev_has_shadow_param(unsigned char activity) {
+  return activity == AD_REV_DUP || activity == AD_REV_DUP_RUNTIME;
+}
 
 /* What one aug/rev pair computes; the cache key. */
 typedef struct ad_rev_sig {
@@ -594,6 +604,7 @@ typedef struct ad_rev_call_rows {
 extern const ad_rev_call_rows ad_rev_memory_rows;  /* memory.c */
 extern const ad_rev_call_rows ad_rev_mathout_rows; /* mathout.c */
 extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
+extern const ad_rev_call_rows ad_rev_tree_rows;    /* tree.c */
 /* complex.c: the one reverse step of every row of rules/complex.c */
 extern const ad_rev_call_row ad_rev_complex_row;
 

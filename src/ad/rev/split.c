@@ -274,12 +274,13 @@ static LLVMValueRef tape_origin(LLVMValueRef v) {
 }
 
 static void activity_text(const ad_rev_sig *sig, char *buf, size_t size) {
-  static const char *const names[] = {"const", "dup", "out"};
+  static const char *const names[] = {"const", "dup", "out",
+                                      "dup (checked at run time)"};
   size_t at = 0;
   buf[0] = 0;
   for (unsigned i = 0; i < sig->nparams && at + 8 < size; i++)
     at += (size_t)snprintf(buf + at, size - at, "%s%s", i ? ", " : "",
-                           names[sig->activity[i] % 3]);
+                           names[sig->activity[i] & 3]);
   if (!sig->nparams)
     snprintf(buf, size, "no parameters");
 }

@@ -192,6 +192,50 @@ LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v) {
   return ad_splat(fc, ad_primal(fc, v));
 }
 
+static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
+                          int depth);
+
+/* Whether a local slot (an alloca, through GEPs and casts of it) may hold
+ * a pointer whose shadow is itself: one of the values stored into it may,
+ * or its address goes where stores cannot be seen (a call, memory). */
+static int slot_may_hold_primal(ad_fn_ctx *fc, LLVMValueRef addr, ad_map *seen,
+                                int depth) {
+  if (depth > 64)
+    return 1;
+  for (LLVMUseRef u = LLVMGetFirstUse(addr); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(user))
+      return 1;
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMLoad:
+      break;
+    case LLVMStore:
+      if (LLVMGetOperand(user, 1) != addr ||
+          may_equal_walk(fc, LLVMGetOperand(user, 0), seen, depth + 1))
+        return 1;
+      break;
+    case LLVMGetElementPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+      if (LLVMGetOperand(user, 0) != addr ||
+          slot_may_hold_primal(fc, user, seen, depth + 1))
+        return 1;
+      break;
+    case LLVMCall: {
+      LLVMValueRef fn = LLVMGetCalledValue(user);
+      const char *name = LLVMIsAFunction(fn) ? ad_value_name(fn) : "";
+      if (strncmp(name, "llvm.lifetime.", 14) != 0 &&
+          strncmp(name, "llvm.dbg.", 9) != 0)
+        return 1;
+      break;
+    }
+    default:
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* See ad_shadow_may_equal_primal; `seen` ends cycles through loop PHIs. */
 static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
                           int depth) {
@@ -239,7 +283,15 @@ static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
     /* the aggregate or vector, and what was put in it */
     return may_equal_walk(fc, LLVMGetOperand(v, 0), seen, depth + 1) ||
            may_equal_walk(fc, LLVMGetOperand(v, 1), seen, depth + 1);
-  case LLVMLoad:
+  case LLVMLoad: {
+    /* a local slot holds what was stored into it (a parameter spilled at
+     * -O0): its shadow slot holds their shadows */
+    LLVMValueRef slot = ad_strip_casts(LLVMGetOperand(v, 0),
+                                       AD_STRIP_GEPS | AD_STRIP_INSTRUCTIONS);
+    if (LLVMIsAAllocaInst(slot))
+      return slot_may_hold_primal(fc, slot, seen, depth + 1);
+    return 1;
+  }
   case LLVMAtomicRMW:
   case LLVMIntToPtr:
     /* Read from memory: an inactive pointer stored into shadowed memory (an
