@@ -37,18 +37,22 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "cli/cli.h"
+#include "cli/pipeline_text.h"
 #include "cli/wide_copy.h"
 
 /*
- * What --pre-ad names (the pipeline text is always default<O<N>>, the -O
- * level's own, unless PASSES are given):
+ * What --pre-ad names (the pipeline text is default<O<N>>, the -O level's
+ * own, unless PASSES are given, or `rolled` from -O2 on):
  *   clang   (the default) tuned as clang tunes -O<N>: loops unrolled and
  *           vectorized, SLP from -O2 on, so the module is differentiated
  *           as clang -O<N> would have handed it over;
  *   rolled  loop unrolling (full and partial), loop vectorization,
  *           interleaving and SLP off: inlining, SROA, instcombine, GVN,
  *           loop rotation, LICM and the rest, loops left rolled, so they
- *           are differentiated before they are unrolled and vectorized;
+ *           are differentiated before they are unrolled and vectorized.
+ *           From -O2 on the text is pipeline_text.c's ROLLED: the
+ *           default<O<N>> alias turns both vectorizers back on whatever
+ *           the options say;
  *   PASSES  LLVM pipeline text, tuned as `clang`;
  *   ''      none: clang's IR as it is.
  * `clang` is the default because it is the faster one on bench/kernels.c
@@ -57,7 +61,7 @@
  * -O pipeline twice, which unrolls and vectorizes further.
  */
 typedef struct pre_ad_plan {
-  char pipeline[64];
+  char pipeline[1024];
   const char *passes;
   int rolled;
 } pre_ad_plan;
@@ -69,11 +73,16 @@ static void plan_pre_ad(const cli_args *c, pre_ad_plan *p) {
     p->passes = v;
     return;
   }
-  snprintf(p->pipeline, sizeof p->pipeline, "default<O%d>", c->opt_level);
+  if (!p->rolled || c->opt_level < 2 ||
+      cli_pipeline_text(CLI_PIPELINE_ROLLED, c->opt_level, p->pipeline,
+                        sizeof p->pipeline))
+    snprintf(p->pipeline, sizeof p->pipeline, "default<O%d>", c->opt_level);
   p->passes = v && !*v ? "" : p->pipeline;
 }
 
-/* clang turns unrolling, interleaving and both vectorizers on from -O2. */
+/* clang turns unrolling, interleaving and both vectorizers on from -O2.
+ * (The default<O<N>> alias honours the first two; rolled's text says the
+ * vectorizers itself.) */
 static void tune(LLVMPassBuilderOptionsRef opts, const cli_args *c, int rolled) {
   int on = !rolled && c->opt_level >= 2;
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, on);
