@@ -13,12 +13,12 @@
  * `thinlto-pre-link<O<N>>` (the module simplification: inlining, SROA,
  * GVN, full unrolling as tuned, no vectorizer) followed by the module
  * optimization passes of default<O<N>> as text, with the vectorizers and
- * the late unroller each kind's way.  On bench/kernels.c, NO_SLP gives the
- * same IR as `opt-19 -passes='default<O2>' -vectorize-slp=false`, and
- * ROLLED with unrolling tuned off the same as that with
- * -disable-loop-unrolling -vectorize-loops=false added (and WIDE's text
- * with the SLP vectorizer and the full late unroller is default<O2>'s
- * IR).
+ * the late unroller each kind's way.  On bench/kernels.c NO_SLP gives the
+ * same IR as `opt-19 -passes='default<O<N>>' -vectorize-slp=false` (N = 2
+ * and 3), ROLLED with unrolling tuned off the same as that with
+ * -disable-loop-unrolling -vectorize-loops=false added (N = 2), and the
+ * tail with the SLP vectorizer and the full late unroller the same as
+ * default<O<N>> (N = 2 and 3).
  */
 #include <stdio.h>
 
