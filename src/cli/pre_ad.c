@@ -37,18 +37,32 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "cli/cli.h"
+#include "cli/pipeline_text.h"
 #include "cli/wide_copy.h"
 
 /*
- * What --pre-ad names (the pipeline text is always default<O<N>>, the -O
- * level's own, unless PASSES are given):
+ * What --pre-ad names (the pipeline text is default<O<N>>, the -O level's
+ * own, unless PASSES are given, or from -O2 on for `rolled` and for
+ * `clang` under --strict-derivatives):
  *   clang   (the default) tuned as clang tunes -O<N>: loops unrolled and
  *           vectorized, SLP from -O2 on, so the module is differentiated
- *           as clang -O<N> would have handed it over;
+ *           as clang -O<N> would have handed it over; but with
+ *           --strict-derivatives from -O2 on pipeline_text.c's NO_SLP,
+ *           clang's passes without the SLP vectorizer (which the library's
+ *           pipeline runs after differentiation, over primal and tangent
+ *           together).  A tangent of a function SLP packed first mirrors
+ *           the packing, its lanes extracted around scalar arithmetic that,
+ *           strict, nothing may reassociate or contract back into vectors:
+ *           bench/kernels.c's RK4 w1 1.02 -> 1.00 of Enzyme's instructions,
+ *           w2-w8 and n-body lower too.  With reassociation the packed
+ *           tangent is the better one (RK4 w1 0.82 against 1.04);
  *   rolled  loop unrolling (full and partial), loop vectorization,
  *           interleaving and SLP off: inlining, SROA, instcombine, GVN,
  *           loop rotation, LICM and the rest, loops left rolled, so they
- *           are differentiated before they are unrolled and vectorized;
+ *           are differentiated before they are unrolled and vectorized.
+ *           From -O2 on the text is pipeline_text.c's ROLLED: the
+ *           default<O<N>> alias turns both vectorizers back on whatever
+ *           the options say;
  *   PASSES  LLVM pipeline text, tuned as `clang`;
  *   ''      none: clang's IR as it is.
  * `clang` is the default because it is the faster one on bench/kernels.c
@@ -57,7 +71,7 @@
  * -O pipeline twice, which unrolls and vectorizes further.
  */
 typedef struct pre_ad_plan {
-  char pipeline[64];
+  char pipeline[1024];
   const char *passes;
   int rolled;
 } pre_ad_plan;
@@ -69,11 +83,17 @@ static void plan_pre_ad(const cli_args *c, pre_ad_plan *p) {
     p->passes = v;
     return;
   }
-  snprintf(p->pipeline, sizeof p->pipeline, "default<O%d>", c->opt_level);
+  int written = p->rolled || c->strict_derivatives;
+  cli_pipeline_kind kind = p->rolled ? CLI_PIPELINE_ROLLED : CLI_PIPELINE_NO_SLP;
+  if (!written || c->opt_level < 2 ||
+      cli_pipeline_text(kind, c->opt_level, p->pipeline, sizeof p->pipeline))
+    snprintf(p->pipeline, sizeof p->pipeline, "default<O%d>", c->opt_level);
   p->passes = v && !*v ? "" : p->pipeline;
 }
 
-/* clang turns unrolling, interleaving and both vectorizers on from -O2. */
+/* clang turns unrolling, interleaving and both vectorizers on from -O2.
+ * (The default<O<N>> alias honours the first two; rolled's text says the
+ * vectorizers itself.) */
 static void tune(LLVMPassBuilderOptionsRef opts, const cli_args *c, int rolled) {
   int on = !rolled && c->opt_level >= 2;
   LLVMPassBuilderOptionsSetLoopUnrolling(opts, on);

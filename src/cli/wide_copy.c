@@ -45,34 +45,14 @@
 #include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "cli/pipeline_text.h"
 #include "cli/wide_copy.h"
 
 #define WIDE_SUFFIX ".tanjit.wide"
 #define WIDE_NAME_MAX 512
 
-/* clang's module optimization pipeline (the part of default<O2> after
- * thinlto-pre-link<O2>'s simplification) with the late unroller's partial
- * and runtime unrolling off; the rest as default<O2> runs it. */
-static const char wide_tail[] =
-    "elim-avail-extern,rpo-function-attrs,recompute-globalsaa,"
-    "function<eager-inv>(float2int,lower-constant-intrinsics,"
-    "loop(loop-rotate,loop-deletion),loop-distribute,inject-tli-mappings,"
-    "loop-vectorize,infer-alignment,loop-load-elim,instcombine,"
-    "simplifycfg<bonus-inst-threshold=1;forward-switch-cond;switch-range-to-icmp;"
-    "switch-to-lookup;no-keep-loops;hoist-common-insts;sink-common-insts;"
-    "speculate-blocks;simplify-cond-branch>,"
-    "slp-vectorizer,vector-combine,instcombine,"
-    "loop-unroll<O%d;no-partial;no-runtime>,transform-warning,sroa,"
-    "infer-alignment,instcombine,loop-mssa(licm),alignment-from-assumptions,"
-    "loop-sink,instsimplify,div-rem-pairs,tailcallelim,simplifycfg),"
-    "globaldce,constmerge";
-
 int cli_wide_pipeline(int opt_level, char *out, size_t size) {
-  int n = snprintf(out, size, "thinlto-pre-link<O%d>,", opt_level);
-  if (n < 0 || (size_t)n >= size)
-    return -1;
-  int m = snprintf(out + n, size - (size_t)n, wide_tail, opt_level);
-  return m < 0 || (size_t)m >= size - (size_t)n ? -1 : 0;
+  return cli_pipeline_text(CLI_PIPELINE_WIDE, opt_level, out, size);
 }
 
 /* The pointer registers a loop body can hold without spilling, by the

@@ -511,7 +511,9 @@ END_TEST
 
 /* --pre-ad names the passes run on C before differentiation: a pipeline
  * LLVM cannot parse is an error naming it; '' runs none; -O0 runs none
- * whatever it says. */
+ * whatever it says.  `rolled`, and `clang` under --strict-derivatives, are
+ * pass text from -O2 on (src/cli/pipeline_text.c), which this LLVM must
+ * parse. */
 START_TEST(pre_ad_pipeline_is_named) {
   write_file("twice.c", "int main(void) { return 2 * 21; }\n");
   const char *bogus[] = {"run", "twice.c", "--pre-ad=no-such-pass", NULL};
@@ -523,6 +525,14 @@ START_TEST(pre_ad_pipeline_is_named) {
   ck_assert_int_eq(run_cli(none), 42);
   const char *o0[] = {"run", "twice.c", "-O0", "--pre-ad=no-such-pass", NULL};
   ck_assert_int_eq(run_cli(o0), 42);
+  const char *written[][6] = {
+      {"run", "twice.c", "-O2", "--pre-ad=rolled", NULL},
+      {"run", "twice.c", "-O3", "--pre-ad=rolled", NULL},
+      {"run", "twice.c", "-O2", "--strict-derivatives", NULL},
+      {"run", "twice.c", "-O3", "--pre-ad=clang", "--strict-derivatives", NULL}};
+  for (size_t i = 0; i < sizeof written / sizeof *written; i++)
+    ck_assert_msg(run_cli(written[i]) == 42, "%s %s: %s", written[i][2], written[i][3],
+                  output);
 }
 END_TEST
 
