@@ -13,21 +13,31 @@
  *    the reverse's, on its own lane's shadows.  That is decided on the
  *    built augmented functions: the shadow parameters are followed
  *    through every value computed from them (into the augmented passes
- *    of callees), and such a value stored anywhere (shadow memory, the
- *    tape), used as an address to store to, passed to a call that is not
- *    an augmented pass, or branched on breaks it; so do a shadow
- *    allocation, and a reverse that frees anything (only shadows the aug
- *    made are freed there).  Functions writing their outputs into the
- *    caller's memory, updating it in place, looping and calling defined
- *    functions pass.
+ *    of callees, and out of those that return one), and such a value
+ *    stored anywhere (shadow memory, the tape), used as an address to
+ *    store to, passed to a call that is not an augmented pass, or
+ *    branched on breaks it; so does a reverse that frees anything but the
+ *    shadow blocks aug made.  Those blocks (a malloc'd temporary's
+ *    shadow, a list node's, an active alloca's) hold only zeros and the
+ *    shadow pointers aug stored into them, none of them the caller's
+ *    (that breaks it, above), so every lane can start from them as aug
+ *    left them: after aug each block is copied (the copy kept below the
+ *    block, where tanjit.rev.shadow.free sees it and leaves the block
+ *    alive), put back from its copy before each further lane, and the
+ *    copies freed before the last lane, whose reverse frees the blocks.
+ *    Functions writing their outputs into the caller's memory, updating
+ *    it in place, looping, calling defined functions, and building heap
+ *    temporaries, lists and trees pass.
  * 2. One whole gradient (aug, then rev) per lane, each with its own tape:
  *    exact when running the primal again cannot see a difference (the
  *    function and its callees store, copy and memset only into memory
  *    they allocated, call nothing that may write memory), which covers
- *    shadow allocations (a malloc'd scratch buffer) that path 1 cannot
- *    share.
+ *    an aug keeping a caller's shadow in a block it made (a list of
+ *    pointers into x) that path 1 cannot share.
  *
- * Both refuse a mutable global (its one shadow the lanes would share).
+ * Split mode takes path 1 only, without copies: its reverse runs from a
+ * tape the caller holds.  Both paths refuse a mutable global (its one
+ * shadow the lanes would share).
  * Otherwise the error names path 2's first offending instruction and
  * what stopped path 1.
  */
@@ -287,27 +297,49 @@ static int on_tape(LLVMValueRef v) {
 typedef struct aug_scan {
   ad_module_ctx *mc;
   ad_map shadowed; /* values computed from a shadow */
+  ad_map returns;  /* augmented functions that may return one */
   fn_list work;
+  LLVMValueRef allocates; /* the first shadow allocation seen, or NULL */
 } aug_scan;
 
 static int is_shadowed(aug_scan *s, LLVMValueRef v) {
   return v && ad_map_get(&s->shadowed, v) != NULL;
 }
 
+static int mark(ad_map *m, LLVMValueRef v, int *changed) {
+  if (ad_map_get(m, v))
+    return 0;
+  *changed = 1;
+  return ad_map_put(m, v, (void *)1);
+}
+
 /* Follows the shadows through one augmented function until nothing new is
- * reached; callees' parameters that receive one are marked and their
- * functions pushed again.  0 or -1 out of memory. */
-static int spread(aug_scan *s, LLVMValueRef fn) {
-  int changed = 1;
-  while (changed) {
-    changed = 0;
+ * reached there; a callee's parameter that receives one is marked, and a
+ * function returning one marked itself (its callers' results hold a shadow
+ * then: a callee's own shadow blocks, which the caller gets back beside
+ * the primal, are not the caller's shadows).  *changed is set when
+ * anything new was marked.  0 or -1 out of memory. */
+static int spread(aug_scan *s, LLVMValueRef fn, int *changed) {
+  int again = 1;
+  while (again) {
+    again = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
            i = LLVMGetNextInstruction(i)) {
         if (LLVMIsAStoreInst(i) || is_shadowed(s, i))
           continue;
+        if (LLVMIsAReturnInst(i)) {
+          if (LLVMGetNumOperands(i) &&
+              is_shadowed(s, LLVMGetOperand(i, 0)) &&
+              mark(&s->returns, fn, changed) != 0)
+            return -1;
+          continue;
+        }
         int call = LLVMIsACallInst(i) || LLVMIsAInvokeInst(i);
+        LLVMValueRef callee = call ? LLVMGetCalledValue(i) : NULL;
+        int pair = callee && LLVMIsAFunction(callee) &&
+                   is_pair_fn(s->mc, callee);
         unsigned nops =
             call ? LLVMGetNumArgOperands(i) : (unsigned)LLVMGetNumOperands(i);
         int from_shadow = 0;
@@ -315,25 +347,21 @@ static int spread(aug_scan *s, LLVMValueRef fn) {
           if (!is_shadowed(s, LLVMGetOperand(i, k)))
             continue;
           from_shadow = 1;
-          LLVMValueRef callee = call ? LLVMGetCalledValue(i) : NULL;
-          if (callee && LLVMIsAFunction(callee) && is_pair_fn(s->mc, callee) &&
-              k < LLVMCountParams(callee)) {
-            LLVMValueRef p = LLVMGetParam(callee, k);
-            if (!is_shadowed(s, p) &&
-                (ad_map_put(&s->shadowed, p, (void *)1) != 0 ||
-                 fn_list_push(&s->work, callee, 1) != 0))
-              return -1;
-          }
+          if (pair && k < LLVMCountParams(callee) &&
+              mark(&s->shadowed, LLVMGetParam(callee, k), changed) != 0)
+            return -1;
         }
+        if (pair)
+          from_shadow = ad_map_get(&s->returns, callee) != NULL;
         /* a callee's float result carries no shadow */
         int holds_other = 0, holds_float = 0;
         if (from_shadow && call)
           ad_rev_leaves(LLVMTypeOf(i), &holds_float, &holds_other);
         if (!from_shadow || (call && !holds_other))
           continue;
-        if (ad_map_put(&s->shadowed, i, (void *)1) != 0)
+        if (mark(&s->shadowed, i, &again) != 0)
           return -1;
-        changed = 1;
+        *changed = 1;
       }
   }
   return 0;
@@ -377,8 +405,14 @@ static int aug_effects(aug_scan *s, LLVMValueRef fn, lane_finding *f) {
         continue;
       LLVMValueRef callee = LLVMGetCalledValue(i);
       const char *name = callee_name(i);
-      if (strncmp(name, "tanjit.rev.shadow.alloc", 23) == 0)
-        return found(f, i, "its augmented pass allocates a shadow");
+      /* a block of its own: every lane's reverse gets it as aug left it
+       * (emit_shared_lanes' copies), unless a caller's shadow reaches it,
+       * which the stores above refuse */
+      if (strncmp(name, "tanjit.rev.shadow.alloc", 23) == 0) {
+        if (!s->allocates)
+          s->allocates = i;
+        continue;
+      }
       if (callee && LLVMIsAFunction(callee) && is_pair_fn(s->mc, callee))
         continue;
       if (harmless_intrinsic(name))
@@ -397,13 +431,16 @@ static int aug_effects(aug_scan *s, LLVMValueRef fn, lane_finding *f) {
 }
 
 /* 1 with *f set when the augmented pass of p depends on the shadows at
- * aug's parameters `shadow_params` (or makes one); 0; -1 out of memory. */
+ * aug's parameters `shadow_params`; 0 (*allocates: its first shadow
+ * allocation, or NULL); -1 out of memory. */
 static int scan_aug(ad_module_ctx *mc, const ad_rev_pair *p,
                     const unsigned *shadow_params, unsigned nshadows,
-                    lane_finding *f) {
+                    lane_finding *f, LLVMValueRef *allocates) {
   aug_scan s;
   s.mc = mc;
+  s.allocates = NULL;
   ad_map_init(&s.shadowed);
+  ad_map_init(&s.returns);
   fn_list_init(&s.work);
   int rc = fn_list_push(&s.work, p->aug, 0);
   for (unsigned d = 0; rc == 0 && d < nshadows; d++)
@@ -431,17 +468,20 @@ static int scan_aug(ad_module_ctx *mc, const ad_rev_pair *p,
     rc = -1;
   if (rc == 0)
     memcpy(all, s.work.v, nall * sizeof *all);
-  /* the spreading: a function is done again when a parameter of it gets a
-   * shadow */
-  while (rc == 0 && s.work.n) {
-    LLVMValueRef fn = s.work.v[--s.work.n];
-    rc = spread(&s, fn);
+  /* the spreading, over every function again until nothing new is
+   * marked (a parameter, a function's result) */
+  for (int changed = 1; rc == 0 && changed;) {
+    changed = 0;
+    for (size_t i = 0; rc == 0 && i < nall; i++)
+      rc = spread(&s, all[i], &changed);
   }
   for (size_t i = 0; rc == 0 && i < nall; i++)
     rc = aug_effects(&s, all[i], f);
+  *allocates = s.allocates;
   free(all);
   fn_list_free(&s.work);
   ad_map_free(&s.shadowed);
+  ad_map_free(&s.returns);
   return rc;
 }
 
@@ -462,10 +502,12 @@ static int frees_own_scratch(LLVMValueRef call) {
   return strcmp(from, "calloc") == 0 || strcmp(from, "malloc") == 0;
 }
 
-/* 1 with *f set when a reverse pass of p frees something (a shadow its
- * aug allocated: the next lane would find it gone) or uses a mutable
- * global (a shadow the lanes would share); 0; -1 out of memory. */
-static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, lane_finding *f) {
+/* 1 with *f set when a reverse pass of p frees something the next lane
+ * would find gone (a shadow block its aug allocated is kept when the lanes
+ * have copies of them, `copies`) or uses a mutable global (a shadow the
+ * lanes would share); 0; -1 out of memory. */
+static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, int copies,
+                    lane_finding *f) {
   fn_list work;
   fn_list_init(&work);
   int rc = fn_list_push(&work, p->rev, 0);
@@ -486,6 +528,8 @@ static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, lane_finding *f) {
         const char *name = callee_name(i);
         if (callee && LLVMIsAFunction(callee) && is_pair_fn(mc, callee))
           rc = fn_list_push(&work, callee, 0);
+        else if (copies && strcmp(name, "tanjit.rev.shadow.free") == 0)
+          continue;
         else if ((strstr(name, "free") || strstr(name, "Free") ||
                   strncmp(name, "_Zdl", 4) == 0 ||
                   strncmp(name, "_Zda", 4) == 0) &&
@@ -514,16 +558,139 @@ static void line_of(LLVMValueRef inst, char *buf, size_t size) {
   }
 }
 
+/* ---- the lanes' copies of the shadow blocks one augmented pass made ---- */
+
+static LLVMValueRef below(LLVMBuilderRef b, ad_module_ctx *mc, LLVMValueRef s,
+                          long long offset) {
+  LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx),
+                                (unsigned long long)offset, 1);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), s, &k, 1, "");
+}
+
+/* Starts at b the walk of an owned list (memory.c's links) from the
+ * block `first`: returns the block the walk's body (b is positioned
+ * there) works on, a PHI that walk_next completes; *loop is the walk's
+ * head, `done` where it ends. */
+static LLVMValueRef walk_blocks(ad_module_ctx *mc, LLVMBuilderRef b,
+                                LLVMValueRef fn, LLVMValueRef first,
+                                LLVMBasicBlockRef done,
+                                LLVMBasicBlockRef *loop) {
+  LLVMContextRef c = mc->llctx;
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  *loop = LLVMAppendBasicBlockInContext(c, fn, "block");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "body");
+  LLVMBuildBr(b, *loop);
+  LLVMPositionBuilderAtEnd(b, *loop);
+  LLVMValueRef s = LLVMBuildPhi(b, LLVMPointerTypeInContext(c, 0), "s");
+  LLVMAddIncoming(s, &first, &from, 1);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  return s;
+}
+
+/* Ends the walk's body at b: on to the block linked below s. */
+static void walk_next(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s,
+                      LLVMBasicBlockRef loop) {
+  LLVMValueRef next = LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0),
+                                     below(b, mc, s, AD_REV_SHADOW_LINK_OFFSET),
+                                     "next");
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(s, &next, &here, 1);
+}
+
+/* tanjit.rev.lanes.keep(first): a copy of every shadow block on the owned
+ * list from `first` (the blocks one augmented pass made: zeros and the
+ * pointers it stored), kept below each block, which tanjit.rev.shadow.free
+ * then leaves alive; traps when memory runs out. */
+static LLVMValueRef lane_copies_keep_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.keep",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+  LLVMBasicBlockRef loop;
+  LLVMValueRef s = walk_blocks(mc, b, fn, LLVMGetParam(fn, 0), done, &loop);
+  LLVMValueRef n =
+      LLVMBuildLoad2(b, i64, below(b, mc, s, AD_REV_SHADOW_SIZE_OFFSET), "n");
+  LLVMValueRef one = LLVMConstInt(i64, 1, 0);
+  LLVMValueRef ca[2] = {one, LLVMBuildSelect(b,
+                                             LLVMBuildICmp(b, LLVMIntEQ, n,
+                                                           LLVMConstNull(i64),
+                                                           ""),
+                                             one, n, "")};
+  LLVMValueRef copy = ad_rev_call_libc(mc, b, "calloc", ca, 2);
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "copy");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, copy, ""), oom, ok);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMBuildMemCpy(b, copy, 1, s, 1, n);
+  LLVMBuildStore(b, copy, below(b, mc, s, AD_REV_SHADOW_LANE_COPY_OFFSET));
+  walk_next(mc, b, s, loop);
+  LLVMPositionBuilderAtEnd(b, oom);
+  ad_build_trap(mc->mod, b);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* tanjit.rev.lanes.restore(first, last): every block kept from `first`
+ * back as the augmented pass left it, for the next lane's reverse; before
+ * the last lane the copies are freed too, so that lane's reverse frees
+ * the blocks. */
+static LLVMValueRef lane_copies_restore_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef params[2] = {ptr, LLVMInt1TypeInContext(c)};
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.restore",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMBasicBlockRef loop;
+  LLVMValueRef s = walk_blocks(mc, b, fn, LLVMGetParam(fn, 0), done, &loop);
+  LLVMValueRef slot = below(b, mc, s, AD_REV_SHADOW_LANE_COPY_OFFSET);
+  LLVMValueRef copy = LLVMBuildLoad2(b, ptr, slot, "copy");
+  LLVMValueRef n =
+      LLVMBuildLoad2(b, i64, below(b, mc, s, AD_REV_SHADOW_SIZE_OFFSET), "n");
+  LLVMBuildMemCpy(b, s, 1, copy, 1, n);
+  LLVMBasicBlockRef drop = LLVMAppendBasicBlockInContext(c, fn, "drop");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, fn, "next");
+  LLVMBuildCondBr(b, LLVMGetParam(fn, 1), drop, next);
+  LLVMPositionBuilderAtEnd(b, drop);
+  ad_rev_call_libc(mc, b, "free", &copy, 1);
+  LLVMBuildStore(b, LLVMConstNull(ptr), slot);
+  LLVMBuildBr(b, next);
+  LLVMPositionBuilderAtEnd(b, next);
+  walk_next(mc, b, s, loop);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
 static LLVMValueRef emit_call(LLVMBuilderRef b, LLVMValueRef fn,
                               LLVMValueRef *args, unsigned n) {
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
-/* 0 when one augmented pass of p serves every lane, 1 when not (*share
- * says why), -1 with the error in mc (a mutable global, out of memory). */
+/* 0 when one augmented pass of p serves every lane (*copies: the first
+ * shadow block it allocates, which the lanes then need copies of, or
+ * NULL), 1 when not (*share says why), -1 with the error in mc (a mutable
+ * global, out of memory). */
 static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
                      const unsigned *shadow_pos, unsigned ndup, unsigned width,
-                     lane_finding *share) {
+                     lane_finding *share, LLVMValueRef *copies) {
+  *copies = NULL;
   int rc = scan_primal(mc, fn, SCAN_GLOBALS, share);
   if (rc > 0) {
     char *text = ad_value_text(share->inst);
@@ -536,9 +703,9 @@ static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
   if (rc == 0)
     rc = scan_primal(mc, fn, SCAN_CUSTOM, share);
   if (rc == 0)
-    rc = scan_aug(mc, p, shadow_pos, ndup, share);
+    rc = scan_aug(mc, p, shadow_pos, ndup, share, copies);
   if (rc == 0)
-    rc = scan_rev(mc, p, share);
+    rc = scan_rev(mc, p, *copies != NULL, share);
   if (rc < 0)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   return rc;
@@ -549,9 +716,14 @@ int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                                const unsigned *shadow_pos, unsigned ndup,
                                unsigned width) {
   lane_finding share = {NULL, NULL};
-  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
-  if (rc <= 0)
+  LLVMValueRef copies;
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share, &copies);
+  if (rc < 0 || (rc == 0 && !copies))
     return rc;
+  /* split mode's reverse runs its lanes from a tape the caller holds:
+   * no lane copies of the blocks aug made */
+  if (rc == 0)
+    found(&share, copies, "its augmented pass allocates a shadow");
   char at[160];
   line_of(share.inst, at, sizeof at);
   return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
@@ -567,7 +739,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       LLVMValueRef *lane_shadows, unsigned ndup, unsigned width,
                       LLVMValueRef seed, LLVMValueRef *lane_res) {
   lane_finding share = {NULL, NULL}, again = {NULL, NULL};
-  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share);
+  LLVMValueRef copies;
+  int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share, &copies);
   if (rc < 0)
     return -1;
   if (rc == 0) {
@@ -592,7 +765,25 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
     emit_call(b, aug, a, nargs + 1);
     LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, tape, 1, "");
     LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "tape.size");
+    LLVMValueRef blocks = NULL;
+    if (copies) {
+      blocks = LLVMBuildLoad2(
+          b, LLVMPointerTypeInContext(mc->llctx, 0),
+          LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), tape,
+                        (LLVMValueRef[]){LLVMConstInt(
+                            i64, AD_REV_TAPE_OWNED_OFFSET, 0)},
+                        1, ""),
+          "aug.blocks");
+      LLVMValueRef keep = lane_copies_keep_fn(mc);
+      emit_call(b, keep, &blocks, 1);
+    }
     for (unsigned w = 0; w < width; w++) {
+      if (w && copies) {
+        LLVMValueRef ra[2] = {
+            blocks, LLVMConstInt(LLVMInt1TypeInContext(mc->llctx),
+                                 w == width - 1, 0)};
+        emit_call(b, lane_copies_restore_fn(mc), ra, 2);
+      }
       for (unsigned d = 0; d < ndup; d++)
         a[shadow_pos[d]] = lane_shadows[d * width + w];
       unsigned k = nargs;

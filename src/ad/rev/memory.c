@@ -48,7 +48,9 @@
 /* ---- the shadow blocks ---- */
 
 enum { SHADOW_HEADER = 16 };
-/* n at -16, the base at -8, the owned list's link at -24 */
+/* n at -16, the base at -8, the owned list's link at -24, and at
+ * AD_REV_SHADOW_LANE_COPY_OFFSET (-32) lanes.c's copy (NULL but while
+ * enzyme_width's lanes share the augmented pass) */
 enum { SHADOW_LINKED_HEADER = 32 };
 
 static LLVMValueRef at_offset(LLVMBuilderRef b, ad_module_ctx *mc,
@@ -109,7 +111,9 @@ static LLVMValueRef shadow_alloc_fn(ad_module_ctx *mc) {
   return fn;
 }
 
-/* tanjit.rev.shadow.free(s): frees a block of shadow_alloc_fn (NULL: no-op). */
+/* tanjit.rev.shadow.free(s): frees a block of shadow_alloc_fn (NULL: no-op;
+ * a block holding a lane copy is kept: lanes.c restores it for the next
+ * lane and frees the copy after the last, whose reverse frees the block). */
 static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
@@ -122,7 +126,12 @@ static LLVMValueRef shadow_free_fn(ad_module_ctx *mc) {
   LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c, fn, "free");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
   LLVMValueRef s = LLVMGetParam(fn, 0);
-  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, go);
+  LLVMBasicBlockRef owned = LLVMAppendBasicBlockInContext(c, fn, "owned");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, s, ""), done, owned);
+  LLVMPositionBuilderAtEnd(b, owned);
+  LLVMValueRef copy = LLVMBuildLoad2(
+      b, ptr, at_offset(b, mc, s, AD_REV_SHADOW_LANE_COPY_OFFSET), "lane.copy");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, copy, ""), go, done);
   LLVMPositionBuilderAtEnd(b, go);
   LLVMValueRef base = LLVMBuildLoad2(b, ptr, at_offset(b, mc, s, -8), "");
   ad_rev_call_libc(mc, b, "free", &base, 1);

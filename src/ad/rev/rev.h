@@ -643,6 +643,14 @@ LLVMValueRef ad_rev_shadow_alloc(ad_rev_fn *r, LLVMBuilderRef b,
 void ad_rev_shadow_free(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef s);
 void ad_rev_free_owned_shadows(ad_module_ctx *mc, LLVMBuilderRef b,
                                LLVMValueRef header);
+/* Below a shadow block's address: its size, its link on the owned list,
+ * and the copy lanes.c keeps of it while enzyme_width's lanes share one
+ * augmented pass (a block with a copy outlives its reverse's free). */
+enum {
+  AD_REV_SHADOW_SIZE_OFFSET = -16,
+  AD_REV_SHADOW_LINK_OFFSET = -24,
+  AD_REV_SHADOW_LANE_COPY_OFFSET = -32
+};
 /* The float type of `bits` bits, or NULL. */
 LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits);
 
