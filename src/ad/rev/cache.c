@@ -47,16 +47,12 @@ void ad_rev_state_free(ad_module_ctx *mc) {
   mc->rev = NULL;
 }
 
+/* Every pair (declare() below) and every tanjit.* helper reverse mode
+ * defines (ad_define_internal) carries the mark ad_add_generated_function
+ * sets: the mark decides, not a name a program's own function could have. */
 int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0 ||
-      strncmp(name, "tanjit.split.", 13) == 0)
-    return 1;
-  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
-    if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
-      return 1;
-  return 0;
+  (void)mc;
+  return ad_is_generated_function(fn);
 }
 
 /* FNV-1a, 64 bits. */
