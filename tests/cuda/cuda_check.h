@@ -33,13 +33,7 @@ static __attribute__((unused)) int finish(const char *name) {
 }
 
 #ifdef CUDA_VERSION /* <cuda.h>, included first: the driver API */
-/* Device 0's primary context made current; nonzero when that fails. */
-static __attribute__((unused)) int cc_driver_context(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  return cuInit(0) || cuDeviceGet(&dev, 0) ||
-         cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx);
-}
+#include "../common/cuda_driver_context.h"
 #endif
 
 #endif

@@ -18,7 +18,7 @@ double f(const double *x, long n) {
   free(y); return s;
 }
 int main(void) {
-  if (cc_driver_context()) return 100;
+  if (cuda_driver_context()) return 100;
   double x[4] = {0.5, -1.25, 2.0, 3.0}, dx[4];
   for (int j = 0; j < 4; j++) { for (int i = 0; i < 4; i++) dx[i] = i == j;
     expect("df", j, __enzyme_fwddiff((void *)f, enzyme_dup, x, dx, enzyme_const, 4L), 2.0 * (j + 1) * x[j]); }

@@ -29,7 +29,7 @@ double f(const double *x, const double *c, CUstream s, long n) {
 #define N 4
 int main(void) {
   CUstream s;
-  if (cc_driver_context() || cuStreamCreate(&s, 0))
+  if (cuda_driver_context() || cuStreamCreate(&s, 0))
     return 100;
   double x[N] = {1, 2, 3, 4}, c[N] = {0.5, -1, 2, 0.25}, d[N];
   expect("f", 0, f(x, c, s, N), 0.5 - 2 + 6 + 1);

@@ -37,7 +37,7 @@ double f(const double *x, const double *z, long n) {
 
 #define N 3
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x[N] = {1.5, -2.0, 0.25}, z[N] = {3.0, 0.5, -4.0}, d[N];
   expect("f", 0, f(x, z, N), 1.5 * 3.0 - 2.0 * 0.5 - 0.25 * 4.0 - 2.0 + 2 * 0.25);

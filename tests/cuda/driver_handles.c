@@ -73,7 +73,7 @@ double g(const double *x, long n) {
 
 #define N 4
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x[N] = {0.5, -1.25, 2.0, 3.0}, dx[N];
   expect("f", 0, f(x, N), 0.25 + 2 * 1.5625 + 3 * 4.0 + 4 * 9.0);

@@ -56,7 +56,7 @@ static void dirty_device_memory(void) {
 
 #define N 3
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x[N] = {0.5, -1.5, 2.0}, c[N] = {1.0, -2.0, 0.5};
   double out[N], dout[N], dx[N], dx2[N], dout2[N];

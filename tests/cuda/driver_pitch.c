@@ -77,7 +77,7 @@ static void dirty_device_memory(void) {
 
 #define N 2
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x[ROWS * N] = {0.5, -1.5, 2.0, 0.25}, dx[ROWS * N];
   for (int j = 0; j < ROWS * N; j++) {

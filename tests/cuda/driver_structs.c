@@ -38,7 +38,7 @@ double f(const item *in, item *out, long n) {
 }
 
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double w[W] = {1.5, -0.75, 0.25}, dw[W];
   item in[N], din[N], out[N], dout[N];

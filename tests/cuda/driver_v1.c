@@ -28,7 +28,7 @@ double f(const double *x, const double *c, int n) {
 
 #define N 3
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x[N] = {1.5, -0.5, 2}, c[N] = {2, 3, -1}, d[N];
   expect("f", 0, f(x, c, N), 4.5 + 0.75 - 4);

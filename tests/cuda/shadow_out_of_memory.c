@@ -23,7 +23,7 @@ double f(const double *x, size_t bytes) {
 }
 
 int main(void) {
-  if (cc_driver_context())
+  if (cuda_driver_context())
     return 100;
   double x = 1.5, dx = 1.0;
   const size_t big = (size_t)640 << 20, small = 64;

@@ -25,29 +25,8 @@
 
 #include "cudasim.h"
 #include "tanjit/tanjit.h"
+#include "../common/cudasim_session.h"
 #include "../common/run_cli.h"
-
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  ck_assert_msg(v && *v, "%s is not set (run through meson test)", name);
-  return v;
-}
-
-/* ---- the simulator's counters, through the session's own library ---- */
-
-typedef void (*get_counters_fn)(struct cudasim_counters *);
-
-static void read_counters(struct cudasim_counters *out) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/libcuda.so.1", env("CUDASIM_DIR"));
-  /* the same path the session opens: one loaded object, one state */
-  void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-  ck_assert_msg(h, "dlopen %s: %s", path, dlerror());
-  get_counters_fn get = (get_counters_fn)dlsym(h, "cudasim_get_counters");
-  ck_assert_ptr_nonnull(get);
-  get(out);
-  dlclose(h); /* the reference taken here; the library stays loaded */
-}
 
 /* ---- the programs ---- */
 
@@ -137,22 +116,10 @@ static const program programs[] = {
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 
-static tanjit_session *simulator_session(int opt) {
-  tanjit_options o;
-  tanjit_options_init(&o);
-  o.opt_level = opt;
-  const char *dirs[] = {env("CUDASIM_DIR"), NULL};
-  o.library_dirs = dirs;
-  tanjit_error *err = NULL;
-  tanjit_session *s = tanjit_session_new(&o, &err);
-  ck_assert_msg(s, "session: %s", err ? tanjit_error_message(err) : "?");
-  return s;
-}
-
 static void run_program(const program *p, int opt) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s", env(p->where), p->file);
-  tanjit_session *s = simulator_session(opt);
+  snprintf(path, sizeof path, "%s/%s", cs_env(p->where), p->file);
+  tanjit_session *s = cs_simulator_session(opt);
   tanjit_error *err = NULL;
   if (p->library)
     ck_assert_msg(tanjit_add_library(s, p->library, &err) == 0, "%s: %s",
@@ -163,9 +130,9 @@ static void run_program(const program *p, int opt) {
   ck_assert_msg(entry, "%s: %s", p->file, err ? tanjit_error_message(err) : "?");
 
   struct cudasim_counters before, after;
-  read_counters(&before);
+  cs_read_counters(&before);
   int rc = entry();
-  read_counters(&after);
+  cs_read_counters(&after);
   tanjit_session_free(s);
 
   ck_assert_msg(rc == 0, "%s -O%d: %d tangent mismatches (see output)",
@@ -443,7 +410,7 @@ END_TEST
 /* Loading `ir` succeeds, and looking up its request g fails: unsupported,
  * with `message` in the error, naming the function f. */
 static void expect_reverse_refusal(const char *ir, const char *message) {
-  tanjit_session *s = simulator_session(2);
+  tanjit_session *s = cs_simulator_session(2);
   tanjit_error *err = NULL;
   ck_assert_int_eq(tanjit_load_memory(s, ir, strlen(ir), "reverse.ll", &err), 0);
   ck_assert_ptr_null(tanjit_lookup(s, "g", &err));

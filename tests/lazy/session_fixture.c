@@ -1,6 +1,7 @@
 #include "session_fixture.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,37 @@ fn1 fixture_lookup(tanjit_session *s, const char *name) {
   fn1 f = (fn1)tanjit_lookup_function(s, name, &err);
   ck_assert_msg(f, "%s: %s", name, err ? tanjit_error_message(err) : "");
   return f;
+}
+
+const double fixture_points[FIXTURE_N_POINTS] = {0.25, 0.5, 1.0, 1.75, 3.0};
+
+void fixture_values(fixture_options o, const char *text, const char *const *names,
+                    int n, double *out, tanjit_stats *st) {
+  tanjit_session *s = fixture_session(o);
+  fixture_load(s, text);
+  for (int k = 0; k < n; k++) {
+    fn1 f = fixture_lookup(s, names[k]);
+    for (int i = 0; i < FIXTURE_N_POINTS; i++)
+      out[k * FIXTURE_N_POINTS + i] = f(fixture_points[i]);
+  }
+  if (st)
+    tanjit_session_stats(s, st);
+  tanjit_session_free(s);
+}
+
+void fixture_assert_lazy_matches_eager(fixture_options o, const char *text,
+                                       const char *const *names, int n) {
+  enum { MAX_VALUES = 12 * FIXTURE_N_POINTS };
+  double eager[MAX_VALUES], lazy[MAX_VALUES];
+  ck_assert_int_le(n * FIXTURE_N_POINTS, MAX_VALUES);
+  o.mode = TANJIT_COMPILE_EAGER;
+  fixture_values(o, text, names, n, eager, NULL);
+  o.mode = TANJIT_COMPILE_LAZY;
+  fixture_values(o, text, names, n, lazy, NULL);
+  for (int i = 0; i < n * FIXTURE_N_POINTS; i++)
+    ck_assert_msg(memcmp(&eager[i], &lazy[i], sizeof(double)) == 0,
+                  "%s(%g): eager %.17g, lazy %.17g", names[i / FIXTURE_N_POINTS],
+                  fixture_points[i % FIXTURE_N_POINTS], eager[i], lazy[i]);
 }
 
 char *fixture_generated_module(int n) {
@@ -65,6 +97,11 @@ char *fixture_generated_module(int n) {
                            i, i, i + 1, i, i);
   snprintf(text + at, cap - at, "  ret double %%s%d\n}\n", n);
   return text;
+}
+
+double fixture_generated_derivative(int i, double x) {
+  double k = 1.0 + i / 7.0, c = 3.0 + i / 7.0;
+  return (2 * k * x * cos(x * x) + exp(x)) / c;
 }
 
 char *fixture_fast_math_module(int n) {

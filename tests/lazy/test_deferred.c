@@ -169,21 +169,6 @@ static const char shared_helper[] =
     "  ret double %r\n"
     "}\n";
 
-static const double points[] = {0.25, 0.5, 1.0, 1.75, 3.0};
-#define N_POINTS (sizeof points / sizeof *points)
-
-static void values(tanjit_compile_mode mode, const char *text,
-                   const char *const *names, int n, double *out) {
-  tanjit_session *s = open_session(mode, TANJIT_DERIVATIVE_FP_FAST);
-  fixture_load(s, text);
-  for (int k = 0; k < n; k++) {
-    fn1 f = fixture_lookup(s, names[k]);
-    for (size_t i = 0; i < N_POINTS; i++)
-      out[k * N_POINTS + i] = f(points[i]);
-  }
-  tanjit_session_free(s);
-}
-
 START_TEST(shared_derivatives_are_made_together_with_eager_bits) {
   tanjit_session *s = open_session(TANJIT_COMPILE_LAZY, TANJIT_DERIVATIVE_FP_FAST);
   fixture_load(s, shared_helper);
@@ -198,13 +183,9 @@ START_TEST(shared_derivatives_are_made_together_with_eager_bits) {
   tanjit_session_free(s);
 
   const char *names[] = {"both", "dshared_b", "dshared_a", "dalone"};
-  double eager[4 * N_POINTS], lazy[4 * N_POINTS];
-  values(TANJIT_COMPILE_EAGER, shared_helper, names, 4, eager);
-  values(TANJIT_COMPILE_LAZY, shared_helper, names, 4, lazy);
-  for (size_t i = 0; i < 4 * N_POINTS; i++)
-    ck_assert_msg(memcmp(&eager[i], &lazy[i], sizeof(double)) == 0,
-                  "%s(%g): eager %.17g, lazy %.17g", names[i / N_POINTS],
-                  points[i % N_POINTS], eager[i], lazy[i]);
+  fixture_assert_lazy_matches_eager(
+      (fixture_options){TANJIT_COMPILE_LAZY, NULL, 1, TANJIT_DERIVATIVE_FP_FAST}, shared_helper,
+      names, 4);
 }
 END_TEST
 
@@ -268,25 +249,25 @@ static void cross_values(tanjit_compile_mode mode, double *out, unsigned long *c
   load_as(s, "b.ll", module_b);
   load_as(s, "c.ll", module_c);
   fn1 via_b = fixture_lookup(s, "via_b");
-  for (size_t i = 0; i < N_POINTS; i++)
-    out[i] = via_b(points[i]);
+  for (size_t i = 0; i < FIXTURE_N_POINTS; i++)
+    out[i] = via_b(fixture_points[i]);
   counts[0] = requests_so_far(s);
   fn1 dc = fixture_lookup(s, "dc");
-  for (size_t i = 0; i < N_POINTS; i++)
-    out[N_POINTS + i] = dc(points[i]);
+  for (size_t i = 0; i < FIXTURE_N_POINTS; i++)
+    out[FIXTURE_N_POINTS + i] = dc(fixture_points[i]);
   counts[1] = requests_so_far(s);
   tanjit_session_free(s);
 }
 
 START_TEST(requests_across_modules) {
-  double eager[2 * N_POINTS], lazy[2 * N_POINTS];
+  double eager[2 * FIXTURE_N_POINTS], lazy[2 * FIXTURE_N_POINTS];
   unsigned long eager_counts[2], lazy_counts[2];
   cross_values(TANJIT_COMPILE_EAGER, eager, eager_counts);
   cross_values(TANJIT_COMPILE_LAZY, lazy, lazy_counts);
-  for (size_t i = 0; i < 2 * N_POINTS; i++)
+  for (size_t i = 0; i < 2 * FIXTURE_N_POINTS; i++)
     ck_assert_msg(memcmp(&eager[i], &lazy[i], sizeof(double)) == 0,
-                  "%s(%g): eager %.17g, lazy %.17g", i < N_POINTS ? "via_b" : "dc",
-                  points[i % N_POINTS], eager[i], lazy[i]);
+                  "%s(%g): eager %.17g, lazy %.17g", i < FIXTURE_N_POINTS ? "via_b" : "dc",
+                  fixture_points[i % FIXTURE_N_POINTS], eager[i], lazy[i]);
   /* eager: a's two requests and b's at via_b's lookup; lazy: dea and dlb */
   ck_assert_uint_eq(eager_counts[0], 3);
   ck_assert_uint_eq(lazy_counts[0], 2);

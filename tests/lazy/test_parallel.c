@@ -24,39 +24,28 @@ static tanjit_session *open_session(tanjit_compile_mode mode, const char *cache)
   return open_jobs(mode, cache, 1);
 }
 
-static const double points[] = {0.25, 0.5, 1.0, 1.75, 3.0};
-#define N_POINTS (sizeof points / sizeof *points)
-
 /* sum, df0, df57 and f30 at each point, compiled with `jobs` threads. */
 static void values_with_jobs(const char *text, unsigned jobs, const char *cache,
                              double *out, tanjit_stats *st) {
   static const char *const names[] = {"sum", "df0", "df57", "f30"};
-  tanjit_session *s = open_jobs(TANJIT_COMPILE_EAGER, cache, jobs);
-  fixture_load(s, text);
-  for (int k = 0; k < 4; k++) {
-    fn1 f = fixture_lookup(s, names[k]);
-    for (size_t i = 0; i < N_POINTS; i++)
-      out[k * N_POINTS + i] = f(points[i]);
-  }
-  if (st)
-    tanjit_session_stats(s, st);
-  tanjit_session_free(s);
+  fixture_values((fixture_options){TANJIT_COMPILE_EAGER, cache, jobs, TANJIT_DERIVATIVE_FP_STRICT},
+                 text, names, 4, out, st);
 }
 
 START_TEST(partitions_give_the_same_bits) {
   char *gen = fixture_generated_module(60); /* 121 functions and 60 derivatives */
-  double one[4 * N_POINTS], two[4 * N_POINTS], four[4 * N_POINTS];
+  double one[4 * FIXTURE_N_POINTS], two[4 * FIXTURE_N_POINTS], four[4 * FIXTURE_N_POINTS];
   values_with_jobs(gen, 1, NULL, one, NULL);
   values_with_jobs(gen, 2, NULL, two, NULL);
   values_with_jobs(gen, 4, NULL, four, NULL);
   ck_assert_mem_eq(one, two, sizeof one);
   ck_assert_mem_eq(one, four, sizeof one);
   /* and they are the derivatives */
-  for (size_t i = 0; i < N_POINTS; i++) {
-    double x = points[i], k = 1.0, c = 3.0;
-    double want = (2 * k * x * cos(x * x) + exp(x)) / c;
-    ck_assert_msg(fabs(one[N_POINTS + i] - want) <= 1e-12 * fabs(want), "df0(%g) = %.17g",
-                  x, one[N_POINTS + i]);
+  for (size_t i = 0; i < FIXTURE_N_POINTS; i++) {
+    double x = fixture_points[i];
+    double want = fixture_generated_derivative(0, x);
+    ck_assert_msg(fabs(one[FIXTURE_N_POINTS + i] - want) <= 1e-12 * fabs(want), "df0(%g) = %.17g",
+                  x, one[FIXTURE_N_POINTS + i]);
   }
   free(gen);
 }
@@ -83,7 +72,7 @@ START_TEST(partitions_are_cached_together) {
   char dir[] = "/tmp/tanjit-parallel-cache-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char *gen = fixture_generated_module(60);
-  double cold[4 * N_POINTS], warm[4 * N_POINTS], warm1[4 * N_POINTS];
+  double cold[4 * FIXTURE_N_POINTS], warm[4 * FIXTURE_N_POINTS], warm1[4 * FIXTURE_N_POINTS];
   char cmd[128];
   tanjit_stats st;
   values_with_jobs(gen, 2, dir, cold, &st);
@@ -102,17 +91,22 @@ START_TEST(partitions_are_cached_together) {
    * object */
   char whole[] = "/tmp/tanjit-parallel-whole-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(whole));
-  double one[4 * N_POINTS];
+  double one[4 * FIXTURE_N_POINTS];
   values_with_jobs(gen, 1, whole, one, &st);
   ck_assert_int_eq(entry_holds_parts(whole), 1);
   char *small = fixture_generated_module(8);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'/*", whole);
   ck_assert_int_eq(system(cmd), 0);
-  static const char *const small_names[] = {"sum", "df0", "df7", "f3"};
   tanjit_session *s = open_jobs(TANJIT_COMPILE_EAGER, whole, 2);
   fixture_load(s, small);
-  for (int k = 0; k < 4; k++)
-    ck_assert(isfinite(fixture_lookup(s, small_names[k])(0.5)));
+  double x = 0.5, want_sum = 0;
+  for (int i = 0; i < 8; i++)
+    want_sum += fixture_generated_derivative(i, x);
+  ck_assert_double_eq_tol(fixture_lookup(s, "sum")(x), want_sum, 1e-12);
+  ck_assert_double_eq_tol(fixture_lookup(s, "df0")(x), fixture_generated_derivative(0, x), 1e-12);
+  ck_assert_double_eq_tol(fixture_lookup(s, "df7")(x), fixture_generated_derivative(7, x), 1e-12);
+  double k3 = 1.0 + 3 / 7.0, c3 = 3.0 + 3 / 7.0;
+  ck_assert_double_eq_tol(fixture_lookup(s, "f3")(x), (sin(x * x) * k3 + exp(x)) / c3, 1e-12);
   tanjit_session_free(s);
   free(small);
   ck_assert_int_eq(entry_holds_parts(whole), 0);
@@ -129,7 +123,7 @@ END_TEST
 
 START_TEST(default_jobs_is_accepted) {
   char *gen = fixture_generated_module(60);
-  double def[4 * N_POINTS], one[4 * N_POINTS];
+  double def[4 * FIXTURE_N_POINTS], one[4 * FIXTURE_N_POINTS];
   values_with_jobs(gen, 0, NULL, def, NULL); /* the number of cores */
   values_with_jobs(gen, 1, NULL, one, NULL);
   ck_assert_mem_eq(def, one, sizeof one);
@@ -144,23 +138,14 @@ static void fast_values(const char *text, int n, fixture_options o, double *out,
   char last[16];
   snprintf(last, sizeof last, "df%d", n - 1);
   const char *const names[FAST_NAMES] = {"sum", "at_constants", "df0", last, "f3"};
-  tanjit_session *s = fixture_session(o);
-  fixture_load(s, text);
-  for (int k = 0; k < FAST_NAMES; k++) {
-    fn1 f = fixture_lookup(s, names[k]);
-    for (size_t i = 0; i < N_POINTS; i++)
-      out[k * N_POINTS + i] = f(points[i]);
-  }
-  if (st)
-    tanjit_session_stats(s, st);
-  tanjit_session_free(s);
+  fixture_values(o, text, names, FAST_NAMES, out, st);
 }
 
 static void assert_same_bits(const double *want, const double *got, const char *mode) {
-  for (size_t i = 0; i < FAST_NAMES * N_POINTS; i++)
+  for (size_t i = 0; i < FAST_NAMES * FIXTURE_N_POINTS; i++)
     ck_assert_msg(memcmp(&want[i], &got[i], sizeof *got) == 0,
                   "%s: value %zu (point %g): %.17g, eager --jobs 1 %.17g", mode,
-                  i / N_POINTS, points[i % N_POINTS], got[i], want[i]);
+                  i / FIXTURE_N_POINTS, fixture_points[i % FIXTURE_N_POINTS], got[i], want[i]);
 }
 
 /*
@@ -181,7 +166,7 @@ START_TEST(fast_math_gives_the_same_bits_in_every_mode) {
   for (int z = 0; z < 2; z++) {
     int n = sizes[z];
     char *text = fixture_fast_math_module(n);
-    double want[FAST_NAMES * N_POINTS], got[FAST_NAMES * N_POINTS];
+    double want[FAST_NAMES * FIXTURE_N_POINTS], got[FAST_NAMES * FIXTURE_N_POINTS];
     tanjit_stats st;
     fast_values(text, n, (fixture_options){eager, NULL, 1, fast}, want, &st);
     ck_assert_int_eq(st.partition_threads, n >= 64 ? 1 : 0);
@@ -209,11 +194,11 @@ START_TEST(fast_math_gives_the_same_bits_in_every_mode) {
     for (int k = 2; k <= 3; k++) {
       int i = k == 2 ? 0 : n - 1;
       double c = 1.0 + i / 7.0, ki = 0.1 + i / 3.0, g = 0.3 + i / 11.0;
-      for (size_t j = 0; j < N_POINTS; j++) {
-        double x = points[j];
+      for (size_t j = 0; j < FIXTURE_N_POINTS; j++) {
+        double x = fixture_points[j];
         double d = g * (c * 2 * a * b * x + ki * (exp(sin(x)) * cos(x) * m + 1));
-        ck_assert_msg(fabs(want[k * N_POINTS + j] - d) <= 1e-12 * fabs(d),
-                      "df%d(%g) = %.17g, want %.17g", i, x, want[k * N_POINTS + j], d);
+        ck_assert_msg(fabs(want[k * FIXTURE_N_POINTS + j] - d) <= 1e-12 * fabs(d),
+                      "df%d(%g) = %.17g, want %.17g", i, x, want[k * FIXTURE_N_POINTS + j], d);
       }
     }
     free(text);

@@ -23,10 +23,11 @@ static double along(double t, void *ctx) {
 }
 
 int main(void) {
-  double dx[N];
+  double dx[N], x_before[N];
   long double want = 0;
   for (int i = 0; i < N; i++) {
     dx[i] = dir[i];
+    x_before[i] = x0[i];
     want += 2.0L * (i + 1) * x0[i] * dir[i];
   }
   check_reference("analytic", want, fd_derivative(along, NULL));
@@ -34,7 +35,7 @@ int main(void) {
                               enzyme_const, N);
   check_tangent("directional", t, want);
   for (int i = 0; i < N; i++) {
-    check_primal("x unchanged", x0[i], x0[i]);
+    check_primal("x unchanged", x0[i], x_before[i]);
     check_primal("dx unchanged", dx[i], dir[i]);
   }
   /* Unit seeds give the gradient one component at a time. */

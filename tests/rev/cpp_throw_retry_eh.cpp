@@ -14,11 +14,8 @@
 #include <stdexcept>
 #include <string.h>
 #include "rev_check.h"
+#include "split_abi.h"
 extern "C" double __enzyme_autodiff(void *, ...);
-struct augmented {
-  void *tape;
-  double primal;
-};
 extern "C" augmented __enzyme_augmentfwd(void *, ...);
 extern "C" void __enzyme_reverse(void *, ...);
 

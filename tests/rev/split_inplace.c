@@ -1,12 +1,9 @@
 #include <math.h>
 #include "rev_check.h"
+#include "split_abi.h"
 /* Split mode: the augmented pass in one function, the reverse in another
  * (the tape outlives the frame that made it), an in-place update in a
  * loop with a data-dependent trip count, and a result seed other than 1. */
-typedef struct {
-  void *tape;
-  double primal;
-} augmented;
 augmented __enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 

@@ -1,14 +1,11 @@
 #include <math.h>
 #include "rev_check.h"
+#include "split_abi.h"
 /* Split mode where the caller overwrites the input between the halves (as
  * Enzyme allows: split mode assumes later calls may write the arguments):
  * the function writes no memory, so a whole gradient would reload x in the
  * reverse, but the reverse half must use the values the augmented half
  * read. */
-typedef struct {
-  void *tape;
-  double primal;
-} augmented;
 augmented __enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 

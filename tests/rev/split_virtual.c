@@ -1,18 +1,12 @@
 #include <math.h>
 #define RC_OWN_PROTOTYPE
 #include "rev_check.h"
+#include "split_abi.h"
 /* __enzyme_virtualreverse: the {augmented, reverse} table of a function in
  * Enzyme's split convention, called through its entries as a function
  * pointer's shadow would be: augmented(x) -> {tape, result}, then
  * reverse(x, d result, tape) -> {dx}. */
 void *__enzyme_virtualreverse(void *);
-typedef struct {
-  void *tape;
-  double result;
-} augmented;
-typedef struct {
-  double dx;
-} gradient;
 
 static double f(double x) {
   double s = 0;
@@ -33,7 +27,7 @@ int main(void) {
       (gradient(*)(double, double, void *))table[1];
   long double p[1] = {0.8}, got[1];
   augmented a = aug(0.8);
-  rc_expect("split_virtual result", a.result, f(0.8), 1e-12);
+  rc_expect("split_virtual result", a.primal, f(0.8), 1e-12);
   got[0] = rev(0.8, result_seed, a.tape).dx;
   rc_check("split_virtual", run, p, got, 1);
   return rc_result();

@@ -52,7 +52,7 @@ static void request(double *x, double *dx) {
 }
 
 int main(void) {
-  if (rcs_driver_context())
+  if (cuda_driver_context())
     return 100;
   static const double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5};
   rcs_check_gradient("driver_alloc_kinds", run, x0, N, request, NULL, NULL);

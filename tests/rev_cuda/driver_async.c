@@ -53,7 +53,7 @@ static void request(double *x, double *dx) {
 }
 
 int main(void) {
-  if (rcs_driver_context() || cuStreamCreate(&stream, 0))
+  if (cuda_driver_context() || cuStreamCreate(&stream, 0))
     return 100;
   static const double x0[N] = {1, 2, -3, 0.5};
   rcs_check_gradient("driver_async", run, x0, N, request, NULL, NULL);

@@ -31,7 +31,7 @@ double f(const item *in, item *out, CUstream s, long n) {
 }
 
 int main(void) {
-  if (rcs_driver_context())
+  if (cuda_driver_context())
     return 100;
   return rcm_main("driver_mixed", NULL);
 }

@@ -34,7 +34,7 @@ double f(const item *in, item *out, CUstream s, long n) {
 
 int main(void) {
   CUstream s;
-  if (rcs_driver_context() || cuStreamCreate(&s, 0))
+  if (cuda_driver_context() || cuStreamCreate(&s, 0))
     return 100;
   int rc = rcm_main("driver_mixed_async", s);
   cuStreamDestroy(s);

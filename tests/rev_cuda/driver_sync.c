@@ -43,7 +43,7 @@ static void request(double *x, double *dx) {
 }
 
 int main(void) {
-  if (rcs_driver_context())
+  if (cuda_driver_context())
     return 100;
   static const double x0[N] = {0.5, -1.25, 2.0, 0.75, -0.5, 1.5};
   struct cudasim_counters before, after;

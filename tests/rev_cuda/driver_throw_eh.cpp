@@ -62,7 +62,7 @@ static void check_gradient(void) {
 }
 
 int main(void) {
-  if (rcs_driver_context())
+  if (cuda_driver_context())
     return 100;
   check_gradient();
   struct cudasim_counters before, after;

@@ -75,13 +75,7 @@ static RCC_UNUSED void rcs_check_gradient(const char *name, rcc_fun run,
 }
 
 #ifdef CUDA_VERSION /* <cuda.h>: the driver API */
-/* Device 0's primary context made current; nonzero when that fails. */
-static RCC_UNUSED int rcs_driver_context(void) {
-  CUdevice dev;
-  CUcontext ctx;
-  return cuInit(0) || cuDeviceGet(&dev, 0) ||
-         cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx);
-}
+#include "../common/cuda_driver_context.h"
 #endif
 
 #endif

@@ -24,63 +24,28 @@
 #include "cuda.h"
 #include "cudasim.h"
 #include "tanjit/tanjit.h"
-
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  ck_assert_msg(v && *v, "%s is not set (run through meson test)", name);
-  return v;
-}
-
-static void *driver_library(void) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/libcuda.so.1", env("CUDASIM_DIR"));
-  /* the path the session opens: one loaded object, one state */
-  void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-  ck_assert_msg(h, "dlopen %s: %s", path, dlerror());
-  return h;
-}
-
-static void read_counters(struct cudasim_counters *out) {
-  void *h = driver_library();
-  void (*get)(struct cudasim_counters *) =
-      (void (*)(struct cudasim_counters *))dlsym(h, "cudasim_get_counters");
-  ck_assert_ptr_nonnull(get);
-  get(out);
-  dlclose(h);
-}
-
-static tanjit_session *simulator_session(int opt) {
-  tanjit_options o;
-  tanjit_options_init(&o);
-  o.opt_level = opt;
-  const char *dirs[] = {env("CUDASIM_DIR"), NULL};
-  o.library_dirs = dirs;
-  tanjit_error *err = NULL;
-  tanjit_session *s = tanjit_session_new(&o, &err);
-  ck_assert_msg(s, "session: %s", err ? tanjit_error_message(err) : "?");
-  return s;
-}
+#include "../common/cudasim_session.h"
 
 static void module_path(char *buf, size_t n) {
-  snprintf(buf, n, "%s/julia_driver_rev.ll", env("REV_CUDA_SRC"));
+  snprintf(buf, n, "%s/julia_driver_rev.ll", cs_env("REV_CUDA_SRC"));
 }
 
 static void run_module(int opt) {
   char path[4096];
   module_path(path, sizeof path);
-  tanjit_session *s = simulator_session(opt);
+  tanjit_session *s = cs_simulator_session(opt);
   tanjit_error *err = NULL;
   /* the stand-in for Julia's runtime: julia.gc_alloc_obj, get_pgcstack */
-  ck_assert_msg(tanjit_add_library(s, env("JULIA_STUB"), &err) == 0, "%s",
+  ck_assert_msg(tanjit_add_library(s, cs_env("JULIA_STUB"), &err) == 0, "%s",
                 tanjit_error_message(err));
   ck_assert_msg(tanjit_load_file(s, path, &err) == 0, "load: %s",
                 tanjit_error_message(err));
   int (*entry)(void) = (int (*)(void))tanjit_lookup(s, "main", &err);
   ck_assert_msg(entry, "%s", err ? tanjit_error_message(err) : "?");
   struct cudasim_counters before, after;
-  read_counters(&before);
+  cs_read_counters(&before);
   int rc = entry();
-  read_counters(&after);
+  cs_read_counters(&after);
   tanjit_session_free(s);
   ck_assert_msg(rc == 0, "-O%d: %d gradient mismatches (see output)", opt, rc);
   ck_assert_msg(after.errors == before.errors, "%llu CUDA calls failed",
@@ -118,9 +83,9 @@ static const char *declaration(const char *ir, const char *fn, char *buf,
 START_TEST(helpers_are_renamed_and_local) {
   char path[4096];
   module_path(path, sizeof path);
-  tanjit_session *s = simulator_session(0);
+  tanjit_session *s = cs_simulator_session(0);
   tanjit_error *err = NULL;
-  ck_assert_msg(tanjit_add_library(s, env("JULIA_STUB"), &err) == 0, "%s",
+  ck_assert_msg(tanjit_add_library(s, cs_env("JULIA_STUB"), &err) == 0, "%s",
                 tanjit_error_message(err));
   char *ir = tanjit_emit_file(s, path, &err);
   ck_assert_msg(ir, "emit: %s", err ? tanjit_error_message(err) : "?");
@@ -191,7 +156,7 @@ static const char fastcc_module[] =
     "attributes #3 = { \"enzyme_math\"=\"cuMemFree_v2\" }\n";
 
 START_TEST(helpers_follow_the_calling_convention) {
-  tanjit_session *s = simulator_session(0);
+  tanjit_session *s = cs_simulator_session(0);
   tanjit_error *err = NULL;
   char *ir = tanjit_emit_memory(s, fastcc_module, strlen(fastcc_module),
                                 "fastcc.ll", &err);
@@ -230,7 +195,7 @@ START_TEST(helpers_follow_the_calling_convention) {
       (void (*)(double *, double *))tanjit_lookup(s, "g", &err);
   ck_assert_msg(g, "%s", err ? tanjit_error_message(err) : "?");
   /* the session's own library: a context current in this thread */
-  void *h = driver_library();
+  void *h = cs_driver_library();
   CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
   CUresult (*retain)(CUcontext *, CUdevice) =
       (CUresult(*)(CUcontext *, CUdevice))dlsym(h, "cuDevicePrimaryCtxRetain");
@@ -253,7 +218,7 @@ END_TEST
  * that ran its copies in no context would trap rather than compute
  * nothing. */
 START_TEST(memory_calls_need_a_context) {
-  void *h = driver_library();
+  void *h = cs_driver_library();
   CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
   CUresult (*set)(CUcontext) = (CUresult(*)(CUcontext))dlsym(h, "cuCtxSetCurrent");
   CUresult (*alloc)(CUdeviceptr *, size_t) =

@@ -193,21 +193,6 @@ static void copy_noinline(LLVMValueRef from, LLVMValueRef to) {
     LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, at);
 }
 
-static void set_name_suffix(LLVMValueRef v, LLVMValueRef from,
-                            const char *suffix) {
-  size_t n;
-  const char *name = LLVMGetValueName2(from, &n);
-  if (!n)
-    return;
-  strbuf sb;
-  sb_init(&sb);
-  sb_appendn(&sb, name, n);
-  sb_append(&sb, suffix);
-  if (sb.data)
-    LLVMSetValueName2(v, sb.data, sb.len);
-  sb_free(&sb);
-}
-
 static int add_pending_phi(ad_fn_ctx *fc, LLVMValueRef primal,
                            LLVMValueRef clone, LLVMValueRef shadow) {
   if (fc->nphis == fc->capphis) {
@@ -227,14 +212,14 @@ static int add_pending_phi(ad_fn_ctx *fc, LLVMValueRef primal,
 
 static int emit_phi(ad_fn_ctx *fc, LLVMValueRef phi) {
   LLVMValueRef c = LLVMBuildPhi(fc->b, LLVMTypeOf(phi), "");
-  set_name_suffix(c, phi, "");
+  ad_name_after(c, phi, "");
   ad_copy_fmf(c, phi);
   if (ad_map_put(&fc->vmap, phi, c) != 0)
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   LLVMValueRef s = NULL;
   if (ad_is_active(fc, phi)) {
     s = LLVMBuildPhi(fc->b, ad_shadow_type(fc, LLVMTypeOf(phi)), "");
-    set_name_suffix(s, phi, "'");
+    ad_name_after(s, phi, "'");
     ad_set_shadow(fc, phi, s);
   }
   return add_pending_phi(fc, phi, c, s);
@@ -292,12 +277,12 @@ static int build_body(ad_fn_ctx *fc) {
   unsigned k = 0;
   for (unsigned i = 0; i < fc->sig->nparams && rc == 0; i++) {
     LLVMValueRef p = LLVMGetParam(fn, i), np = LLVMGetParam(d, k++);
-    set_name_suffix(np, p, "");
+    ad_name_after(np, p, "");
     if (ad_map_put(&fc->vmap, p, np) != 0)
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     if (fc->sig->activity[i] != AD_ARG_CONST) {
       LLVMValueRef sp = LLVMGetParam(d, k++);
-      set_name_suffix(sp, p, "'");
+      ad_name_after(sp, p, "'");
       ad_set_shadow(fc, p, sp);
     }
   }

@@ -108,10 +108,7 @@ int ad_emit_invoke(ad_fn_ctx *fc, LLVMValueRef inv) {
 
 int ad_emit_landing_pad(ad_fn_ctx *fc, LLVMValueRef lp) {
   LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(lp), "");
-  size_t len;
-  const char *name = LLVMGetValueName2(lp, &len);
-  if (len)
-    LLVMSetValueName2(phi, name, len);
+  ad_name_after(phi, lp, "");
   if (ad_map_put(&fc->vmap, lp, phi) != 0)
     return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, lp, "out of memory");
   return 0;

@@ -136,6 +136,20 @@ int ad_is_generated_function(LLVMValueRef fn) {
                                        sizeof generated_mark - 1) != NULL;
 }
 
+void ad_name_after(LLVMValueRef v, LLVMValueRef from, const char *suffix) {
+  size_t n;
+  const char *name = LLVMGetValueName2(from, &n);
+  if (!n)
+    return;
+  strbuf sb;
+  sb_init(&sb);
+  sb_appendn(&sb, name, n);
+  sb_append(&sb, suffix);
+  if (sb.data)
+    LLVMSetValueName2(v, sb.data, sb.len);
+  sb_free(&sb);
+}
+
 int ad_name_matches(const char *name, const char *pattern) {
   size_t n = strlen(pattern);
   if (strncmp(name, pattern, n) != 0)

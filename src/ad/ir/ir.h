@@ -59,6 +59,10 @@ int ad_may_be_declared_indirect_target(LLVMValueRef call, LLVMValueRef f);
  * The engine differentiates it as a defined target of an indirect call,
  * and f's call rule applies to that direct call. */
 LLVMValueRef ad_direct_call_wrapper(LLVMModuleRef m, LLVMValueRef f);
+/* Names v after `from` with `suffix` appended (a clone "x", a shadow
+ * "x'"); an unnamed `from` leaves v unnamed, and so does out of memory
+ * (a name is only for reading the IR). */
+void ad_name_after(LLVMValueRef v, LLVMValueRef from, const char *suffix);
 /* Name matching for rule tables: exact, or for an "llvm.*" pattern the
  * overloaded form (pattern followed by '.'). */
 int ad_name_matches(const char *name, const char *pattern);

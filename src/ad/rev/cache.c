@@ -47,16 +47,12 @@ void ad_rev_state_free(ad_module_ctx *mc) {
   mc->rev = NULL;
 }
 
+/* Every pair (declare() below) and every tanjit.* helper reverse mode
+ * defines (ad_define_internal) carries the mark ad_add_generated_function
+ * sets: the mark decides, not a name a program's own function could have. */
 int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn) {
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  if (strncmp(name, "tanjit.tape.", 12) == 0 || strncmp(name, "tanjit.rev.", 11) == 0 ||
-      strncmp(name, "tanjit.split.", 13) == 0)
-    return 1;
-  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
-    if (mc->rev->e[i].pair.aug == fn || mc->rev->e[i].pair.rev == fn)
-      return 1;
-  return 0;
+  (void)mc;
+  return ad_is_generated_function(fn);
 }
 
 /* FNV-1a, 64 bits. */
@@ -208,20 +204,6 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
   return 0;
 }
 
-static void name_param(LLVMValueRef p, LLVMValueRef from, const char *suffix) {
-  size_t n;
-  const char *name = LLVMGetValueName2(from, &n);
-  if (!n)
-    return;
-  strbuf sb;
-  sb_init(&sb);
-  sb_appendn(&sb, name, n);
-  sb_append(&sb, suffix);
-  if (sb.data)
-    LLVMSetValueName2(p, sb.data, sb.len);
-  sb_free(&sb);
-}
-
 /* An integer OUT parameter holds a float's bits (calls.c gives integers
  * that activity only then): the callee's type analysis starts from that,
  * which its body alone may not show (clang -O1 stores the bits straight
@@ -295,14 +277,14 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   for (unsigned i = 0; i < n && rc == 0; i++) {
     LLVMValueRef p = LLVMGetParam(own.sig.fn, i);
     LLVMValueRef ap = LLVMGetParam(r.aug, ka++), rp = LLVMGetParam(r.rev, kr++);
-    name_param(ap, p, "");
-    name_param(rp, p, "");
+    ad_name_after(ap, p, "");
+    ad_name_after(rp, p, "");
     if (ad_map_put(&fc->vmap, p, ap) != 0 || ad_map_put(&r.rparam, p, rp) != 0)
       rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     if (ad_rev_has_shadow_param(own.sig.activity[i])) {
       LLVMValueRef as = LLVMGetParam(r.aug, ka++), rs = LLVMGetParam(r.rev, kr++);
-      name_param(as, p, "'");
-      name_param(rs, p, "'");
+      ad_name_after(as, p, "'");
+      ad_name_after(rs, p, "'");
       ad_set_shadow(fc, p, as);
       if (ad_map_put(&r.rshadow, p, rs) != 0)
         rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");

@@ -247,10 +247,7 @@ int ad_rev_aug_invoke(ad_rev_fn *r, LLVMValueRef inv) {
 int ad_rev_aug_landing_pad(ad_rev_fn *r, LLVMValueRef lp) {
   ad_fn_ctx *fc = &r->fc;
   LLVMValueRef phi = LLVMBuildPhi(fc->b, LLVMTypeOf(lp), "");
-  size_t len;
-  const char *name = LLVMGetValueName2(lp, &len);
-  if (len)
-    LLVMSetValueName2(phi, name, len);
+  ad_name_after(phi, lp, "");
   if (ad_map_put(&fc->vmap, lp, phi) != 0)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, lp, "out of memory");
   /* the pads of the invokes built before this block */

@@ -86,7 +86,8 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
                ad_rev_pair *out);
 /* Builds every pair declared and not built yet (a worklist).  0 or -1. */
 int ad_rev_build_all(ad_module_ctx *mc);
-/* Whether fn is code reverse mode made (a pair, the tape helper). */
+/* Whether fn is the engine's own code (a pair, a tanjit.* helper, a
+ * forward derivative): ad_is_generated_function's mark. */
 int ad_rev_is_generated(ad_module_ctx *mc, LLVMValueRef fn);
 /* Frees the module's reverse state (NULL-tolerant; engine.c). */
 void ad_rev_state_free(ad_module_ctx *mc);

@@ -356,38 +356,51 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
  */
 #define RECOMPUTE_DEPTH 6
 
-static int recomputable_opcode(LLVMOpcode op) {
-  switch (op) {
-  case LLVMGetElementPtr:
-  case LLVMTrunc:
-  case LLVMZExt:
-  case LLVMSExt:
-  case LLVMPtrToInt:
-  case LLVMIntToPtr:
-  case LLVMBitCast:
-  case LLVMAddrSpaceCast:
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMMul:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-  case LLVMAnd:
-  case LLVMOr:
-  case LLVMXor:
-  case LLVMICmp:
-  case LLVMSelect:
-    return 1;
-  default:
-    return 0;
-  }
+/* The opcodes rebuilt in the head, each with the operands aug replaces by
+ * their shadows to make its shadow (its ad_lanewise operand list); none:
+ * its shadow is not rebuilt. */
+static const struct recompute_row {
+  LLVMOpcode op;
+  unsigned char n_shadow_ops;
+  unsigned char shadow_ops[2];
+} recompute_rows[] = {
+    /* GEPs and casts: the shadow of the pointer or integer operand */
+    {LLVMGetElementPtr, 1, {0}},
+    {LLVMTrunc, 1, {0}},
+    {LLVMZExt, 1, {0}},
+    {LLVMSExt, 1, {0}},
+    {LLVMPtrToInt, 1, {0}},
+    {LLVMIntToPtr, 1, {0}},
+    {LLVMBitCast, 1, {0}},
+    {LLVMAddrSpaceCast, 1, {0}},
+    /* integer arithmetic: both operands' shadows */
+    {LLVMAdd, 2, {0, 1}},
+    {LLVMSub, 2, {0, 1}},
+    {LLVMMul, 2, {0, 1}},
+    {LLVMShl, 2, {0, 1}},
+    {LLVMLShr, 2, {0, 1}},
+    {LLVMAShr, 2, {0, 1}},
+    {LLVMAnd, 2, {0, 1}},
+    {LLVMOr, 2, {0, 1}},
+    {LLVMXor, 2, {0, 1}},
+    /* a comparison: its i1 has no shadow */
+    {LLVMICmp, 0, {0}},
+    /* the condition chooses between the arms' shadows */
+    {LLVMSelect, 2, {1, 2}},
+};
+
+static const struct recompute_row *recompute_row_of(LLVMOpcode op) {
+  for (size_t i = 0; i < sizeof recompute_rows / sizeof *recompute_rows; i++)
+    if (recompute_rows[i].op == op)
+      return &recompute_rows[i];
+  return NULL;
 }
 
 /* Those, and integer division by a constant that cannot trap (nonzero;
  * not -1 when signed): `i % 3` deciding a branch. */
 static int recomputable(LLVMValueRef v) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  if (recomputable_opcode(op))
+  if (recompute_row_of(op))
     return 1;
   if (op != LLVMUDiv && op != LLVMURem && op != LLVMSDiv && op != LLVMSRem)
     return 0;
@@ -401,39 +414,14 @@ static int recomputable(LLVMValueRef v) {
   return op == LLVMUDiv || op == LLVMURem || LLVMConstIntGetSExtValue(d) != -1;
 }
 
-/* The operands aug replaces by their shadows to make v's shadow (its
- * ad_lanewise operand list), or 0 when v's shadow is not recomputed. */
+/* The operands aug replaces by their shadows to make v's shadow, or 0
+ * when v's shadow is not recomputed. */
 static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
-  switch (op) {
-  case LLVMGetElementPtr:
-  case LLVMTrunc:
-  case LLVMZExt:
-  case LLVMSExt:
-  case LLVMPtrToInt:
-  case LLVMIntToPtr:
-  case LLVMBitCast:
-  case LLVMAddrSpaceCast:
-    ops[0] = 0;
-    return 1;
-  case LLVMAdd:
-  case LLVMSub:
-  case LLVMMul:
-  case LLVMShl:
-  case LLVMLShr:
-  case LLVMAShr:
-  case LLVMAnd:
-  case LLVMOr:
-  case LLVMXor:
-    ops[0] = 0;
-    ops[1] = 1;
-    return 2;
-  case LLVMSelect: /* the condition chooses between the arms' shadows */
-    ops[0] = 1;
-    ops[1] = 2;
-    return 2;
-  default:
-    return 0;
-  }
+  const struct recompute_row *row = recompute_row_of(op);
+  unsigned n = row ? row->n_shadow_ops : 0;
+  for (unsigned k = 0; k < n; k++)
+    ops[k] = row->shadow_ops[k];
+  return n;
 }
 
 /*
