@@ -79,13 +79,20 @@ static int report(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef r,
   if (!log || !reaches_anything(fc, inst))
     return 0;
   LLVMTypeRef ft = LLVMGlobalGetValueType(log);
-  if (LLVMCountParamTypes(ft) != 7)
-    return ad_fail(fc->mc, inst,
-                   "enzymeLogError takes %u parameters; error estimation "
-                   "calls it with 7 (value, error, opcode, callee, module, "
-                   "function, block)",
-                   LLVMCountParamTypes(ft));
   LLVMTypeRef dbl = LLVMDoubleTypeInContext(fc->mc->llctx);
+  LLVMTypeRef params[7];
+  int fits = LLVMCountParamTypes(ft) == 7;
+  if (fits)
+    LLVMGetParamTypes(ft, params);
+  for (unsigned i = 0; i < 7 && fits; i++)
+    fits = i < 2 ? params[i] == dbl
+                 : LLVMGetTypeKind(params[i]) == LLVMPointerTypeKind;
+  if (!fits)
+    return ad_fail(fc->mc, inst,
+                   "enzymeLogError is not void(double value, double error, "
+                   "const char *opcode, const char *callee, const char "
+                   "*module, const char *function, const char *block), the "
+                   "form error estimation calls it with");
   LLVMValueRef callee =
       LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst) ? ad_called_function(inst)
                                                        : NULL;
