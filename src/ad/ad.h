@@ -131,6 +131,8 @@ LLVMValueRef ad_address_constant(LLVMContextRef ctx, const void *p);
 typedef enum ad_request_kind {
   AD_NOT_A_REQUEST = 0,
   AD_REQUEST_FORWARD, /* __enzyme_fwddiff */
+  AD_REQUEST_ERROR,   /* __enzyme_error_estimate: forward mode whose
+                         shadows bound rounding errors */
   AD_REQUEST_REVERSE, /* __enzyme_autodiff (rev/) */
   AD_REQUEST_BATCH,   /* __enzyme_batch: N primal evaluations (batch.c) */
   AD_REQUEST_SPLIT    /* __enzyme_augmentfwd, __enzyme_reverse,

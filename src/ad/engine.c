@@ -145,6 +145,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
       LLVMIsDeclaration(f) ? name_contains : name_is;
   if (match(name, n, "__enzyme_fwddiff"))
     return AD_REQUEST_FORWARD;
+  if (match(name, n, "__enzyme_error_estimate"))
+    return AD_REQUEST_ERROR;
   if (match(name, n, "__enzyme_batch"))
     return AD_REQUEST_BATCH;
   for (size_t i = 0; i < sizeof split / sizeof *split; i++)
@@ -157,7 +159,8 @@ ad_request_kind ad_request_kind_of(LLVMValueRef f) {
 
 int ad_is_request_function(LLVMValueRef f) {
   ad_request_kind k = ad_request_kind_of(f);
-  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_REVERSE ||
+  return k == AD_REQUEST_FORWARD || k == AD_REQUEST_ERROR ||
+         k == AD_REQUEST_REVERSE ||
          k == AD_REQUEST_BATCH || k == AD_REQUEST_SPLIT;
 }
 

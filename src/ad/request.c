@@ -664,9 +664,14 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     return rewrite_reverse(mc, call, REV_COMBINED);
   if (callee && ad_request_kind_of(callee) == AD_REQUEST_SPLIT)
     return rewrite_reverse(mc, call, split_mode_of(callee));
+  int error = callee && ad_request_kind_of(callee) == AD_REQUEST_ERROR;
+  const char *who = error ? "__enzyme_error_estimate" : "__enzyme_fwddiff";
   request r;
-  if (request_begin(&r, mc, call, "__enzyme_fwddiff") != 0)
+  if (request_begin(&r, mc, call, who) != 0)
     return -1;
+  if (error && r.width != 1)
+    return ad_fail(mc, call, "%s: enzyme_width %u (error estimation has one "
+                   "bound per value)", who, r.width);
   unsigned fi = r.first - 1;
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
@@ -802,7 +807,8 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     goto out;
 
   LLVMTypeRef rt = LLVMGetReturnType(ft);
-  ad_signature sig = {r.fn, np, act, r.width, AD_RET_TANGENT};
+  ad_signature sig = {r.fn, np, act, r.width, AD_RET_TANGENT,
+                      (unsigned char)error};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
   else if (!ad_type_can_carry(rt) || r.const_return)

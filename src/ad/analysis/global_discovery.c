@@ -49,7 +49,8 @@ static int analyse_all_active(ad_module_ctx *mc, LLVMValueRef fn) {
   LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(fn));
   ad_signature sig = {fn, np, act, 1,
                       LLVMGetTypeKind(rt) == LLVMVoidTypeKind ? AD_RET_VOID
-                                                               : AD_RET_BOTH};
+                                                               : AD_RET_BOTH,
+                      0};
   ad_fn_ctx fc;
   memset(&fc, 0, sizeof fc);
   fc.mc = mc;

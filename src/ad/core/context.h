@@ -66,6 +66,9 @@ typedef struct ad_signature {
   unsigned char *activity; /* ad_arg_activity per parameter (owned) */
   unsigned width;
   ad_ret_mode ret;
+  /* error estimation (__enzyme_error_estimate): each shadow is a bound on
+   * its value's rounding error, not a tangent (tangent/error_bound.c) */
+  unsigned char error;
 } ad_signature;
 
 /*

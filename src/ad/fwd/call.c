@@ -17,6 +17,7 @@
 #include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 
 static int only_integers(LLVMValueRef call) {
@@ -138,7 +139,8 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
       act[i] = AD_ARG_DUP;
   }
   LLVMTypeRef rt = LLVMTypeOf(call);
-  ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL};
+  ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL,
+                      (unsigned char)ad_estimates_error(fc)};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
   else if (passes_shadow(fc, call))
@@ -220,6 +222,15 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
   const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   LLVMValueRef c;
   if (rule) {
+    /* error estimation has bounds for the math rows alone; other rules
+     * that compute a float would write a tangent as its bound */
+    if (ad_estimates_error(fc) && !rule->inactive && !ad_math_is_row(rule) &&
+        ad_type_is_float(LLVMTypeOf(call)) && ad_is_active(fc, call))
+      return ad_fail(fc->mc, call,
+                     "no forward-mode error estimate for call to %s (its "
+                     "rule computes tangents; error estimation has bounds "
+                     "for the math functions' rows)",
+                     rule->name);
     if (!(c = ad_clone(fc, call)))
       return -1;
     return rule->inactive ? 0 : rule->emit(fc, rule, call, c);
@@ -284,8 +295,8 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
       return rc;
     }
     return ad_fail(fc->mc, call,
-                   "no forward-mode derivative for call to %s (no rule and no "
-                   "body)",
+                   "no forward-mode %s for call to %s (no rule and no body)",
+                   ad_estimates_error(fc) ? "error estimate" : "derivative",
                    rn ? rn : ad_value_name(fn));
   }
   if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))

@@ -34,7 +34,7 @@
  * transform a signature always means the same derivative. */
 static int sig_equal(const ad_signature *a, const ad_signature *b) {
   return a->fn == b->fn && a->nparams == b->nparams && a->width == b->width &&
-         a->ret == b->ret &&
+         a->ret == b->ret && a->error == b->error &&
          memcmp(a->activity, b->activity, a->nparams) == 0;
 }
 
@@ -390,7 +390,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   memcpy(ce->sig.activity, sig->activity, sig->nparams);
   strbuf sb;
   sb_init(&sb);
-  sb_append(&sb, "fwddiffe");
+  sb_append(&sb, sig->error ? "fwderror" : "fwddiffe");
   if (sig->width > 1)
     sb_printf(&sb, "%u", sig->width);
   sb_append(&sb, ad_value_name(fn));

@@ -252,7 +252,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
               : own.sig.activity[i] == AD_REV_DUP_RUNTIME ? AD_ARG_DUP_RUNTIME
                                                           : AD_ARG_DUP;
   r.fsig = (ad_signature){own.sig.fn, n, fact, 1,
-                          own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL};
+                          own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL,
+                          0};
   ad_fn_ctx *fc = &r.fc;
   fc->mc = mc;
   fc->sig = &r.fsig;

@@ -110,11 +110,42 @@ int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out) {
   return 0;
 }
 
+/* Error estimation: the result's bound from the same rows'
+ * partials (tangent/error_bound.c). */
+static int emit_float_error(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+  unsigned arity = op == LLVMFNeg ? 1 : 2;
+  LLVMValueRef args[2] = {NULL, NULL};
+  ad_error_term terms[2];
+  for (unsigned k = 0; k < arity; k++)
+    args[k] = ad_primal(fc, LLVMGetOperand(inst, k));
+  for (unsigned k = 0; k < arity; k++) {
+    ad_inst_partial row;
+    if (!ad_inst_partial_of(op, k, &row))
+      return ad_fail(fc->mc, inst, "internal: no row for %s",
+                     LLVMGetValueName(inst));
+    terms[k].primal = args[k];
+    terms[k].error = ad_shadow_or_null(fc, LLVMGetOperand(inst, k));
+    terms[k].coef = NULL;
+    if (terms[k].error && row.program &&
+        !(terms[k].coef = ad_math_eval_text(fc, row.program, arity,
+                                            LLVMTypeOf(inst), args, c)))
+      return -1;
+  }
+  LLVMValueRef bound = ad_error_bound(fc, inst, c, terms, arity);
+  if (!bound)
+    return -1;
+  ad_set_shadow(fc, inst, bound);
+  return 0;
+}
+
 /* d(a op b) as a linear combination of da and db, from the rows above;
  * a quotient's tangent is their combination rearranged: (da - (a/b) db)/b,
  * one division instead of two, or for a constant numerator k the
  * primal quotient reused (numbers as before the rows). */
 static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
+  if (ad_estimates_error(fc))
+    return emit_float_error(fc, inst, c);
   LLVMOpcode op = LLVMGetInstructionOpcode(inst);
   LLVMTypeRef t = LLVMTypeOf(inst);
   LLVMValueRef a = LLVMGetOperand(inst, 0);

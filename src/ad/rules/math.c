@@ -718,6 +718,34 @@ static int emit_choice(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
   return 0;
 }
 
+/* Error estimation: the result's bound from the row's partials
+ * (tangent/error_bound.c). */
+static int emit_math_error(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
+                           LLVMValueRef call, LLVMValueRef clone) {
+  const math_rule *m = me->row;
+  ad_error_term terms[3];
+  unsigned nterms = 0;
+  for (unsigned k = 0; k < m->arity; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k);
+    if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))
+      continue;
+    LLVMValueRef coef = eval_program(e, &me->partial[k]);
+    if (!coef)
+      return ad_fail(fc->mc, call,
+                     "internal: bad derivative program \"%s\" for %s",
+                     m->partial[k], me->rule.name);
+    terms[nterms].primal = e->args[k];
+    terms[nterms].coef = coef;
+    terms[nterms].error = ad_shadow_value(fc, a);
+    nterms++;
+  }
+  LLVMValueRef bound = ad_error_bound(fc, call, clone, terms, nterms);
+  if (!bound)
+    return -1;
+  ad_set_shadow(fc, call, bound);
+  return 0;
+}
+
 static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                      LLVMValueRef clone) {
   const math_entry *me = rule->data;
@@ -737,6 +765,8 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
     args[k] = ad_primal(fc, LLVMGetOperand(call, k));
   if (m->chooses)
     return emit_choice(fc, &e, me, call);
+  if (ad_estimates_error(fc))
+    return emit_math_error(fc, &e, me, call, clone);
   for (unsigned k = 0; k < m->arity; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
     if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))

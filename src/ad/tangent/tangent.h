@@ -60,6 +60,20 @@ int ad_shadow_param_may_be_primal(ad_fn_ctx *fc, LLVMValueRef shadow);
 LLVMValueRef ad_guarded_access(ad_fn_ctx *fc, LLVMValueRef inst,
                                LLVMValueRef clone);
 
+/* ---- error_bound.c: error estimation's bounds ---- */
+/* Whether the body being built estimates errors (ad_signature.error). */
+int ad_estimates_error(const ad_fn_ctx *fc);
+/* One operand of an operation with a rule row: x_k, df/dx_k (NULL means
+ * 1) and x_k's error bound (its shadow; NULL: exact). */
+typedef struct ad_error_term {
+  LLVMValueRef primal, coef, error;
+} ad_error_term;
+/* The error bound of result r (the clone of `inst`),
+ * max(ulp(r), sum_k |coef_k err_k x_k / r|), reported to enzymeLogError
+ * where the module has one; NULL after an error. */
+LLVMValueRef ad_error_bound(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef r,
+                            const ad_error_term *terms, unsigned nterms);
+
 /* One term of a tangent linear combination: sign * coef * tangent.
  * coef NULL means 1; tangent NULL means 0 (the term is skipped). */
 typedef struct ad_term {
