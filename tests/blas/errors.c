@@ -1,19 +1,38 @@
 /*
  * BLAS calls whose derivative must fail cleanly, naming the call:
  *   -DCASE=2  cblas_daxpy accumulating an active x into a y with no shadow
+ *   -DCASE=3  the same in reverse mode
+ *   -DCASE=4  cblas_dsymv in reverse mode, which has no reverse rule
  * (case 1, potrf through its C name, is differentiated now:
  * cblas_potrf.c)
  */
 extern int enzyme_dup, enzyme_const;
 double __enzyme_fwddiff(void *, ...);
+void __enzyme_autodiff(void *, ...);
 void cblas_daxpy(int, double, const double *, int, double *, int);
+void cblas_dsymv(int, int, int, double, const double *, int, const double *,
+                 int, double, double *, int);
 
+#if CASE == 4
+static double f(double *a, double *b) {
+  cblas_dsymv(102, 121, 2, 1.0, a, 2, a, 1, 0.0, b, 1);
+  return b[0];
+}
+#else
 static double f(double *a, double *b) {
   cblas_daxpy(2, 3.0, a, 1, b, 1);
   return 0;
 }
+#endif
 
 int main(void) {
-  double a[4] = {4, 1, 1, 3}, da[4] = {1, 0, 0, 1}, b[4] = {0};
+  double a[4] = {4, 1, 1, 3}, da[4] = {1, 0, 0, 1}, b[4] = {0}, db[4] = {0};
+#if CASE == 2
   return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
+#elif CASE == 3
+  __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
+#else
+  __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_dup, b, db);
+#endif
+  return (int)(da[0] + db[0]);
 }

@@ -31,6 +31,7 @@
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
 #include "ad/rev/rev.h"
+#include "ad/rules/blas.h"
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
@@ -57,6 +58,11 @@ const ad_rev_call_row *ad_rev_row_of(const char *name) {
 static const ad_rev_call_row *rev_rule_of(const ad_call_rule *rule) {
   if (ad_complex_is_rule(rule))
     return &ad_rev_complex_row;
+  blas_routine_id id;
+  blas_iface iface;
+  unsigned prec;
+  if (ad_blas_rule_info(rule, &id, &iface, &prec))
+    return &ad_rev_blas_row;
   return ad_rev_row_of(rule->name);
 }
 

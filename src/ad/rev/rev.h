@@ -31,6 +31,8 @@
  *   complex.c  <complex.h> functions and the complex product/quotient
  *              helpers, read backwards from rules/complex.c's rows
  *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
+ *   blas.c     BLAS calls: adjoints as more BLAS calls (rules/blas.h's
+ *              routine table), the inputs cached in aug
  *   exceptions.c  invoke (the normal path, like a call), landing pads
  *   unwinding.c   the clone of a callee whose exception is caught above
  */
@@ -608,6 +610,9 @@ extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
 extern const ad_rev_call_rows ad_rev_tree_rows;    /* tree.c */
 /* complex.c: the one reverse step of every row of rules/complex.c */
 extern const ad_rev_call_row ad_rev_complex_row;
+/* blas.c: the one reverse step of every routine of rules/blas.c's table
+ * (a routine without an adjoint is refused there, naming it) */
+extern const ad_rev_call_row ad_rev_blas_row;
 
 /* The row for rule name `name`, or NULL (calls.c's table, in order). */
 const ad_rev_call_row *ad_rev_row_of(const char *name);

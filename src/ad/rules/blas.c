@@ -44,51 +44,11 @@
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rules/blas.h"
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 
-/* What an argument is for; its class (option, integer, scalar, array)
- * follows from the role (class_of). */
-typedef enum blas_role {
-  R_END = 0,
-  R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
-  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
-  R_ALPHA, R_BETA, R_CFROM, R_CTO,          /* scalars */
-  R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
-  R_INFO,                                   /* LAPACK's status (int out) */
-  R_COUNT
-} blas_role;
-
-typedef enum role_class { C_OPTION, C_INT, C_SCALAR, C_ARRAY, C_INFO } role_class;
-
-static role_class class_of(unsigned r) {
-  if (r <= R_DIAG)
-    return C_OPTION;
-  if (r <= R_INCY)
-    return C_INT;
-  if (r <= R_BETA)
-    return C_SCALAR;
-  if (r <= R_Y)
-    return C_ARRAY;
-  return C_INFO;
-}
-
-typedef enum blas_iface {
-  IF_CBLAS,        /* cblas_<p><base> */
-  IF_F77,          /* <p><base>_ */
-  IF_F77_64,       /* <p><base>_64_ */
-  IF_F77_64_OPEN,  /* <p><base>64_ */
-  IF_COUNT
-} blas_iface;
-enum { PREC_D, PREC_S, PREC_COUNT };
-
-typedef enum blas_routine_id {
-  RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
-  RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_LACPY, RT_LASCL,
-  RT_COUNT
-} blas_routine_id;
-
-enum { MAX_ROLES = 14, MAX_TERMS = 3, MAX_ARGS = 24 };
+enum { MAX_ROLES = 14, MAX_TERMS = 3, MAX_ARGS = AD_BLAS_MAX_ARGS };
 
 /* One term of an update of the output: the routine `callee` called with
  * `input` replaced by its shadow (for the rank-2k form of syrk, A kept and
@@ -231,6 +191,12 @@ static const blas_routine blas_routines[RT_COUNT] = {
                         R_LDA, R_INFO),
                   .cblas_layout = 1,
                   .math = "A's part `type` (uplo) *= cto / cfrom"},
+    /* called by reverse mode's adjoints (rev/blas.c) */
+    [RT_GER] = {.base = "ger",
+                ROLES(R_M, R_N, R_ALPHA, R_X, R_INCX, R_Y, R_INCY, R_A,
+                      R_LDA),
+                .cblas_layout = 1, .output = R_A,
+                .math = "A += alpha x y'"},
 };
 
 /* ---- the rows under every interface and precision ---- */
@@ -465,22 +431,96 @@ static LLVMValueRef size_operand(blas_call *bc, unsigned r, LLVMValueRef zero) {
 }
 
 /* Converts v to the parameter type t of an existing declaration. */
-static LLVMValueRef coerce(blas_call *bc, LLVMValueRef v, LLVMTypeRef t) {
+static LLVMValueRef coerce_at(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t) {
   LLVMTypeRef vt = LLVMTypeOf(v);
   if (vt == t)
     return v;
   LLVMTypeKind vk = LLVMGetTypeKind(vt), tk = LLVMGetTypeKind(t);
   if (vk == LLVMIntegerTypeKind && tk == LLVMIntegerTypeKind)
-    return LLVMBuildIntCast2(b_of(bc), v, t, 1, "");
+    return LLVMBuildIntCast2(b, v, t, 1, "");
   if (vk == LLVMPointerTypeKind && tk == LLVMIntegerTypeKind)
-    return LLVMBuildPtrToInt(b_of(bc), v, t, "");
+    return LLVMBuildPtrToInt(b, v, t, "");
   if (vk == LLVMIntegerTypeKind && tk == LLVMPointerTypeKind)
-    return LLVMBuildIntToPtr(b_of(bc), v, t, "");
+    return LLVMBuildIntToPtr(b, v, t, "");
   if (vk == LLVMPointerTypeKind && tk == LLVMPointerTypeKind)
-    return LLVMBuildAddrSpaceCast(b_of(bc), v, t, "");
+    return LLVMBuildAddrSpaceCast(b, v, t, "");
   if (ad_type_is_float_scalar(vt) && ad_type_is_float_scalar(t))
-    return LLVMBuildFPCast(b_of(bc), v, t, "");
+    return LLVMBuildFPCast(b, v, t, "");
   return NULL;
+}
+static LLVMValueRef coerce(blas_call *bc, LLVMValueRef v, LLVMTypeRef t) {
+  return coerce_at(b_of(bc), v, t);
+}
+
+LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
+                          blas_routine_id id, LLVMValueRef *ops,
+                          LLVMValueRef *hidden_ops, LLVMTypeRef ret) {
+  ad_module_ctx *mc = site->mc;
+  const blas_routine *rt = &blas_routines[id];
+  pthread_once(&blas_built, build_blas_rules);
+  const char *callee = blas_names[id][site->iface][site->prec];
+  LLVMValueRef args[MAX_ARGS];
+  LLVMTypeRef types[MAX_ARGS];
+  unsigned n = 0, options = 0;
+  if (site->iface == IF_CBLAS && rt->cblas_layout) {
+    if (!site->layout) {
+      ad_fail(mc, site->primal, "%s: internal: no layout for %s", site->name,
+              rt->base);
+      return NULL;
+    }
+    args[n++] = site->layout;
+  }
+  for (const unsigned char *r = rt->roles; *r; r++) {
+    if (!ops[*r]) {
+      ad_fail(mc, site->primal, "%s: internal: no operand for a role of %s",
+              site->name, rt->base);
+      return NULL;
+    }
+    options += class_of(*r) == C_OPTION;
+    args[n++] = ops[*r];
+  }
+  unsigned hidden = 0;
+  if (site->iface != IF_CBLAS && site->hidden_len)
+    for (unsigned k = 0; k < options && n < MAX_ARGS; k++, hidden++)
+      args[n++] = hidden_ops ? hidden_ops[k]
+                             : LLVMConstInt(site->hidden_len, 1, 0);
+  for (unsigned k = 0; k < n; k++)
+    types[k] = LLVMTypeOf(args[k]);
+  LLVMTypeRef rty = !rt->returns_real ? LLVMVoidTypeInContext(mc->llctx)
+                    : ret             ? ret
+                                      : site->real;
+  LLVMValueRef fn = ad_get_or_insert_helper(mc->mod, site->primal, callee,
+                                            LLVMFunctionType(rty, types, n, 0));
+  if (!fn) {
+    ad_fail(mc, site->primal, "%s: out of memory", site->name);
+    return NULL;
+  }
+  /* an existing declaration (the primal's own, or the program's) decides
+   * the operand types */
+  LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
+  unsigned np = LLVMCountParamTypes(ft), nroles = n - hidden;
+  if (np > MAX_ARGS || np > n || (np < nroles && !LLVMIsFunctionVarArg(ft))) {
+    ad_fail(mc, site->primal,
+            "%s: %s is declared with %u parameters; its derivative passes %u",
+            site->name, callee, np, n);
+    return NULL;
+  }
+  if (np < n && !LLVMIsFunctionVarArg(ft))
+    n = np; /* hidden lengths the declaration does not take */
+  LLVMTypeRef pt[MAX_ARGS];
+  LLVMGetParamTypes(ft, pt);
+  for (unsigned k = 0; k < np; k++)
+    if (!(args[k] = coerce_at(b, args[k], pt[k]))) {
+      ad_fail(mc, site->primal,
+              "%s: parameter %u of %s has another type than its derivative "
+              "passes",
+              site->name, k + 1, callee);
+      return NULL;
+    }
+  LLVMValueRef c = ad_call_helper(b, fn, args, n, "blas.t");
+  if (LLVMInstructionGetDebugLoc(site->primal))
+    LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(site->primal));
+  return c;
 }
 
 /*
@@ -492,68 +532,30 @@ static LLVMValueRef coerce(blas_call *bc, LLVMValueRef v, LLVMTypeRef t) {
  */
 static LLVMValueRef emit_routine(blas_call *bc, blas_routine_id id,
                                  LLVMValueRef *ops) {
-  ad_fn_ctx *fc = bc->fc;
   const blas_routine *rt = &blas_routines[id];
-  LLVMValueRef args[MAX_ARGS];
-  LLVMTypeRef types[MAX_ARGS];
-  unsigned n = 0, options = 0;
-  if (!fortran(bc) && rt->cblas_layout)
-    args[n++] = prim(bc, R_LAYOUT);
-  for (const unsigned char *r = rt->roles; *r; r++) {
-    if (!ops[*r]) {
-      ad_fail(fc->mc, bc->call, "%s: internal: no operand for a role of %s",
-              bc->name, rt->base);
-      return NULL;
-    }
-    options += class_of(*r) == C_OPTION;
-    args[n++] = ops[*r];
+  int with_hidden = fortran(bc) && bc->nargs > bc->nroles;
+  ad_blas_site site = {
+      .mc = bc->fc->mc, .primal = bc->call, .iface = bc->iface,
+      .prec = bc->prec, .real = bc->real,
+      .layout = !fortran(bc) && rt->cblas_layout ? prim(bc, R_LAYOUT) : NULL,
+      .hidden_len = with_hidden
+                        ? LLVMTypeOf(LLVMGetOperand(bc->clone, bc->nroles))
+                        : NULL,
+      .name = bc->name};
+  LLVMValueRef own[MAX_ARGS];
+  LLVMValueRef *hidden = NULL;
+  if (with_hidden) {
+    unsigned options = 0;
+    for (const unsigned char *r = rt->roles; *r; r++)
+      options += class_of(*r) == C_OPTION;
+    for (unsigned k = 0; k < options && k < MAX_ARGS; k++)
+      own[k] = rt == bc->rt && bc->nroles + k < bc->nargs
+                   ? LLVMGetOperand(bc->clone, bc->nroles + k)
+                   : LLVMConstInt(site.hidden_len, 1, 0);
+    hidden = own;
   }
-  unsigned hidden = 0;
-  if (fortran(bc) && bc->nargs > bc->nroles)
-    for (unsigned k = 0; k < options && n < MAX_ARGS; k++, hidden++)
-      args[n++] = rt == bc->rt && bc->nroles + k < bc->nargs
-                      ? LLVMGetOperand(bc->clone, bc->nroles + k)
-                      : LLVMConstInt(LLVMTypeOf(LLVMGetOperand(
-                                         bc->clone, bc->nroles)),
-                                     1, 0);
-  for (unsigned k = 0; k < n; k++)
-    types[k] = LLVMTypeOf(args[k]);
-  LLVMTypeRef ret = !rt->returns_real ? LLVMVoidTypeInContext(fc->mc->llctx)
-                    : rt == bc->rt    ? LLVMTypeOf(bc->call)
-                                      : bc->real;
-  LLVMValueRef fn = ad_get_or_insert_helper(
-      fc->mc->mod, bc->call,
-      blas_names[id][bc->iface][bc->prec], LLVMFunctionType(ret, types, n, 0));
-  if (!fn) {
-    ad_fail(fc->mc, bc->call, "%s: out of memory", bc->name);
-    return NULL;
-  }
-  /* an existing declaration (the primal's own, or the program's) decides
-   * the operand types */
-  LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
-  unsigned np = LLVMCountParamTypes(ft), nroles = n - hidden;
-  if (np > MAX_ARGS || np > n || (np < nroles && !LLVMIsFunctionVarArg(ft))) {
-    ad_fail(fc->mc, bc->call,
-            "%s: %s is declared with %u parameters; its tangent passes %u",
-            bc->name, blas_names[id][bc->iface][bc->prec], np, n);
-    return NULL;
-  }
-  if (np < n && !LLVMIsFunctionVarArg(ft))
-    n = np; /* hidden lengths the declaration does not take */
-  LLVMTypeRef pt[MAX_ARGS];
-  LLVMGetParamTypes(ft, pt);
-  for (unsigned k = 0; k < np; k++)
-    if (!(args[k] = coerce(bc, args[k], pt[k]))) {
-      ad_fail(fc->mc, bc->call,
-              "%s: parameter %u of %s has another type than its tangent "
-              "passes",
-              bc->name, k + 1, blas_names[id][bc->iface][bc->prec]);
-      return NULL;
-    }
-  LLVMValueRef c = ad_call_helper(fc->b, fn, args, n, "blas.t");
-  if (LLVMInstructionGetDebugLoc(bc->call))
-    LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(bc->call));
-  return c;
+  return ad_blas_emit(&site, b_of(bc), id, ops, hidden,
+                      rt == bc->rt ? LLVMTypeOf(bc->call) : bc->real);
 }
 
 /* The primal operands of every role this call has. */
@@ -1370,6 +1372,26 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
     }
   }
   return v->rt->tangent(&bc);
+}
+
+int ad_blas_rule_info(const ad_call_rule *rule, blas_routine_id *id,
+                      blas_iface *iface, unsigned *prec) {
+  if (!rule || rule->emit != emit_blas)
+    return 0;
+  const blas_variant *v = rule->data;
+  *id = (blas_routine_id)(v->rt - blas_routines);
+  *iface = v->iface;
+  *prec = v->prec;
+  return 1;
+}
+
+const unsigned char *ad_blas_roles(blas_routine_id id, int *cblas_layout) {
+  *cblas_layout = blas_routines[id].cblas_layout;
+  return blas_routines[id].roles;
+}
+
+int ad_blas_returns_real(blas_routine_id id) {
+  return blas_routines[id].returns_real;
 }
 
 const ad_rule_family ad_blas_family = {

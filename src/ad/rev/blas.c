@@ -1,0 +1,845 @@
+/*
+ * BLAS in reverse: each adjoint is more BLAS calls of the primal's
+ * interface and precision (rules/blas.h: the forward family's routine
+ * table, read here by role), accumulated into the shadows (+=), never a
+ * loop over elements in IR (a matrix's column loop calls BLAS per column).
+ *
+ * The augmented pass keeps, in one malloc'd block recorded on the tape,
+ * the values of the call's integer, option and scalar arguments (read
+ * before the call: Fortran passes them through memory the program may
+ * change later) and a copy of every array the adjoint reads, taken before
+ * the primal call (so an in-place output, gemm's C with beta, scal's x,
+ * is cached as it was read; later writes by the program do not matter).
+ * The copies span the elements the call reads (with its increment or
+ * leading dimension), and the adjoint calls use them with the primal's
+ * strides.  The reverse frees the block after the adjoint.
+ *
+ * Per routine (d: the adjoints, held by the shadows; c: cached inputs):
+ *   dot   r = x.y        dx += dr cy; dy += dr cx
+ *   nrm2  r = |x|        dx += (dr / r) cx (0 where r = 0)
+ *   axpy  y += a x       da += cx.dy; dx += a dy
+ *   scal  x := a x       da += cx.dx; dx := a dx
+ *   copy  y := x         dx += dy; dy := 0
+ *   gemv  y := a op(A) x + b y
+ *                        da += (op(cA) cx).dy; dA += a dy cx' (ger; op =
+ *                        T: a cx dy'); dx += a op(cA)' dy; db += cy.dy;
+ *                        dy := b dy
+ *   gemm  C := a op(A) op(B) + b C
+ *                        dA += a dC op(cB)' (op(A) = A'; a op(cB) dC');
+ *                        dB += a op(cA)' dC (op(B) = B'; a dC' op(cA));
+ *                        da += sum(op(cA) op(cB) * dC); db += sum(cC *
+ *                        dC) (a dot per column); dC := b dC (gemm with
+ *                        alpha 0)
+ * Run-time activity: an array whose shadow is itself at run time is
+ * inactive, so its term's sizes are 0 (BLAS returns at once); an output
+ * whose shadow is itself makes every term 0.  Other routines of the table
+ * (symv, syrk, syr2k, potrf, ...) have no reverse rule: refused, naming
+ * the routine.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+#include "ad/rev/rev.h"
+#include "ad/rules/blas.h"
+#include "ad/rules/rules.h"
+#include "ad/tangent/tangent.h"
+
+/* The cache block: one 8-byte slot per role (its value), one per array
+ * role (its copy), nrm2's result. */
+enum { SLOT_COPY = R_COUNT, SLOT_RESULT = 2 * R_COUNT, SLOTS };
+
+typedef struct rev_blas {
+  ad_rev_fn *r;
+  LLVMValueRef call;
+  blas_routine_id id;
+  blas_iface iface;
+  unsigned prec;
+  LLVMTypeRef real, intty, i64;
+  int at[R_COUNT];
+  unsigned nroles, nargs;
+  const char *name;
+  ad_blas_site site;
+  LLVMBuilderRef b;             /* where the values are read */
+  LLVMValueRef val[R_COUNT];    /* ints and options as i64, scalars real */
+  LLVMValueRef copy[R_COUNT];   /* the cached arrays (reverse) */
+  LLVMValueRef result;          /* nrm2's result (reverse) */
+} rev_blas;
+
+typedef struct rev_blas_row {
+  int (*adjoint)(rev_blas *rb);
+  /* arrays cached, each when any of its `when` roles is active */
+  struct {
+    unsigned char array;
+    unsigned char when[3];
+  } cache[3];
+} rev_blas_row;
+
+static int adjoint_dot(rev_blas *rb);
+static int adjoint_nrm2(rev_blas *rb);
+static int adjoint_axpy(rev_blas *rb);
+static int adjoint_scal(rev_blas *rb);
+static int adjoint_copy(rev_blas *rb);
+static int adjoint_gemv(rev_blas *rb);
+static int adjoint_gemm(rev_blas *rb);
+
+static const rev_blas_row rev_rows[RT_COUNT] = {
+    [RT_DOT] = {adjoint_dot, {{R_X, {R_Y}}, {R_Y, {R_X}}}},
+    [RT_NRM2] = {adjoint_nrm2, {{R_X, {R_X}}}},
+    [RT_AXPY] = {adjoint_axpy, {{R_X, {R_ALPHA}}}},
+    [RT_SCAL] = {adjoint_scal, {{R_X, {R_ALPHA}}}},
+    [RT_COPY] = {adjoint_copy, {{0}}},
+    [RT_GEMV] = {adjoint_gemv,
+                 {{R_A, {R_X, R_ALPHA}}, {R_X, {R_A, R_ALPHA}}, {R_Y, {R_BETA}}}},
+    [RT_GEMM] = {adjoint_gemm,
+                 {{R_A, {R_B, R_ALPHA}}, {R_B, {R_A, R_ALPHA}}, {R_C, {R_BETA}}}},
+};
+
+static const int codes_notrans[] = {111, 'N', 'n', 0};
+
+/* ---- the call ---- */
+
+static int has(const rev_blas *rb, unsigned role) { return rb->at[role] >= 0; }
+static LLVMValueRef orig(const rev_blas *rb, unsigned role) {
+  return LLVMGetOperand(rb->call, (unsigned)rb->at[role]);
+}
+static int fortran(const rev_blas *rb) { return rb->iface != IF_CBLAS; }
+
+/* Reads the call against its row; 0, or -1 with the error. */
+static int read_call(rev_blas *rb, ad_rev_fn *r, LLVMValueRef call,
+                     const ad_call_rule *rule) {
+  memset(rb, 0, sizeof *rb);
+  rb->r = r;
+  rb->call = call;
+  rb->name = rule->name;
+  ad_blas_rule_info(rule, &rb->id, &rb->iface, &rb->prec);
+  LLVMContextRef c = r->mc->llctx;
+  rb->real = rb->prec == PREC_D ? LLVMDoubleTypeInContext(c) : LLVMFloatTypeInContext(c);
+  rb->i64 = LLVMInt64TypeInContext(c);
+  rb->intty = rb->iface == IF_F77 ? LLVMInt32TypeInContext(c) : rb->i64;
+  for (unsigned k = 0; k < R_COUNT; k++)
+    rb->at[k] = -1;
+  int layout;
+  const unsigned char *roles = ad_blas_roles(rb->id, &layout);
+  unsigned k = 0;
+  if (!fortran(rb) && layout)
+    rb->at[R_LAYOUT] = (int)k++;
+  for (; *roles; roles++)
+    rb->at[*roles] = (int)k++;
+  rb->nroles = k;
+  rb->nargs = LLVMGetNumArgOperands(call);
+  if (rb->nargs < rb->nroles || (!fortran(rb) && rb->nargs > rb->nroles) ||
+      rb->nargs > rb->nroles + 4)
+    return ad_rev_fail_call(r, call, "%s: unexpected arguments", rule->name);
+  for (unsigned role = 1; role < R_COUNT; role++) {
+    if (!has(rb, role))
+      continue;
+    LLVMTypeRef t = LLVMTypeOf(orig(rb, role));
+    role_class cl = class_of(role);
+    int want_pointer = cl == C_ARRAY || cl == C_INFO || fortran(rb);
+    int address = LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
+                  (cl == C_ARRAY && LLVMGetTypeKind(t) == LLVMIntegerTypeKind);
+    if (want_pointer && !address)
+      return ad_rev_fail_call(r, call, "%s: an argument is not a pointer",
+                              rule->name);
+    if (!want_pointer && cl == C_INT) {
+      if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+        return ad_rev_fail_call(r, call, "%s: an argument is not an integer",
+                                rule->name);
+      rb->intty = t;
+    }
+  }
+  rb->site = (ad_blas_site){
+      .mc = r->mc, .primal = call, .iface = rb->iface, .prec = rb->prec,
+      .real = rb->real,
+      .hidden_len = fortran(rb) && rb->nargs > rb->nroles
+                        ? LLVMTypeOf(LLVMGetOperand(call, rb->nroles))
+                        : NULL,
+      .name = rule->name};
+  return 0;
+}
+
+/* Whether role's argument carries a derivative here. */
+static int active(rev_blas *rb, unsigned role) {
+  if (!has(rb, role))
+    return 0;
+  LLVMValueRef v = orig(rb, role);
+  if (class_of(role) == C_SCALAR && !fortran(rb))
+    return ad_rev_has_adjoint(rb->r, v);
+  return ad_shadow_or_null(&rb->r->fc, v) != NULL;
+}
+
+/* ---- values, in aug (from the call's operands) or reverse (the block) ---- */
+
+static LLVMValueRef slot_at(rev_blas *rb, LLVMValueRef block, unsigned slot) {
+  LLVMValueRef idx = LLVMConstInt(rb->i64, slot, 0);
+  return LLVMBuildGEP2(rb->b, rb->i64, block, &idx, 1, "");
+}
+
+/* The value of each integer, option and scalar role at rb->b, before the
+ * primal call, written into the block. */
+static void read_values(rev_blas *rb, LLVMValueRef block, int from_block) {
+  LLVMBuilderRef b = rb->b;
+  LLVMContextRef c = rb->r->mc->llctx;
+  for (unsigned role = 1; role < R_COUNT; role++) {
+    role_class cl = class_of(role);
+    if (!has(rb, role) || cl == C_ARRAY || cl == C_INFO)
+      continue;
+    LLVMValueRef at = slot_at(rb, block, role);
+    LLVMTypeRef t = cl == C_SCALAR ? rb->real : rb->i64;
+    if (from_block) {
+      rb->val[role] = LLVMBuildLoad2(b, t, at, "blas.val");
+      continue;
+    }
+    LLVMValueRef v = ad_primal(&rb->r->fc, orig(rb, role));
+    if (fortran(rb))
+      v = LLVMBuildLoad2(b,
+                         cl == C_SCALAR ? rb->real
+                         : cl == C_OPTION ? LLVMInt8TypeInContext(c)
+                                          : rb->intty,
+                         v, "blas.arg");
+    if (cl != C_SCALAR)
+      v = LLVMBuildIntCast2(b, v, rb->i64, cl == C_INT, "");
+    LLVMBuildStore(b, v, at);
+    rb->val[role] = v;
+  }
+}
+
+static LLVMValueRef konst(rev_blas *rb, long long k) {
+  return LLVMConstInt(rb->i64, (unsigned long long)k, 1);
+}
+static LLVMValueRef is_notrans(rev_blas *rb, LLVMValueRef opt) {
+  LLVMValueRef any = NULL;
+  for (const int *c = codes_notrans; *c; c++) {
+    LLVMValueRef eq = LLVMBuildICmp(rb->b, LLVMIntEQ, opt, konst(rb, *c), "");
+    any = any ? LLVMBuildOr(rb->b, any, eq, "") : eq;
+  }
+  return any;
+}
+static LLVMValueRef col_major(rev_blas *rb) {
+  if (fortran(rb) || !has(rb, R_LAYOUT))
+    return LLVMConstInt(LLVMInt1TypeInContext(rb->r->mc->llctx), 1, 0);
+  return LLVMBuildICmp(rb->b, LLVMIntNE, rb->val[R_LAYOUT], konst(rb, 101), "");
+}
+static LLVMValueRef sel(rev_blas *rb, LLVMValueRef c, LLVMValueRef a,
+                        LLVMValueRef b) {
+  return LLVMBuildSelect(rb->b, c, a, b, "");
+}
+static LLVMValueRef abs_i64(rev_blas *rb, LLVMValueRef v) {
+  return sel(rb, LLVMBuildICmp(rb->b, LLVMIntSLT, v, konst(rb, 0), ""),
+             LLVMBuildNeg(rb->b, v, ""), v);
+}
+
+/* The number of elements array `role` spans (with its stride), and for
+ * a matrix its stored rows x columns (column-major terms: `inner` the
+ * length of a stored column or, row-major, row; `outer` their count). */
+static void matrix_shape(rev_blas *rb, unsigned role, LLVMValueRef *inner,
+                         LLVMValueRef *outer) {
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], rows, cols;
+  if (rb->id == RT_GEMV) {
+    rows = m, cols = n;
+  } else if (role == R_A) {
+    LLVMValueRef na = is_notrans(rb, rb->val[R_TRANS]), k = rb->val[R_K];
+    rows = sel(rb, na, m, k), cols = sel(rb, na, k, m);
+  } else if (role == R_B) {
+    LLVMValueRef nb = is_notrans(rb, rb->val[R_TRANSB]), k = rb->val[R_K];
+    rows = sel(rb, nb, k, n), cols = sel(rb, nb, n, k);
+  } else {
+    rows = m, cols = n;
+  }
+  LLVMValueRef cm = col_major(rb);
+  *inner = sel(rb, cm, rows, cols);
+  *outer = sel(rb, cm, cols, rows);
+}
+
+/* Vector lengths: gemv's x and y by its transpose, else n. */
+static LLVMValueRef vector_length(rev_blas *rb, unsigned role) {
+  if (rb->id != RT_GEMV)
+    return rb->val[R_N];
+  LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
+  return role == R_X ? sel(rb, nt, rb->val[R_N], rb->val[R_M])
+                     : sel(rb, nt, rb->val[R_M], rb->val[R_N]);
+}
+
+static LLVMValueRef span(rev_blas *rb, unsigned role) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef zero = konst(rb, 0), one = konst(rb, 1);
+  LLVMValueRef count, stride, len;
+  if (role == R_A || role == R_B || role == R_C) {
+    matrix_shape(rb, role, &len, &count);
+    stride = rb->val[role == R_A ? R_LDA : role == R_B ? R_LDB : R_LDC];
+    LLVMValueRef empty = LLVMBuildOr(
+        b, LLVMBuildICmp(b, LLVMIntSLE, len, zero, ""),
+        LLVMBuildICmp(b, LLVMIntSLE, count, zero, ""), "");
+    LLVMValueRef s = LLVMBuildAdd(
+        b, LLVMBuildMul(b, LLVMBuildSub(b, count, one, ""), stride, ""), len, "");
+    return sel(rb, empty, zero, s);
+  }
+  count = vector_length(rb, role);
+  stride = abs_i64(rb, rb->val[role == R_X ? R_INCX : R_INCY]);
+  LLVMValueRef s = LLVMBuildAdd(
+      b, LLVMBuildMul(b, LLVMBuildSub(b, count, one, ""), stride, ""), one, "");
+  return sel(rb, LLVMBuildICmp(b, LLVMIntSLE, count, zero, ""), zero, s);
+}
+
+static LLVMValueRef as_pointer(rev_blas *rb, LLVMValueRef v) {
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind)
+    return v;
+  return LLVMBuildIntToPtr(rb->b, v, LLVMPointerTypeInContext(rb->r->mc->llctx, 0), "");
+}
+
+static LLVMValueRef malloc_fn(ad_module_ctx *mc) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  return ad_get_or_insert_helper(mc->mod, NULL, "malloc",
+                                 LLVMFunctionType(ptr, &i64, 1, 0));
+}
+
+/* ---- aug ---- */
+
+static int any_input_active(rev_blas *rb) {
+  for (unsigned role = 1; role < R_COUNT; role++) {
+    role_class cl = class_of(role);
+    if ((cl == C_ARRAY || cl == C_SCALAR) && active(rb, role))
+      return 1;
+  }
+  return 0;
+}
+
+static unsigned char output_of(blas_routine_id id) {
+  switch (id) {
+  case RT_AXPY: case RT_COPY: case RT_GEMV: return R_Y;
+  case RT_SCAL: return R_X;
+  case RT_GEMM: return R_C;
+  default: return R_END;
+  }
+}
+
+static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
+                    LLVMValueRef call, LLVMValueRef clone) {
+  const ad_call_rule *rule = ad_rule_of_call(r->mc, call);
+  rev_blas rb;
+  if (read_call(&rb, r, call, rule) != 0)
+    return -1;
+  const rev_blas_row *rr = &rev_rows[rb.id];
+  if (!rr->adjoint)
+    return ad_rev_any_active(r, call)
+               ? ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s",
+                                  rule->name)
+               : 0;
+  unsigned char out = output_of(rb.id);
+  if (out == R_END) {
+    if (!ad_rev_has_adjoint(r, call))
+      return 0;
+  } else if (!ad_shadow_or_null(&r->fc, orig(&rb, out))) {
+    if (any_input_active(&rb))
+      return ad_rev_fail_call(r, call,
+                              "%s writes active values into memory with no shadow",
+                              rule->name);
+    return 0;
+  }
+  if (!any_input_active(&rb) && out == R_END)
+    return 0;
+  ad_module_ctx *mc = r->mc;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMPositionBuilderBefore(b, clone);
+  rb.b = b;
+  LLVMValueRef fn_malloc = malloc_fn(mc);
+  if (!fn_malloc) {
+    LLVMDisposeBuilder(b);
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  /* the values first (into an alloca'd header, copied into the block) */
+  LLVMTypeRef hdr_t = LLVMArrayType2(rb.i64, SLOTS);
+  LLVMValueRef hdr = ad_entry_alloca(r->aug, hdr_t, "blas.values");
+  read_values(&rb, hdr, 0);
+  unsigned char cached[R_COUNT] = {0};
+  LLVMValueRef bytes = konst(&rb, SLOTS * 8), off[R_COUNT] = {0}, len[R_COUNT] = {0};
+  LLVMValueRef size = konst(&rb, (long long)LLVMABISizeOfType(mc->td, rb.real));
+  for (unsigned i = 0; i < 3; i++) {
+    unsigned a = rr->cache[i].array;
+    if (!a || !has(&rb, a))
+      continue;
+    for (unsigned w = 0; w < 3 && rr->cache[i].when[w]; w++)
+      cached[a] |= (unsigned char)active(&rb, rr->cache[i].when[w]);
+    if (!cached[a])
+      continue;
+    off[a] = bytes;
+    len[a] = LLVMBuildMul(b, span(&rb, a), size, "");
+    bytes = LLVMBuildAdd(b, bytes, len[a], "");
+  }
+  LLVMValueRef block = ad_call_helper(b, fn_malloc, &bytes, 1, "blas.cache");
+  LLVMBuildMemCpy(b, block, 8, hdr, 8, konst(&rb, SLOTS * 8));
+  for (unsigned a = R_A; a <= R_Y; a++) {
+    if (!cached[a])
+      continue;
+    LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), block,
+                                     &off[a], 1, "blas.copy");
+    LLVMBuildMemCpy(b, dst, 1, as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a))),
+                    1, len[a]);
+    LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
+  }
+  LLVMDisposeBuilder(b);
+  if (rb.id == RT_NRM2) {
+    LLVMValueRef res = LLVMBuildFPCast(r->fc.b, clone, rb.real, "");
+    LLVMValueRef idx = konst(&rb, SLOT_RESULT);
+    LLVMBuildStore(r->fc.b, res, LLVMBuildGEP2(r->fc.b, rb.i64, block, &idx, 1, ""));
+  }
+  if (ad_rev_record(r, call, block) != 0)
+    return -1;
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+/* ---- operands of the adjoint's calls (reverse) ---- */
+
+static LLVMValueRef in_memory(rev_blas *rb, LLVMTypeRef t, LLVMValueRef v) {
+  LLVMValueRef slot = ad_entry_alloca(rb->r->rev, t, "blas.arg");
+  LLVMBuildStore(rb->b, v, slot);
+  return slot;
+}
+static LLVMValueRef int_op(rev_blas *rb, LLVMValueRef v) {
+  v = LLVMBuildIntCast2(rb->b, v, rb->intty, 1, "");
+  return fortran(rb) ? in_memory(rb, rb->intty, v) : v;
+}
+static LLVMValueRef real_op(rev_blas *rb, LLVMValueRef v) {
+  v = LLVMBuildFPCast(rb->b, v, rb->real, "");
+  return fortran(rb) ? in_memory(rb, rb->real, v) : v;
+}
+static LLVMValueRef real_const(rev_blas *rb, double k) {
+  return real_op(rb, LLVMConstReal(rb->real, k));
+}
+/* An option value (i64) as the interface passes it. */
+static LLVMValueRef opt_op(rev_blas *rb, LLVMValueRef v) {
+  LLVMContextRef c = rb->r->mc->llctx;
+  if (fortran(rb))
+    return in_memory(rb, LLVMInt8TypeInContext(c),
+                     LLVMBuildTrunc(rb->b, v, LLVMInt8TypeInContext(c), ""));
+  LLVMTypeRef t = has(rb, R_TRANS) ? LLVMTypeOf(orig(rb, R_TRANS))
+                                   : LLVMInt32TypeInContext(c);
+  return LLVMBuildIntCast2(rb->b, v, t, 0, "");
+}
+/* 'N' or 'T' (transposed) in the encoding of option `like`: a CBLAS enum
+ * (111 / 112) or a character in like's case. */
+static LLVMValueRef trans_like(rev_blas *rb, LLVMValueRef like,
+                               LLVMValueRef transposed) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef is_enum = LLVMBuildICmp(b, LLVMIntUGE, like, konst(rb, 100), "");
+  LLVMValueRef e = sel(rb, transposed, konst(rb, 112), konst(rb, 111));
+  LLVMValueRef ch = LLVMBuildOr(b, sel(rb, transposed, konst(rb, 'T'), konst(rb, 'N')),
+                                LLVMBuildAnd(b, like, konst(rb, 0x20), ""), "");
+  return sel(rb, is_enum, e, ch);
+}
+static LLVMValueRef flip(rev_blas *rb, LLVMValueRef opt) {
+  return trans_like(rb, opt, is_notrans(rb, opt));
+}
+static LLVMValueRef i1(rev_blas *rb, int v) {
+  return LLVMConstInt(LLVMInt1TypeInContext(rb->r->mc->llctx), (unsigned)v, 0);
+}
+
+/* The shadow of array `role` in the reverse; *same its run-time "is the
+ * array itself" condition (NULL when it cannot be). */
+static LLVMValueRef shadow(rev_blas *rb, unsigned role, LLVMValueRef *same) {
+  ad_rev_fn *r = rb->r;
+  LLVMValueRef v = orig(rb, role);
+  LLVMValueRef s = ad_rev_shadow(r, v);
+  *same = NULL;
+  if (ad_shadow_may_equal_primal(&r->fc, v))
+    *same = LLVMBuildICmp(rb->b, LLVMIntEQ, s, ad_rev_primal(r, v), "blas.same");
+  return s;
+}
+static LLVMValueRef either(rev_blas *rb, LLVMValueRef a, LLVMValueRef b) {
+  return !a ? b : !b ? a : LLVMBuildOr(rb->b, a, b, "");
+}
+/* Size v (i64), 0 where `skip` holds, as an operand. */
+static LLVMValueRef size_op(rev_blas *rb, LLVMValueRef v, LLVMValueRef skip) {
+  return int_op(rb, skip ? sel(rb, skip, konst(rb, 0), v) : v);
+}
+static LLVMValueRef emit(rev_blas *rb, blas_routine_id id, LLVMValueRef *ops) {
+  return ad_blas_emit(&rb->site, rb->b, id, ops, NULL, NULL);
+}
+/* A real result of a dot call, in the precision's type. */
+static LLVMValueRef dot(rev_blas *rb, LLVMValueRef n, LLVMValueRef x,
+                        LLVMValueRef incx, LLVMValueRef y, LLVMValueRef incy) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_N] = n, ops[R_X] = x, ops[R_INCX] = incx, ops[R_Y] = y, ops[R_INCY] = incy;
+  LLVMValueRef d = emit(rb, RT_DOT, ops);
+  return d ? LLVMBuildFPCast(rb->b, d, rb->real, "") : NULL;
+}
+static int axpy(rev_blas *rb, LLVMValueRef n, LLVMValueRef alpha, LLVMValueRef x,
+                LLVMValueRef incx, LLVMValueRef y, LLVMValueRef incy) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_N] = n, ops[R_ALPHA] = alpha, ops[R_X] = x, ops[R_INCX] = incx;
+  ops[R_Y] = y, ops[R_INCY] = incy;
+  return emit(rb, RT_AXPY, ops) ? 0 : -1;
+}
+static int scal(rev_blas *rb, LLVMValueRef n, LLVMValueRef alpha, LLVMValueRef x,
+                LLVMValueRef incx) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_N] = n, ops[R_ALPHA] = alpha, ops[R_X] = x, ops[R_INCX] = incx;
+  return emit(rb, RT_SCAL, ops) ? 0 : -1;
+}
+
+/* Scalar role's adjoint += d (a C scalar's adjoint slot, a Fortran
+ * scalar's shadow memory). */
+static void add_scalar(rev_blas *rb, unsigned role, LLVMValueRef d) {
+  ad_rev_fn *r = rb->r;
+  LLVMValueRef v = orig(rb, role);
+  if (!fortran(rb)) {
+    ad_rev_accumulate(r, v, LLVMBuildFPCast(rb->b, d, LLVMTypeOf(v), ""), NULL);
+    return;
+  }
+  LLVMBasicBlockRef after = ad_rev_guard(r, v);
+  LLVMValueRef sp = ad_rev_shadow(r, v);
+  LLVMValueRef old = LLVMBuildLoad2(rb->b, rb->real, sp, "");
+  LLVMBuildStore(rb->b, LLVMBuildFAdd(rb->b, old, d, ""), sp);
+  ad_rev_guard_end(r, after);
+}
+
+/* ---- adjoints (at rb->b == r->rb) ---- */
+
+static LLVMValueRef inc_op(rev_blas *rb, unsigned role) {
+  return int_op(rb, rb->val[role]);
+}
+
+static int adjoint_dot(rev_blas *rb) {
+  LLVMValueRef d = LLVMBuildFPCast(rb->b, ad_rev_take(rb->r, rb->call), rb->real, "");
+  static const unsigned char pairs[2][2] = {{R_X, R_Y}, {R_Y, R_X}};
+  for (unsigned i = 0; i < 2; i++) {
+    unsigned to = pairs[i][0], from = pairs[i][1];
+    if (!active(rb, to))
+      continue;
+    LLVMValueRef same, s = shadow(rb, to, &same);
+    if (axpy(rb, size_op(rb, rb->val[R_N], same), real_op(rb, d), rb->copy[from],
+             inc_op(rb, from == R_X ? R_INCX : R_INCY), s,
+             inc_op(rb, to == R_X ? R_INCX : R_INCY)) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int adjoint_nrm2(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef d = LLVMBuildFPCast(b, ad_rev_take(rb->r, rb->call), rb->real, "");
+  LLVMValueRef zero = LLVMConstNull(rb->real);
+  LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, rb->result, zero, ""),
+                           zero, LLVMBuildFDiv(b, d, rb->result, ""));
+  LLVMValueRef same, s = shadow(rb, R_X, &same);
+  return axpy(rb, size_op(rb, rb->val[R_N], same), real_op(rb, scale),
+              rb->copy[R_X], inc_op(rb, R_INCX), s, inc_op(rb, R_INCX));
+}
+
+static int adjoint_axpy(rev_blas *rb) {
+  LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  if (active(rb, R_ALPHA)) {
+    LLVMValueRef a = dot(rb, size_op(rb, rb->val[R_N], off), rb->copy[R_X],
+                         inc_op(rb, R_INCX), dy, inc_op(rb, R_INCY));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+  }
+  if (active(rb, R_X)) {
+    LLVMValueRef same, dx = shadow(rb, R_X, &same);
+    if (axpy(rb, size_op(rb, rb->val[R_N], either(rb, off, same)),
+             real_op(rb, rb->val[R_ALPHA]), dy, inc_op(rb, R_INCY), dx,
+             inc_op(rb, R_INCX)) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int adjoint_scal(rev_blas *rb) {
+  LLVMValueRef off, dx = shadow(rb, R_X, &off);
+  LLVMValueRef n = size_op(rb, rb->val[R_N], off);
+  if (active(rb, R_ALPHA)) {
+    LLVMValueRef a = dot(rb, n, rb->copy[R_X], inc_op(rb, R_INCX), dx,
+                         inc_op(rb, R_INCX));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+  }
+  return scal(rb, n, real_op(rb, rb->val[R_ALPHA]), dx, inc_op(rb, R_INCX));
+}
+
+static int adjoint_copy(rev_blas *rb) {
+  LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  if (active(rb, R_X)) {
+    LLVMValueRef same, dx = shadow(rb, R_X, &same);
+    if (axpy(rb, size_op(rb, rb->val[R_N], either(rb, off, same)),
+             real_const(rb, 1.0), dy, inc_op(rb, R_INCY), dx,
+             inc_op(rb, R_INCX)) != 0)
+      return -1;
+  }
+  /* |incy|: scal skips a negative increment; the same elements */
+  return scal(rb, size_op(rb, rb->val[R_N], off), real_const(rb, 0.0), dy,
+              int_op(rb, abs_i64(rb, rb->val[R_INCY])));
+}
+
+static LLVMValueRef calloc_reals(rev_blas *rb, LLVMValueRef count) {
+  LLVMValueRef args[2] = {
+      LLVMBuildAdd(rb->b, count, konst(rb, 1), ""),
+      konst(rb, (long long)LLVMABISizeOfType(rb->r->mc->td, rb->real))};
+  return ad_rev_call_libc(rb->r->mc, rb->b, "calloc", args, 2);
+}
+static void free_block(rev_blas *rb, LLVMValueRef p) {
+  ad_rev_call_libc(rb->r->mc, rb->b, "free", &p, 1);
+}
+
+static int adjoint_gemv(rev_blas *rb) {
+  LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
+  LLVMValueRef leny = vector_length(rb, R_Y);
+  LLVMValueRef one = int_op(rb, konst(rb, 1));
+  LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_ALPHA)) {
+    /* t := op(A) x, da += t.dy */
+    LLVMValueRef t = calloc_reals(rb, leny);
+    ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
+    ops[R_M] = size_op(rb, rb->val[R_M], off);
+    ops[R_N] = size_op(rb, rb->val[R_N], off);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_Y] = t, ops[R_INCY] = one;
+    if (!emit(rb, RT_GEMV, ops))
+      return -1;
+    LLVMValueRef a = dot(rb, size_op(rb, leny, off), t, one, dy, inc_op(rb, R_INCY));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, t);
+  }
+  if (active(rb, R_A)) {
+    /* dA += alpha dy x' (op = T: alpha x dy') */
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMValueRef skip = either(rb, off, same);
+    memset(ops, 0, sizeof ops);
+    ops[R_M] = size_op(rb, rb->val[R_M], skip);
+    ops[R_N] = size_op(rb, rb->val[R_N], skip);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    LLVMValueRef incx = inc_op(rb, R_INCX), incy = inc_op(rb, R_INCY);
+    LLVMValueRef cx = rb->copy[R_X];
+    if (LLVMTypeOf(cx) != LLVMTypeOf(dy))
+      cx = LLVMBuildPtrToInt(rb->b, cx, LLVMTypeOf(dy), "");
+    ops[R_X] = sel(rb, nt, dy, cx), ops[R_INCX] = sel(rb, nt, incy, incx);
+    ops[R_Y] = sel(rb, nt, cx, dy), ops[R_INCY] = sel(rb, nt, incx, incy);
+    ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_GER, ops))
+      return -1;
+  }
+  if (active(rb, R_X)) {
+    /* dx += alpha op(A)' dy */
+    LLVMValueRef same, dx = shadow(rb, R_X, &same);
+    LLVMValueRef skip = either(rb, off, same);
+    memset(ops, 0, sizeof ops);
+    ops[R_TRANS] = opt_op(rb, flip(rb, rb->val[R_TRANS]));
+    ops[R_M] = size_op(rb, rb->val[R_M], skip);
+    ops[R_N] = size_op(rb, rb->val[R_N], skip);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_X] = dy, ops[R_INCX] = inc_op(rb, R_INCY);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_Y] = dx, ops[R_INCY] = inc_op(rb, R_INCX);
+    if (!emit(rb, RT_GEMV, ops))
+      return -1;
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = dot(rb, size_op(rb, leny, off), rb->copy[R_Y],
+                          inc_op(rb, R_INCY), dy, inc_op(rb, R_INCY));
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
+  }
+  return scal(rb, size_op(rb, leny, off), real_op(rb, rb->val[R_BETA]), dy,
+              int_op(rb, abs_i64(rb, rb->val[R_INCY])));
+}
+
+/* base + i elements (base a pointer or an address as an integer) */
+static LLVMValueRef element(rev_blas *rb, LLVMValueRef base, LLVMValueRef i) {
+  return LLVMBuildGEP2(rb->b, rb->real, as_pointer(rb, base), &i, 1, "");
+}
+
+static int adjoint_gemm(rev_blas *rb) {
+  ad_rev_fn *r = rb->r;
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef off, dC = shadow(rb, R_C, &off);
+  LLVMValueRef ta = rb->val[R_TRANS], tb = rb->val[R_TRANSB];
+  LLVMValueRef na = is_notrans(rb, ta), nb = is_notrans(rb, tb);
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
+  LLVMValueRef alpha = real_op(rb, rb->val[R_ALPHA]), one = real_const(rb, 1.0);
+  LLVMValueRef ldc = inc_op(rb, R_LDC);
+  LLVMValueRef ops[R_COUNT];
+  if (active(rb, R_A)) {
+    /* op(A) = A: dA += alpha dC op(B)'; op(A) = A': dA += alpha op(B) dC' */
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMValueRef skip = either(rb, off, same);
+    LLVMValueRef cB = rb->copy[R_B], ldb = inc_op(rb, R_LDB);
+    if (LLVMTypeOf(cB) != LLVMTypeOf(dC))
+      cB = LLVMBuildPtrToInt(b, cB, LLVMTypeOf(dC), "");
+    memset(ops, 0, sizeof ops);
+    ops[R_TRANS] = opt_op(rb, sel(rb, na, trans_like(rb, ta, i1(rb, 0)), tb));
+    ops[R_TRANSB] = opt_op(rb, sel(rb, na, flip(rb, tb), trans_like(rb, ta, i1(rb, 1))));
+    ops[R_M] = size_op(rb, sel(rb, na, m, k), skip);
+    ops[R_N] = size_op(rb, sel(rb, na, k, m), skip);
+    ops[R_K] = size_op(rb, n, skip);
+    ops[R_ALPHA] = alpha;
+    ops[R_A] = sel(rb, na, dC, cB), ops[R_LDA] = sel(rb, na, ldc, ldb);
+    ops[R_B] = sel(rb, na, cB, dC), ops[R_LDB] = sel(rb, na, ldb, ldc);
+    ops[R_BETA] = one;
+    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_GEMM, ops))
+      return -1;
+  }
+  if (active(rb, R_B)) {
+    /* op(B) = B: dB += alpha op(A)' dC; op(B) = B': dB += alpha dC' op(A) */
+    LLVMValueRef same, dB = shadow(rb, R_B, &same);
+    LLVMValueRef skip = either(rb, off, same);
+    LLVMValueRef cA = rb->copy[R_A], lda = inc_op(rb, R_LDA);
+    if (LLVMTypeOf(cA) != LLVMTypeOf(dC))
+      cA = LLVMBuildPtrToInt(b, cA, LLVMTypeOf(dC), "");
+    memset(ops, 0, sizeof ops);
+    ops[R_TRANS] = opt_op(rb, sel(rb, nb, flip(rb, ta), trans_like(rb, tb, i1(rb, 1))));
+    ops[R_TRANSB] = opt_op(rb, sel(rb, nb, trans_like(rb, tb, i1(rb, 0)), ta));
+    ops[R_M] = size_op(rb, sel(rb, nb, k, n), skip);
+    ops[R_N] = size_op(rb, sel(rb, nb, n, k), skip);
+    ops[R_K] = size_op(rb, m, skip);
+    ops[R_ALPHA] = alpha;
+    ops[R_A] = sel(rb, nb, cA, dC), ops[R_LDA] = sel(rb, nb, lda, ldc);
+    ops[R_B] = sel(rb, nb, dC, cA), ops[R_LDB] = sel(rb, nb, ldc, lda);
+    ops[R_BETA] = one;
+    ops[R_C] = dB, ops[R_LDC] = inc_op(rb, R_LDB);
+    if (!emit(rb, RT_GEMM, ops))
+      return -1;
+  }
+  /* per stored column of C (row, row-major): dalpha from op(A) op(B),
+   * dbeta from the old C, then the column scaled by beta */
+  LLVMValueRef inner, outer;
+  matrix_shape(rb, R_C, &inner, &outer);
+  if (off)
+    outer = sel(rb, off, konst(rb, 0), outer);
+  LLVMValueRef prod = NULL, ldp = NULL;
+  int da = active(rb, R_ALPHA), db = active(rb, R_BETA);
+  if (da) {
+    LLVMValueRef ld = sel(rb, LLVMBuildICmp(b, LLVMIntSGT, inner, konst(rb, 1), ""),
+                          inner, konst(rb, 1));
+    prod = calloc_reals(rb, LLVMBuildMul(b, ld, outer, ""));
+    ldp = ld;
+    memset(ops, 0, sizeof ops);
+    ops[R_TRANS] = opt_op(rb, ta), ops[R_TRANSB] = opt_op(rb, tb);
+    ops[R_M] = size_op(rb, m, off), ops[R_N] = size_op(rb, n, off);
+    ops[R_K] = size_op(rb, k, off);
+    ops[R_ALPHA] = one;
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = prod, ops[R_LDC] = int_op(rb, ld);
+    if (!emit(rb, RT_GEMM, ops))
+      return -1;
+  }
+  if (da || db) {
+    LLVMContextRef c = r->mc->llctx;
+    LLVMValueRef acc_a = da ? ad_entry_alloca(r->rev, rb->real, "blas.dalpha") : NULL;
+    LLVMValueRef acc_b = db ? ad_entry_alloca(r->rev, rb->real, "blas.dbeta") : NULL;
+    if (acc_a)
+      LLVMBuildStore(b, LLVMConstNull(rb->real), acc_a);
+    if (acc_b)
+      LLVMBuildStore(b, LLVMConstNull(rb->real), acc_b);
+    LLVMValueRef ldc_v = rb->val[R_LDC];
+    LLVMValueRef inner_op = int_op(rb, inner), unit = int_op(rb, konst(rb, 1));
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c, r->rev, "blas.col");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, r->rev, "blas.col");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, r->rev, "blas.col.done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef j = LLVMBuildPhi(b, rb->i64, "blas.j");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, j, outer, ""), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef col = element(rb, dC, LLVMBuildMul(b, j, ldc_v, ""));
+    if (da) {
+      LLVMValueRef d = dot(rb, inner_op, element(rb, prod, LLVMBuildMul(b, j, ldp, "")),
+                           unit, col, unit);
+      if (!d)
+        return -1;
+      LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, rb->real, acc_a, ""), d, ""),
+                     acc_a);
+    }
+    if (db) {
+      LLVMValueRef d = dot(rb, inner_op,
+                           element(rb, rb->copy[R_C], LLVMBuildMul(b, j, ldc_v, "")),
+                           unit, col, unit);
+      if (!d)
+        return -1;
+      LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, rb->real, acc_b, ""), d, ""),
+                     acc_b);
+    }
+    LLVMValueRef next = LLVMBuildAdd(b, j, konst(rb, 1), "");
+    LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, head);
+    LLVMValueRef in_v[2] = {konst(rb, 0), next};
+    LLVMBasicBlockRef in_b[2] = {pre, body_end};
+    LLVMAddIncoming(j, in_v, in_b, 2);
+    LLVMPositionBuilderAtEnd(b, done);
+    if (da) {
+      add_scalar(rb, R_ALPHA, LLVMBuildLoad2(b, rb->real, acc_a, ""));
+      free_block(rb, prod);
+    }
+    if (db)
+      add_scalar(rb, R_BETA, LLVMBuildLoad2(b, rb->real, acc_b, ""));
+  }
+  /* dC := beta dC by gemm itself (alpha 0, k 0: BLAS scales C by beta,
+   * zeroes it for beta 0), the one routine a program defining only gemm
+   * has */
+  memset(ops, 0, sizeof ops);
+  ops[R_TRANS] = ops[R_TRANSB] = opt_op(rb, trans_like(rb, ta, i1(rb, 0)));
+  ops[R_M] = size_op(rb, m, off), ops[R_N] = size_op(rb, n, off);
+  ops[R_K] = int_op(rb, konst(rb, 0));
+  ops[R_ALPHA] = real_const(rb, 0.0);
+  ops[R_A] = ops[R_B] = dC;
+  ops[R_LDA] = ops[R_LDB] = ldc;
+  ops[R_BETA] = real_op(rb, rb->val[R_BETA]);
+  ops[R_C] = dC, ops[R_LDC] = ldc;
+  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+}
+
+/* ---- reverse ---- */
+
+static int rev_blas_step(ad_rev_fn *r, const ad_rev_call_row *row,
+                         LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row;
+  rev_blas rb;
+  if (read_call(&rb, r, call, p->rule) != 0)
+    return -1;
+  rb.b = r->rb;
+  LLVMValueRef block = ad_rev_recorded(r, call);
+  if (!block)
+    return ad_rev_fail_call(r, call, "%s: internal: no cached values",
+                            p->rule->name);
+  read_values(&rb, block, 1);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(r->mc->llctx, 0);
+  for (unsigned a = R_A; a <= R_Y; a++) {
+    if (!has(&rb, a))
+      continue;
+    rb.copy[a] = LLVMBuildLoad2(rb.b, ptr, slot_at(&rb, block, SLOT_COPY + a),
+                                "blas.cached");
+    LLVMTypeRef t = LLVMTypeOf(orig(&rb, a));
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
+      rb.copy[a] = LLVMBuildPtrToInt(rb.b, rb.copy[a], t, "");
+  }
+  if (rb.id == RT_NRM2)
+    rb.result = LLVMBuildLoad2(rb.b, rb.real, slot_at(&rb, block, SLOT_RESULT), "");
+  if (has(&rb, R_LAYOUT))
+    rb.site.layout = LLVMBuildIntCast2(rb.b, rb.val[R_LAYOUT],
+                                       LLVMTypeOf(orig(&rb, R_LAYOUT)), 0, "");
+  if (rev_rows[rb.id].adjoint(&rb) != 0)
+    return -1;
+  free_block(&rb, block);
+  return 0;
+}
+
+const ad_rev_call_row ad_rev_blas_row = {
+    .name = "blas", .aug = aug_blas, .rev = rev_blas_step};

@@ -1,0 +1,95 @@
+/*
+ * The BLAS/LAPACK routine table's vocabulary, shared by the forward rules
+ * (rules/blas.c, which holds the table: one row per routine, its
+ * arguments by role in Fortran order) and the reverse ones (rev/blas.c,
+ * which reads the same rows: no second table of names, interfaces or
+ * precisions).
+ */
+#ifndef TANJIT_AD_RULES_BLAS_H
+#define TANJIT_AD_RULES_BLAS_H
+
+#include <llvm-c/Core.h>
+
+#include "ad/core/context.h"
+
+struct ad_call_rule;
+
+/* What an argument is for; its class (option, integer, scalar, array)
+ * follows from the role (class_of). */
+typedef enum blas_role {
+  R_END = 0,
+  R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
+  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
+  R_ALPHA, R_BETA, R_CFROM, R_CTO,          /* scalars */
+  R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
+  R_INFO,                                   /* LAPACK's status (int out) */
+  R_COUNT
+} blas_role;
+
+typedef enum role_class { C_OPTION, C_INT, C_SCALAR, C_ARRAY, C_INFO } role_class;
+
+static inline role_class class_of(unsigned r) {
+  if (r <= R_DIAG)
+    return C_OPTION;
+  if (r <= R_INCY)
+    return C_INT;
+  if (r <= R_BETA)
+    return C_SCALAR;
+  if (r <= R_Y)
+    return C_ARRAY;
+  return C_INFO;
+}
+
+typedef enum blas_iface {
+  IF_CBLAS,        /* cblas_<p><base> */
+  IF_F77,          /* <p><base>_ */
+  IF_F77_64,       /* <p><base>_64_ */
+  IF_F77_64_OPEN,  /* <p><base>64_ */
+  IF_COUNT
+} blas_iface;
+enum { PREC_D, PREC_S, PREC_COUNT };
+
+typedef enum blas_routine_id {
+  RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
+  RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_LACPY, RT_LASCL,
+  RT_GER, /* called by reverse mode's adjoints only */
+  RT_COUNT
+} blas_routine_id;
+
+enum { AD_BLAS_MAX_ARGS = 24 };
+
+/* Which routine, interface and precision a rule of the BLAS family is:
+ * 1 and *id, *iface, *prec set, or 0 when `rule` is not one of its rows. */
+int ad_blas_rule_info(const struct ad_call_rule *rule, blas_routine_id *id,
+                      blas_iface *iface, unsigned *prec);
+/* Routine id's roles in Fortran order (R_END-terminated); *cblas_layout
+ * whether its C form starts with the layout argument. */
+const unsigned char *ad_blas_roles(blas_routine_id id, int *cblas_layout);
+/* Whether routine id returns its real result (dot, nrm2). */
+int ad_blas_returns_real(blas_routine_id id);
+
+/* How ad_blas_emit calls a routine: the interface, precision and real
+ * type of the primal call `primal` (the call it is declared next to: same
+ * calling convention and rename; its debug location), the C layout to
+ * pass (NULL for Fortran), and for a Fortran call that passes hidden
+ * character lengths their type (NULL: none). */
+typedef struct ad_blas_site {
+  ad_module_ctx *mc;
+  LLVMValueRef primal;
+  blas_iface iface;
+  unsigned prec;
+  LLVMTypeRef real;
+  LLVMValueRef layout;
+  LLVMTypeRef hidden_len;
+  const char *name; /* the primal's rule name, for messages */
+} ad_blas_site;
+
+/* Emits routine id at b with the operand of each role in ops (as the
+ * interface passes it), `hidden` the hidden lengths to pass (NULL: 1
+ * each), its real result of type `ret` (NULL: the precision's real).
+ * The call, or NULL with the error in mc. */
+LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
+                          blas_routine_id id, LLVMValueRef *ops,
+                          LLVMValueRef *hidden, LLVMTypeRef ret);
+
+#endif
