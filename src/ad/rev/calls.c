@@ -407,6 +407,9 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
   }
   if (fn && ad_rev_custom_applies(mc, call))
     return ad_rev_custom_aug(r, call);
+  const ad_rev_call_row *omp = fn ? ad_rev_openmp_row(fn) : NULL;
+  if (omp) /* parallel regions, critical sections, barriers */
+    return omp->aug(r, omp, call, NULL);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);

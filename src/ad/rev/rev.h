@@ -31,6 +31,8 @@
  *   complex.c  <complex.h> functions and the complex product/quotient
  *              helpers, read backwards from rules/complex.c's rows
  *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
+ *   openmp.c   libomp's parallel regions: each half forked, a tape per
+ *              thread; critical sections and barriers mirrored
  *   exceptions.c  invoke (the normal path, like a call), landing pads
  *   unwinding.c   the clone of a callee whose exception is caught above
  */
@@ -594,6 +596,10 @@ typedef struct ad_rev_call_rows {
 extern const ad_rev_call_rows ad_rev_memory_rows;  /* memory.c */
 extern const ad_rev_call_rows ad_rev_mathout_rows; /* mathout.c */
 extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
+/* openmp.c: the row of libomp entry point fn (a fork of a parallel
+ * region, a critical section's ends, a barrier), or NULL.  Its aug step
+ * replaces the primal call (clone NULL). */
+const ad_rev_call_row *ad_rev_openmp_row(LLVMValueRef fn);
 /* complex.c: the one reverse step of every row of rules/complex.c */
 extern const ad_rev_call_row ad_rev_complex_row;
 
