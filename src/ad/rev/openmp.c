@@ -29,9 +29,13 @@
  * it back), so adjoints of a shared accumulator are read and written by
  * one thread at a time.  A barrier's reverse is a barrier.
  *
+ * A float captured by value (a firstprivate scalar, which clang passes as
+ * its integer bits) is an OUT argument of the region's pair: each thread
+ * returns its copy's adjoint into results[thread], which the master sums
+ * after the reverse's fork.
+ *
  * Not covered (refused, naming the call): a region whose microtask is not
- * a function of the module, captured float values (firstprivate scalars
- * clang passes by value) that are active, `__kmpc_fork_call_if`,
+ * a function of the module, `__kmpc_fork_call_if`,
  * reductions (`__kmpc_reduce*`), and loads of shared active memory
  * outside a critical section by several threads, whose adjoints would
  * need atomic adds (the reverse adds them plainly).
@@ -49,8 +53,10 @@
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
 
-/* The slot the two regions share: {ptr headers, i64 threads}. */
-enum { SLOT_BYTES = 16 };
+/* The slot the two regions share: {ptr headers, i64 threads, ptr
+ * results}: the results (each thread's adjoints of the captured values,
+ * the reverse's struct) summed by the master after the reverse's fork. */
+enum { SLOT_BYTES = 24, SLOT_THREADS = 8, SLOT_RESULTS = 16 };
 
 static LLVMTypeRef ptr_t(ad_module_ctx *mc) {
   return LLVMPointerTypeInContext(mc->llctx, 0);
@@ -93,12 +99,16 @@ static LLVMValueRef thread_header(ad_module_ctx *mc, LLVMBuilderRef b,
   return LLVMBuildGEP2(b, i8, arr, &off, 1, "omp.header");
 }
 
+static LLVMValueRef slot_field(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef slot, unsigned long long off) {
+  LLVMValueRef at = LLVMConstInt(i64_t(mc), off, 0);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), slot, &at, 1, "");
+}
+
 static LLVMValueRef slot_count(ad_module_ctx *mc, LLVMBuilderRef b,
                                LLVMValueRef slot) {
-  LLVMValueRef at = LLVMConstInt(i64_t(mc), 8, 0);
-  LLVMValueRef p =
-      LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), slot, &at, 1, "");
-  return LLVMBuildLoad2(b, i64_t(mc), p, "omp.threads");
+  return LLVMBuildLoad2(b, i64_t(mc), slot_field(mc, b, slot, SLOT_THREADS),
+                        "omp.threads");
 }
 
 /*
@@ -165,9 +175,7 @@ static LLVMValueRef region_wrapper(ad_module_ctx *mc, LLVMValueRef call,
     ad_build_trap(mc->mod, b);
     LLVMPositionBuilderAtEnd(b, keep);
     LLVMBuildStore(b, arr, slot);
-    LLVMValueRef at = LLVMConstInt(i64_t(mc), 8, 0);
-    LLVMBuildStore(b, team,
-                   LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), slot, &at, 1, ""));
+    LLVMBuildStore(b, team, slot_field(mc, b, slot, SLOT_THREADS));
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
     /* every thread waits for thread 0's headers */
@@ -187,8 +195,17 @@ static LLVMValueRef region_wrapper(ad_module_ctx *mc, LLVMValueRef call,
   for (unsigned k = 0; k + 1 < nh; k++)
     args[k] = LLVMGetParam(fn, k);
   args[nh - 1] = header;
-  LLVMBuildCall2(b, hft, half, args, nh, "");
+  LLVMValueRef res = LLVMBuildCall2(b, hft, half, args, nh, "");
   free(args);
+  LLVMTypeRef rt = LLVMGetReturnType(hft);
+  if (reverse && LLVMGetTypeKind(rt) != LLVMVoidTypeKind) {
+    /* this thread's adjoints of the captured values, at results[tid] */
+    LLVMValueRef results = LLVMBuildLoad2(
+        b, ptr_t(mc), slot_field(mc, b, slot, SLOT_RESULTS), "");
+    LLVMValueRef tid = LLVMBuildZExt(
+        b, LLVMBuildLoad2(b, i32_t(mc), btid, ""), i64_t(mc), "");
+    LLVMBuildStore(b, res, LLVMBuildGEP2(b, rt, results, &tid, 1, ""));
+  }
   if (reverse) {
     LLVMValueRef buf = LLVMBuildLoad2(b, ptr_t(mc), header, "");
     ad_rev_call_libc(mc, b, "free", &buf, 1);
@@ -271,13 +288,15 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
       continue;
     int f = 0, o = 0;
     ad_rev_leaves(ad_rev_adjoint_type(r, a), &f, &o);
-    if (f)
+    if (f && o)
       return ad_rev_fail_call(r, call,
-                              "a parallel region (%s) that captures an active "
-                              "float by value (a firstprivate scalar) is not "
-                              "supported",
+                              "a parallel region (%s) capturing a value that "
+                              "mixes floats and pointers is not supported",
                               "__kmpc_fork_call");
-    p->act[k] = AD_REV_DUP;
+    /* a float captured by value (firstprivate; clang passes a double as
+     * its i64 bits): every thread's copy starts from it, so its adjoint
+     * is the sum of the threads' */
+    p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
   ad_rev_sig sig = {task, np, p->act, 0, 0, 0};
   if (ad_rev_get(mc, &sig, call, &p->pair) != 0)
@@ -303,6 +322,57 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   if (!fork)
     return -1;
   return ad_rev_record(r, call, slot);
+}
+
+/* After the reverse's fork, at r->rb: each OUT argument's adjoint += the
+ * threads' results, summed in thread order; the results freed. */
+static int sum_results(ad_rev_fn *r, LLVMValueRef call,
+                       const ad_rev_call_plan *p, LLVMTypeRef rt,
+                       LLVMValueRef results, LLVMValueRef slot) {
+  enum { MAX_OUTS = 64 };
+  ad_module_ctx *mc = r->mc;
+  LLVMBuilderRef b = r->rb;
+  LLVMContextRef c = mc->llctx;
+  unsigned nout = LLVMCountStructElementTypes(rt);
+  if (nout > MAX_OUTS)
+    return ad_rev_fail_call(r, call,
+                            "a parallel region (%s) capturing more than 64 "
+                            "active floats by value is not supported",
+                            "__kmpc_fork_call");
+  LLVMTypeRef elems[MAX_OUTS];
+  LLVMValueRef sum[MAX_OUTS], next_sum[MAX_OUTS];
+  LLVMGetStructElementTypes(rt, elems);
+  LLVMValueRef n = slot_count(mc, b, slot);
+  LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, r->rev, "omp.sum");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, r->rev, "omp.summed");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef i = LLVMBuildPhi(b, i64_t(mc), "omp.thread");
+  for (unsigned j = 0; j < nout; j++)
+    sum[j] = LLVMBuildPhi(b, elems[j], "");
+  LLVMValueRef one =
+      LLVMBuildLoad2(b, rt, LLVMBuildGEP2(b, rt, results, &i, 1, ""), "");
+  for (unsigned j = 0; j < nout; j++)
+    next_sum[j] =
+        ad_rev_add(b, sum[j], LLVMBuildExtractValue(b, one, j, ""), NULL);
+  LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i64_t(mc), 1, 0), "");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, n, ""), loop, done);
+  LLVMValueRef zero = LLVMConstInt(i64_t(mc), 0, 0);
+  LLVMAddIncoming(i, &zero, &before, 1);
+  LLVMAddIncoming(i, &next, &loop, 1);
+  for (unsigned j = 0; j < nout; j++) {
+    LLVMValueRef z = LLVMConstNull(elems[j]);
+    LLVMAddIncoming(sum[j], &z, &before, 1);
+    LLVMAddIncoming(sum[j], &next_sum[j], &loop, 1);
+  }
+  LLVMPositionBuilderAtEnd(b, done);
+  unsigned j = 0;
+  for (unsigned k = 2; k < p->np; k++)
+    if (p->act[k] == AD_REV_OUT)
+      ad_rev_accumulate(r, LLVMGetOperand(call, k + 1), next_sum[j++], NULL);
+  ad_rev_call_libc(mc, b, "free", &results, 1);
+  return 0;
 }
 
 static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
@@ -331,9 +401,21 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
                         LLVMBuildTrunc(b, slot_count(mc, b, slot), i32_t(mc), "")};
   omp_call(mc, b, "__kmpc_push_num_threads", LLVMVoidTypeInContext(mc->llctx),
            pa, 3);
+  LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(p->pair.rev));
+  int outs = LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
+  LLVMValueRef results = NULL;
+  if (outs) {
+    LLVMValueRef ca[2] = {
+        slot_count(mc, b, slot),
+        LLVMConstInt(i64_t(mc), LLVMABISizeOfType(mc->td, rt), 0)};
+    results = ad_rev_call_libc(mc, b, "calloc", ca, 2);
+    LLVMBuildStore(b, results, slot_field(mc, b, slot, SLOT_RESULTS));
+  }
   LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals, vals + ncap, slot);
   free(vals);
   if (!fork)
+    return -1;
+  if (outs && sum_results(r, call, p, rt, results, slot) != 0)
     return -1;
   LLVMValueRef arr = LLVMBuildLoad2(b, ptr_t(mc), slot, "");
   ad_rev_call_libc(mc, b, "free", &arr, 1);
