@@ -298,7 +298,7 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
      * is the sum of the threads' */
     p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
   }
-  ad_rev_sig sig = {task, np, p->act, 0, 0, 0};
+  ad_rev_sig sig = {task, np, p->act, 0, 0, 0, 1};
   if (ad_rev_get(mc, &sig, call, &p->pair) != 0)
     return -1;
   LLVMValueRef wrapper = region_wrapper(mc, call, p, 0);

@@ -65,6 +65,10 @@ typedef struct ad_rev_sig {
    * site): memory the body never writes still holds, in rev, what aug
    * read (tape.c reloads it instead of storing it) */
   unsigned char back_to_back;
+  /* the pair runs on several threads at once, on shared shadows (an
+   * OpenMP region and the functions it calls, openmp.c): a load's adjoint
+   * is added into shadow memory with an atomic fadd */
+  unsigned char parallel;
 } ad_rev_sig;
 
 typedef struct ad_rev_pair {
