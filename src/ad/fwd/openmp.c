@@ -40,9 +40,13 @@ int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call) {
   int any = 0;
   for (unsigned k = 3; k < na && !any; k++)
     any = ad_is_active(fc, LLVMGetOperand(call, k));
+  LLVMValueRef task = na >= 3 ? ad_strip_casts(LLVMGetOperand(call, 2), 0) : NULL;
+  /* a region reading or writing active globals carries tangents through
+   * them, whatever it captures */
+  if (!any && task && LLVMIsAFunction(task) && LLVMCountBasicBlocks(task) > 0)
+    any = ad_function_touches_active_globals(mc, task);
   if (!any)
     return ad_clone(fc, call) ? 0 : -1;
-  LLVMValueRef task = na >= 3 ? ad_strip_casts(LLVMGetOperand(call, 2), 0) : NULL;
   if (!task || !LLVMIsAFunction(task) || LLVMCountBasicBlocks(task) == 0)
     return ad_fail(mc, call,
                    "no forward-mode derivative for a parallel region "

@@ -274,7 +274,10 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
                             "a parallel region (%s) whose outlined function's "
                             "parameters do not match the fork's arguments",
                             "__kmpc_fork_call");
-  if (!ad_rev_any_active(r, call))
+  /* a region reading or writing active globals carries adjoints through
+   * them, whatever it captures */
+  if (!ad_rev_any_active(r, call) &&
+      !ad_function_touches_active_globals(mc, task))
     return ad_clone(fc, call) ? 0 : -1;
   ad_rev_call_plan *p = ad_rev_plan_row(r, call, row);
   if (!p)
