@@ -34,11 +34,15 @@
  * returns its copy's adjoint into results[thread], which the master sums
  * after the reverse's fork.
  *
- * Not covered (refused, naming the call): a region whose microtask is not
- * a function of the module, `__kmpc_fork_call_if`,
- * reductions (`__kmpc_reduce*`), and loads of shared active memory
- * outside a critical section by several threads, whose adjoints would
- * need atomic adds (the reverse adds them plainly).
+ * Several threads may read one shared location (x[0] in every iteration),
+ * so the region's pair and its callees are built with sig.parallel: a
+ * load's adjoint is added into shadow memory atomically (adjoint.c).
+ *
+ * Not covered: a region whose microtask is not a function of the module
+ * (refused), `__kmpc_fork_call_if` and reductions (`__kmpc_reduce*`: no
+ * rule, refused with active arguments), and reverses other than a load's
+ * on memory several threads touch at once outside a critical section
+ * (float memcpy, memset: plain, not atomic).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +84,33 @@ static LLVMValueRef omp_call(ad_module_ctx *mc, LLVMBuilderRef b,
   LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
   LLVMValueRef f = ad_get_or_declare(mc->mod, name, ft);
   return LLVMBuildCall2(b, ft, f, args, n, "");
+}
+
+/* calloc(n, size) at b, or a trap when memory runs out (generated code has
+ * no error channel): a helper of its own, so the body calling it keeps
+ * its blocks. */
+static LLVMValueRef calloc_or_trap(ad_module_ctx *mc, LLVMBuilderRef b,
+                                   LLVMValueRef n, LLVMValueRef size) {
+  LLVMTypeRef two[2] = {i64_t(mc), i64_t(mc)};
+  LLVMTypeRef ft = LLVMFunctionType(ptr_t(mc), two, 2, 0);
+  LLVMValueRef fn;
+  LLVMBuilderRef hb = ad_get_or_define_internal(mc->mod, "tanjit.omp.calloc",
+                                                ft, &fn);
+  if (hb) {
+    LLVMContextRef c = mc->llctx;
+    LLVMValueRef ca[2] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)};
+    LLVMValueRef p = ad_rev_call_libc(mc, hb, "calloc", ca, 2);
+    LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
+    LLVMBuildCondBr(hb, LLVMBuildIsNull(hb, p, ""), oom, ok);
+    LLVMPositionBuilderAtEnd(hb, oom);
+    ad_build_trap(mc->mod, hb);
+    LLVMPositionBuilderAtEnd(hb, ok);
+    LLVMBuildRet(hb, p);
+    LLVMDisposeBuilder(hb);
+  }
+  LLVMValueRef args[2] = {n, size};
+  return LLVMBuildCall2(b, ft, fn, args, 2, "");
 }
 
 static unsigned long long header_bytes(ad_module_ctx *mc) {
@@ -166,14 +197,8 @@ static LLVMValueRef region_wrapper(ad_module_ctx *mc, LLVMValueRef call,
                                   LLVMConstInt(i32_t(mc), 0, 0), ""),
                     alloc, join);
     LLVMPositionBuilderAtEnd(b, alloc);
-    LLVMValueRef ca[2] = {team, LLVMConstInt(i64_t(mc), header_bytes(mc), 0)};
-    LLVMValueRef arr = ad_rev_call_libc(mc, b, "calloc", ca, 2);
-    LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "headers.oom");
-    LLVMBasicBlockRef keep = LLVMAppendBasicBlockInContext(c, fn, "headers.keep");
-    LLVMBuildCondBr(b, LLVMBuildIsNull(b, arr, ""), oom, keep);
-    LLVMPositionBuilderAtEnd(b, oom);
-    ad_build_trap(mc->mod, b);
-    LLVMPositionBuilderAtEnd(b, keep);
+    LLVMValueRef arr = calloc_or_trap(
+        mc, b, team, LLVMConstInt(i64_t(mc), header_bytes(mc), 0));
     LLVMBuildStore(b, arr, slot);
     LLVMBuildStore(b, team, slot_field(mc, b, slot, SLOT_THREADS));
     LLVMBuildBr(b, join);
@@ -316,9 +341,9 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
     vals[k] = ad_primal(fc, a);
     vals[ncap + k] = p->act[k + 2] == AD_REV_DUP ? ad_shadow_value(fc, a) : NULL;
   }
-  LLVMValueRef ca[2] = {LLVMConstInt(i64_t(mc), 1, 0),
-                        LLVMConstInt(i64_t(mc), SLOT_BYTES, 0)};
-  LLVMValueRef slot = ad_rev_call_libc(mc, fc->b, "calloc", ca, 2);
+  LLVMValueRef slot =
+      calloc_or_trap(mc, fc->b, LLVMConstInt(i64_t(mc), 1, 0),
+                     LLVMConstInt(i64_t(mc), SLOT_BYTES, 0));
   LLVMValueRef fork = emit_fork(mc, fc->b, call, p, ad_primal(fc, LLVMGetOperand(call, 0)),
                                 wrapper, vals, vals + ncap, slot);
   free(vals);
@@ -408,10 +433,9 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   int outs = LLVMGetTypeKind(rt) != LLVMVoidTypeKind;
   LLVMValueRef results = NULL;
   if (outs) {
-    LLVMValueRef ca[2] = {
-        slot_count(mc, b, slot),
-        LLVMConstInt(i64_t(mc), LLVMABISizeOfType(mc->td, rt), 0)};
-    results = ad_rev_call_libc(mc, b, "calloc", ca, 2);
+    results = calloc_or_trap(
+        mc, b, slot_count(mc, b, slot),
+        LLVMConstInt(i64_t(mc), LLVMABISizeOfType(mc->td, rt), 0));
     LLVMBuildStore(b, results, slot_field(mc, b, slot, SLOT_RESULTS));
   }
   LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals, vals + ncap, slot);
