@@ -9,7 +9,7 @@ llvm=${2:-19}
 shift $(( $# > 2 ? 2 : $# ))
 
 need=()
-for pkg in "llvm-$llvm-dev" "clang-$llvm" meson ninja-build check pkg-config gcc libc6-dev libxxhash-dev libblas-dev liblapack-dev libeigen3-dev libboost-dev; do
+for pkg in "llvm-$llvm-dev" "clang-$llvm" meson ninja-build check pkg-config gcc libc6-dev libxxhash-dev libblas-dev liblapack-dev libeigen3-dev libboost-dev libomp-14-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then

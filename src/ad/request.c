@@ -1291,7 +1291,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
                     (unsigned char)(split && !r.const_return &&
                                     LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
-                    (unsigned char)!split};
+                    (unsigned char)!split, 0};
   if (r.width > 1 && split && sig.ret_adjoint) {
     rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
                       "%s of %s: enzyme_width %u in split mode of a function "

@@ -50,6 +50,12 @@ void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target);
 /* Derivative's type for a signature. */
 LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig);
 
+/* ---- openmp.c ---- */
+/* A fork of an OpenMP parallel region (`__kmpc_fork_call`): the outlined
+ * function's derivative forked instead.  1 when call is not a fork, else
+ * 0 or -1. */
+int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call);
+
 /* ---- call.c: a call's tangent (rule, else derivative of the callee) ---- */
 int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);
 /* Emits a call to the derivative of `fn` for the activities the arguments

@@ -106,7 +106,43 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("llvm.julia.gc_preserve_end"),
     INACTIVE("julia.safepoint"),
     INACTIVE("julia.get_pgcstack"),
+    /* libomp (clang -fopenmp): thread numbers, team sizes, locks and
+     * barriers carry no value a derivative follows; reverse mode mirrors
+     * the critical sections and barriers (rev/openmp.c), and the fork of a
+     * parallel region is rev/openmp.c's too */
+    INACTIVE("__kmpc_global_thread_num"),
+    INACTIVE("__kmpc_for_static_fini"),
+    INACTIVE("__kmpc_critical"),
+    INACTIVE("__kmpc_end_critical"),
+    INACTIVE("__kmpc_barrier"),
+    INACTIVE("__kmpc_push_num_threads"),
+    INACTIVE("omp_get_thread_num"),
+    INACTIVE("omp_get_num_threads"),
+    INACTIVE("omp_get_max_threads"),
 };
+
+/* A worksharing loop's schedule (`__kmpc_for_static_init_4/8` and their
+ * unsigned forms): the thread's bounds and stride written as integers
+ * through its out-parameters, which the reverse reads back from the tape
+ * like any loaded integer. */
+#define STATIC_INIT(n, bound)                                             \
+  {.rule = {.name = n, .emit = emit_nothing, .writes_pointer_args = 1,     \
+            .inactive = 1},                                                \
+   .arg_types = "-iiI" bound bound bound "ii"}
+static const ad_typed_rule inactive_typed_rules[] = {
+    STATIC_INIT("__kmpc_for_static_init_4", "I"),
+    STATIC_INIT("__kmpc_for_static_init_4u", "I"),
+    STATIC_INIT("__kmpc_for_static_init_8", "Z"),
+    STATIC_INIT("__kmpc_for_static_init_8u", "Z"),
+};
+
+static const ad_typed_rule *inactive_typed_lookup(const char *name) {
+  for (size_t i = 0;
+       i < sizeof inactive_typed_rules / sizeof *inactive_typed_rules; i++)
+    if (strcmp(name, inactive_typed_rules[i].rule.name) == 0)
+      return &inactive_typed_rules[i];
+  return NULL;
+}
 
 /* std::ostream and its helpers (libstdc++'s mangled names): writing to a
  * stream formats characters.  Each row is a prefix of mangled names. */
@@ -142,6 +178,9 @@ static const ad_call_rule inactive_prefix_rules[] = {
 };
 
 static const ad_call_rule *inactive_lookup(const char *name) {
+  const ad_typed_rule *typed = inactive_typed_lookup(name);
+  if (typed)
+    return &typed->rule;
   for (size_t i = 0; i < sizeof inactive_rules / sizeof *inactive_rules; i++)
     if (ad_name_matches(name, inactive_rules[i].name))
       return &inactive_rules[i];
@@ -157,4 +196,5 @@ static const ad_call_rule *inactive_lookup(const char *name) {
 const ad_rule_family ad_inactive_family = {
     .name = "inactive",
     .lookup = inactive_lookup,
+    .typed_lookup = inactive_typed_lookup,
 };

@@ -275,6 +275,54 @@ static int reverse_shuffle(ad_rev_fn *r, LLVMValueRef inst) {
   return 0;
 }
 
+/* In a pair other threads run at the same time (sig.parallel: an OpenMP
+ * region), several threads may read one location, so its shadow receives
+ * their adjoints concurrently: *sp += d with atomic fadds, one per float
+ * lane (a vector's lanes).  0 for other types (aggregates, x86_fp80),
+ * whose plain add is kept. */
+static int atomic_float(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+    return 1;
+  default: /* x86_fp80, fp128: no atomic fadd of their width */
+    return 0;
+  }
+}
+
+static int atomic_add_into(ad_rev_fn *r, LLVMValueRef sp, LLVMValueRef d,
+                           LLVMTypeRef t, LLVMValueRef inst) {
+  LLVMBuilderRef b = r->rb;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(r->mc->llctx);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(r->mc->llctx);
+  unsigned align = LLVMGetAlignment(inst);
+  if (atomic_float(t)) {
+    LLVMValueRef a = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, sp, d,
+                                        LLVMAtomicOrderingMonotonic, 0);
+    LLVMSetAlignment(a, align ? align : LLVMABIAlignmentOfType(r->mc->td, t));
+    return 1;
+  }
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k == LLVMVectorTypeKind && atomic_float(LLVMGetElementType(t))) {
+    LLVMTypeRef e = LLVMGetElementType(t);
+    unsigned long long es = LLVMABISizeOfType(r->mc->td, e);
+    for (unsigned i = 0; i < LLVMGetVectorSize(t); i++) {
+      LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(r->mc->llctx),
+                                      i * es, 0);
+      LLVMValueRef at = LLVMBuildGEP2(b, i8, sp, &off, 1, "");
+      LLVMValueRef lane =
+          LLVMBuildExtractElement(b, d, LLVMConstInt(i32, i, 0), "");
+      LLVMValueRef a = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, at, lane,
+                                          LLVMAtomicOrderingMonotonic, 0);
+      LLVMSetAlignment(a, (unsigned)LLVMABIAlignmentOfType(r->mc->td, e));
+    }
+    return 1;
+  }
+  return 0;
+}
+
 static int reverse_load(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef p = LLVMGetOperand(inst, 0);
   if (!ad_rev_has_adjoint(r, inst) || !ad_shadow_or_null(&r->fc, p))
@@ -283,6 +331,10 @@ static int reverse_load(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMBasicBlockRef after = ad_rev_guard(r, p);
   LLVMValueRef sp = ad_rev_shadow(r, p);
   LLVMTypeRef t = ad_rev_adjoint_type(r, inst); /* float bits: as floats */
+  if (r->sig->parallel && atomic_add_into(r, sp, d, t, inst)) {
+    ad_rev_guard_end(r, after);
+    return 0;
+  }
   LLVMValueRef old = LLVMBuildLoad2(r->rb, t, sp, "");
   LLVMSetAlignment(old, LLVMGetAlignment(inst));
   LLVMValueRef st = LLVMBuildStore(r->rb, ad_rev_add(r->rb, old, d, inst), sp);

@@ -71,6 +71,8 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig) {
                            sig->ret_shadow};
   h = fnv(h, rest, sizeof rest);
   h = fnv(h, sig->activity, sig->nparams);
+  if (sig->parallel)
+    h = fnv(h, "parallel", 8);
   return h ? h : 1; /* 0 marks a consumed tape */
 }
 
@@ -84,7 +86,7 @@ const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag) {
 static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
   return a->fn == b->fn && a->nparams == b->nparams &&
          a->ret_adjoint == b->ret_adjoint && a->ret_shadow == b->ret_shadow &&
-         a->back_to_back == b->back_to_back &&
+         a->back_to_back == b->back_to_back && a->parallel == b->parallel &&
          memcmp(a->activity, b->activity, a->nparams) == 0;
 }
 

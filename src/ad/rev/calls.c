@@ -192,7 +192,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                             "a result of %s that mixes floats and pointers is not "
                             "supported",
                             ad_value_name(fn));
-  ad_rev_sig sig = {fn, np, p->act, 0, 0, 0};
+  ad_rev_sig sig = {fn, np, p->act, 0, 0, 0, r->sig->parallel};
   sig.ret_adjoint = (unsigned char)(ad_is_active(fc, call) && f);
   sig.ret_shadow = (unsigned char)(ad_is_active(fc, call) && o);
   p->ret_adjoint = sig.ret_adjoint;
@@ -416,6 +416,9 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
   }
   if (fn && ad_rev_custom_applies(mc, call))
     return ad_rev_custom_aug(r, call);
+  const ad_rev_call_row *omp = fn ? ad_rev_openmp_row(fn) : NULL;
+  if (omp) /* parallel regions, critical sections, barriers */
+    return omp->aug(r, omp, call, NULL);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);

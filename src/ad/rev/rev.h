@@ -33,6 +33,8 @@
  *   vector.c   llvm.vector.reduce.fmul/fmax/fmin/fmaximum/fminimum
  *   blas.c     BLAS calls: adjoints as more BLAS calls (rules/blas.h's
  *              routine table), the inputs cached in aug
+ *   openmp.c   libomp's parallel regions: each half forked, a tape per
+ *              thread; critical sections and barriers mirrored
  *   exceptions.c  invoke (the normal path, like a call), landing pads
  *   unwinding.c   the clone of a callee whose exception is caught above
  */
@@ -75,6 +77,10 @@ typedef struct ad_rev_sig {
    * site): memory the body never writes still holds, in rev, what aug
    * read (tape.c reloads it instead of storing it) */
   unsigned char back_to_back;
+  /* the pair runs on several threads at once, on shared shadows (an
+   * OpenMP region and the functions it calls, openmp.c): a load's adjoint
+   * is added into shadow memory with an atomic fadd */
+  unsigned char parallel;
 } ad_rev_sig;
 
 typedef struct ad_rev_pair {
@@ -608,6 +614,10 @@ extern const ad_rev_call_rows ad_rev_memory_rows;  /* memory.c */
 extern const ad_rev_call_rows ad_rev_mathout_rows; /* mathout.c */
 extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
 extern const ad_rev_call_rows ad_rev_tree_rows;    /* tree.c */
+/* openmp.c: the row of libomp entry point fn (a fork of a parallel
+ * region, a critical section's ends, a barrier), or NULL.  Its aug step
+ * replaces the primal call (clone NULL). */
+const ad_rev_call_row *ad_rev_openmp_row(LLVMValueRef fn);
 /* complex.c: the one reverse step of every row of rules/complex.c */
 extern const ad_rev_call_row ad_rev_complex_row;
 /* blas.c: the one reverse step of every routine of rules/blas.c's table

@@ -1,0 +1,108 @@
+/*
+ * Forward mode over an OpenMP parallel region: `__kmpc_fork_call(loc, n,
+ * fn, captured...)` forks fn's derivative instead, for the activities the
+ * captured arguments have at the fork, each active one's tangent after it
+ * (the derivative's own parameter order: gtid and btid carry none).  Every
+ * thread computes the tangents of what it computes, into the shadows of
+ * what it writes, so nothing is shared that the primal does not share, and
+ * the runtime's calls inside (schedules, locks, barriers) are inactive
+ * rows (registry/inactive.c) that stay where they are.
+ *
+ * The runtime passes each captured argument as one pointer-sized word, so
+ * only width 1 is forked this way (a batched tangent is an array): wider
+ * requests and tangents that are not one word are refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/core/context.h"
+#include "ad/core/diag.h"
+#include "ad/fwd/fwd.h"
+#include "ad/ir/ir.h"
+#include "ad/tangent/tangent.h"
+#include "common/alloc.h"
+
+static int one_word(ad_module_ctx *mc, LLVMTypeRef t) {
+  return (LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
+          LLVMGetTypeKind(t) == LLVMIntegerTypeKind) &&
+         LLVMABISizeOfType(mc->td, t) == 8;
+}
+
+int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call) {
+  LLVMValueRef fn = ad_called_function(call);
+  size_t len;
+  if (!fn || strcmp(LLVMGetValueName2(fn, &len), "__kmpc_fork_call") != 0)
+    return 1;
+  ad_module_ctx *mc = fc->mc;
+  unsigned na = LLVMGetNumArgOperands(call);
+  int any = 0;
+  for (unsigned k = 3; k < na && !any; k++)
+    any = ad_is_active(fc, LLVMGetOperand(call, k));
+  LLVMValueRef task = na >= 3 ? ad_strip_casts(LLVMGetOperand(call, 2), 0) : NULL;
+  /* a region reading or writing active globals carries tangents through
+   * them, whatever it captures */
+  if (!any && task && LLVMIsAFunction(task) && LLVMCountBasicBlocks(task) > 0)
+    any = ad_function_touches_active_globals(mc, task);
+  if (!any)
+    return ad_clone(fc, call) ? 0 : -1;
+  if (!task || !LLVMIsAFunction(task) || LLVMCountBasicBlocks(task) == 0)
+    return ad_fail(mc, call,
+                   "no forward-mode derivative for a parallel region "
+                   "(__kmpc_fork_call) whose outlined function is not a "
+                   "function of this module");
+  unsigned np = LLVMCountParams(task);
+  if (np < 2 || np != na - 1)
+    return ad_fail(mc, call,
+                   "a parallel region (__kmpc_fork_call) whose outlined "
+                   "function's parameters do not match the fork's arguments");
+  if (fc->width != 1)
+    return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "a parallel region (__kmpc_fork_call) in a vector "
+                        "forward derivative (width %u) is not supported: the "
+                        "runtime passes each argument as one word",
+                        fc->width);
+  unsigned char *act = tj_calloc(np, 1);
+  LLVMValueRef *args = tj_malloc((2 * np + 3) * sizeof *args);
+  if (!act || !args) {
+    free(act);
+    free(args);
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  }
+  unsigned n = 3;
+  int rc = 0;
+  for (unsigned k = 2; k < np && rc == 0; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k + 1);
+    args[n++] = ad_primal(fc, a);
+    if (!ad_is_active(fc, a))
+      continue;
+    LLVMValueRef sh = ad_shadow_value(fc, a);
+    if (!one_word(mc, LLVMTypeOf(sh))) {
+      rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
+                        "a parallel region (__kmpc_fork_call) capturing an "
+                        "active value whose tangent is not one word is not "
+                        "supported");
+      break;
+    }
+    act[k] = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind &&
+                     ad_shadow_may_equal_primal(fc, a)
+                 ? AD_ARG_DUP_RUNTIME
+                 : AD_ARG_DUP;
+    args[n++] = sh;
+  }
+  ad_signature sig = {task, np, act, 1, AD_RET_VOID};
+  LLVMValueRef d = rc == 0 ? ad_get_derivative(mc, &sig, call) : NULL;
+  if (d) {
+    args[0] = ad_primal(fc, LLVMGetOperand(call, 0));
+    args[1] = LLVMConstInt(LLVMInt32TypeInContext(mc->llctx), n - 3, 0);
+    args[2] = d;
+    LLVMValueRef c = LLVMBuildCall2(fc->b, LLVMGetCalledFunctionType(call),
+                                    LLVMGetCalledValue(call), args, n, "");
+    if (LLVMInstructionGetDebugLoc(call))
+      LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(call));
+  }
+  free(act);
+  free(args);
+  return d ? 0 : -1;
+}
