@@ -112,12 +112,15 @@ static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
   return 0;
 }
 
-/* The kind of copy-relative bytes [rel, rel+size) seen from one side. */
+/* The kind of copy-relative bytes [rel, rel+size) seen from one side:
+ * every fact about them joined (a byte an access reads as a char, inside
+ * bytes another reads as a double, is no integer byte of the copy: were
+ * it taken for one, the double's adjoint would not move). */
 static tfact side_fact(const ad_types *t, int obj, long long base,
                        unsigned long long rel, unsigned long long size) {
   if (obj < 0)
     return ta_fact(AD_T_UNKNOWN, 0);
-  return ta_mem_get(t, obj, base + (long long)rel, size, 1);
+  return ta_mem_get_all(t, obj, base + (long long)rel, size);
 }
 
 /* ---- declared types: what the allocation says ----

@@ -403,6 +403,22 @@ void ta_run_pending(ad_types *t) {
   free(p);
 }
 
+/* The join of every entry overlapping bytes [off, off+size) of o (off
+ * normalized), an entry of the next element included. */
+static tfact overlapping_join(const tobj *o, long long off,
+                              unsigned long long size) {
+  tfact f = ta_fact(AD_T_UNKNOWN, 0);
+  for (size_t i = 0; i < o->n; i++) {
+    const tentry *e = &o->e[i];
+    long long eo = e->off;
+    if (o->period && eo + (long long)e->size <= off)
+      eo += (long long)o->period; /* an entry of the next element */
+    if (eo < off + (long long)size && off < eo + (long long)e->size)
+      f = ta_join(f, e->f);
+  }
+  return f;
+}
+
 /* The fact of bytes [off, off+size): an exact entry, else the join of the
  * overlapping ones.  `raw` keeps a conflict; otherwise a conflict reads as
  * unknown, so a value is never blamed for its neighbours' bytes. */
@@ -425,18 +441,20 @@ tfact ta_mem_get(const ad_types *t, int obj, long long off,
         break;
       }
     }
-    for (size_t i = 0; i < o->n && !exact; i++) {
-      const tentry *e = &o->e[i];
-      long long eo = e->off;
-      if (o->period && eo + (long long)e->size <= off)
-        eo += (long long)o->period; /* an entry of the next element */
-      if (eo < off + (long long)size && off < eo + (long long)e->size)
-        f = ta_join(f, e->f);
-    }
+    if (!exact)
+      f = overlapping_join(o, off, size);
   }
   if (!raw && f.kind == AD_T_CONFLICT)
     return ta_fact(AD_T_UNKNOWN, 0);
   return f;
+}
+
+tfact ta_mem_get_all(const ad_types *t, int obj, long long off,
+                     unsigned long long size) {
+  if (obj < 0)
+    return ta_fact(AD_T_UNKNOWN, 0);
+  const tobj *o = &t->objs[obj];
+  return o->collapsed ? o->summary : overlapping_join(o, ta_norm(o, off), size);
 }
 
 void ta_set_period(ad_types *t, int obj, unsigned long long p) {

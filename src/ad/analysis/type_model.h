@@ -116,6 +116,12 @@ void ta_mem_note(ad_types *t, int obj, long long off, unsigned long long size,
                  tfact f);
 tfact ta_mem_get(const ad_types *t, int obj, long long off,
                  unsigned long long size, int raw);
+/* The join of every fact about bytes [off, off+size), conflicts kept: no
+ * entry of exactly those bytes hides a wider one it disagrees with (a
+ * byte read as a char inside a double is neither), as a copy's bytes must
+ * be read (copy_layout.c). */
+tfact ta_mem_get_all(const ad_types *t, int obj, long long off,
+                     unsigned long long size);
 void ta_set_period(ad_types *t, int obj, unsigned long long p);
 void ta_record_type(ad_types *t, int obj, long long off, LLVMTypeRef ty,
                     tfact ifact, int depth, int *budget);

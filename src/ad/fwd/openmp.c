@@ -91,7 +91,7 @@ int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call) {
                  : AD_ARG_DUP;
     args[n++] = sh;
   }
-  ad_signature sig = {task, np, act, 1, AD_RET_VOID};
+  ad_signature sig = {task, np, act, 1, AD_RET_VOID, fc->sig->error};
   LLVMValueRef d = rc == 0 ? ad_get_derivative(mc, &sig, call) : NULL;
   if (d) {
     args[0] = ad_primal(fc, LLVMGetOperand(call, 0));
