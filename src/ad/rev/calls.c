@@ -233,6 +233,8 @@ static LLVMValueRef call_each_target(ad_rev_fn *r, LLVMBuilderRef b,
     LLVMPositionBuilderAtEnd(b, next);
   }
   /* a function from outside the module, or one not address-taken here */
+  ad_emit_unknown_target_report(mc, b, call, target, targets, nt,
+                                "reverse");
   ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, merge);
   if (LLVMGetTypeKind(LLVMTypeOf(res[0])) == LLVMVoidTypeKind)
