@@ -44,6 +44,11 @@ typedef void (*ad_runtime_report)(void *user, const char *what,
                                   const char *why);
 #define AD_RUNTIME_REPORT_SYMBOL "tanjit.runtime_report"
 #define AD_RUNTIME_REPORT_DATA_SYMBOL "tanjit.runtime_report_data"
+/* The same for a call through a pointer that matches none of the targets
+ * the code dispatches on: (user, target, what, why), the session
+ * describing the target (its symbol and object, where the loader knows
+ * them, else its address) in front of what. */
+#define AD_RUNTIME_TARGET_REPORT_SYMBOL "tanjit.runtime_report_target"
 
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);

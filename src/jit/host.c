@@ -123,6 +123,9 @@ int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
   int rc = define_host_symbol(s, AD_RUNTIME_REPORT_SYMBOL,
                               (void *)(uintptr_t)jit_report_runtime_failure, err);
   if (rc == 0)
+    rc = define_host_symbol(s, AD_RUNTIME_TARGET_REPORT_SYMBOL,
+                            (void *)(uintptr_t)jit_report_runtime_target, err);
+  if (rc == 0)
     rc = define_host_symbol(s, AD_RUNTIME_REPORT_DATA_SYMBOL, s, err);
   pthread_mutex_unlock(&s->jit_lock);
   return rc;

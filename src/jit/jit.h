@@ -314,6 +314,11 @@ void jit_drop_body(LLVMValueRef f);
  * unresolved-call handler (the default prints one line and aborts). */
 void jit_report_runtime_failure(void *session, const char *what,
                                 const char *why);
+/* The same for a call through a pointer the code cannot follow
+ * (AD_RUNTIME_TARGET_REPORT_SYMBOL): the target's symbol and object where
+ * the loader knows them, else its address, in front of `what`. */
+void jit_report_runtime_target(void *session, const void *target,
+                               const char *what, const char *why);
 /* host.c: defines the symbols that code names the report by (ad.h). */
 int jit_define_runtime_report(tanjit_session *s, tanjit_error **err);
 

@@ -14,6 +14,7 @@
  * with the report function, the session and the strings as absolute
  * addresses, so the stub itself needs no symbol resolution.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +38,20 @@ static void report_unresolved_call(tanjit_session *s, const char *symbol,
 void jit_report_runtime_failure(void *session, const char *what,
                                 const char *why) {
   report_unresolved_call(session, what, "", why);
+}
+
+void jit_report_runtime_target(void *session, const void *target,
+                               const char *what, const char *why) {
+  /* the symbol the loader knows at that address (a library's function);
+   * JIT code and stripped objects are given by address alone */
+  char text[768];
+  Dl_info info;
+  if (dladdr(target, &info) && info.dli_sname && info.dli_saddr == target)
+    snprintf(text, sizeof text, "%s at %p in %s%s", info.dli_sname, target,
+             info.dli_fname ? info.dli_fname : "the process", what);
+  else
+    snprintf(text, sizeof text, "the function at %p%s", target, what);
+  report_unresolved_call(session, text, "", why);
 }
 
 int jit_define_lazy_stub(tanjit_session *s, jit_resolver *r, const char *name,

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1038,6 +1039,83 @@ START_TEST(indirect_target_without_derivative_is_reported) {
 }
 END_TEST
 
+/* A call through a pointer that is none of its possible targets (here
+ * libm's cbrt, which the module never names; apply itself, whose address
+ * the request takes, is the other candidate) is reported through the
+ * session's unresolved-call handler, with the target's symbol, the call's
+ * function and source line and the candidates, before it traps: in
+ * reverse mode and in forward mode. */
+static const char *expected_mode;
+
+static void expect_unknown_target_report(void *user, const char *symbol,
+                                         const char *library,
+                                         const char *why) {
+  (void)user, (void)library;
+  char head[64];
+  snprintf(head, sizeof head, "no %s-mode derivative: it is none of the ",
+           expected_mode);
+  /* glibc's symbol there may be an alias (cbrtf64) */
+  int ok = strstr(symbol, "cbrt") && strstr(symbol, " at 0x") &&
+           strstr(symbol, "libm") &&
+           strstr(symbol, "(called through a pointer in apply at prog.c:42)") &&
+           strstr(why, head) && strstr(why, "call's possible targets") &&
+           strstr(why, "address is taken: square, apply)");
+  _exit(ok ? 3 : 4); /* no leak check of the session left open */
+}
+
+static void unknown_target_reported(const char *mode, const char *request) {
+  expected_mode = mode;
+  tanjit_options o;
+  tanjit_options_init(&o);
+  o.on_unresolved = expect_unknown_target_report;
+  tanjit_session *s = tanjit_session_new(&o, NULL);
+  char ir[2048];
+  snprintf(ir, sizeof ir,
+           "declare double @__enzyme_autodiff(ptr, ...)\n"
+           "declare double @__enzyme_fwddiff(ptr, ...)\n"
+           "@hook = global ptr @square\n"
+           "define double @square(double %%x) {\n  %%r = fmul double %%x, %%x\n"
+           "  ret double %%r\n}\n"
+           "define double @apply(double %%x) !dbg !5 {\n"
+           "  %%fp = load ptr, ptr @hook\n"
+           "  %%r = call double %%fp(double %%x), !dbg !8\n"
+           "  ret double %%r\n}\n"
+           "define double @grad(double %%x) {\n"
+           "  %%d = call double (ptr, ...) %s\n  ret double %%d\n}\n"
+           "!llvm.module.flags = !{!0}\n"
+           "!llvm.dbg.cu = !{!1}\n"
+           "!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+           "!1 = distinct !DICompileUnit(language: DW_LANG_C99, file: !2, "
+           "producer: \"t\", isOptimized: false, runtimeVersion: 0, "
+           "emissionKind: FullDebug)\n"
+           "!2 = !DIFile(filename: \"prog.c\", directory: \"/tmp\")\n"
+           "!5 = distinct !DISubprogram(name: \"apply\", scope: !2, file: !2, "
+           "line: 40, type: !6, spFlags: DISPFlagDefinition, unit: !1)\n"
+           "!6 = !DISubroutineType(types: !7)\n"
+           "!7 = !{}\n"
+           "!8 = !DILocation(line: 42, column: 3, scope: !5)\n",
+           request);
+  load_ok(s, ir, "unknown_target.ll");
+  dbl_fn grad = (dbl_fn)(uintptr_t)lookup_ok(s, "grad");
+  double (**hook)(double) = (double (**)(double))lookup_ok(s, "hook");
+  ck_assert_double_eq(grad(3.0), 6.0); /* square: 2x */
+  *hook = cbrt;
+  grad(8.0); /* cbrt: reported */
+  ck_abort_msg("the call through the pointer returned");
+}
+
+START_TEST(reverse_unknown_indirect_target_is_reported) {
+  unknown_target_reported("reverse",
+                          "@__enzyme_autodiff(ptr @apply, double %x)");
+}
+END_TEST
+
+START_TEST(forward_unknown_indirect_target_is_reported) {
+  unknown_target_reported("forward",
+                          "@__enzyme_fwddiff(ptr @apply, double %x, double 1.0)");
+}
+END_TEST
+
 /* Under lazy binding a frontend's own lookup of a name nothing defines
  * still fails (a stub is for calls from compiled code), and the name stays
  * free for a module loaded later. */
@@ -1098,6 +1176,8 @@ Suite *jit_suite(void) {
   tcase_add_test(load, request_through_another_module);
   tcase_add_test(load, views_for_indirect_calls_identity_and_flags);
   tcase_add_exit_test(load, indirect_target_without_derivative_is_reported, 3);
+  tcase_add_exit_test(load, reverse_unknown_indirect_target_is_reported, 3);
+  tcase_add_exit_test(load, forward_unknown_indirect_target_is_reported, 3);
   suite_add_tcase(s, load);
 
   TCase *resolve = tcase_create("resolve");

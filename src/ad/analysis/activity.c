@@ -7,8 +7,9 @@
  *    never are.
  *  - demand: memory that receives an active value must have a shadow, so the
  *    pointer stored through is "demanded": demand walks back through GEPs,
- *    casts, PHIs and selects to the allocation (alloca, malloc-like call)
- *    and makes it active; a pointer loaded from memory demands that memory.
+ *    casts, PHIs and selects to the allocation (alloca, malloc-like call,
+ *    a call through a pointer that may reach a defined function or a
+ *    declared allocator) and makes it active; a pointer loaded from memory demands that memory.
  *    A pointer stored into active memory, or returned with its shadow, is
  *    demanded as well, so shadow memory never holds a primal pointer.
  *  - calls: a call with an active argument is active and demands its pointer
@@ -348,6 +349,31 @@ static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth) {
     if (t && LLVMGetInstructionOpcode(t) == LLVMRet &&
         LLVMGetNumOperands(t) == 1 &&
         walk_value(w, LLVMGetOperand(t, 0), depth))
+/*
+ * Whether an indirect call's result may come with a shadow: one of its
+ * possible targets (the functions of this module of its type whose
+ * address is taken, as fwd/indirect.c and rev/calls.c dispatch on them)
+ * is defined, so its derivative returns the shadow, or is a declared
+ * allocator (malloc through a pointer in a table: its direct-call
+ * wrapper's rule allocates one).  Targets that give none (a declared
+ * function without such a rule) leave the call cloned as before.
+ */
+static int target_may_give_shadow(activity_state *st, LLVMValueRef call) {
+  ad_module_ctx *mc = st->fc->mc;
+  if (LLVMIsAInlineAsm(LLVMGetCalledValue(call)))
+    return 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mc->mod); f;
+       f = LLVMGetNextFunction(f)) {
+    if (ad_may_be_indirect_target(call, f) && !ad_is_generated_function(f))
+      return 1;
+    int oom = 0;
+    const ad_call_rule *rule;
+    ad_declared_target_with_rule(mc, call, f, &rule, &oom);
+    if (oom) {
+      st->oom = 1;
+      return 0;
+    }
+    if (rule && rule->returns_allocation)
       return 1;
   }
   return 0;
@@ -424,8 +450,10 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
     if (r && r->returns_allocation)
       mark(st, p);
-    else if (returns_from_a_body(fc, r, p) &&
-             returned_pointer_may_be_shadowed(st, p, 1)) {
+    else if ((returns_from_a_body(fc, r, p) &&
+              returned_pointer_may_be_shadowed(st, p, 1)) ||
+             (!r && !ad_called_function(p) &&
+              target_may_give_shadow(st, p))) {
       mark(st, p);
       /* the walk stops at the first source with a shadow: every pointer
        * given (an accessor's object, operator[]'s) may be one too */

@@ -102,6 +102,20 @@ static void record_location(tanjit_error *e, LLVMValueRef where) {
   free(function), free(inst), free(file);
 }
 
+char *ad_location_text(LLVMValueRef where) {
+  strbuf sb;
+  sb_init(&sb);
+  append_location(&sb, where);
+  if (sb.failed) {
+    sb_free(&sb);
+    return NULL;
+  }
+  if (!sb.data)
+    return tj_strdup("");
+  strip_session_suffixes(sb.data);
+  return sb_take(&sb);
+}
+
 static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
                  const char *fmt, va_list ap) {
   if (mc->diag.failed)

@@ -24,6 +24,10 @@ int ad_fail(ad_module_ctx *mc, LLVMValueRef where, const char *fmt, ...)
     TJ_PRINTF(3, 4);
 int ad_fail_code(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
                  const char *fmt, ...) TJ_PRINTF(4, 5);
+/* Where `where` is, as errors say it: " in <function> at <file>:<line>"
+ * (the line when the IR carries !dbg; "" when nothing is known).  Caller
+ * frees; NULL on out of memory. */
+char *ad_location_text(LLVMValueRef where);
 /* The printed text of a value, truncated for messages (caller frees). */
 char *ad_value_text(LLVMValueRef v);
 /* The name of a value ("<unnamed>" when it has none); borrowed. */

@@ -2,7 +2,8 @@
  * Indirect calls with active arguments: the target is known only at run
  * time, so the derivative compares it with every possible target and calls
  * that one's derivative; a target that cannot be differentiated traps after
- * the session's run-time report.
+ * the session's run-time report, and so does a pointer that is none of the
+ * possible targets.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,28 +40,10 @@ static char *forget_failed_candidate(ad_module_ctx *mc, size_t mark) {
   return why;
 }
 
-/* A constant C string of the module's own (private: an object of the
- * module carries it, unlike a string of this process's heap). */
-static LLVMValueRef module_string(ad_module_ctx *mc, const char *text) {
-  LLVMValueRef init =
-      LLVMConstStringInContext(mc->llctx, text, (unsigned)strlen(text), 0);
-  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), "tanjit.report_text");
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  return g;
-}
-
 /* Before the trap of a target that could not be differentiated: the
- * session's report (its unresolved-call handler) says which and why.  The
- * report and its data are named (AD_RUNTIME_REPORT_SYMBOL, ad.h), not
- * given by address: a cached object runs in other processes. */
+ * session's report (its unresolved-call handler) says which and why. */
 static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
                                const char *why) {
-  void *user;
-  if (!ad_engine_runtime_report(fc->mc->engine, &user))
-    return;
   strbuf what;
   sb_init(&what);
   sb_printf(&what, "%s (called through a pointer in %s)",
@@ -68,28 +51,10 @@ static void report_at_run_time(ad_fn_ctx *fc, LLVMValueRef target,
   strbuf reason;
   sb_init(&reason);
   sb_printf(&reason, "no forward-mode derivative: %s", why ? why : "?");
-  if (!what.data || !reason.data) {
-    sb_free(&what);
-    sb_free(&reason);
-    return;
-  }
-  ad_module_ctx *mc = fc->mc;
-  LLVMContextRef c = mc->llctx;
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef params[3] = {ptr, ptr, ptr};
-  LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0);
-  LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL);
-  if (!fn)
-    fn = LLVMAddFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL, ft);
-  LLVMValueRef data = LLVMGetNamedGlobal(mc->mod, AD_RUNTIME_REPORT_DATA_SYMBOL);
-  if (!data)
-    data = LLVMAddGlobal(mc->mod, LLVMInt8TypeInContext(c),
-                         AD_RUNTIME_REPORT_DATA_SYMBOL);
-  LLVMValueRef args[3] = {data, module_string(mc, what.data),
-                          module_string(mc, reason.data)};
+  if (what.data && reason.data)
+    ad_emit_runtime_report(fc->mc, fc->b, NULL, what.data, reason.data);
   sb_free(&what);
   sb_free(&reason);
-  LLVMBuildCall2(fc->b, ft, fn, args, 3, "");
 }
 
 /*
@@ -189,6 +154,8 @@ int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
   }
   free(first_why);
   LLVMPositionBuilderAtEnd(fc->b, trapbb);
+  ad_emit_unknown_target_report(mc, fc->b, call, target, cands, nc,
+                                "forward");
   ad_call_intrinsic(fc, "llvm.trap", NULL, 0, NULL, 0);
   LLVMBuildUnreachable(fc->b);
   LLVMPositionBuilderAtEnd(fc->b, merge);

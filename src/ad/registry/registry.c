@@ -141,3 +141,22 @@ const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call) {
     ad_map_put(&mc->rules->callee, call, callee);
   return r;
 }
+
+LLVMValueRef ad_declared_target_with_rule(ad_module_ctx *mc, LLVMValueRef call,
+                                          LLVMValueRef f,
+                                          const ad_call_rule **rule, int *oom) {
+  *rule = NULL;
+  if (!ad_may_be_declared_indirect_target(call, f))
+    return NULL;
+  LLVMValueRef w = ad_direct_call_wrapper(mc->mod, f);
+  if (!w) {
+    *oom = 1;
+    return NULL;
+  }
+  LLVMValueRef direct = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(w));
+  if ((*rule = ad_rule_of_call(mc, direct)) != NULL)
+    return w;
+  if (!LLVMGetFirstUse(w))
+    LLVMDeleteFunction(w);
+  return NULL;
+}

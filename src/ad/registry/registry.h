@@ -127,6 +127,15 @@ void ad_rule_memo_free(ad_rule_memo *m);
  * analyses and the rules ask about the same call many times): memoized in
  * mc, which counts the lookups that reached the families. */
 const ad_call_rule *ad_rule_of_call(ad_module_ctx *mc, LLVMValueRef call);
+/* The direct-call wrapper of declared function `f` (ir.h's
+ * `tanjit.direct.<f>`) when f may be the target of indirect call `call`
+ * and a rule covers the wrapper's call of f (*rule: that rule), else NULL
+ * (a wrapper made only to ask is deleted again).  *oom is set on out of
+ * memory.  The indirect-call rules and activity analysis agree through it
+ * on which declared functions an indirect call may reach. */
+LLVMValueRef ad_declared_target_with_rule(ad_module_ctx *mc, LLVMValueRef call,
+                                          LLVMValueRef f,
+                                          const ad_call_rule **rule, int *oom);
 /* The typed entry (argument classes) for rule name `name`, or NULL: the
  * first family in order with typed rows that has one. */
 const ad_typed_rule *ad_typed_rule_of(const char *name);

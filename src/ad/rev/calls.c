@@ -242,6 +242,8 @@ static LLVMValueRef call_each_target(ad_rev_fn *r, LLVMBuilderRef b,
     LLVMPositionBuilderAtEnd(b, next);
   }
   /* a function from outside the module, or one not address-taken here */
+  ad_emit_unknown_target_report(mc, b, call, target, targets, nt,
+                                "reverse");
   ad_build_trap(mc->mod, b);
   LLVMPositionBuilderAtEnd(b, merge);
   if (LLVMGetTypeKind(LLVMTypeOf(res[0])) == LLVMVoidTypeKind)
@@ -323,20 +325,8 @@ static int aug_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn) {
  */
 static LLVMValueRef declared_candidate(ad_module_ctx *mc, LLVMValueRef call,
                                        LLVMValueRef f, int *oom) {
-  if (!ad_may_be_declared_indirect_target(call, f))
-    return NULL;
-  LLVMValueRef w = ad_direct_call_wrapper(mc->mod, f);
-  if (!w) {
-    *oom = 1;
-    return NULL;
-  }
-  LLVMValueRef direct =
-      LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(w));
-  if (ad_rule_of_call(mc, direct))
-    return w;
-  if (!LLVMGetFirstUse(w))
-    LLVMDeleteFunction(w);
-  return NULL;
+  const ad_call_rule *rule;
+  return ad_declared_target_with_rule(mc, call, f, &rule, oom);
 }
 
 static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {

@@ -161,4 +161,22 @@ void ad_emit_shadow_reset(ad_module_ctx *mc, LLVMBuilderRef b);
 /* Writes the body of the restoring, once the module's derivatives exist. */
 void ad_finish_shadow_reset(ad_module_ctx *mc);
 
+/* ---- report.c: what derivative code says before it traps ---- */
+/* At b, a call of the session's run-time report (ad.h) saying `what` and
+ * `why` (copied into the module as constants); with `target` non-NULL,
+ * the pointer the code was about to call, which the session describes
+ * (its symbol, where one is known) in front of `what`.  Nothing when the
+ * engine has no report.  0, or -1 on out of memory. */
+int ad_emit_runtime_report(ad_module_ctx *mc, LLVMBuilderRef b,
+                           LLVMValueRef target, const char *what,
+                           const char *why);
+/* Before the trap of a call through `target`, a pointer that is none of
+ * the call's possible targets (`cands`, nc of them): the report names the
+ * pointer, the call's function and line, and the candidates; `mode` is
+ * "forward" or "reverse". */
+void ad_emit_unknown_target_report(ad_module_ctx *mc, LLVMBuilderRef b,
+                                   LLVMValueRef call, LLVMValueRef target,
+                                   const LLVMValueRef *cands, unsigned nc,
+                                   const char *mode);
+
 #endif
