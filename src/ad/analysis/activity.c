@@ -349,6 +349,11 @@ static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth) {
     if (t && LLVMGetInstructionOpcode(t) == LLVMRet &&
         LLVMGetNumOperands(t) == 1 &&
         walk_value(w, LLVMGetOperand(t, 0), depth))
+      return 1;
+  }
+  return 0;
+}
+
 /*
  * Whether an indirect call's result may come with a shadow: one of its
  * possible targets (the functions of this module of its type whose
@@ -481,6 +486,7 @@ static int any_operand_active(ad_fn_ctx *fc, LLVMValueRef inst, unsigned from,
       return 1;
   return 0;
 }
+
 
 static void visit_call(activity_state *st, LLVMValueRef call) {
   ad_fn_ctx *fc = st->fc;
