@@ -163,6 +163,28 @@ static LLVMTypeRef gep_member_type(LLVMValueRef gep) {
   return t;
 }
 
+/* The array a GEP with a run-time index lands in, when its base is a
+ * stack or global array declared as such and it indexes that array's
+ * elements (`&a[i]` at -O0: [N x T], 0, i; from -O1: T, i): memory there
+ * is a whole number of elements up to the array's end, so a copy from it
+ * repeats per element, as one over the array itself does. */
+static LLVMTypeRef element_of_declared_array(LLVMValueRef gep) {
+  LLVMValueRef base = LLVMGetOperand(gep, 0);
+  LLVMTypeRef at = LLVMIsAAllocaInst(base)       ? LLVMGetAllocatedType(base)
+                   : LLVMIsAGlobalVariable(base) ? LLVMGlobalGetValueType(base)
+                                                 : NULL;
+  if (!at || LLVMGetTypeKind(at) != LLVMArrayTypeKind)
+    return NULL;
+  LLVMTypeRef el = LLVMGetElementType(at), src = LLVMGetGEPSourceElementType(gep);
+  unsigned n = (unsigned)LLVMGetNumOperands(gep);
+  int array_form = src == at && n == 3 && LLVMIsAConstantInt(LLVMGetOperand(gep, 1)) &&
+                   LLVMConstIntGetZExtValue(LLVMGetOperand(gep, 1)) == 0;
+  int element_form = src == el && n == 2;
+  if (!array_form && !element_form)
+    return NULL;
+  return LLVMIsAConstantInt(LLVMGetOperand(gep, n - 1)) ? NULL : at;
+}
+
 /* The type memory `p` points to the start of was declared with, or NULL. */
 static LLVMTypeRef declared_type(LLVMValueRef p) {
   LLVMTypeRef member = NULL; /* a GEP's, when nothing below it says more */
@@ -190,6 +212,8 @@ static LLVMTypeRef declared_type(LLVMValueRef p) {
     if (LLVMIsAGetElementPtrInst(p)) {
       if (!member)
         member = gep_member_type(p);
+      if (!member)
+        member = element_of_declared_array(p);
       /* an array's decay to its first element: `&a[0]`, offset 0 */
       for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++) {
         LLVMValueRef k = LLVMGetOperand(p, i);
