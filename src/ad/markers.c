@@ -29,6 +29,8 @@ static const struct {
     {.name = "enzyme_active_return", .marker = AD_MARK_ACTIVE_RETURN,
      .kinds = AD_MARKERS_DIFF},
     {.name = "enzyme_noret", .marker = AD_MARK_NORET, .kinds = AD_MARKERS_DIFF},
+    {.name = "enzyme_runtime_activity", .marker = AD_MARK_RUNTIME_ACTIVITY,
+     .kinds = AD_MARKERS_DIFF},
     {.name = "enzyme_out", .marker = AD_MARK_OUT, .kinds = AD_MARKERS_DIFF},
     {.name = "enzyme_interleave", .marker = AD_MARK_INTERLEAVE,
      .kinds = AD_MARKERS_DIFF},

@@ -20,6 +20,9 @@ typedef enum ad_marker {
   AD_MARK_CONST_RETURN,
   AD_MARK_ACTIVE_RETURN,
   AD_MARK_NORET,
+  /* enzyme_runtime_activity: a duplicated argument's shadow may be the
+   * argument itself at run time, meaning its memory is inactive */
+  AD_MARK_RUNTIME_ACTIVITY,
   AD_MARK_OUT, /* reverse mode: an active scalar whose adjoint is returned */
   /* Enzyme's C++ header: every argument with its marker first, then this,
    * then the shadows of the duplicated ones in order */

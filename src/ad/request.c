@@ -49,7 +49,7 @@ static int is_split_marker(ad_marker m) {
 static int is_request_flag(ad_marker m) {
   return m == AD_MARK_PRIMAL_RETURN || m == AD_MARK_DUP_RETURN ||
          m == AD_MARK_CONST_RETURN || m == AD_MARK_ACTIVE_RETURN ||
-         m == AD_MARK_NORET;
+         m == AD_MARK_NORET || m == AD_MARK_RUNTIME_ACTIVITY;
 }
 
 /* The value an extractvalue reads where its aggregate was built by
@@ -84,6 +84,18 @@ static const char *marker_text(LLVMValueRef v, char *buf, size_t size) {
   ad_marker_of(v, AD_MARKERS_DIFF, &s, &n);
   snprintf(buf, size, "%.*s", s ? (int)(n < 60 ? n : 60) : 1, s ? s : "?");
   return buf;
+}
+
+/* enzyme_runtime_activity anywhere in the request: every duplicated
+ * argument's shadow may be the argument itself at run time (Enzyme's
+ * run-time activity: that memory is inactive, its derivatives dropped),
+ * so the derivative checks before it writes through a shadow. */
+static int wants_runtime_activity(LLVMValueRef call, unsigned first,
+                                  unsigned nargs) {
+  for (unsigned i = first; i < nargs; i++)
+    if (marker_of(LLVMGetOperand(call, i)) == AD_MARK_RUNTIME_ACTIVITY)
+      return 1;
+  return 0;
 }
 
 /* Steps *i over operand *i when it is a request-wide marker: enzyme_width
@@ -789,6 +801,10 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     /* the request's N shadows, as the derivative holds its lanes */
     args[k++] = ad_pack_lanes(b, pt[p], r.width, lanes);
   }
+  if (rc == 0 && wants_runtime_activity(call, r.first, r.nargs))
+    for (unsigned p = 0; p < np; p++)
+      if (act[p] == AD_ARG_DUP)
+        act[p] = AD_ARG_DUP_RUNTIME;
   /* trailing request-wide markers are fine; anything else is extra (with
    * enzyme_interleave: after the arguments, then after the shadows) */
   while (rc == 0 && i < r.nargs) {
@@ -1242,6 +1258,10 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     args[k++] = lane_shadows[ndup * r.width];
     ndup++;
   }
+  if (rc == 0 && wants_runtime_activity(call, r.first, r.nargs))
+    for (unsigned p = 0; p < np; p++)
+      if (act[p] == AD_REV_DUP)
+        act[p] = AD_REV_DUP_RUNTIME;
   /* after the arguments: request-wide markers, and for __enzyme_reverse
    * the result's adjoint and the tape */
   unsigned extra[2], nextra = 0;

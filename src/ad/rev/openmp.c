@@ -257,7 +257,7 @@ static LLVMValueRef emit_fork(ad_module_ctx *mc, LLVMBuilderRef b,
   unsigned n = 3;
   for (unsigned k = 0; k < ncap; k++) {
     args[n++] = prim[k];
-    if (p->act[k + 2] == AD_REV_DUP)
+    if (ad_rev_has_shadow_param(p->act[k + 2]))
       args[n++] = shad[k];
   }
   args[n++] = slot;
@@ -324,7 +324,9 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
     /* a float captured by value (firstprivate; clang passes a double as
      * its i64 bits): every thread's copy starts from it, so its adjoint
      * is the sum of the threads' */
-    p->act[k] = f ? AD_REV_OUT : AD_REV_DUP;
+    p->act[k] = f                                   ? AD_REV_OUT
+                : ad_shadow_may_equal_primal(fc, a) ? AD_REV_DUP_RUNTIME
+                                                    : AD_REV_DUP;
   }
   ad_rev_sig sig = {task, np, p->act, 0, 0, 0, 1};
   if (ad_rev_get(mc, &sig, call, &p->pair) != 0)
@@ -339,7 +341,7 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   for (unsigned k = 0; k < ncap; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k + 3);
     vals[k] = ad_primal(fc, a);
-    vals[ncap + k] = p->act[k + 2] == AD_REV_DUP ? ad_shadow_value(fc, a) : NULL;
+    vals[ncap + k] = ad_rev_has_shadow_param(p->act[k + 2]) ? ad_shadow_value(fc, a) : NULL;
   }
   LLVMValueRef slot =
       calloc_or_trap(mc, fc->b, LLVMConstInt(i64_t(mc), 1, 0),
@@ -418,7 +420,7 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   for (unsigned k = 0; k < ncap; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k + 3);
     vals[k] = ad_rev_primal(r, a);
-    vals[ncap + k] = p->act[k + 2] == AD_REV_DUP ? ad_rev_shadow(r, a) : NULL;
+    vals[ncap + k] = ad_rev_has_shadow_param(p->act[k + 2]) ? ad_rev_shadow(r, a) : NULL;
   }
   LLVMValueRef slot = ad_rev_recorded(r, call);
   LLVMValueRef loc = ad_rev_primal(r, LLVMGetOperand(call, 0));
