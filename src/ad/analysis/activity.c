@@ -214,42 +214,22 @@ static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth);
 static int walk_value(ret_walk *w, LLVMValueRef v, int depth);
 static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth);
 
-/* The values stored into a local slot (through GEPs and casts of it); a
- * slot whose address goes anywhere else (a call that fills it, a store of
- * the address itself) may hold anything. */
+/* A slot's stored value, walked in the slot's frame (ad_slot_stores_any). */
+typedef struct slot_visit {
+  ret_walk *w;
+  int depth;
+} slot_visit;
+
+static int walk_stored(void *ctx, LLVMValueRef v) {
+  slot_visit *sv = ctx;
+  return --sv->w->budget < 0 || walk_value(sv->w, v, sv->depth);
+}
+
+/* The values stored into a local slot; one whose address goes anywhere
+ * else (a call that fills it, a store of the address) may hold anything. */
 static int walk_slot_stores(ret_walk *w, LLVMValueRef addr, int depth) {
-  for (LLVMUseRef u = LLVMGetFirstUse(addr); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (--w->budget < 0 || !LLVMIsAInstruction(user))
-      return 1;
-    switch (LLVMGetInstructionOpcode(user)) {
-    case LLVMLoad:
-      break;
-    case LLVMStore:
-      if (LLVMGetOperand(user, 1) != addr ||
-          walk_value(w, LLVMGetOperand(user, 0), depth))
-        return 1;
-      break;
-    case LLVMGetElementPtr:
-    case LLVMBitCast:
-    case LLVMAddrSpaceCast:
-      if (LLVMGetOperand(user, 0) != addr ||
-          walk_slot_stores(w, user, depth))
-        return 1;
-      break;
-    case LLVMCall: {
-      LLVMValueRef fn = ad_called_function(user);
-      const char *name = fn ? ad_value_name(fn) : "";
-      if (strncmp(name, "llvm.lifetime.", 14) != 0 &&
-          strncmp(name, "llvm.dbg.", 9) != 0)
-        return 1;
-      break;
-    }
-    default:
-      return 1;
-    }
-  }
-  return 0;
+  slot_visit sv = {w, depth};
+  return ad_slot_stores_any(addr, walk_stored, &sv);
 }
 
 /* What the memory at `addr` may hold: what was stored there when it is a

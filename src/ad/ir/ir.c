@@ -79,6 +79,51 @@ static int strippable(LLVMOpcode op, unsigned what) {
   }
 }
 
+static int slot_stores_walk(LLVMValueRef addr,
+                            int (*stored)(void *ctx, LLVMValueRef v),
+                            void *ctx, int depth) {
+  if (depth > 64)
+    return 1;
+  for (LLVMUseRef u = LLVMGetFirstUse(addr); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(user))
+      return 1;
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMLoad:
+      break;
+    case LLVMStore:
+      if (LLVMGetOperand(user, 1) != addr ||
+          stored(ctx, LLVMGetOperand(user, 0)))
+        return 1;
+      break;
+    case LLVMGetElementPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+      if (LLVMGetOperand(user, 0) != addr ||
+          slot_stores_walk(user, stored, ctx, depth + 1))
+        return 1;
+      break;
+    case LLVMCall: {
+      LLVMValueRef fn = ad_called_function(user);
+      size_t len = 0;
+      const char *name = fn ? LLVMGetValueName2(fn, &len) : "";
+      if (strncmp(name, "llvm.lifetime.", 14) != 0 &&
+          strncmp(name, "llvm.dbg.", 9) != 0)
+        return 1;
+      break;
+    }
+    default:
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int ad_slot_stores_any(LLVMValueRef addr, int (*stored)(void *ctx, LLVMValueRef v),
+                       void *ctx) {
+  return slot_stores_walk(addr, stored, ctx, 0);
+}
+
 LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what) {
   /* bounded: unreachable code may define an instruction by itself */
   for (int depth = 0; depth < 256 && v; depth++) {

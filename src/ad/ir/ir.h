@@ -47,6 +47,14 @@ LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what);
 
 /* The function a call calls after stripping casts, or NULL if indirect. */
 LLVMValueRef ad_called_function(LLVMValueRef call);
+/* Visits the value of every store into a local slot `addr` (an alloca,
+ * or a GEP or cast of one, followed through its GEPs and casts):
+ * 1 as soon as `stored` returns nonzero, or when the slot's address goes
+ * where its stores cannot be seen (a call other than lifetime and debug
+ * markers, the address itself stored); 0 when every stored value gave 0.
+ * The walk gives up (1) past 64 levels of GEPs. */
+int ad_slot_stores_any(LLVMValueRef addr, int (*stored)(void *ctx, LLVMValueRef v),
+                       void *ctx);
 /* Whether f may be the target of the indirect call: same type, a body,
  * address taken (ad_function_address_taken, ad.h).  The requests' order
  * (engine.c) and the indirect-call rule (fwd/indirect.c) agree. */

@@ -195,45 +195,26 @@ LLVMValueRef ad_shadow_value(ad_fn_ctx *fc, LLVMValueRef v) {
 static int may_equal_walk(ad_fn_ctx *fc, LLVMValueRef v, ad_map *seen,
                           int depth);
 
-/* Whether a local slot (an alloca, through GEPs and casts of it) may hold
- * a pointer whose shadow is itself: one of the values stored into it may,
- * or its address goes where stores cannot be seen (a call, memory). */
+/* A slot's stored value, walked as may_equal_walk walks (the slot's
+ * frame is the function's own). */
+typedef struct slot_visit {
+  ad_fn_ctx *fc;
+  ad_map *seen;
+  int depth;
+} slot_visit;
+
+static int stored_may_equal(void *ctx, LLVMValueRef v) {
+  slot_visit *sv = ctx;
+  return may_equal_walk(sv->fc, v, sv->seen, sv->depth + 1);
+}
+
+/* Whether a local slot may hold a pointer whose shadow is itself: one of
+ * the values stored into it may, or its address goes where stores cannot
+ * be seen (a call, memory). */
 static int slot_may_hold_primal(ad_fn_ctx *fc, LLVMValueRef addr, ad_map *seen,
                                 int depth) {
-  if (depth > 64)
-    return 1;
-  for (LLVMUseRef u = LLVMGetFirstUse(addr); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAInstruction(user))
-      return 1;
-    switch (LLVMGetInstructionOpcode(user)) {
-    case LLVMLoad:
-      break;
-    case LLVMStore:
-      if (LLVMGetOperand(user, 1) != addr ||
-          may_equal_walk(fc, LLVMGetOperand(user, 0), seen, depth + 1))
-        return 1;
-      break;
-    case LLVMGetElementPtr:
-    case LLVMBitCast:
-    case LLVMAddrSpaceCast:
-      if (LLVMGetOperand(user, 0) != addr ||
-          slot_may_hold_primal(fc, user, seen, depth + 1))
-        return 1;
-      break;
-    case LLVMCall: {
-      LLVMValueRef fn = LLVMGetCalledValue(user);
-      const char *name = LLVMIsAFunction(fn) ? ad_value_name(fn) : "";
-      if (strncmp(name, "llvm.lifetime.", 14) != 0 &&
-          strncmp(name, "llvm.dbg.", 9) != 0)
-        return 1;
-      break;
-    }
-    default:
-      return 1;
-    }
-  }
-  return 0;
+  slot_visit sv = {fc, seen, depth};
+  return depth > 64 || ad_slot_stores_any(addr, stored_may_equal, &sv);
 }
 
 /* See ad_shadow_may_equal_primal; `seen` ends cycles through loop PHIs. */
