@@ -19,6 +19,18 @@ build=${FUZZ_BUILD:-build-fuzz}
 cc=${FUZZ_CC:-clang-19}
 src=$(pwd)
 
+# libFuzzer and clang's sanitizer runtimes are their own package (not a
+# dependency of clang-19): installed when missing, as bootstrap.sh does
+rt=libclang-rt-19-dev
+if [ "$cc" = clang-19 ] &&
+   ! dpkg-query -W -f='${Status}' "$rt" 2>/dev/null | grep -q "install ok installed"; then
+  echo "fuzz.sh: installing $rt (apt-get)"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$rt" >/dev/null
+fi
+
 if [ ! -f "$build/build.ninja" ]; then
   CC=$cc meson setup "$build" -Dllvm_config=llvm-config-19 -Dfuzz=true \
     -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
