@@ -184,9 +184,7 @@ static void demand(activity_state *st, LLVMValueRef p) {
 }
 
 /* A call whose derivative the engine builds from the callee's body. */
-static int returns_from_a_body(ad_fn_ctx *fc, const ad_call_rule *r,
-                               LLVMValueRef call) {
-  (void)fc;
+static int returns_from_a_body(const ad_call_rule *r, LLVMValueRef call) {
   LLVMValueRef callee = ad_called_function(call);
   return !r && callee && LLVMCountBasicBlocks(callee) > 0;
 }
@@ -232,6 +230,18 @@ static int walk_slot_stores(ret_walk *w, LLVMValueRef addr, int depth) {
   return ad_slot_stores_any(addr, walk_stored, &sv);
 }
 
+/* The operand the frame's call passes for `arg`, a parameter of the
+ * function the frame is in (NULL: none, a variadic tail). */
+static LLVMValueRef frame_operand(const ret_walk *w, LLVMValueRef arg,
+                                  int depth) {
+  LLVMValueRef fn = LLVMGetParamParent(arg);
+  unsigned k = 0;
+  while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != arg)
+    k++;
+  LLVMValueRef call = w->frames[depth - 1];
+  return k < LLVMGetNumArgOperands(call) ? LLVMGetOperand(call, k) : NULL;
+}
+
 /* What the memory at `addr` may hold: what was stored there when it is a
  * local slot (of this frame or, through pointer arguments, an outer one);
  * else a pointer read through addr has a shadow when addr does (the
@@ -239,14 +249,10 @@ static int walk_slot_stores(ret_walk *w, LLVMValueRef addr, int depth) {
 static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth) {
   LLVMValueRef root = ad_pointer_root(addr);
   if (LLVMIsAArgument(root) && depth > 1) {
-    LLVMValueRef fn = LLVMGetParamParent(root);
-    unsigned k = 0;
-    while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != root)
-      k++;
-    LLVMValueRef call = w->frames[depth - 1];
-    if (k >= LLVMGetNumArgOperands(call) || --w->budget < 0)
+    LLVMValueRef op = frame_operand(w, root, depth);
+    if (!op || --w->budget < 0)
       return 1;
-    return walk_memory(w, LLVMGetOperand(call, k), depth - 1);
+    return walk_memory(w, op, depth - 1);
   }
   if (LLVMIsAAllocaInst(root))
     return walk_slot_stores(w, root, depth);
@@ -265,14 +271,9 @@ static int walk_value(ret_walk *w, LLVMValueRef v, int depth) {
   if (ad_map_put(&w->seen, v, (void *)w->frames[depth - 1]) != 0)
     return 1;
   if (LLVMIsAArgument(v)) {
-    LLVMValueRef fn = LLVMGetParamParent(v);
-    unsigned k = 0;
-    while (k < LLVMCountParams(fn) && LLVMGetParam(fn, k) != v)
-      k++;
-    LLVMValueRef call = w->frames[depth - 1];
-    if (k >= LLVMGetNumArgOperands(call))
+    LLVMValueRef op = frame_operand(w, v, depth);
+    if (!op)
       return 1; /* a variadic tail */
-    LLVMValueRef op = LLVMGetOperand(call, k);
     if (depth > 1)
       return walk_value(w, op, depth - 1);
     if (w->push && carries_pointer(w->st, op))
@@ -312,7 +313,7 @@ static int walk_value(ret_walk *w, LLVMValueRef v, int depth) {
   case LLVMCall:
   case LLVMInvoke: {
     const ad_call_rule *r = ad_rule_of_call(w->st->fc->mc, v);
-    if (!returns_from_a_body(w->st->fc, r, v) || depth >= RET_WALK_FRAMES)
+    if (!returns_from_a_body(r, v) || depth >= RET_WALK_FRAMES)
       return 1; /* an allocation, a library's pointer: may have a shadow */
     w->frames[depth] = v;
     return walk_returns(w, ad_called_function(v), depth + 1);
@@ -435,7 +436,7 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
     if (r && r->returns_allocation)
       mark(st, p);
-    else if ((returns_from_a_body(fc, r, p) &&
+    else if ((returns_from_a_body(r, p) &&
               returned_pointer_may_be_shadowed(st, p, 1)) ||
              (!r && !ad_called_function(p) &&
               target_may_give_shadow(st, p))) {
@@ -487,7 +488,7 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
     return;
   LLVMTypeRef rt = LLVMTypeOf(call);
   if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind &&
-      !(ad_type_is_pointerish(rt) && returns_from_a_body(fc, r, call) &&
+      !(ad_type_is_pointerish(rt) && returns_from_a_body(r, call) &&
         !returned_pointer_may_be_shadowed(st, call, 0)))
     mark(st, call);
   if (!r || r->writes_pointer_args)
