@@ -7,12 +7,15 @@
  * The augmented pass keeps, in one malloc'd block recorded on the tape,
  * the values of the call's integer, option and scalar arguments (read
  * before the call: Fortran passes them through memory the program may
- * change later) and a copy of every array the adjoint reads, taken before
+ * change later) and, for every array the adjoint reads, where it reads
+ * it: the program's own array when nothing may write it between the call
+ * and the reverse (rev/overwritten.c: Enzyme's overwritten arguments;
+ * blas_runtime's fake addresses are never read), else a copy taken before
  * the primal call (so an in-place output, gemm's C with beta, scal's x,
- * is cached as it was read; later writes by the program do not matter).
- * The copies span the elements the call reads (with its increment or
- * leading dimension), and the adjoint calls use them with the primal's
- * strides.  The reverse frees the block after the adjoint.
+ * is cached as it was read).  The copies span the elements the call reads
+ * (with its increment or leading dimension), and the adjoint calls use
+ * them with the primal's strides.  The reverse frees the block after the
+ * adjoint.
  *
  * Per routine (d: the adjoints, held by the shadows; c: cached inputs):
  *   dot   r = x.y        dx += dr cy; dy += dr cx
@@ -310,15 +313,6 @@ static int any_input_active(rev_blas *rb) {
   return 0;
 }
 
-static unsigned char output_of(blas_routine_id id) {
-  switch (id) {
-  case RT_AXPY: case RT_COPY: case RT_GEMV: return R_Y;
-  case RT_SCAL: return R_X;
-  case RT_GEMM: return R_C;
-  default: return R_END;
-  }
-}
-
 static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
                     LLVMValueRef call, LLVMValueRef clone) {
   const ad_call_rule *rule = ad_rule_of_call(r->mc, call);
@@ -331,7 +325,7 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
                ? ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s",
                                   rule->name)
                : 0;
-  unsigned char out = output_of(rb.id);
+  unsigned out = ad_blas_output(rb.id);
   if (out == R_END) {
     if (!ad_rev_has_adjoint(r, call))
       return 0;
@@ -357,7 +351,7 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMTypeRef hdr_t = LLVMArrayType2(rb.i64, SLOTS);
   LLVMValueRef hdr = ad_entry_alloca(r->aug, hdr_t, "blas.values");
   read_values(&rb, hdr, 0);
-  unsigned char cached[R_COUNT] = {0};
+  unsigned char cached[R_COUNT] = {0}, in_place[R_COUNT] = {0};
   LLVMValueRef bytes = konst(&rb, SLOTS * 8), off[R_COUNT] = {0}, len[R_COUNT] = {0};
   LLVMValueRef size = konst(&rb, (long long)LLVMABISizeOfType(mc->td, rb.real));
   for (unsigned i = 0; i < 3; i++) {
@@ -368,6 +362,13 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
       cached[a] |= (unsigned char)active(&rb, rr->cache[i].when[w]);
     if (!cached[a])
       continue;
+    /* memory nothing writes before the reverse is read there */
+    LLVMValueRef written = out != R_END ? orig(&rb, out) : NULL;
+    if (!ad_rev_may_be_overwritten(r, call, orig(&rb, a), &written, 1)) {
+      cached[a] = 0;
+      in_place[a] = 1;
+      continue;
+    }
     off[a] = bytes;
     len[a] = LLVMBuildMul(b, span(&rb, a), size, "");
     bytes = LLVMBuildAdd(b, bytes, len[a], "");
@@ -375,6 +376,9 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMValueRef block = ad_call_helper(b, fn_malloc, &bytes, 1, "blas.cache");
   LLVMBuildMemCpy(b, block, 8, hdr, 8, konst(&rb, SLOTS * 8));
   for (unsigned a = R_A; a <= R_Y; a++) {
+    if (in_place[a])
+      LLVMBuildStore(b, as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a))),
+                     slot_at(&rb, block, SLOT_COPY + a));
     if (!cached[a])
       continue;
     LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), block,

@@ -501,6 +501,16 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
 
+/* ---- overwritten.c: memory written between a call and its reverse ---- */
+/* Whether memory `array` (an operand of primal call `call`) points to may
+ * be written after the call and before its reverse reads it: by the call
+ * itself (it writes `outputs`, noutputs of them, NULL entries skipped), by
+ * what runs after it in the pair's body, or (a pair not back to back) by
+ * its caller.  1 when unsure. */
+int ad_rev_may_be_overwritten(ad_rev_fn *r, LLVMValueRef call,
+                              LLVMValueRef array, const LLVMValueRef *outputs,
+                              unsigned noutputs);
+
 /* ---- byval.c: byval arguments the callee writes to ---- */
 /* Whether parameter k of fn is byval and fn may write its copy. */
 int ad_rev_byval_written(LLVMValueRef fn, unsigned k);

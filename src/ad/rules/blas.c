@@ -1394,6 +1394,8 @@ int ad_blas_returns_real(blas_routine_id id) {
   return blas_routines[id].returns_real;
 }
 
+unsigned ad_blas_output(blas_routine_id id) { return blas_routines[id].output; }
+
 const ad_rule_family ad_blas_family = {
     .name = "blas",
     .lookup = blas_lookup,

@@ -67,6 +67,9 @@ int ad_blas_rule_info(const struct ad_call_rule *rule, blas_routine_id *id,
 const unsigned char *ad_blas_roles(blas_routine_id id, int *cblas_layout);
 /* Whether routine id returns its real result (dot, nrm2). */
 int ad_blas_returns_real(blas_routine_id id);
+/* The array routine id writes in place (R_END: none named; the routines
+ * only the derivatives call, trsm, trmm, lacpy, lascl, name none). */
+unsigned ad_blas_output(blas_routine_id id);
 
 /* How ad_blas_emit calls a routine: the interface, precision and real
  * type of the primal call `primal` (the call it is declared next to: same
