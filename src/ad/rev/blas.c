@@ -667,58 +667,63 @@ static LLVMValueRef element(rev_blas *rb, LLVMValueRef base, LLVMValueRef i) {
   return LLVMBuildGEP2(rb->b, rb->real, as_pointer(rb, base), &i, 1, "");
 }
 
+/*
+ * One factor's adjoint of gemm (C := alpha op(A) op(B) + beta C), A the
+ * left factor, B the right, o the other:
+ *   dA += alpha dC op(B)'   (op(A) = A)    dA += alpha op(B) dC'  (op(A) = A')
+ *   dB += alpha op(A)' dC   (op(B) = B)    dB += alpha dC' op(A)  (op(B) = B')
+ * so dC comes first where the factor is A untransposed or B transposed,
+ * taken as is (N) or transposed (T) as the factor is; the other array
+ * as it was (op) or flipped; the sizes are the factor's op shape, or its
+ * transpose, and k is the dimension the factor does not have.
+ */
+static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC,
+                               LLVMValueRef off) {
+  if (!active(rb, factor))
+    return 0;
+  LLVMBuilderRef b = rb->b;
+  int left = factor == R_A;
+  unsigned other = left ? R_B : R_A;
+  LLVMValueRef tf = rb->val[left ? R_TRANS : R_TRANSB];
+  LLVMValueRef to = rb->val[left ? R_TRANSB : R_TRANS];
+  LLVMValueRef nt = is_notrans(rb, tf);
+  LLVMValueRef dc_first = left ? nt : LLVMBuildNot(b, nt, "");
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
+  LLVMValueRef rows = left ? m : k, cols = left ? k : n;
+  LLVMValueRef same, dX = shadow(rb, factor, &same);
+  LLVMValueRef skip = either(rb, off, same);
+  LLVMValueRef co = rb->copy[other], ldo = inc_op(rb, left ? R_LDB : R_LDA);
+  LLVMValueRef ldc = inc_op(rb, R_LDC);
+  if (LLVMTypeOf(co) != LLVMTypeOf(dC))
+    co = LLVMBuildPtrToInt(b, co, LLVMTypeOf(dC), "");
+  LLVMValueRef op_dc = trans_like(rb, tf, LLVMBuildNot(b, nt, ""));
+  LLVMValueRef op_o = sel(rb, nt, flip(rb, to), to);
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_TRANS] = opt_op(rb, sel(rb, dc_first, op_dc, op_o));
+  ops[R_TRANSB] = opt_op(rb, sel(rb, dc_first, op_o, op_dc));
+  ops[R_M] = size_op(rb, sel(rb, nt, rows, cols), skip);
+  ops[R_N] = size_op(rb, sel(rb, nt, cols, rows), skip);
+  ops[R_K] = size_op(rb, left ? n : m, skip);
+  ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+  ops[R_A] = sel(rb, dc_first, dC, co), ops[R_LDA] = sel(rb, dc_first, ldc, ldo);
+  ops[R_B] = sel(rb, dc_first, co, dC), ops[R_LDB] = sel(rb, dc_first, ldo, ldc);
+  ops[R_BETA] = real_const(rb, 1.0);
+  ops[R_C] = dX, ops[R_LDC] = inc_op(rb, left ? R_LDA : R_LDB);
+  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+}
+
 static int adjoint_gemm(rev_blas *rb) {
   ad_rev_fn *r = rb->r;
   LLVMBuilderRef b = rb->b;
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
   LLVMValueRef ta = rb->val[R_TRANS], tb = rb->val[R_TRANSB];
-  LLVMValueRef na = is_notrans(rb, ta), nb = is_notrans(rb, tb);
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
-  LLVMValueRef alpha = real_op(rb, rb->val[R_ALPHA]), one = real_const(rb, 1.0);
+  LLVMValueRef one = real_const(rb, 1.0);
   LLVMValueRef ldc = inc_op(rb, R_LDC);
   LLVMValueRef ops[R_COUNT];
-  if (active(rb, R_A)) {
-    /* op(A) = A: dA += alpha dC op(B)'; op(A) = A': dA += alpha op(B) dC' */
-    LLVMValueRef same, dA = shadow(rb, R_A, &same);
-    LLVMValueRef skip = either(rb, off, same);
-    LLVMValueRef cB = rb->copy[R_B], ldb = inc_op(rb, R_LDB);
-    if (LLVMTypeOf(cB) != LLVMTypeOf(dC))
-      cB = LLVMBuildPtrToInt(b, cB, LLVMTypeOf(dC), "");
-    memset(ops, 0, sizeof ops);
-    ops[R_TRANS] = opt_op(rb, sel(rb, na, trans_like(rb, ta, i1(rb, 0)), tb));
-    ops[R_TRANSB] = opt_op(rb, sel(rb, na, flip(rb, tb), trans_like(rb, ta, i1(rb, 1))));
-    ops[R_M] = size_op(rb, sel(rb, na, m, k), skip);
-    ops[R_N] = size_op(rb, sel(rb, na, k, m), skip);
-    ops[R_K] = size_op(rb, n, skip);
-    ops[R_ALPHA] = alpha;
-    ops[R_A] = sel(rb, na, dC, cB), ops[R_LDA] = sel(rb, na, ldc, ldb);
-    ops[R_B] = sel(rb, na, cB, dC), ops[R_LDB] = sel(rb, na, ldb, ldc);
-    ops[R_BETA] = one;
-    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_GEMM, ops))
-      return -1;
-  }
-  if (active(rb, R_B)) {
-    /* op(B) = B: dB += alpha op(A)' dC; op(B) = B': dB += alpha dC' op(A) */
-    LLVMValueRef same, dB = shadow(rb, R_B, &same);
-    LLVMValueRef skip = either(rb, off, same);
-    LLVMValueRef cA = rb->copy[R_A], lda = inc_op(rb, R_LDA);
-    if (LLVMTypeOf(cA) != LLVMTypeOf(dC))
-      cA = LLVMBuildPtrToInt(b, cA, LLVMTypeOf(dC), "");
-    memset(ops, 0, sizeof ops);
-    ops[R_TRANS] = opt_op(rb, sel(rb, nb, flip(rb, ta), trans_like(rb, tb, i1(rb, 1))));
-    ops[R_TRANSB] = opt_op(rb, sel(rb, nb, trans_like(rb, tb, i1(rb, 0)), ta));
-    ops[R_M] = size_op(rb, sel(rb, nb, k, n), skip);
-    ops[R_N] = size_op(rb, sel(rb, nb, n, k), skip);
-    ops[R_K] = size_op(rb, m, skip);
-    ops[R_ALPHA] = alpha;
-    ops[R_A] = sel(rb, nb, cA, dC), ops[R_LDA] = sel(rb, nb, lda, ldc);
-    ops[R_B] = sel(rb, nb, dC, cA), ops[R_LDB] = sel(rb, nb, ldc, lda);
-    ops[R_BETA] = one;
-    ops[R_C] = dB, ops[R_LDC] = inc_op(rb, R_LDB);
-    if (!emit(rb, RT_GEMM, ops))
-      return -1;
-  }
+  if (gemm_factor_adjoint(rb, R_A, dC, off) != 0 ||
+      gemm_factor_adjoint(rb, R_B, dC, off) != 0)
+    return -1;
   /* per stored column of C (row, row-major): dalpha from op(A) op(B),
    * dbeta from the old C, then the column scaled by beta */
   LLVMValueRef inner, outer;
