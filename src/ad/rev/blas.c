@@ -34,8 +34,8 @@
  *                        dC) (a dot per column); dC := b dC (gemm with
  *                        alpha 0)
  * Run-time activity: an array whose shadow is itself at run time is
- * inactive, so its term's sizes are 0 (BLAS returns at once); an output
- * whose shadow is itself makes every term 0.  Other routines of the table
+ * inactive, so its term's calls are branched around (Enzyme's tests count
+ * the calls); an output whose shadow is itself skips every term.  Other routines of the table
  * (symv, syrk, syr2k, potrf, ...) have no reverse rule: refused, naming
  * the routine.
  */
@@ -455,12 +455,25 @@ static LLVMValueRef shadow(rev_blas *rb, unsigned role, LLVMValueRef *same) {
     *same = LLVMBuildICmp(rb->b, LLVMIntEQ, s, ad_rev_primal(r, v), "blas.same");
   return s;
 }
-static LLVMValueRef either(rev_blas *rb, LLVMValueRef a, LLVMValueRef b) {
-  return !a ? b : !b ? a : LLVMBuildOr(rb->b, a, b, "");
+/* Where `skip` holds at run time (an output, or the array a term writes,
+ * is its own shadow: inactive memory) the term's calls are not made: a
+ * branch around them, as Enzyme's run-time activity emits (its tests
+ * count the calls).  Returns the block to continue in (NULL: no skip). */
+static LLVMBasicBlockRef term_begin(rev_blas *rb, LLVMValueRef skip) {
+  if (!skip)
+    return NULL;
+  LLVMContextRef c = rb->r->mc->llctx;
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.term");
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.term.done");
+  LLVMBuildCondBr(rb->b, skip, after, go);
+  LLVMPositionBuilderAtEnd(rb->b, go);
+  return after;
 }
-/* Size v (i64), 0 where `skip` holds, as an operand. */
-static LLVMValueRef size_op(rev_blas *rb, LLVMValueRef v, LLVMValueRef skip) {
-  return int_op(rb, skip ? sel(rb, skip, konst(rb, 0), v) : v);
+static void term_end(rev_blas *rb, LLVMBasicBlockRef after) {
+  if (!after)
+    return;
+  LLVMBuildBr(rb->b, after);
+  LLVMPositionBuilderAtEnd(rb->b, after);
 }
 static LLVMValueRef emit(rev_blas *rb, blas_routine_id id, LLVMValueRef *ops) {
   return ad_blas_emit(&rb->site, rb->b, id, ops, NULL, NULL);
@@ -517,10 +530,12 @@ static int adjoint_dot(rev_blas *rb) {
     if (!active(rb, to))
       continue;
     LLVMValueRef same, s = shadow(rb, to, &same);
-    if (axpy(rb, size_op(rb, rb->val[R_N], same), real_op(rb, d), rb->copy[from],
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (axpy(rb, int_op(rb, rb->val[R_N]), real_op(rb, d), rb->copy[from],
              inc_op(rb, from == R_X ? R_INCX : R_INCY), s,
              inc_op(rb, to == R_X ? R_INCX : R_INCY)) != 0)
       return -1;
+    term_end(rb, after);
   }
   return 0;
 }
@@ -532,14 +547,19 @@ static int adjoint_nrm2(rev_blas *rb) {
   LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, rb->result, zero, ""),
                            zero, LLVMBuildFDiv(b, d, rb->result, ""));
   LLVMValueRef same, s = shadow(rb, R_X, &same);
-  return axpy(rb, size_op(rb, rb->val[R_N], same), real_op(rb, scale),
-              rb->copy[R_X], inc_op(rb, R_INCX), s, inc_op(rb, R_INCX));
+  LLVMBasicBlockRef after = term_begin(rb, same);
+  if (axpy(rb, int_op(rb, rb->val[R_N]), real_op(rb, scale),
+           rb->copy[R_X], inc_op(rb, R_INCX), s, inc_op(rb, R_INCX)) != 0)
+    return -1;
+  term_end(rb, after);
+  return 0;
 }
 
 static int adjoint_axpy(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
   if (active(rb, R_ALPHA)) {
-    LLVMValueRef a = dot(rb, size_op(rb, rb->val[R_N], off), rb->copy[R_X],
+    LLVMValueRef a = dot(rb, int_op(rb, rb->val[R_N]), rb->copy[R_X],
                          inc_op(rb, R_INCX), dy, inc_op(rb, R_INCY));
     if (!a)
       return -1;
@@ -547,17 +567,21 @@ static int adjoint_axpy(rev_blas *rb) {
   }
   if (active(rb, R_X)) {
     LLVMValueRef same, dx = shadow(rb, R_X, &same);
-    if (axpy(rb, size_op(rb, rb->val[R_N], either(rb, off, same)),
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (axpy(rb, int_op(rb, rb->val[R_N]),
              real_op(rb, rb->val[R_ALPHA]), dy, inc_op(rb, R_INCY), dx,
              inc_op(rb, R_INCX)) != 0)
       return -1;
+    term_end(rb, after);
   }
+  term_end(rb, done);
   return 0;
 }
 
 static int adjoint_scal(rev_blas *rb) {
   LLVMValueRef off, dx = shadow(rb, R_X, &off);
-  LLVMValueRef n = size_op(rb, rb->val[R_N], off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = int_op(rb, rb->val[R_N]);
   if (active(rb, R_ALPHA)) {
     LLVMValueRef a = dot(rb, n, rb->copy[R_X], inc_op(rb, R_INCX), dx,
                          inc_op(rb, R_INCX));
@@ -565,21 +589,29 @@ static int adjoint_scal(rev_blas *rb) {
       return -1;
     add_scalar(rb, R_ALPHA, a);
   }
-  return scal(rb, n, real_op(rb, rb->val[R_ALPHA]), dx, inc_op(rb, R_INCX));
+  if (scal(rb, n, real_op(rb, rb->val[R_ALPHA]), dx, inc_op(rb, R_INCX)) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
 }
 
 static int adjoint_copy(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
   if (active(rb, R_X)) {
     LLVMValueRef same, dx = shadow(rb, R_X, &same);
-    if (axpy(rb, size_op(rb, rb->val[R_N], either(rb, off, same)),
-             real_const(rb, 1.0), dy, inc_op(rb, R_INCY), dx,
-             inc_op(rb, R_INCX)) != 0)
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (axpy(rb, int_op(rb, rb->val[R_N]), real_const(rb, 1.0), dy,
+             inc_op(rb, R_INCY), dx, inc_op(rb, R_INCX)) != 0)
       return -1;
+    term_end(rb, after);
   }
   /* |incy|: scal skips a negative increment; the same elements */
-  return scal(rb, size_op(rb, rb->val[R_N], off), real_const(rb, 0.0), dy,
-              int_op(rb, abs_i64(rb, rb->val[R_INCY])));
+  if (scal(rb, int_op(rb, rb->val[R_N]), real_const(rb, 0.0), dy,
+           int_op(rb, abs_i64(rb, rb->val[R_INCY]))) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
 }
 
 static LLVMValueRef calloc_reals(rev_blas *rb, LLVMValueRef count) {
@@ -594,6 +626,7 @@ static void free_block(rev_blas *rb, LLVMValueRef p) {
 
 static int adjoint_gemv(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
   LLVMValueRef leny = vector_length(rb, R_Y);
   LLVMValueRef one = int_op(rb, konst(rb, 1));
@@ -602,8 +635,8 @@ static int adjoint_gemv(rev_blas *rb) {
     /* t := op(A) x, da += t.dy */
     LLVMValueRef t = calloc_reals(rb, leny);
     ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
-    ops[R_M] = size_op(rb, rb->val[R_M], off);
-    ops[R_N] = size_op(rb, rb->val[R_N], off);
+    ops[R_M] = int_op(rb, rb->val[R_M]);
+    ops[R_N] = int_op(rb, rb->val[R_N]);
     ops[R_ALPHA] = real_const(rb, 1.0);
     ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
     ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
@@ -611,7 +644,7 @@ static int adjoint_gemv(rev_blas *rb) {
     ops[R_Y] = t, ops[R_INCY] = one;
     if (!emit(rb, RT_GEMV, ops))
       return -1;
-    LLVMValueRef a = dot(rb, size_op(rb, leny, off), t, one, dy, inc_op(rb, R_INCY));
+    LLVMValueRef a = dot(rb, int_op(rb, leny), t, one, dy, inc_op(rb, R_INCY));
     if (!a)
       return -1;
     add_scalar(rb, R_ALPHA, a);
@@ -620,10 +653,10 @@ static int adjoint_gemv(rev_blas *rb) {
   if (active(rb, R_A)) {
     /* dA += alpha dy x' (op = T: alpha x dy') */
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
-    LLVMValueRef skip = either(rb, off, same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
     memset(ops, 0, sizeof ops);
-    ops[R_M] = size_op(rb, rb->val[R_M], skip);
-    ops[R_N] = size_op(rb, rb->val[R_N], skip);
+    ops[R_M] = int_op(rb, rb->val[R_M]);
+    ops[R_N] = int_op(rb, rb->val[R_N]);
     ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
     LLVMValueRef incx = inc_op(rb, R_INCX), incy = inc_op(rb, R_INCY);
     LLVMValueRef cx = rb->copy[R_X];
@@ -634,15 +667,16 @@ static int adjoint_gemv(rev_blas *rb) {
     ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
     if (!emit(rb, RT_GER, ops))
       return -1;
+    term_end(rb, after);
   }
   if (active(rb, R_X)) {
     /* dx += alpha op(A)' dy */
     LLVMValueRef same, dx = shadow(rb, R_X, &same);
-    LLVMValueRef skip = either(rb, off, same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
     memset(ops, 0, sizeof ops);
     ops[R_TRANS] = opt_op(rb, flip(rb, rb->val[R_TRANS]));
-    ops[R_M] = size_op(rb, rb->val[R_M], skip);
-    ops[R_N] = size_op(rb, rb->val[R_N], skip);
+    ops[R_M] = int_op(rb, rb->val[R_M]);
+    ops[R_N] = int_op(rb, rb->val[R_N]);
     ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
     ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
     ops[R_X] = dy, ops[R_INCX] = inc_op(rb, R_INCY);
@@ -650,16 +684,20 @@ static int adjoint_gemv(rev_blas *rb) {
     ops[R_Y] = dx, ops[R_INCY] = inc_op(rb, R_INCX);
     if (!emit(rb, RT_GEMV, ops))
       return -1;
+    term_end(rb, after);
   }
   if (active(rb, R_BETA)) {
-    LLVMValueRef bt = dot(rb, size_op(rb, leny, off), rb->copy[R_Y],
+    LLVMValueRef bt = dot(rb, int_op(rb, leny), rb->copy[R_Y],
                           inc_op(rb, R_INCY), dy, inc_op(rb, R_INCY));
     if (!bt)
       return -1;
     add_scalar(rb, R_BETA, bt);
   }
-  return scal(rb, size_op(rb, leny, off), real_op(rb, rb->val[R_BETA]), dy,
-              int_op(rb, abs_i64(rb, rb->val[R_INCY])));
+  if (scal(rb, int_op(rb, leny), real_op(rb, rb->val[R_BETA]), dy,
+           int_op(rb, abs_i64(rb, rb->val[R_INCY]))) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
 }
 
 /* base + i elements (base a pointer or an address as an integer) */
@@ -677,8 +715,7 @@ static LLVMValueRef element(rev_blas *rb, LLVMValueRef base, LLVMValueRef i) {
  * as it was (op) or flipped; the sizes are the factor's op shape, or its
  * transpose, and k is the dimension the factor does not have.
  */
-static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC,
-                               LLVMValueRef off) {
+static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC) {
   if (!active(rb, factor))
     return 0;
   LLVMBuilderRef b = rb->b;
@@ -691,7 +728,7 @@ static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC,
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
   LLVMValueRef rows = left ? m : k, cols = left ? k : n;
   LLVMValueRef same, dX = shadow(rb, factor, &same);
-  LLVMValueRef skip = either(rb, off, same);
+  LLVMBasicBlockRef after = term_begin(rb, same);
   LLVMValueRef co = rb->copy[other], ldo = inc_op(rb, left ? R_LDB : R_LDA);
   LLVMValueRef ldc = inc_op(rb, R_LDC);
   if (LLVMTypeOf(co) != LLVMTypeOf(dC))
@@ -701,35 +738,37 @@ static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC,
   LLVMValueRef ops[R_COUNT] = {0};
   ops[R_TRANS] = opt_op(rb, sel(rb, dc_first, op_dc, op_o));
   ops[R_TRANSB] = opt_op(rb, sel(rb, dc_first, op_o, op_dc));
-  ops[R_M] = size_op(rb, sel(rb, nt, rows, cols), skip);
-  ops[R_N] = size_op(rb, sel(rb, nt, cols, rows), skip);
-  ops[R_K] = size_op(rb, left ? n : m, skip);
+  ops[R_M] = int_op(rb, sel(rb, nt, rows, cols));
+  ops[R_N] = int_op(rb, sel(rb, nt, cols, rows));
+  ops[R_K] = int_op(rb, left ? n : m);
   ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
   ops[R_A] = sel(rb, dc_first, dC, co), ops[R_LDA] = sel(rb, dc_first, ldc, ldo);
   ops[R_B] = sel(rb, dc_first, co, dC), ops[R_LDB] = sel(rb, dc_first, ldo, ldc);
   ops[R_BETA] = real_const(rb, 1.0);
   ops[R_C] = dX, ops[R_LDC] = inc_op(rb, left ? R_LDA : R_LDB);
-  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+  if (!emit(rb, RT_GEMM, ops))
+    return -1;
+  term_end(rb, after);
+  return 0;
 }
 
 static int adjoint_gemm(rev_blas *rb) {
   ad_rev_fn *r = rb->r;
   LLVMBuilderRef b = rb->b;
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef ta = rb->val[R_TRANS], tb = rb->val[R_TRANSB];
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
   LLVMValueRef one = real_const(rb, 1.0);
   LLVMValueRef ldc = inc_op(rb, R_LDC);
   LLVMValueRef ops[R_COUNT];
-  if (gemm_factor_adjoint(rb, R_A, dC, off) != 0 ||
-      gemm_factor_adjoint(rb, R_B, dC, off) != 0)
+  if (gemm_factor_adjoint(rb, R_A, dC) != 0 ||
+      gemm_factor_adjoint(rb, R_B, dC) != 0)
     return -1;
   /* per stored column of C (row, row-major): dalpha from op(A) op(B),
    * dbeta from the old C, then the column scaled by beta */
   LLVMValueRef inner, outer;
   matrix_shape(rb, R_C, &inner, &outer);
-  if (off)
-    outer = sel(rb, off, konst(rb, 0), outer);
   LLVMValueRef prod = NULL, ldp = NULL;
   int da = active(rb, R_ALPHA), db = active(rb, R_BETA);
   if (da) {
@@ -739,8 +778,8 @@ static int adjoint_gemm(rev_blas *rb) {
     ldp = ld;
     memset(ops, 0, sizeof ops);
     ops[R_TRANS] = opt_op(rb, ta), ops[R_TRANSB] = opt_op(rb, tb);
-    ops[R_M] = size_op(rb, m, off), ops[R_N] = size_op(rb, n, off);
-    ops[R_K] = size_op(rb, k, off);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_K] = int_op(rb, k);
     ops[R_ALPHA] = one;
     ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
     ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
@@ -805,14 +844,17 @@ static int adjoint_gemm(rev_blas *rb) {
    * has */
   memset(ops, 0, sizeof ops);
   ops[R_TRANS] = ops[R_TRANSB] = opt_op(rb, trans_like(rb, ta, i1(rb, 0)));
-  ops[R_M] = size_op(rb, m, off), ops[R_N] = size_op(rb, n, off);
+  ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
   ops[R_K] = int_op(rb, konst(rb, 0));
   ops[R_ALPHA] = real_const(rb, 0.0);
   ops[R_A] = ops[R_B] = dC;
   ops[R_LDA] = ops[R_LDB] = ldc;
   ops[R_BETA] = real_op(rb, rb->val[R_BETA]);
   ops[R_C] = dC, ops[R_LDC] = ldc;
-  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+  if (!emit(rb, RT_GEMM, ops))
+    return -1;
+  term_end(rb, done);
+  return 0;
 }
 
 /* ---- reverse ---- */
