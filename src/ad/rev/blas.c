@@ -31,8 +31,9 @@
  *                        dA += a dC op(cB)' (op(A) = A'; a op(cB) dC');
  *                        dB += a op(cA)' dC (op(B) = B'; a dC' op(cA));
  *                        da += sum(op(cA) op(cB) * dC); db += sum(cC *
- *                        dC) (a dot per column); dC := b dC (gemm with
- *                        alpha 0)
+ *                        dC) (a dot per column); dC := b dC (the
+ *                        program's C lascl if it has one, else gemm
+ *                        with alpha 0)
  * Run-time activity: an array whose shadow is itself at run time is
  * inactive, so its term's calls are branched around (Enzyme's tests count
  * the calls); an output whose shadow is itself skips every term.  Other routines of the table
@@ -839,10 +840,27 @@ static int adjoint_gemm(rev_blas *rb) {
     if (db)
       add_scalar(rb, R_BETA, LLVMBuildLoad2(b, rb->real, acc_b, ""));
   }
-  /* dC := beta dC by gemm itself (alpha 0, k 0: BLAS scales C by beta,
-   * zeroes it for beta 0), the one routine a program defining only gemm
-   * has */
   memset(ops, 0, sizeof ops);
+  if (!fortran(rb) &&
+      LLVMGetNamedFunction(r->mc->mod, ad_blas_name(RT_LASCL, rb->iface, rb->prec))) {
+    /* dC := beta dC by the program's C-interface lascl where it has one
+     * (Enzyme's BLAS does, and scales with it: its tests compare the
+     * calls); CBLAS proper has none */
+    ops[R_UPLO] = opt_op(rb, konst(rb, 'G'));
+    ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
+    ops[R_CFROM] = real_const(rb, 1.0);
+    ops[R_CTO] = real_op(rb, rb->val[R_BETA]);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_A] = dC, ops[R_LDA] = ldc;
+    ops[R_INFO] = LLVMConstNull(rb->intty);
+    if (!emit(rb, RT_LASCL, ops))
+      return -1;
+    term_end(rb, done);
+    return 0;
+  }
+  /* else dC := beta dC by gemm itself (alpha 0, k 0: BLAS scales C by
+   * beta, zeroes it for beta 0), the one routine a program defining only
+   * gemm has */
   ops[R_TRANS] = ops[R_TRANSB] = opt_op(rb, trans_like(rb, ta, i1(rb, 0)));
   ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
   ops[R_K] = int_op(rb, konst(rb, 0));

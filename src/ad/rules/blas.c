@@ -1396,6 +1396,11 @@ int ad_blas_returns_real(blas_routine_id id) {
 
 unsigned ad_blas_output(blas_routine_id id) { return blas_routines[id].output; }
 
+const char *ad_blas_name(blas_routine_id id, blas_iface iface, unsigned prec) {
+  pthread_once(&blas_built, build_blas_rules);
+  return blas_names[id][iface][prec];
+}
+
 const ad_rule_family ad_blas_family = {
     .name = "blas",
     .lookup = blas_lookup,

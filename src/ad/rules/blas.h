@@ -70,6 +70,8 @@ int ad_blas_returns_real(blas_routine_id id);
 /* The array routine id writes in place (R_END: none named; the routines
  * only the derivatives call, trsm, trmm, lacpy, lascl, name none). */
 unsigned ad_blas_output(blas_routine_id id);
+/* Routine id's symbol under that interface and precision (cblas_dlascl). */
+const char *ad_blas_name(blas_routine_id id, blas_iface iface, unsigned prec);
 
 /* How ad_blas_emit calls a routine: the interface, precision and real
  * type of the primal call `primal` (the call it is declared next to: same
