@@ -281,11 +281,42 @@ static unsigned long long declared_period(LLVMTargetDataRef td,
   return LLVMTypeIsSized(el) ? LLVMABISizeOfType(td, el) : 0;
 }
 
+/* Whether p points into a constant global with an initializer (through
+ * casts and GEPs): memory whose bytes are that initializer's, always. */
+static int into_constant_global(LLVMValueRef p) {
+  for (int depth = 0; p && depth < 8; depth++) {
+    if (LLVMIsAGlobalVariable(p))
+      return LLVMIsGlobalConstant(p) && LLVMGetInitializer(p) != NULL;
+    if (!LLVMIsAGetElementPtrInst(p) && !LLVMIsABitCastInst(p) &&
+        !LLVMIsAAddrSpaceCastInst(p) &&
+        !(LLVMIsAConstantExpr(p) &&
+          (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
+           LLVMGetConstOpcode(p) == LLVMBitCast ||
+           LLVMGetConstOpcode(p) == LLVMAddrSpaceCast)))
+      return 0;
+    p = LLVMGetOperand(p, 0);
+  }
+  return 0;
+}
+
 /* What copy-relative byte `pos` holds: the analysis' facts of both ends
- * joined, or, when neither knows, what the ends were declared with. */
+ * joined, or, when neither knows, what the ends were declared with.  One
+ * declaration outranks the analysis: a constant global's initializer,
+ * where it is a float (clang -O0 initializes `state_type x = {1.0}` by a
+ * memcpy from one, into memory the context-insensitive analysis merged
+ * with objects whose bytes are read as integers: a conflict).  Its bytes
+ * are a float constant's whatever reads them, and a float byte of a copy
+ * from memory without a shadow gets the safe treatment whatever it is:
+ * the destination's shadow (a float's adjoint, an integer's shadow bits)
+ * is zeroed. */
 static tfact copy_byte_fact(const ad_types *t, int os, long long fs, int od,
                             long long fd, LLVMTypeRef sty, LLVMTypeRef dty,
-                            unsigned long long pos) {
+                            int src_constant, unsigned long long pos) {
+  if (src_constant) {
+    tfact c = declared_fact(t->td, sty, pos, 0);
+    if (c.kind == AD_T_FLOAT)
+      return c;
+  }
   tfact f = ta_join(side_fact(t, os, fs, pos, 1), side_fact(t, od, fd, pos, 1));
   if (f.kind != AD_T_UNKNOWN)
     return f;
@@ -395,6 +426,7 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
   int od = vd ? vd->obj : -1, os = vs ? vs->obj : -1;
   long long fd = vd ? vd->off : 0, fs = vs ? vs->off : 0;
   LLVMTypeRef dty = declared_type(dst), sty = declared_type(src);
+  int src_constant = sty && into_constant_global(src);
   out->segs = NULL;
   out->n = 0;
   out->period = 0;
@@ -446,11 +478,12 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
    * simplest; entries are at least a byte and spans are small). */
   unsigned long long pos = 0;
   while (pos < span && span <= (1ull << 16)) {
-    tfact f = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos);
+    tfact f = copy_byte_fact(t, os, fs, od, fd, sty, dty, src_constant, pos);
     unsigned long long step = 1;
     /* extend over bytes of the same kind */
     while (pos + step < span) {
-      tfact g = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos + step);
+      tfact g = copy_byte_fact(t, os, fs, od, fd, sty, dty, src_constant,
+                                pos + step);
       if (!ta_same(g, f))
         break;
       step++;
