@@ -13,7 +13,8 @@
  *    the new shadow;
  *  - memcpy/memmove of float memory: reverse src' += dst', dst' = 0; of
  *    pointer or integer memory: the shadows copied in aug; memset of float
- *    memory: reverse zeroes dst', of other memory: the shadow set in aug;
+ *    memory: reverse zeroes dst', of other memory: the shadow set in aug
+ *    (a zero memset of bytes type analysis cannot classify: both);
  *    of memory mixing kinds: each segment its own rule (below);
  *  - llvm.vector.reduce.fadd: the adjoint to the start value and to every
  *    lane.
