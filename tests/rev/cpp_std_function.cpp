@@ -1,9 +1,9 @@
 // C++: a loss that calls lambdas stored in std::function, one capturing a
 // double by reference, one by value (and the point's pointer), one
-// through a const reference to the std::function.  Run at -O1..-O3: at
-// -O0 std::function's constructor zeroes its functor storage
-// (std::_Any_data) with an llvm.memset whose bytes type analysis cannot
-// classify (tests/rev/meson.build says why), and reverse mode refuses it.
+// through a const reference to the std::function.  At -O0 std::function's
+// constructor zeroes std::_Any_data and _M_create copies each lambda into
+// it, bytes type analysis knows from the call paths alone
+// (tests/rev/meson.build says why).
 #include <cmath>
 #include <functional>
 #define RC_OWN_PROTOTYPE

@@ -518,6 +518,63 @@ START_TEST(callee_copy_known_from_callers) {
 }
 END_TEST
 
+/* One helper shared by two objects (a double's and a pointer's slot)
+ * merges them in the context-insensitive analysis: a conflict at byte 0,
+ * also in the copy a callee makes of one of them.  On the call paths
+ * alone (ad_types_analyze_on_call_paths) the helper is not followed and
+ * the copied slot is a pointer, as its caller's store says; an integer
+ * seen there (the third slot) stays what the paths see, which
+ * copy_layout.c does not take from them. */
+START_TEST(shared_callee_apart_on_call_paths) {
+  const char *ir =
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "define void @copy(ptr %dst, ptr %src) {\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 8, i1 0)\n"
+      "  ret void\n"
+      "}\n"
+      "define void @touch(ptr %o) {\n"
+      "  ret void\n"
+      "}\n"
+      "define double @g(ptr %x) {\n"
+      "  %a = alloca double, align 8\n"
+      "  %b = alloca ptr, align 8\n"
+      "  %c = alloca ptr, align 8\n"
+      "  store double 1.0, ptr %a, align 8\n"
+      "  store ptr %x, ptr %b, align 8\n"
+      "  call void @touch(ptr %a)\n"
+      "  call void @touch(ptr %b)\n"
+      "  call void @copy(ptr %c, ptr %b)\n"
+      "  %p = load ptr, ptr %c, align 8\n"
+      "  %v = load double, ptr %p, align 8\n"
+      "  ret double %v\n"
+      "}\n";
+  parsed p = analyze(ir, "copy");
+  ad_types_free(p.t);
+  p.t = ad_types_analyze_in_callers(NULL, p.m, NULL, p.fn,
+                                    AD_TYPES_FAR_CALLERS);
+  ck_assert(p.t != NULL);
+  ck_kind(&p, "src", 0, "conflict");
+  ad_types_free(p.t);
+  p.t = ad_types_analyze_on_call_paths(NULL, p.m, NULL, p.fn,
+                                       AD_TYPES_FAR_CALLERS);
+  ck_assert(p.t != NULL);
+  ck_kind(&p, "src", 0, "pointer");
+  ck_kind(&p, "dst", 0, "pointer");
+  ck_kind(&p, "a", 0, "float64");
+  LLVMValueRef call = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn));
+  ad_copy_layout l;
+  ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), &l),
+                   0);
+  ck_assert_uint_eq(l.n, 1);
+  ck_assert_int_eq(l.segs[0].kind, AD_BYTES_POINTER);
+  ck_assert_uint_eq(l.segs[0].size, 8);
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
 /* `(f->end - f->start) / 2` of int fields at -O0: the difference is an
  * integer (divided), so are its operands (narrower than a pointer, they
  * cannot be two pointers; float bits would make it a conflict), hence the
@@ -1022,6 +1079,7 @@ int main(void) {
   tcase_add_test(tc, two_dimensional_member_array);
   tcase_add_test(tc, member_array_elements_keep_their_fields);
   tcase_add_test(tc, callee_copy_known_from_callers);
+  tcase_add_test(tc, shared_callee_apart_on_call_paths);
   tcase_add_test(tc, integer_difference_operands);
   tcase_add_test(tc, pointer_through_integers);
   tcase_add_test(tc, pointer_integer_in_memory);

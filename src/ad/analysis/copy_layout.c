@@ -21,6 +21,83 @@ static int has_unknown_bytes(const ad_copy_layout *l) {
   return 0;
 }
 
+/* The end of segment g (~0ull: it runs to the end of the copy). */
+static unsigned long long seg_end(const ad_segment *g) {
+  return g->size == ~0ull || g->offset + g->size < g->offset
+             ? ~0ull
+             : g->offset + g->size;
+}
+
+/* The segment of l covering byte off, or NULL. */
+static const ad_segment *seg_at(const ad_copy_layout *l,
+                                unsigned long long off) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->segs[i].offset <= off && off < seg_end(&l->segs[i]))
+      return &l->segs[i];
+  return NULL;
+}
+
+/* The least boundary of a segment of l after `off` (~0ull: none). */
+static unsigned long long next_boundary(const ad_copy_layout *l,
+                                        unsigned long long off) {
+  unsigned long long b = ~0ull;
+  for (size_t i = 0; i < l->n; i++) {
+    unsigned long long s = l->segs[i].offset, e = seg_end(&l->segs[i]);
+    if (s > off && s < b)
+      b = s;
+    if (e > off && e < b)
+      b = e;
+  }
+  return b;
+}
+
+/* `wide` with its unknown bytes taken from `paths` where that proves them
+ * floats or pointers (ad_types_analyze_on_call_paths): into *out, which
+ * is wide itself when the two do not repeat alike.  0, or -1. */
+static int take_proven(const ad_copy_layout *wide, const ad_copy_layout *paths,
+                       ad_copy_layout *out) {
+  out->segs = NULL;
+  out->n = 0;
+  out->period = wide->period;
+  if (wide->period != paths->period)
+    return 0;
+  size_t cap = 0;
+  for (unsigned long long at = 0; at != ~0ull;) {
+    unsigned long long end = next_boundary(wide, at);
+    unsigned long long pend = next_boundary(paths, at);
+    if (pend < end)
+      end = pend;
+    const ad_segment *w = seg_at(wide, at), *q = seg_at(paths, at);
+    if (!w)
+      break;
+    ad_segment g = *w;
+    if (g.kind == AD_BYTES_UNKNOWN && q &&
+        (q->kind == AD_BYTES_FLOAT || q->kind == AD_BYTES_POINTER))
+      g = *q;
+    if (out->n == cap) {
+      size_t ncap = cap ? 2 * cap : 8;
+      ad_segment *grown = tj_realloc(out->segs, ncap * sizeof *grown);
+      if (!grown) {
+        free(out->segs);
+        out->segs = NULL;
+        return -1;
+      }
+      out->segs = grown;
+      cap = ncap;
+    }
+    g.offset = at;
+    g.size = end == ~0ull ? ~0ull - at : end - at;
+    ad_segment *last = out->n ? &out->segs[out->n - 1] : NULL;
+    if (last && last->kind == g.kind && last->bits == g.bits &&
+        seg_end(last) == at && end != ~0ull)
+      last->size += g.size;
+    else
+      out->segs[out->n++] = g;
+    at = end;
+  }
+  return 0;
+}
+
 /* The analysis of the function being differentiated runs once, on its
  * first copy, and is kept in the context (fc->types) for the others. */
 int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
@@ -54,6 +131,22 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
       *out = better;
     }
     ad_types_free(wide);
+  }
+  /* the callers far up, on the call paths alone: what it proves floats or
+   * pointers, where objects merged (types.h) */
+  if (rc == 0 && has_unknown_bytes(out)) {
+    ad_types *paths = ad_types_analyze_on_call_paths(
+        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, AD_TYPES_FAR_CALLERS);
+    ad_copy_layout proven = {NULL, 0, 0}, merged;
+    if (!paths || ad_types_copy_layout(paths, dst, src, len, &proven) != 0 ||
+        take_proven(out, &proven, &merged) != 0) {
+      rc = -1;
+    } else if (merged.segs) {
+      ad_copy_layout_free(out);
+      *out = merged;
+    }
+    ad_copy_layout_free(&proven);
+    ad_types_free(paths);
   }
   if (rc != 0) {
     ad_copy_layout_free(out);
@@ -281,11 +374,42 @@ static unsigned long long declared_period(LLVMTargetDataRef td,
   return LLVMTypeIsSized(el) ? LLVMABISizeOfType(td, el) : 0;
 }
 
+/* Whether p points into a constant global with an initializer (through
+ * casts and GEPs): memory whose bytes are that initializer's, always. */
+static int into_constant_global(LLVMValueRef p) {
+  for (int depth = 0; p && depth < 8; depth++) {
+    if (LLVMIsAGlobalVariable(p))
+      return LLVMIsGlobalConstant(p) && LLVMGetInitializer(p) != NULL;
+    if (!LLVMIsAGetElementPtrInst(p) && !LLVMIsABitCastInst(p) &&
+        !LLVMIsAAddrSpaceCastInst(p) &&
+        !(LLVMIsAConstantExpr(p) &&
+          (LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
+           LLVMGetConstOpcode(p) == LLVMBitCast ||
+           LLVMGetConstOpcode(p) == LLVMAddrSpaceCast)))
+      return 0;
+    p = LLVMGetOperand(p, 0);
+  }
+  return 0;
+}
+
 /* What copy-relative byte `pos` holds: the analysis' facts of both ends
- * joined, or, when neither knows, what the ends were declared with. */
+ * joined, or, when neither knows, what the ends were declared with.  One
+ * declaration outranks the analysis: a constant global's initializer,
+ * where it is a float (clang -O0 initializes `state_type x = {1.0}` by a
+ * memcpy from one, into memory the context-insensitive analysis merged
+ * with objects whose bytes are read as integers: a conflict).  Its bytes
+ * are a float constant's whatever reads them, and a float byte of a copy
+ * from memory without a shadow gets the safe treatment whatever it is:
+ * the destination's shadow (a float's adjoint, an integer's shadow bits)
+ * is zeroed. */
 static tfact copy_byte_fact(const ad_types *t, int os, long long fs, int od,
                             long long fd, LLVMTypeRef sty, LLVMTypeRef dty,
-                            unsigned long long pos) {
+                            int src_constant, unsigned long long pos) {
+  if (src_constant) {
+    tfact c = declared_fact(t->td, sty, pos, 0);
+    if (c.kind == AD_T_FLOAT)
+      return c;
+  }
   tfact f = ta_join(side_fact(t, os, fs, pos, 1), side_fact(t, od, fd, pos, 1));
   if (f.kind != AD_T_UNKNOWN)
     return f;
@@ -395,6 +519,7 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
   int od = vd ? vd->obj : -1, os = vs ? vs->obj : -1;
   long long fd = vd ? vd->off : 0, fs = vs ? vs->off : 0;
   LLVMTypeRef dty = declared_type(dst), sty = declared_type(src);
+  int src_constant = sty && into_constant_global(src);
   out->segs = NULL;
   out->n = 0;
   out->period = 0;
@@ -446,11 +571,12 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
    * simplest; entries are at least a byte and spans are small). */
   unsigned long long pos = 0;
   while (pos < span && span <= (1ull << 16)) {
-    tfact f = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos);
+    tfact f = copy_byte_fact(t, os, fs, od, fd, sty, dty, src_constant, pos);
     unsigned long long step = 1;
     /* extend over bytes of the same kind */
     while (pos + step < span) {
-      tfact g = copy_byte_fact(t, os, fs, od, fd, sty, dty, pos + step);
+      tfact g = copy_byte_fact(t, os, fs, od, fd, sty, dty, src_constant,
+                                pos + step);
       if (!ta_same(g, f))
         break;
       step++;

@@ -147,8 +147,15 @@ static int is_generated(LLVMValueRef fn) {
   return ad_is_generated_function(fn);
 }
 
+/* The depth a caller joins at: CALLER_REACH calls from the bound, or, on
+ * the call paths alone (ad_types_analyze_on_call_paths), at the bound,
+ * so none of its other callees join. */
+static size_t caller_depth(int paths_only) {
+  return paths_only ? MAX_CALL_DEPTH : MAX_CALL_DEPTH - CALLER_REACH;
+}
+
 static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
-                        unsigned levels, size_t *budget) {
+                        unsigned levels, int paths_only, size_t *budget) {
   if (level >= levels)
     return;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u && *budget; u = LLVMGetNextUse(u)) {
@@ -163,8 +170,8 @@ static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
     --*budget;
     /* its other callees only CALLER_REACH calls deep: they matter for what
      * they say of the arguments it passes fn */
-    add_function(t, caller, MAX_CALL_DEPTH - CALLER_REACH);
-    add_callers(t, caller, level + 1, levels, budget);
+    add_function(t, caller, caller_depth(paths_only));
+    add_callers(t, caller, level + 1, levels, paths_only, budget);
   }
 }
 
@@ -621,29 +628,35 @@ void ad_types_free(ad_types *t) {
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
                          const unsigned *param_float_bits,
-                         unsigned caller_levels);
+                         unsigned caller_levels, int paths_only);
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
-  return analyze(e, m, td, fn, NULL, 0);
+  return analyze(e, m, td, fn, NULL, 0, 0);
 }
 
 ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
                                   LLVMTargetDataRef td, LLVMValueRef fn,
                                   const unsigned *param_float_bits) {
-  return analyze(e, m, td, fn, param_float_bits, 0);
+  return analyze(e, m, td, fn, param_float_bits, 0, 0);
 }
 
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
                                       unsigned levels) {
-  return analyze(e, m, td, fn, NULL, levels);
+  return analyze(e, m, td, fn, NULL, levels, 0);
+}
+
+ad_types *ad_types_analyze_on_call_paths(const ad_engine *e, LLVMModuleRef m,
+                                         LLVMTargetDataRef td, LLVMValueRef fn,
+                                         unsigned levels) {
+  return analyze(e, m, td, fn, NULL, levels, 1);
 }
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
                          const unsigned *param_float_bits,
-                         unsigned caller_levels) {
+                         unsigned caller_levels, int paths_only) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -661,7 +674,7 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
   /* the breadth grows with the height: a caller far up is often one of
    * several paths to the same template instance */
   size_t callers = (size_t)caller_levels * CALLERS_PER_LEVEL;
-  add_callers(t, fn, 0, caller_levels, &callers);
+  add_callers(t, fn, 0, caller_levels, paths_only, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));

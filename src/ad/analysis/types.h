@@ -110,6 +110,18 @@ enum { AD_TYPES_NEAR_CALLERS = 4, AD_TYPES_FAR_CALLERS = 16 };
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
                                       unsigned levels);
+/* The same on the call paths alone: fn and its callees as above, its
+ * callers `levels` levels up, but none of the callers' other callees.
+ * The context-insensitive analysis merges every object passed to one
+ * shared callee (std::function's _Any_data::_M_access(), operator() and
+ * _Function_base for every lambda a caller stores); on the paths from
+ * the callers to fn, those that do not lie on them are apart.  Less
+ * code, fewer facts: copy_layout.c takes only the floats and pointers it
+ * proves, where the wider analyses leave bytes unknown (an integer seen
+ * on the paths alone may be a float's bits that code off them reads). */
+ad_types *ad_types_analyze_on_call_paths(const ad_engine *e, LLVMModuleRef m,
+                                         LLVMTargetDataRef td, LLVMValueRef fn,
+                                         unsigned levels);
 void ad_types_free(ad_types *t); /* NULL-tolerant */
 
 /* The kind of `v` itself (offset < 0), or of the bytes at `offset` of the

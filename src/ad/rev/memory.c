@@ -13,7 +13,8 @@
  *    the new shadow;
  *  - memcpy/memmove of float memory: reverse src' += dst', dst' = 0; of
  *    pointer or integer memory: the shadows copied in aug; memset of float
- *    memory: reverse zeroes dst', of other memory: the shadow set in aug;
+ *    memory: reverse zeroes dst', of other memory: the shadow set in aug
+ *    (a zero memset of bytes type analysis cannot classify: both);
  *    of memory mixing kinds: each segment its own rule (below);
  *  - llvm.vector.reduce.fadd: the adjoint to the start value and to every
  *    lane.
@@ -580,6 +581,9 @@ struct seg_walk {
   ad_rev_fn *r;
   LLVMBuilderRef b;
   int floats; /* visit the float segments (else every other one) */
+  /* with the floats, the bytes type analysis could not classify (a zero
+   * memset's, which both passes zero: see zeroes_unclassified) */
+  int unknown_with_floats;
   void (*visit)(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
                 LLVMValueRef n);
   LLVMValueRef a, c; /* the visit's operands */
@@ -610,7 +614,9 @@ static void walk_once(const seg_walk *w, const ad_copy_layout *l,
                       LLVMValueRef base, LLVMValueRef total) {
   for (size_t i = 0; i < l->n; i++) {
     const ad_segment *s = &l->segs[i];
-    if ((s->kind == AD_BYTES_FLOAT) != w->floats)
+    int with_floats = s->kind == AD_BYTES_FLOAT ||
+                      (w->unknown_with_floats && s->kind == AD_BYTES_UNKNOWN);
+    if (with_floats != w->floats)
       continue;
     LLVMValueRef n = clipped_bytes(w->b, s, total);
     if (LLVMIsAConstantInt(n) && LLVMConstIntGetZExtValue(n) == 0)
@@ -702,10 +708,31 @@ static void visit_set(const seg_walk *w, const ad_segment *s, LLVMValueRef off,
 void ad_rev_float_segments(ad_rev_fn *r, LLVMBuilderRef b,
                            const ad_copy_layout *l, ad_rev_loop loop,
                            LLVMValueRef a, LLVMValueRef c, LLVMValueRef len) {
-  seg_walk w = {r, b, 1,
+  seg_walk w = {r, b, 1, 0,
                 loop == AD_REV_LOOP_TAKE ? visit_take : visit_accumulate, a,
                 c};
   walk_segments(&w, l, len);
+}
+
+/* Whether memset `call` writes zero bytes: then the bytes type analysis
+ * cannot classify need no classification.  Zero is each kind's own
+ * shadow (a float's tangent, a null pointer's shadow, an integer's
+ * bits), so aug zeroes the shadow of every such byte, and the reverse
+ * zeroes them in dst' as a float's adjoint is: the values the memset
+ * overwrote are gone, and nothing the reverse runs after it (the adjoints
+ * of what ran before the memset) can read what later code stored there,
+ * which aug's replay had already overwritten.  (A nonzero byte pattern is
+ * no float's tangent: those bytes are still refused.) */
+static int zeroes_unclassified(LLVMValueRef call, int is_set) {
+  LLVMValueRef v = is_set ? LLVMGetOperand(call, 1) : NULL;
+  return v && LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;
+}
+
+static int has_unclassified(const ad_copy_layout *l) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->segs[i].kind == AD_BYTES_UNKNOWN)
+      return 1;
+  return 0;
 }
 
 static int mixed_layout(ad_rev_fn *r, LLVMValueRef call, int is_set,
@@ -723,9 +750,13 @@ static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
   ad_copy_layout l;
   if (mixed_layout(r, call, is_set, &l) != 0)
     return -1;
-  int floats = 0;
-  if (ad_rev_refuse_unclassified(r, call, row->name, &l, "copy", &floats) !=
-      0) {
+  int floats = 0, zeroes = zeroes_unclassified(call, is_set);
+  if (zeroes) {
+    floats = has_unclassified(&l);
+    for (size_t i = 0; i < l.n && !floats; i++)
+      floats = l.segs[i].kind == AD_BYTES_FLOAT;
+  } else if (ad_rev_refuse_unclassified(r, call, row->name, &l, "copy",
+                                        &floats) != 0) {
     ad_copy_layout_free(&l);
     return -1;
   }
@@ -733,7 +764,7 @@ static int aug_mixed(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMValueRef dst = LLVMGetOperand(call, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
   if (is_set) {
-    seg_walk w = {r, fc->b, 0, visit_set, ad_shadow_value(fc, dst),
+    seg_walk w = {r, fc->b, 0, 0, visit_set, ad_shadow_value(fc, dst),
                   ad_primal(fc, LLVMGetOperand(call, 1))};
     walk_segments(&w, &l,
                   LLVMBuildZExtOrBitCast(
@@ -768,8 +799,8 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
   LLVMBasicBlockRef after_dst = ad_rev_guard(r, dst);
   LLVMValueRef ds = ad_rev_shadow(r, dst);
   if (is_set) {
-    seg_walk w = {r, r->rb, 1, visit_set, ds,
-                  LLVMConstNull(LLVMInt8TypeInContext(mc->llctx))};
+    seg_walk w = {r, r->rb, 1, zeroes_unclassified(call, is_set), visit_set,
+                  ds, LLVMConstNull(LLVMInt8TypeInContext(mc->llctx))};
     walk_segments(&w, &l, len);
     ad_rev_guard_end(r, after_dst);
     ad_copy_layout_free(&l);
@@ -779,7 +810,7 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
   LLVMValueRef one = LLVMConstInt(i64, 1, 0);
   LLVMValueRef ca[2] = {len, one};
   LLVMValueRef tmp = ad_rev_call_libc(mc, r->rb, "calloc", ca, 2);
-  seg_walk take = {r, r->rb, 1, visit_take, tmp, ds};
+  seg_walk take = {r, r->rb, 1, 0, visit_take, tmp, ds};
   walk_segments(&take, &l, len);
   if (ad_shadow_or_null(&r->fc, src)) {
     LLVMValueRef ss = ad_rev_shadow(r, src);
@@ -795,7 +826,7 @@ static int rev_mixed(ad_rev_fn *r, LLVMValueRef call, int is_set) {
           after, add);
       LLVMPositionBuilderAtEnd(r->rb, add);
     }
-    seg_walk acc = {r, r->rb, 1, visit_accumulate, ss, tmp};
+    seg_walk acc = {r, r->rb, 1, 0, visit_accumulate, ss, tmp};
     walk_segments(&acc, &l, len);
     if (after) {
       LLVMBuildBr(r->rb, after);
