@@ -1402,15 +1402,17 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   if (mode != REV_REVERSE)
     ad_emit_shadow_reset(mc, b);
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-  ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
+  ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value, 0};
   if (mode == REV_AUGMENT) {
     /* enzyme_width: the one augmented pass every lane's reverse reads */
+    int keeps = 0;
     if (r.width > 1 && ad_rev_lanes_share_or_fail(mc, call, r.fn, &pair,
-                                                  shadow_pos, ndup,
-                                                  r.width) != 0) {
+                                                  shadow_pos, ndup, r.width,
+                                                  &keeps) != 0) {
       rc = -1;
       goto out;
     }
+    tape.lanes = keeps ? r.width : 0;
     LLVMValueRef handle = NULL;
     LLVMValueRef res = ad_rev_split_augment(mc, b, holder, &sig, &pair, args,
                                             k, &tape, &handle);

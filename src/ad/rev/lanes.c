@@ -35,9 +35,12 @@
  *    an aug keeping a caller's shadow in a block it made (a list of
  *    pointers into x) that path 1 cannot share.
  *
- * Split mode takes path 1 only, without copies: its reverse runs from a
- * tape the caller holds.  Both paths refuse a mutable global (its one
- * shadow the lanes would share).
+ * Split mode takes path 1 only (its primal runs once, in
+ * __enzyme_augmentfwd): the copies are made there, right after aug, and
+ * the list of the blocks they belong to is pushed on the records of the
+ * tape the caller holds (tanjit.rev.lanes.stash), where __enzyme_reverse
+ * finds it to put the blocks back before each further lane.  Both paths
+ * refuse a mutable global (its one shadow the lanes would share).
  * Otherwise the error names path 2's first offending instruction and
  * what stopped path 1.
  */
@@ -714,16 +717,13 @@ static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
 int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                                LLVMValueRef fn, const ad_rev_pair *p,
                                const unsigned *shadow_pos, unsigned ndup,
-                               unsigned width) {
+                               unsigned width, int *keeps) {
   lane_finding share = {NULL, NULL};
   LLVMValueRef copies;
   int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share, &copies);
-  if (rc < 0 || (rc == 0 && !copies))
+  *keeps = rc == 0 && copies != NULL;
+  if (rc <= 0)
     return rc;
-  /* split mode's reverse runs its lanes from a tape the caller holds:
-   * no lane copies of the blocks aug made */
-  if (rc == 0)
-    found(&share, copies, "its augmented pass allocates a shadow");
   char at[160];
   line_of(share.inst, at, sizeof at);
   return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
@@ -731,6 +731,104 @@ int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                       "the lanes must share one augmented pass, and cannot "
                       "here (%s%s)",
                       width, ad_value_name(fn), share.what, at);
+}
+
+/* ---- split mode: the blocks' list kept on the caller's tape ---- */
+
+/* The records' buffer of a tape header {ptr, size, cap}. */
+typedef struct records {
+  LLVMValueRef psize, size, pcap;
+} records;
+
+static records records_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef header) {
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  records r;
+  r.psize = LLVMBuildStructGEP2(b, tt, header, 1, "");
+  r.pcap = LLVMBuildStructGEP2(b, tt, header, 2, "");
+  r.size = LLVMBuildLoad2(b, LLVMInt64TypeInContext(mc->llctx), r.psize,
+                          "size");
+  return r;
+}
+
+/* tanjit.rev.lanes.stash(header): the copies of the shadow blocks on
+ * header's owned list (tanjit.rev.lanes.keep), and the list's first block
+ * pushed on the records (8 bytes on top, the buffer grown as tape.c's
+ * reserve grows it): split mode's caller keeps only {ptr, size, cap, tag}
+ * of the header (enzyme_allocated), and the reverse, lane by lane, walks
+ * the list to put every block back.  Traps when memory runs out. */
+static LLVMValueRef lanes_stash_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.stash",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMValueRef header = LLVMGetParam(fn, 0);
+  LLVMValueRef blocks = LLVMBuildLoad2(
+      b, ptr, below(b, mc, header, AD_REV_TAPE_OWNED_OFFSET), "blocks");
+  emit_call(b, lane_copies_keep_fn(mc), &blocks, 1);
+  records r = records_of(mc, b, header);
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64, r.pcap, "cap");
+  LLVMValueRef need = LLVMBuildAdd(b, r.size, LLVMConstInt(i64, 8, 0), "need");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fn, "grow");
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+  LLVMBasicBlockRef grown = LLVMAppendBasicBlockInContext(c, fn, "grown");
+  LLVMBasicBlockRef push = LLVMAppendBasicBlockInContext(c, fn, "push");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGT, need, cap, ""), grow, push);
+  LLVMPositionBuilderAtEnd(b, grow);
+  LLVMValueRef ncap = LLVMBuildAdd(b, need, LLVMConstInt(i64, 4096, 0), "");
+  LLVMValueRef ra[2] = {LLVMBuildLoad2(b, ptr, header, ""), ncap};
+  LLVMValueRef buf = ad_rev_call_libc(mc, b, "realloc", ra, 2);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, buf, ""), oom, grown);
+  LLVMPositionBuilderAtEnd(b, oom);
+  ad_build_trap(mc->mod, b);
+  LLVMPositionBuilderAtEnd(b, grown);
+  LLVMBuildStore(b, buf, header);
+  LLVMBuildStore(b, ncap, r.pcap);
+  LLVMBuildBr(b, push);
+  LLVMPositionBuilderAtEnd(b, push);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, header, "");
+  LLVMValueRef top =
+      LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), base, &r.size, 1, "");
+  LLVMSetAlignment(LLVMBuildStore(b, blocks, top), 1);
+  LLVMBuildStore(b, need, r.psize);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void ad_rev_lanes_keep_on_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header) {
+  LLVMValueRef fn = lanes_stash_fn(mc);
+  emit_call(b, fn, &header, 1);
+}
+
+LLVMValueRef ad_rev_lanes_take_from_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef header) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  records r = records_of(mc, b, header);
+  LLVMValueRef size =
+      LLVMBuildSub(b, r.size, LLVMConstInt(i64, 8, 0), "size");
+  LLVMBuildStore(b, size, r.psize);
+  LLVMValueRef base =
+      LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0), header, "");
+  LLVMValueRef top =
+      LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), base, &size, 1, "");
+  LLVMValueRef blocks = LLVMBuildLoad2(
+      b, LLVMPointerTypeInContext(mc->llctx, 0), top, "aug.blocks");
+  LLVMSetAlignment(blocks, 1);
+  return blocks;
+}
+
+void ad_rev_lanes_restore(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef blocks, int last) {
+  LLVMValueRef ra[2] = {
+      blocks, LLVMConstInt(LLVMInt1TypeInContext(mc->llctx), last != 0, 0)};
+  emit_call(b, lane_copies_restore_fn(mc), ra, 2);
 }
 
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
@@ -778,12 +876,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
       emit_call(b, keep, &blocks, 1);
     }
     for (unsigned w = 0; w < width; w++) {
-      if (w && copies) {
-        LLVMValueRef ra[2] = {
-            blocks, LLVMConstInt(LLVMInt1TypeInContext(mc->llctx),
-                                 w == width - 1, 0)};
-        emit_call(b, lane_copies_restore_fn(mc), ra, 2);
-      }
+      if (w && copies)
+        ad_rev_lanes_restore(mc, b, blocks, w == width - 1);
       for (unsigned d = 0; d < ndup; d++)
         a[shadow_pos[d]] = lane_shadows[d * width + w];
       unsigned k = nargs;

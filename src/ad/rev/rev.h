@@ -132,12 +132,29 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       LLVMValueRef *lane_res);
 
 /* Split mode's half of that decision: 0 when one augmented pass of p
- * (its shadows at aug's parameters shadow_pos) serves every lane, else -1
- * with an error located at `where` saying what stops it. */
+ * (its shadows at aug's parameters shadow_pos) serves every lane, with
+ * *keeps set when the lanes need copies of the shadow blocks it allocates
+ * (ad_rev_lanes_keep_on_tape after it, ad_rev_lanes_take_from_tape and
+ * ad_rev_lanes_restore in the reverse), else -1 with an error located at
+ * `where` saying what stops it. */
 int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                                LLVMValueRef fn, const ad_rev_pair *p,
                                const unsigned *shadow_pos, unsigned ndup,
-                               unsigned width);
+                               unsigned width, int *keeps);
+/* Emits at b, right after the augmented pass on tape `header`: a copy of
+ * every shadow block it allocated (kept below the block), and the list of
+ * those blocks pushed on the tape's records. */
+void ad_rev_lanes_keep_on_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header);
+/* Emits at b, before the first lane's reverse: the list pushed by
+ * ad_rev_lanes_keep_on_tape, popped off the records. */
+LLVMValueRef ad_rev_lanes_take_from_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef header);
+/* Emits at b, before a further lane's reverse: every block on the list
+ * from `blocks` put back as the augmented pass left it; `last` (the last
+ * lane) frees the copies too, so that lane's reverse frees the blocks. */
+void ad_rev_lanes_restore(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef blocks, int last);
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
@@ -149,6 +166,10 @@ typedef struct ad_rev_split_tape {
   LLVMValueRef into;  /* enzyme_tape p (NULL: the tape is a value) */
   int allocated;      /* enzyme_allocated: the header itself lives at p */
   LLVMValueRef value; /* reverse without enzyme_tape: the tape passed */
+  /* enzyme_width N whose lanes keep copies of the shadow blocks aug
+   * allocated (lanes.c), else 0: their list rides on the records, and the
+   * tape's tag names N, so that a reverse of another width traps */
+  unsigned lanes;
 } ad_rev_split_tape;
 /* Emits at b (in function holder) the augmented forward pass of pair p on
  * args (primal arguments, each DUP one's shadow after it).  Returns aug's
