@@ -1311,7 +1311,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
                     (unsigned char)(split && !r.const_return &&
                                     LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
-                    (unsigned char)!split, 0};
+                    (unsigned char)!split, 0, 0};
   if (r.width > 1 && split && sig.ret_adjoint) {
     rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
                       "%s of %s: enzyme_width %u in split mode of a function "
@@ -1473,7 +1473,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                                  shadow_pos, lane_shadows, ndup, r.width,
                                  &tape, lane_res);
     else
-      ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
+      ad_rev_emit_lanes(mc, b, holder, &sig, &pair, args, k, shadow_pos,
                         lane_shadows, ndup, r.width,
                         sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
                         lane_res);

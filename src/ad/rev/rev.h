@@ -81,6 +81,11 @@ typedef struct ad_rev_sig {
    * OpenMP region and the functions it calls, openmp.c): a load's adjoint
    * is added into shadow memory with an atomic fadd */
   unsigned char parallel;
+  /* the pair's aug saves what the function's own stores through its
+   * arguments overwrite, so that enzyme_width's lanes can each run a whole
+   * gradient from the same memory (lanes.c's path 3); its tape header is
+   * lanes.c's, with the log after it */
+  unsigned char lanes_undo;
 } ad_rev_sig;
 
 typedef struct ad_rev_pair {
@@ -125,7 +130,7 @@ const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
  * naming what stops both.  lane_res[w] is lane w's rev result (NULL when
  * void).  0, or -1 with the error in mc. */
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
-                      LLVMValueRef fn, const ad_rev_pair *p,
+                      const ad_rev_sig *sig, const ad_rev_pair *p,
                       LLVMValueRef *args, unsigned nargs,
                       const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
                       unsigned ndup, unsigned width, LLVMValueRef seed,
