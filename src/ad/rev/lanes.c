@@ -1,7 +1,7 @@
 /*
  * Vector reverse mode (enzyme_width N > 1 in __enzyme_autodiff): N seeds,
  * N shadows per duplicated argument, each OUT adjoint returned per lane.
- * Two ways to run the lanes; the first that is exact is taken:
+ * Three ways to run the lanes; the first that is exact is taken:
  *
  * 1. One augmented pass for all lanes, then the reverse pass once per
  *    lane over the same tape (its size put back to where aug left it
@@ -34,14 +34,23 @@
  *    they allocated, call nothing that may write memory), which covers
  *    an aug keeping a caller's shadow in a block it made (a list of
  *    pointers into x) that path 1 cannot share.
+ * 3. The same, for a function that also writes its caller's memory, but
+ *    only through pointers computed from its own arguments (its callees
+ *    still write only what they allocate): lanes 0 .. N-2 run a second
+ *    pair (sig.lanes_undo) whose aug saves the bytes each such store,
+ *    memcpy, memmove or memset overwrites on a log behind the tape header
+ *    (tanjit.rev.lanes.save), and after that lane's reverse the log is
+ *    written back, newest first (tanjit.rev.lanes.undo): every lane's
+ *    primal starts from the memory the call began with, and the last
+ *    lane, on the ordinary pair, leaves the function's results.
  *
  * Split mode takes path 1 only (its primal runs once, in
  * __enzyme_augmentfwd): the copies are made there, right after aug, and
  * the list of the blocks they belong to is pushed on the records of the
  * tape the caller holds (tanjit.rev.lanes.stash), where __enzyme_reverse
- * finds it to put the blocks back before each further lane.  Both paths
+ * finds it to put the blocks back before each further lane.  All paths
  * refuse a mutable global (its one shadow the lanes would share).
- * Otherwise the error names path 2's first offending instruction and
+ * Otherwise the error names path 3's first offending instruction and
  * what stopped path 1.
  */
 #include <stdint.h>
@@ -243,10 +252,11 @@ typedef enum primal_scan {
 /* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
  * of memory.  Defined callees are pushed on work.  `params`: the
  * parameters of the function inst is in whose writes through them path 3
- * undoes (NULL: none). */
+ * undoes (NULL: none); `top`: path 3's function (NULL for the others). */
 static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                               primal_scan mode, fn_list *work,
-                              ad_map *params, lane_finding *f) {
+                              LLVMValueRef top, ad_map *params,
+                              lane_finding *f) {
   int globals_only = mode != SCAN_PER_LANE && mode != SCAN_UNDONE;
   LLVMValueRef bytes;
   LLVMValueRef to = params ? written(mc, inst, &bytes) : NULL;
@@ -301,9 +311,18 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
     return 0;
   }
   if (strncmp(name, "llvm.", 5) == 0)
-    return 0;
-  if (LLVMCountBasicBlocks(callee))
+    return globals_only || (!strstr(name, "store") && !strstr(name, "scatter"))
+               ? 0
+               : found(f, inst,
+                       "it writes memory through an intrinsic (a masked "
+                       "store or scatter)");
+  if (LLVMCountBasicBlocks(callee)) {
+    if (callee == top)
+      return found(f, inst,
+                   "it calls itself, and only the outermost call's writes "
+                   "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
+  }
   if (globals_only)
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
@@ -330,11 +349,12 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
   while (rc == 0 && work.n) {
     LLVMValueRef g = work.v[--work.n];
     ad_map *own = mode == SCAN_UNDONE && g == fn ? &params : NULL;
+    LLVMValueRef top = mode == SCAN_UNDONE ? fn : NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = primal_instruction(mc, inst, mode, &work, own, f);
+        rc = primal_instruction(mc, inst, mode, &work, top, own, f);
   }
   ad_map_free(&params);
   fn_list_free(&work);
@@ -912,9 +932,11 @@ static int saves_already(LLVMValueRef fn) {
  * (SCAN_UNDONE) found every other write of the function's to be into
  * memory it allocated.  0, or -1 out of memory. */
 static int save_before_writes(ad_module_ctx *mc, LLVMValueRef aug,
-                              const unsigned *shadow_pos, unsigned ndup) {
+                              const unsigned *shadow_pos, unsigned ndup,
+                              unsigned *saved) {
+  *saved = 0;
   if (saves_already(aug))
-    return 0;
+    return 1;
   unsigned np = LLVMCountParams(aug);
   ad_map params;
   ad_map_init(&params);
@@ -941,10 +963,33 @@ static int save_before_writes(ad_module_ctx *mc, LLVMValueRef aug,
       LLVMPositionBuilderBefore(b, i);
       LLVMValueRef a[3] = {header, to, LLVMBuildZExtOrBitCast(b, bytes, i64, "")};
       emit_call(b, save, a, 3);
+      ++*saved;
     }
   LLVMDisposeBuilder(b);
   ad_map_free(&params);
   return rc;
+}
+
+/* The number of stores and llvm.mem* writes of fn through pointers
+ * computed from its parameters (what its aug must save), or -1 out of
+ * memory. */
+static long writes_through_params(ad_module_ctx *mc, LLVMValueRef fn) {
+  ad_map params;
+  ad_map_init(&params);
+  long count = 0;
+  for (unsigned i = 0; count == 0 && i < LLVMCountParams(fn); i++)
+    if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
+      count = -1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); count >= 0 && bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef bytes;
+      LLVMValueRef to = written(mc, i, &bytes);
+      count += to && from_params(to, &params, 0);
+    }
+  ad_map_free(&params);
+  return count;
 }
 
 /* Path 3: lanes 0 .. N-2 run a gradient of the pair whose aug saves what
@@ -964,8 +1009,21 @@ static int emit_undone_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
   ad_rev_pair up;
   if (ad_rev_get(mc, &undone, NULL, &up) != 0 || ad_rev_build_all(mc) != 0)
     return -1;
-  if (save_before_writes(mc, up.aug, shadow_pos, ndup) != 0)
+  unsigned saved;
+  int rc = save_before_writes(mc, up.aug, shadow_pos, ndup, &saved);
+  long want = rc == 0 ? writes_through_params(mc, sig->fn) : 0;
+  if (rc < 0 || want < 0)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  /* every write the primal makes through its arguments must be one the
+   * aug saves first: a write aug computes its address for otherwise would
+   * be left as lane 0 made it */
+  if (rc == 0 && saved < (unsigned long)want)
+    return ad_fail_code(
+        mc, TANJIT_ERR_UNSUPPORTED, NULL,
+        "reverse mode: enzyme_width %u of %s: its augmented pass writes "
+        "through its arguments at %u places its lanes could save, and the "
+        "function at %ld; the lanes would not be undone exactly",
+        width, ad_value_name(sig->fn), saved, want);
   LLVMTypeRef ut = undo_header_type(mc);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMValueRef header = ad_entry_alloca(holder, ut, "undo.tape");

@@ -17,7 +17,8 @@
  *              and of its shadow, the float adjoints added back
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
  *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
- *              gradient per lane, whichever is exact
+ *              gradient per lane (the function's writes through its
+ *              arguments undone between lanes), whichever is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
@@ -121,13 +122,14 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
 const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
 
 /* ---- lanes.c ---- */
-/* Emits at b (in function holder) the N = width lanes of fn's gradient
- * with pair p: args as for ad_rev_emit_gradient, the DUP shadows at
- * args[shadow_pos[d]], lane w's at lane_shadows[d * width + w] (args'
- * shadows are overwritten), `seed` every lane's result adjoint (or NULL).
- * One augmented pass and the reverse once per lane on its tape when that
- * is exact, else one whole gradient per lane when that is; else an error
- * naming what stops both.  lane_res[w] is lane w's rev result (NULL when
+/* Emits at b (in function holder) the N = width lanes of the gradient of
+ * sig's function with pair p: args as for ad_rev_emit_gradient, the DUP
+ * shadows at args[shadow_pos[d]], lane w's at lane_shadows[d * width + w]
+ * (args' shadows are overwritten), `seed` every lane's result adjoint (or
+ * NULL).  One augmented pass and the reverse once per lane on its tape
+ * when that is exact, else one whole gradient per lane when that is (the
+ * function's writes through its arguments undone between lanes, on a
+ * pair of sig with lanes_undo); else an error naming what stops them.  lane_res[w] is lane w's rev result (NULL when
  * void).  0, or -1 with the error in mc. */
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
                       const ad_rev_sig *sig, const ad_rev_pair *p,
