@@ -1311,7 +1311,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   ad_rev_sig sig = {r.fn, np, act, (unsigned char)(rf && !r.const_return),
                     (unsigned char)(split && !r.const_return &&
                                     LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
-                    (unsigned char)!split, 0};
+                    (unsigned char)!split, 0, 0};
   if (r.width > 1 && split && sig.ret_adjoint) {
     rc = ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, call,
                       "%s of %s: enzyme_width %u in split mode of a function "
@@ -1402,15 +1402,17 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   if (mode != REV_REVERSE)
     ad_emit_shadow_reset(mc, b);
   LLVMValueRef holder = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
-  ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value};
+  ad_rev_split_tape tape = {sm.tape_at, sm.allocated, tape_value, 0};
   if (mode == REV_AUGMENT) {
     /* enzyme_width: the one augmented pass every lane's reverse reads */
+    int keeps = 0;
     if (r.width > 1 && ad_rev_lanes_share_or_fail(mc, call, r.fn, &pair,
-                                                  shadow_pos, ndup,
-                                                  r.width) != 0) {
+                                                  shadow_pos, ndup, r.width,
+                                                  &keeps) != 0) {
       rc = -1;
       goto out;
     }
+    tape.lanes = keeps ? r.width : 0;
     LLVMValueRef handle = NULL;
     LLVMValueRef res = ad_rev_split_augment(mc, b, holder, &sig, &pair, args,
                                             k, &tape, &handle);
@@ -1471,7 +1473,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
                                  shadow_pos, lane_shadows, ndup, r.width,
                                  &tape, lane_res);
     else
-      ad_rev_emit_lanes(mc, b, holder, r.fn, &pair, args, k, shadow_pos,
+      ad_rev_emit_lanes(mc, b, holder, &sig, &pair, args, k, shadow_pos,
                         lane_shadows, ndup, r.width,
                         sig.ret_adjoint ? LLVMConstReal(rt, 1.0) : NULL,
                         lane_res);

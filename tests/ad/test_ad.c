@@ -878,7 +878,7 @@ START_TEST(test_error_reverse_mode) {
       "  %p = load ptr, ptr %t\n"
       "  %v = load double, ptr %p\n"
       "  %m = fmul double %v, %v\n"
-      "  store double %m, ptr %x\n"
+      "  store double %m, ptr %p\n"
       "  call void @free(ptr %t)\n"
       "  ret double %v\n"
       "}\n"
@@ -890,12 +890,15 @@ START_TEST(test_error_reverse_mode) {
   /* vector reverse mode: refused for a function whose lanes can share no
    * augmented pass (it keeps its caller's shadow in a shadow block, which
    * would hold lane 0's for every lane) and that writes its caller's
-   * memory (so a gradient per lane is not exact either) */
+   * memory through a pointer read from memory (so a gradient per lane,
+   * its writes through its arguments undone between lanes, is not exact
+   * either) */
   const char *width_parts[] = {
       "enzyme_width 2 of f: the lanes cannot share one augmented pass (its "
       "augmented pass stores a shadow pointer into memory)",
       "running f once per lane is exact only",
-      "stores to memory it did not allocate", " in f", NULL};
+      "stores to memory it did not allocate, through a pointer not computed "
+      "from its arguments", " in f", NULL};
   expect_error(width, TANJIT_ERR_UNSUPPORTED, width_parts);
   static const char atomic[] =
       "declare double @__enzyme_autodiff(ptr, ...)\n"

@@ -73,6 +73,8 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig) {
   h = fnv(h, sig->activity, sig->nparams);
   if (sig->parallel)
     h = fnv(h, "parallel", 8);
+  if (sig->lanes_undo)
+    h = fnv(h, "lanes_undo", 10);
   return h ? h : 1; /* 0 marks a consumed tape */
 }
 
@@ -87,6 +89,7 @@ static int sig_equal(const ad_rev_sig *a, const ad_rev_sig *b) {
   return a->fn == b->fn && a->nparams == b->nparams &&
          a->ret_adjoint == b->ret_adjoint && a->ret_shadow == b->ret_shadow &&
          a->back_to_back == b->back_to_back && a->parallel == b->parallel &&
+         a->lanes_undo == b->lanes_undo &&
          memcmp(a->activity, b->activity, a->nparams) == 0;
 }
 

@@ -192,7 +192,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                             "a result of %s that mixes floats and pointers is not "
                             "supported",
                             ad_value_name(fn));
-  ad_rev_sig sig = {fn, np, p->act, 0, 0, 0, r->sig->parallel};
+  ad_rev_sig sig = {fn, np, p->act, 0, 0, 0, r->sig->parallel, 0};
   sig.ret_adjoint = (unsigned char)(ad_is_active(fc, call) && f);
   sig.ret_shadow = (unsigned char)(ad_is_active(fc, call) && o);
   p->ret_adjoint = sig.ret_adjoint;

@@ -1,7 +1,7 @@
 /*
  * Vector reverse mode (enzyme_width N > 1 in __enzyme_autodiff): N seeds,
  * N shadows per duplicated argument, each OUT adjoint returned per lane.
- * Two ways to run the lanes; the first that is exact is taken:
+ * Three ways to run the lanes; the first that is exact is taken:
  *
  * 1. One augmented pass for all lanes, then the reverse pass once per
  *    lane over the same tape (its size put back to where aug left it
@@ -34,11 +34,23 @@
  *    they allocated, call nothing that may write memory), which covers
  *    an aug keeping a caller's shadow in a block it made (a list of
  *    pointers into x) that path 1 cannot share.
+ * 3. The same, for a function that also writes its caller's memory, but
+ *    only through pointers computed from its own arguments (its callees
+ *    still write only what they allocate): lanes 0 .. N-2 run a second
+ *    pair (sig.lanes_undo) whose aug saves the bytes each such store,
+ *    memcpy, memmove or memset overwrites on a log behind the tape header
+ *    (tanjit.rev.lanes.save), and after that lane's reverse the log is
+ *    written back, newest first (tanjit.rev.lanes.undo): every lane's
+ *    primal starts from the memory the call began with, and the last
+ *    lane, on the ordinary pair, leaves the function's results.
  *
- * Split mode takes path 1 only, without copies: its reverse runs from a
- * tape the caller holds.  Both paths refuse a mutable global (its one
- * shadow the lanes would share).
- * Otherwise the error names path 2's first offending instruction and
+ * Split mode takes path 1 only (its primal runs once, in
+ * __enzyme_augmentfwd): the copies are made there, right after aug, and
+ * the list of the blocks they belong to is pushed on the records of the
+ * tape the caller holds (tanjit.rev.lanes.stash), where __enzyme_reverse
+ * finds it to put the blocks back before each further lane.  All paths
+ * refuse a mutable global (its one shadow the lanes would share).
+ * Otherwise the error names path 3's first offending instruction and
  * what stopped path 1.
  */
 #include <stdint.h>
@@ -146,6 +158,65 @@ static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   return 1;
 }
 
+/* Whether pointer v is computed from one of the parameters in `params`
+ * (through GEPs, casts, PHIs and selects of such, and local variables
+ * holding only such: clang -O0's `out.addr`): memory that existed before
+ * the call.  depth bounds PHI cycles. */
+static int from_params(LLVMValueRef v, ad_map *params, int depth) {
+  if (depth > 8)
+    return 0;
+  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
+                            AD_STRIP_INSTRUCTIONS);
+  if (LLVMIsAArgument(v))
+    return ad_map_get(params, v) != NULL;
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
+      if (LLVMGetIncomingValue(v, i) != v &&
+          !from_params(LLVMGetIncomingValue(v, i), params, depth + 1))
+        return 0;
+    return 1;
+  }
+  if (LLVMIsASelectInst(v))
+    return from_params(LLVMGetOperand(v, 1), params, depth + 1) &&
+           from_params(LLVMGetOperand(v, 2), params, depth + 1);
+  if (!LLVMIsALoadInst(v) || !LLVMIsAAllocaInst(LLVMGetOperand(v, 0)))
+    return 0;
+  LLVMValueRef slot = LLVMGetOperand(v, 0);
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot ||
+        !from_params(LLVMGetOperand(user, 0), params, depth + 1))
+      return 0;
+  }
+  return 1;
+}
+
+/* The memory an instruction writes as a plain store or an llvm.mem* call
+ * (the destination, *bytes its size), or NULL. */
+static LLVMValueRef written(ad_module_ctx *mc, LLVMValueRef inst,
+                            LLVMValueRef *bytes) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  if (LLVMIsAStoreInst(inst)) {
+    *bytes = LLVMConstInt(
+        i64, LLVMStoreSizeOfType(mc->td, LLVMTypeOf(LLVMGetOperand(inst, 0))),
+        0);
+    return LLVMGetOperand(inst, 1);
+  }
+  if (!LLVMIsACallInst(inst))
+    return NULL;
+  LLVMValueRef callee = ad_called_function(inst);
+  size_t n;
+  const char *name = callee ? LLVMGetValueName2(callee, &n) : "";
+  if (strncmp(name, "llvm.memcpy", 11) != 0 &&
+      strncmp(name, "llvm.memmove", 12) != 0 &&
+      strncmp(name, "llvm.memset", 11) != 0)
+    return NULL;
+  *bytes = LLVMGetOperand(inst, 2);
+  return LLVMGetOperand(inst, 0);
+}
+
 /* The functions a call through a pointer may reach: every defined
  * function of the module with that type whose address is taken. */
 static int push_candidates(ad_module_ctx *mc, LLVMValueRef call,
@@ -172,16 +243,25 @@ static int push_candidates(ad_module_ctx *mc, LLVMValueRef call,
 typedef enum primal_scan {
   SCAN_PER_LANE, /* what breaks path 2 */
   SCAN_GLOBALS,  /* a mutable global (both paths) */
-  SCAN_CUSTOM    /* a custom gradient (path 1): its reverse may free the
+  SCAN_CUSTOM,   /* a custom gradient (path 1): its reverse may free the
                     tape its augmented half returned */
+  SCAN_UNDONE    /* what breaks path 3: path 2's but the writes of the
+                    function itself through its arguments */
 } primal_scan;
 
 /* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
- * of memory.  Defined callees are pushed on work. */
+ * of memory.  Defined callees are pushed on work.  `params`: the
+ * parameters of the function inst is in whose writes through them path 3
+ * undoes (NULL: none); `top`: path 3's function (NULL for the others). */
 static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                               primal_scan mode, fn_list *work,
+                              LLVMValueRef top, ad_map *params,
                               lane_finding *f) {
-  int globals_only = mode != SCAN_PER_LANE;
+  int globals_only = mode != SCAN_PER_LANE && mode != SCAN_UNDONE;
+  LLVMValueRef bytes;
+  LLVMValueRef to = params ? written(mc, inst, &bytes) : NULL;
+  if (to && from_params(to, params, 0))
+    return 0;
   if (mode == SCAN_CUSTOM &&
       (LLVMIsACallInst(inst) || LLVMIsAInvokeInst(inst)) &&
       ad_rev_custom_applies(mc, inst))
@@ -198,7 +278,11 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   }
   if (LLVMIsAStoreInst(inst)) {
     if (!globals_only && !is_local_object(mc, LLVMGetOperand(inst, 1), 0))
-      return found(f, inst, "it stores to memory it did not allocate");
+      return found(f, inst,
+                   params ? "it stores to memory it did not allocate, "
+                            "through a pointer not computed from its "
+                            "arguments"
+                          : "it stores to memory it did not allocate");
     return 0;
   }
   if (LLVMIsAAtomicRMWInst(inst) || LLVMIsAAtomicCmpXchgInst(inst))
@@ -219,13 +303,26 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
          strncmp(name, "llvm.memmove", 12) == 0 ||
          strncmp(name, "llvm.memset", 11) == 0) &&
         !is_local_object(mc, LLVMGetOperand(inst, 0), 0))
-      return found(f, inst, "it copies into memory it did not allocate");
+      return found(f, inst,
+                   params ? "it copies into memory it did not allocate, "
+                            "through a pointer not computed from its "
+                            "arguments"
+                          : "it copies into memory it did not allocate");
     return 0;
   }
   if (strncmp(name, "llvm.", 5) == 0)
-    return 0;
-  if (LLVMCountBasicBlocks(callee))
+    return globals_only || (!strstr(name, "store") && !strstr(name, "scatter"))
+               ? 0
+               : found(f, inst,
+                       "it writes memory through an intrinsic (a masked "
+                       "store or scatter)");
+  if (LLVMCountBasicBlocks(callee)) {
+    if (callee == top)
+      return found(f, inst,
+                   "it calls itself, and only the outermost call's writes "
+                   "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
+  }
   if (globals_only)
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
@@ -242,15 +339,24 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
                        lane_finding *f) {
   fn_list work;
   fn_list_init(&work);
+  ad_map params; /* path 3: fn's own writes through its parameters */
+  ad_map_init(&params);
   int rc = fn_list_push(&work, fn, 0);
+  for (unsigned i = 0; rc == 0 && mode == SCAN_UNDONE && i < LLVMCountParams(fn);
+       i++)
+    if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
+      rc = -1;
   while (rc == 0 && work.n) {
     LLVMValueRef g = work.v[--work.n];
+    ad_map *own = mode == SCAN_UNDONE && g == fn ? &params : NULL;
+    LLVMValueRef top = mode == SCAN_UNDONE ? fn : NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = primal_instruction(mc, inst, mode, &work, f);
+        rc = primal_instruction(mc, inst, mode, &work, top, own, f);
   }
+  ad_map_free(&params);
   fn_list_free(&work);
   return rc;
 }
@@ -683,6 +789,283 @@ static LLVMValueRef emit_call(LLVMBuilderRef b, LLVMValueRef fn,
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+/* ---- path 3: a whole gradient per lane, the function's writes through
+ * its arguments undone between lanes ---- */
+
+/* The header path 3's pair takes: a gradient's, then the undo log, a
+ * byte stack {ptr, size, cap} of entries {address, n, the n bytes the
+ * store found there (padded to 8), the entry's size}. */
+static LLVMTypeRef undo_header_type(ad_module_ctx *mc) {
+  LLVMTypeRef members[2] = {ad_rev_header_type(mc), ad_rev_tape_type(mc)};
+  return LLVMStructTypeInContext(mc->llctx, members, 2, 0);
+}
+
+/* tanjit.rev.lanes.save(header, p, n): the n bytes at p pushed on the
+ * undo log after `header`, before a store overwrites them; traps when
+ * memory runs out. */
+static LLVMValueRef undo_save_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
+  LLVMTypeRef params[3] = {ptr, ptr, i64};
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.save",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 3, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  LLVMValueRef log =
+      LLVMBuildStructGEP2(b, undo_header_type(mc), LLVMGetParam(fn, 0), 1, "");
+  LLVMValueRef at = LLVMGetParam(fn, 1), n = LLVMGetParam(fn, 2);
+  LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, log, 1, "");
+  LLVMValueRef pcap = LLVMBuildStructGEP2(b, tt, log, 2, "");
+  LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "size");
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64, pcap, "cap");
+  LLVMValueRef seven = LLVMConstInt(i64, 7, 0);
+  LLVMValueRef padded = LLVMBuildAnd(b, LLVMBuildAdd(b, n, seven, ""),
+                                     LLVMConstNot(seven), "padded");
+  LLVMValueRef total =
+      LLVMBuildAdd(b, padded, LLVMConstInt(i64, 24, 0), "total");
+  LLVMValueRef need = LLVMBuildAdd(b, size, total, "need");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fn, "grow");
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+  LLVMBasicBlockRef grown = LLVMAppendBasicBlockInContext(c, fn, "grown");
+  LLVMBasicBlockRef push = LLVMAppendBasicBlockInContext(c, fn, "push");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGT, need, cap, ""), grow, push);
+  LLVMPositionBuilderAtEnd(b, grow);
+  LLVMValueRef twice = LLVMBuildShl(b, cap, LLVMConstInt(i64, 1, 0), "");
+  LLVMValueRef ncap = LLVMBuildSelect(
+      b, LLVMBuildICmp(b, LLVMIntUGT, need, twice, ""), need, twice, "");
+  ncap = LLVMBuildAdd(b, ncap, LLVMConstInt(i64, 4096, 0), "");
+  LLVMValueRef ra[2] = {LLVMBuildLoad2(b, ptr, log, ""), ncap};
+  LLVMValueRef buf = ad_rev_call_libc(mc, b, "realloc", ra, 2);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, buf, ""), oom, grown);
+  LLVMPositionBuilderAtEnd(b, oom);
+  ad_build_trap(mc->mod, b);
+  LLVMPositionBuilderAtEnd(b, grown);
+  LLVMBuildStore(b, buf, log);
+  LLVMBuildStore(b, ncap, pcap);
+  LLVMBuildBr(b, push);
+  LLVMPositionBuilderAtEnd(b, push);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, log, "");
+  LLVMValueRef e = LLVMBuildGEP2(b, i8, base, &size, 1, "entry");
+  LLVMSetAlignment(LLVMBuildStore(b, at, e), 1);
+  LLVMSetAlignment(LLVMBuildStore(b, n, below(b, mc, e, 8)), 1);
+  LLVMBuildMemCpy(b, below(b, mc, e, 16), 1, at, 1, n);
+  LLVMValueRef end = LLVMBuildGEP2(b, i8, base, &need, 1, "");
+  LLVMSetAlignment(LLVMBuildStore(b, total, below(b, mc, end, -8)), 1);
+  LLVMBuildStore(b, need, psize);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* tanjit.rev.lanes.undo(header): every entry of the log after `header`
+ * written back, the newest first (so each place ends as it was before the
+ * first store to it), and the log emptied. */
+static LLVMValueRef undo_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.undo",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  LLVMValueRef log =
+      LLVMBuildStructGEP2(b, undo_header_type(mc), LLVMGetParam(fn, 0), 1, "");
+  LLVMValueRef psize = LLVMBuildStructGEP2(b, tt, log, 1, "");
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, log, "base");
+  LLVMValueRef size = LLVMBuildLoad2(b, i64, psize, "size");
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "entry.next");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "entry.undo");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef top = LLVMBuildPhi(b, i64, "top");
+  LLVMBuildCondBr(b,
+                  LLVMBuildICmp(b, LLVMIntEQ, top, LLVMConstNull(i64), ""),
+                  done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef end = LLVMBuildGEP2(b, i8, base, &top, 1, "");
+  LLVMValueRef total = LLVMBuildLoad2(b, i64, below(b, mc, end, -8), "total");
+  LLVMSetAlignment(total, 1);
+  LLVMValueRef start = LLVMBuildSub(b, top, total, "start");
+  LLVMValueRef e = LLVMBuildGEP2(b, i8, base, &start, 1, "entry");
+  LLVMValueRef at = LLVMBuildLoad2(b, ptr, e, "at");
+  LLVMSetAlignment(at, 1);
+  LLVMValueRef n = LLVMBuildLoad2(b, i64, below(b, mc, e, 8), "n");
+  LLVMSetAlignment(n, 1);
+  LLVMBuildMemMove(b, at, 1, below(b, mc, e, 16), 1, n);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(top, &size, &entry, 1);
+  LLVMAddIncoming(top, &start, &body, 1);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildStore(b, LLVMConstNull(i64), psize);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+/* Whether aug function fn already saves before its stores (a request
+ * seen before asked for the same pair). */
+static int saves_already(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsACallInst(i) &&
+          strcmp(callee_name(i), "tanjit.rev.lanes.save") == 0)
+        return 1;
+  return 0;
+}
+
+/* Path 3's aug: before each store and llvm.mem* write through a pointer
+ * computed from a primal parameter (not a shadow at shadow_pos, not the
+ * tape), the bytes it overwrites pushed on the undo log.  The primal scan
+ * (SCAN_UNDONE) found every other write of the function's to be into
+ * memory it allocated.  0, or -1 out of memory. */
+static int save_before_writes(ad_module_ctx *mc, LLVMValueRef aug,
+                              const unsigned *shadow_pos, unsigned ndup,
+                              unsigned *saved) {
+  *saved = 0;
+  if (saves_already(aug))
+    return 1;
+  unsigned np = LLVMCountParams(aug);
+  ad_map params;
+  ad_map_init(&params);
+  int rc = 0;
+  for (unsigned i = 0; rc == 0 && i + 1 < np; i++) {
+    int shadow = 0;
+    for (unsigned d = 0; d < ndup; d++)
+      shadow |= shadow_pos[d] == i;
+    if (!shadow && ad_map_put(&params, LLVMGetParam(aug, i), (void *)1) != 0)
+      rc = -1;
+  }
+  LLVMValueRef save = undo_save_fn(mc);
+  LLVMValueRef header = LLVMGetParam(aug, np - 1);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(aug); rc == 0 && bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef bytes;
+      LLVMValueRef to = written(mc, i, &bytes);
+      if (!to || !from_params(to, &params, 0))
+        continue;
+      LLVMPositionBuilderBefore(b, i);
+      LLVMValueRef a[3] = {header, to, LLVMBuildZExtOrBitCast(b, bytes, i64, "")};
+      emit_call(b, save, a, 3);
+      ++*saved;
+    }
+  LLVMDisposeBuilder(b);
+  ad_map_free(&params);
+  return rc;
+}
+
+/* The number of stores and llvm.mem* writes of fn through pointers
+ * computed from its parameters (what its aug must save), or -1 out of
+ * memory. */
+static long writes_through_params(ad_module_ctx *mc, LLVMValueRef fn) {
+  ad_map params;
+  ad_map_init(&params);
+  long count = 0;
+  for (unsigned i = 0; count == 0 && i < LLVMCountParams(fn); i++)
+    if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
+      count = -1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); count >= 0 && bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef bytes;
+      LLVMValueRef to = written(mc, i, &bytes);
+      count += to && from_params(to, &params, 0);
+    }
+  ad_map_free(&params);
+  return count;
+}
+
+/* Path 3: lanes 0 .. N-2 run a gradient of the pair whose aug saves what
+ * the function's stores through its arguments overwrite, and write it
+ * back after their reverse, so the next lane's primal starts from the
+ * memory the first did; the last lane runs p's gradient and leaves the
+ * function's results.  0, or -1 with the error in mc. */
+static int emit_undone_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
+                             LLVMValueRef holder, const ad_rev_sig *sig,
+                             const ad_rev_pair *p, LLVMValueRef *args,
+                             unsigned nargs, const unsigned *shadow_pos,
+                             LLVMValueRef *lane_shadows, unsigned ndup,
+                             unsigned width, LLVMValueRef seed,
+                             LLVMValueRef *lane_res) {
+  ad_rev_sig undone = *sig;
+  undone.lanes_undo = 1;
+  ad_rev_pair up;
+  if (ad_rev_get(mc, &undone, NULL, &up) != 0 || ad_rev_build_all(mc) != 0)
+    return -1;
+  unsigned saved;
+  int rc = save_before_writes(mc, up.aug, shadow_pos, ndup, &saved);
+  long want = rc == 0 ? writes_through_params(mc, sig->fn) : 0;
+  if (rc < 0 || want < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  /* every write the primal makes through its arguments must be one the
+   * aug saves first: a write aug computes its address for otherwise would
+   * be left as lane 0 made it */
+  if (rc == 0 && saved < (unsigned long)want)
+    return ad_fail_code(
+        mc, TANJIT_ERR_UNSUPPORTED, NULL,
+        "reverse mode: enzyme_width %u of %s: its augmented pass writes "
+        "through its arguments at %u places its lanes could save, and the "
+        "function at %ld; the lanes would not be undone exactly",
+        width, ad_value_name(sig->fn), saved, want);
+  LLVMTypeRef ut = undo_header_type(mc);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMValueRef header = ad_entry_alloca(holder, ut, "undo.tape");
+  LLVMBuildStore(b, LLVMConstNull(ut), header);
+  LLVMValueRef aug = ad_rev_guarded_aug(mc, up.aug, 0);
+  LLVMValueRef *a = aug ? tj_malloc((nargs + 2) * sizeof *a) : NULL;
+  if (!a)
+    return aug ? ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory")
+               : -1;
+  LLVMValueRef undo = undo_fn(mc);
+  for (unsigned w = 0; w < width && !mc->diag.failed; w++) {
+    for (unsigned d = 0; d < ndup; d++)
+      args[shadow_pos[d]] = lane_shadows[d * width + w];
+    if (w)
+      ad_emit_shadow_reset(mc, b);
+    if (w == width - 1) {
+      lane_res[w] = ad_rev_emit_gradient(mc, b, holder, p, args, nargs, seed);
+      break;
+    }
+    /* a fresh gradient header, the log kept (empty, its buffer reused) */
+    LLVMBuildStore(b, LLVMConstNull(ad_rev_header_type(mc)), header);
+    memcpy(a, args, nargs * sizeof *a);
+    a[nargs] = header;
+    emit_call(b, aug, a, nargs + 1);
+    unsigned k = nargs;
+    if (seed)
+      a[k++] = seed;
+    a[k++] = header;
+    LLVMValueRef res = emit_call(b, up.rev, a, k);
+    lane_res[w] =
+        LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
+    LLVMValueRef records = LLVMBuildLoad2(b, ptr, header, "");
+    ad_rev_call_libc(mc, b, "free", &records, 1);
+    emit_call(b, undo, &header, 1);
+  }
+  free(a);
+  LLVMValueRef log = LLVMBuildLoad2(
+      b, ptr, LLVMBuildStructGEP2(b, ut, header, 1, ""), "undo.log");
+  ad_rev_call_libc(mc, b, "free", &log, 1);
+  return mc->diag.failed ? -1 : 0;
+}
+
 /* 0 when one augmented pass of p serves every lane (*copies: the first
  * shadow block it allocates, which the lanes then need copies of, or
  * NULL), 1 when not (*share says why), -1 with the error in mc (a mutable
@@ -714,16 +1097,13 @@ static int can_share(ad_module_ctx *mc, LLVMValueRef fn, const ad_rev_pair *p,
 int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                                LLVMValueRef fn, const ad_rev_pair *p,
                                const unsigned *shadow_pos, unsigned ndup,
-                               unsigned width) {
+                               unsigned width, int *keeps) {
   lane_finding share = {NULL, NULL};
   LLVMValueRef copies;
   int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share, &copies);
-  if (rc < 0 || (rc == 0 && !copies))
+  *keeps = rc == 0 && copies != NULL;
+  if (rc <= 0)
     return rc;
-  /* split mode's reverse runs its lanes from a tape the caller holds:
-   * no lane copies of the blocks aug made */
-  if (rc == 0)
-    found(&share, copies, "its augmented pass allocates a shadow");
   char at[160];
   line_of(share.inst, at, sizeof at);
   return ad_fail_code(mc, TANJIT_ERR_UNSUPPORTED, where,
@@ -733,11 +1113,111 @@ int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                       width, ad_value_name(fn), share.what, at);
 }
 
+/* ---- split mode: the blocks' list kept on the caller's tape ---- */
+
+/* The records' buffer of a tape header {ptr, size, cap}. */
+typedef struct records {
+  LLVMValueRef psize, size, pcap;
+} records;
+
+static records records_of(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef header) {
+  LLVMTypeRef tt = ad_rev_tape_type(mc);
+  records r;
+  r.psize = LLVMBuildStructGEP2(b, tt, header, 1, "");
+  r.pcap = LLVMBuildStructGEP2(b, tt, header, 2, "");
+  r.size = LLVMBuildLoad2(b, LLVMInt64TypeInContext(mc->llctx), r.psize,
+                          "size");
+  return r;
+}
+
+/* tanjit.rev.lanes.stash(header): the copies of the shadow blocks on
+ * header's owned list (tanjit.rev.lanes.keep), and the list's first block
+ * pushed on the records (8 bytes on top, the buffer grown as tape.c's
+ * reserve grows it): split mode's caller keeps only {ptr, size, cap, tag}
+ * of the header (enzyme_allocated), and the reverse, lane by lane, walks
+ * the list to put every block back.  Traps when memory runs out. */
+static LLVMValueRef lanes_stash_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.lanes.stash",
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0), &fn);
+  if (!b)
+    return fn;
+  LLVMValueRef header = LLVMGetParam(fn, 0);
+  LLVMValueRef blocks = LLVMBuildLoad2(
+      b, ptr, below(b, mc, header, AD_REV_TAPE_OWNED_OFFSET), "blocks");
+  emit_call(b, lane_copies_keep_fn(mc), &blocks, 1);
+  records r = records_of(mc, b, header);
+  LLVMValueRef cap = LLVMBuildLoad2(b, i64, r.pcap, "cap");
+  LLVMValueRef need = LLVMBuildAdd(b, r.size, LLVMConstInt(i64, 8, 0), "need");
+  LLVMBasicBlockRef grow = LLVMAppendBasicBlockInContext(c, fn, "grow");
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "oom");
+  LLVMBasicBlockRef grown = LLVMAppendBasicBlockInContext(c, fn, "grown");
+  LLVMBasicBlockRef push = LLVMAppendBasicBlockInContext(c, fn, "push");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGT, need, cap, ""), grow, push);
+  LLVMPositionBuilderAtEnd(b, grow);
+  LLVMValueRef ncap = LLVMBuildAdd(b, need, LLVMConstInt(i64, 4096, 0), "");
+  LLVMValueRef ra[2] = {LLVMBuildLoad2(b, ptr, header, ""), ncap};
+  LLVMValueRef buf = ad_rev_call_libc(mc, b, "realloc", ra, 2);
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, buf, ""), oom, grown);
+  LLVMPositionBuilderAtEnd(b, oom);
+  ad_build_trap(mc->mod, b);
+  LLVMPositionBuilderAtEnd(b, grown);
+  LLVMBuildStore(b, buf, header);
+  LLVMBuildStore(b, ncap, r.pcap);
+  LLVMBuildBr(b, push);
+  LLVMPositionBuilderAtEnd(b, push);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, header, "");
+  LLVMValueRef top =
+      LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), base, &r.size, 1, "");
+  LLVMSetAlignment(LLVMBuildStore(b, blocks, top), 1);
+  LLVMBuildStore(b, need, r.psize);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void ad_rev_lanes_keep_on_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header) {
+  LLVMValueRef fn = lanes_stash_fn(mc);
+  emit_call(b, fn, &header, 1);
+}
+
+LLVMValueRef ad_rev_lanes_take_from_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef header) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  records r = records_of(mc, b, header);
+  LLVMValueRef size =
+      LLVMBuildSub(b, r.size, LLVMConstInt(i64, 8, 0), "size");
+  LLVMBuildStore(b, size, r.psize);
+  LLVMValueRef base =
+      LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0), header, "");
+  LLVMValueRef top =
+      LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), base, &size, 1, "");
+  LLVMValueRef blocks = LLVMBuildLoad2(
+      b, LLVMPointerTypeInContext(mc->llctx, 0), top, "aug.blocks");
+  LLVMSetAlignment(blocks, 1);
+  return blocks;
+}
+
+void ad_rev_lanes_restore(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef blocks, int last) {
+  LLVMValueRef ra[2] = {
+      blocks, LLVMConstInt(LLVMInt1TypeInContext(mc->llctx), last != 0, 0)};
+  emit_call(b, lane_copies_restore_fn(mc), ra, 2);
+}
+
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
-                      LLVMValueRef fn, const ad_rev_pair *p, LLVMValueRef *args,
-                      unsigned nargs, const unsigned *shadow_pos,
-                      LLVMValueRef *lane_shadows, unsigned ndup, unsigned width,
-                      LLVMValueRef seed, LLVMValueRef *lane_res) {
+                      const ad_rev_sig *sig, const ad_rev_pair *p,
+                      LLVMValueRef *args, unsigned nargs,
+                      const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
+                      unsigned ndup, unsigned width, LLVMValueRef seed,
+                      LLVMValueRef *lane_res) {
+  LLVMValueRef fn = sig->fn;
   lane_finding share = {NULL, NULL}, again = {NULL, NULL};
   LLVMValueRef copies;
   int rc = can_share(mc, fn, p, shadow_pos, ndup, width, &share, &copies);
@@ -778,12 +1258,8 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
       emit_call(b, keep, &blocks, 1);
     }
     for (unsigned w = 0; w < width; w++) {
-      if (w && copies) {
-        LLVMValueRef ra[2] = {
-            blocks, LLVMConstInt(LLVMInt1TypeInContext(mc->llctx),
-                                 w == width - 1, 0)};
-        emit_call(b, lane_copies_restore_fn(mc), ra, 2);
-      }
+      if (w && copies)
+        ad_rev_lanes_restore(mc, b, blocks, w == width - 1);
       for (unsigned d = 0; d < ndup; d++)
         a[shadow_pos[d]] = lane_shadows[d * width + w];
       unsigned k = nargs;
@@ -803,25 +1279,32 @@ int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
     return mc->diag.failed ? -1 : 0;
   }
   rc = scan_primal(mc, fn, SCAN_PER_LANE, &again);
+  if (rc == 0)
+    goto per_lane;
+  if (rc > 0)
+    rc = scan_primal(mc, fn, SCAN_UNDONE, &again);
   if (rc < 0)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
-  if (rc) {
-    char *text = ad_value_text(again.inst);
-    char at[160];
-    line_of(share.inst, at, sizeof at);
-    ad_fail_code(
-        mc, TANJIT_ERR_UNSUPPORTED, again.inst,
-        "reverse mode: enzyme_width %u of %s: the lanes cannot share one "
-        "augmented pass (%s%s), and running %s once per lane is exact only "
-        "for a function that writes no memory its caller sees; here %s "
-        "(`%s`)",
-        width, ad_value_name(fn), share.what, at,
-        ad_value_name(
-            LLVMGetBasicBlockParent(LLVMGetInstructionParent(again.inst))),
-        again.what, text ? text : "?");
-    free(text);
-    return -1;
-  }
+  if (rc == 0)
+    return emit_undone_lanes(mc, b, holder, sig, p, args, nargs, shadow_pos,
+                             lane_shadows, ndup, width, seed, lane_res);
+  char *text = ad_value_text(again.inst);
+  char at[160];
+  line_of(share.inst, at, sizeof at);
+  ad_fail_code(
+      mc, TANJIT_ERR_UNSUPPORTED, again.inst,
+      "reverse mode: enzyme_width %u of %s: the lanes cannot share one "
+      "augmented pass (%s%s), and running %s once per lane is exact only "
+      "when it writes its caller's memory only through its own arguments "
+      "(undone between lanes) and what it calls writes only memory it "
+      "allocated; here, in %s, %s (`%s`)",
+      width, ad_value_name(fn), share.what, at, ad_value_name(fn),
+      ad_value_name(
+          LLVMGetBasicBlockParent(LLVMGetInstructionParent(again.inst))),
+      again.what, text ? text : "?");
+  free(text);
+  return -1;
+per_lane:
   /* one whole gradient per lane */
   for (unsigned w = 0; w < width && !mc->diag.failed; w++) {
     for (unsigned d = 0; d < ndup; d++)

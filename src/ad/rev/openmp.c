@@ -328,7 +328,7 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
                 : ad_shadow_may_equal_primal(fc, a) ? AD_REV_DUP_RUNTIME
                                                     : AD_REV_DUP;
   }
-  ad_rev_sig sig = {task, np, p->act, 0, 0, 0, 1};
+  ad_rev_sig sig = {task, np, p->act, 0, 0, 0, 1, 0};
   if (ad_rev_get(mc, &sig, call, &p->pair) != 0)
     return -1;
   LLVMValueRef wrapper = region_wrapper(mc, call, p, 0);

@@ -17,7 +17,8 @@
  *              and of its shadow, the float adjoints added back
  *   custom.c   custom gradients: in-IR registrations, tanjit_register_rev_rule
  *   lanes.c    enzyme_width N: one aug and a reverse per lane, or a
- *              gradient per lane, whichever is exact
+ *              gradient per lane (the function's writes through its
+ *              arguments undone between lanes), whichever is exact
  *   split.c    split mode: the tape handed from __enzyme_augmentfwd to
  *              __enzyme_reverse, __enzyme_virtualreverse's table
  *   cuda.c     CUDA transfers, allocations and frees (the CUDA family's
@@ -81,6 +82,11 @@ typedef struct ad_rev_sig {
    * OpenMP region and the functions it calls, openmp.c): a load's adjoint
    * is added into shadow memory with an atomic fadd */
   unsigned char parallel;
+  /* the pair's aug saves what the function's own stores through its
+   * arguments overwrite, so that enzyme_width's lanes can each run a whole
+   * gradient from the same memory (lanes.c's path 3); its tape header is
+   * lanes.c's, with the log after it */
+  unsigned char lanes_undo;
 } ad_rev_sig;
 
 typedef struct ad_rev_pair {
@@ -116,28 +122,46 @@ unsigned long long ad_rev_sig_tag(const ad_rev_sig *sig);
 const ad_rev_sig *ad_rev_sig_by_tag(ad_module_ctx *mc, unsigned long long tag);
 
 /* ---- lanes.c ---- */
-/* Emits at b (in function holder) the N = width lanes of fn's gradient
- * with pair p: args as for ad_rev_emit_gradient, the DUP shadows at
- * args[shadow_pos[d]], lane w's at lane_shadows[d * width + w] (args'
- * shadows are overwritten), `seed` every lane's result adjoint (or NULL).
- * One augmented pass and the reverse once per lane on its tape when that
- * is exact, else one whole gradient per lane when that is; else an error
- * naming what stops both.  lane_res[w] is lane w's rev result (NULL when
+/* Emits at b (in function holder) the N = width lanes of the gradient of
+ * sig's function with pair p: args as for ad_rev_emit_gradient, the DUP
+ * shadows at args[shadow_pos[d]], lane w's at lane_shadows[d * width + w]
+ * (args' shadows are overwritten), `seed` every lane's result adjoint (or
+ * NULL).  One augmented pass and the reverse once per lane on its tape
+ * when that is exact, else one whole gradient per lane when that is (the
+ * function's writes through its arguments undone between lanes, on a
+ * pair of sig with lanes_undo); else an error naming what stops them.  lane_res[w] is lane w's rev result (NULL when
  * void).  0, or -1 with the error in mc. */
 int ad_rev_emit_lanes(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef holder,
-                      LLVMValueRef fn, const ad_rev_pair *p,
+                      const ad_rev_sig *sig, const ad_rev_pair *p,
                       LLVMValueRef *args, unsigned nargs,
                       const unsigned *shadow_pos, LLVMValueRef *lane_shadows,
                       unsigned ndup, unsigned width, LLVMValueRef seed,
                       LLVMValueRef *lane_res);
 
 /* Split mode's half of that decision: 0 when one augmented pass of p
- * (its shadows at aug's parameters shadow_pos) serves every lane, else -1
- * with an error located at `where` saying what stops it. */
+ * (its shadows at aug's parameters shadow_pos) serves every lane, with
+ * *keeps set when the lanes need copies of the shadow blocks it allocates
+ * (ad_rev_lanes_keep_on_tape after it, ad_rev_lanes_take_from_tape and
+ * ad_rev_lanes_restore in the reverse), else -1 with an error located at
+ * `where` saying what stops it. */
 int ad_rev_lanes_share_or_fail(ad_module_ctx *mc, LLVMValueRef where,
                                LLVMValueRef fn, const ad_rev_pair *p,
                                const unsigned *shadow_pos, unsigned ndup,
-                               unsigned width);
+                               unsigned width, int *keeps);
+/* Emits at b, right after the augmented pass on tape `header`: a copy of
+ * every shadow block it allocated (kept below the block), and the list of
+ * those blocks pushed on the tape's records. */
+void ad_rev_lanes_keep_on_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                               LLVMValueRef header);
+/* Emits at b, before the first lane's reverse: the list pushed by
+ * ad_rev_lanes_keep_on_tape, popped off the records. */
+LLVMValueRef ad_rev_lanes_take_from_tape(ad_module_ctx *mc, LLVMBuilderRef b,
+                                         LLVMValueRef header);
+/* Emits at b, before a further lane's reverse: every block on the list
+ * from `blocks` put back as the augmented pass left it; `last` (the last
+ * lane) frees the copies too, so that lane's reverse frees the blocks. */
+void ad_rev_lanes_restore(ad_module_ctx *mc, LLVMBuilderRef b,
+                          LLVMValueRef blocks, int last);
 
 /* ---- split.c ---- */
 /* The bytes enzyme_allocated must give: the tape header {ptr, size, cap,
@@ -149,6 +173,10 @@ typedef struct ad_rev_split_tape {
   LLVMValueRef into;  /* enzyme_tape p (NULL: the tape is a value) */
   int allocated;      /* enzyme_allocated: the header itself lives at p */
   LLVMValueRef value; /* reverse without enzyme_tape: the tape passed */
+  /* enzyme_width N whose lanes keep copies of the shadow blocks aug
+   * allocated (lanes.c), else 0: their list rides on the records, and the
+   * tape's tag names N, so that a reverse of another width traps */
+  unsigned lanes;
 } ad_rev_split_tape;
 /* Emits at b (in function holder) the augmented forward pass of pair p on
  * args (primal arguments, each DUP one's shadow after it).  Returns aug's

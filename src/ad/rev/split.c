@@ -108,6 +108,17 @@ static LLVMValueRef check_fn(ad_module_ctx *mc) {
   return fn;
 }
 
+/* The tag a tape of pair sig carries: ad_rev_sig_tag, told apart by the
+ * width when lanes keep copies on it (t->lanes): a reverse of another
+ * width would read the records without the list on top, or with it. */
+static LLVMValueRef tape_tag(ad_module_ctx *mc, const ad_rev_sig *sig,
+                             const ad_rev_split_tape *t) {
+  unsigned long long tag = ad_rev_sig_tag(sig);
+  if (t->lanes)
+    tag ^= 0x9e3779b97f4a7c15ull * t->lanes;
+  return LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), tag ? tag : 1, 0);
+}
+
 static LLVMValueRef call_fn(LLVMBuilderRef b, LLVMValueRef fn,
                             LLVMValueRef *args, unsigned n, const char *name) {
   return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n, name);
@@ -140,7 +151,7 @@ LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
                                   LLVMValueRef *tape_out) {
   LLVMTypeRef ht = split_header_type(mc);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMValueRef tag = LLVMConstInt(i64, ad_rev_sig_tag(sig), 0);
+  LLVMValueRef tag = tape_tag(mc, sig, t);
   LLVMValueRef header;
   if (t->allocated) {
     header = ad_entry_alloca(holder, ht, "split.tape");
@@ -157,6 +168,8 @@ LLVMValueRef ad_rev_split_augment(ad_module_ctx *mc, LLVMBuilderRef b,
       aug ? call_pair_fn(mc, b, aug, args, nargs, NULL, header) : NULL;
   if (!res)
     return NULL;
+  if (t->lanes)
+    ad_rev_lanes_keep_on_tape(mc, b, header);
   *tape_out = NULL;
   if (t->allocated) {
     LLVMBuildMemCpy(b, t->into, 1, header, 8,
@@ -184,7 +197,7 @@ static int reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
   LLVMTypeRef ht = split_header_type(mc);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMValueRef tag = LLVMConstInt(i64, ad_rev_sig_tag(sig), 0);
+  LLVMValueRef tag = tape_tag(mc, sig, t);
   LLVMValueRef header;
   if (t->allocated) {
     header = ad_entry_alloca(holder, ht, "split.tape");
@@ -198,11 +211,15 @@ static int reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
   }
   LLVMValueRef check_args[2] = {t->allocated ? t->into : header, tag};
   call_fn(b, check_fn(mc), check_args, 2, "");
+  LLVMValueRef blocks =
+      t->lanes ? ad_rev_lanes_take_from_tape(mc, b, header) : NULL;
   LLVMValueRef psize = LLVMBuildStructGEP2(b, ht, header, 1, "");
   LLVMValueRef size = width > 1 ? LLVMBuildLoad2(b, i64, psize, "") : NULL;
   for (unsigned w = 0; w < width; w++) {
     for (unsigned d = 0; width > 1 && d < ndup; d++)
       args[shadow_pos[d]] = lane_shadows[d * width + w];
+    if (w && blocks)
+      ad_rev_lanes_restore(mc, b, blocks, w == width - 1);
     if (w)
       LLVMBuildStore(b, size, psize);
     LLVMValueRef res = call_pair_fn(mc, b, p->rev, args, nargs, seed, header);
@@ -238,11 +255,14 @@ int ad_rev_split_reverse_lanes(ad_module_ctx *mc, LLVMBuilderRef b,
                                LLVMValueRef *lane_shadows, unsigned ndup,
                                unsigned width, const ad_rev_split_tape *t,
                                LLVMValueRef *lane_res) {
+  int keeps;
   if (ad_rev_lanes_share_or_fail(mc, where, sig->fn, p, shadow_pos, ndup,
-                                 width) != 0)
+                                 width, &keeps) != 0)
     return -1;
-  return reverse_lanes(mc, b, holder, sig, p, args, nargs, NULL, t, shadow_pos,
-                       lane_shadows, ndup, width, lane_res);
+  ad_rev_split_tape lt = *t;
+  lt.lanes = keeps ? width : 0;
+  return reverse_lanes(mc, b, holder, sig, p, args, nargs, NULL, &lt,
+                       shadow_pos, lane_shadows, ndup, width, lane_res);
 }
 
 /* What a tape value was made by, looking through casts and a local
@@ -401,7 +421,7 @@ LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
     return NULL;
   }
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  ad_rev_split_tape heap = {NULL, 0, NULL};
+  ad_rev_split_tape heap = {NULL, 0, NULL, 0};
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, aw, "entry"));
   for (unsigned i = 0; i + 1 < na; i++)
     args[i] = LLVMGetParam(aw, i);
@@ -424,7 +444,7 @@ LLVMValueRef ad_rev_virtual_table(ad_module_ctx *mc, const ad_rev_sig *sig,
   for (unsigned i = 0; i < nr; i++)
     args[i] = LLVMGetParam(rw, i);
   unsigned nplain = nr - 1 - (sig->ret_adjoint ? 1 : 0);
-  ad_rev_split_tape by_value = {NULL, 0, LLVMGetParam(rw, nr - 1)};
+  ad_rev_split_tape by_value = {NULL, 0, LLVMGetParam(rw, nr - 1), 0};
   LLVMValueRef out = ad_rev_split_reverse(
       mc, b, rw, sig, p, args, nplain,
       sig->ret_adjoint ? LLVMGetParam(rw, nplain) : NULL, &by_value);

@@ -77,7 +77,7 @@ LLVMValueRef ad_rev_virtual_of_function(ad_module_ctx *mc, LLVMValueRef fn,
   /* not back to back: the table's caller runs the halves when it likes */
   ad_rev_sig sig = {fn, np, act, (unsigned char)rf,
                     (unsigned char)(LLVMGetTypeKind(rt) == LLVMPointerTypeKind),
-                    0, 0};
+                    0, 0, 0};
   ad_rev_pair pair;
   if (ad_rev_get(mc, &sig, call, &pair) != 0 || ad_rev_build_all(mc) != 0)
     goto out;
