@@ -175,12 +175,58 @@ START_TEST(test_lookup_stops_at_the_first_family_that_answers) {
 }
 END_TEST
 
+/* The inactive family's library rows (registry/inactive.c): std::string
+ * members, printing, std::__throw_* and hashing are inactive by contract;
+ * whatever may move doubles (memcpy, std::vector<double> and std::copy
+ * over doubles, a basic_string of doubles) is not in it, nor is an
+ * unknown function. */
+static const char *const contract_inactive[] = {
+    "printf", "puts", "snprintf",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareERKS4_",
+    "_ZNSt7__cxx1112basic_stringIwSt11char_traitsIwESaIwEEpLEw",
+    "_ZNSsC1EPKcRKSaIcE", /* the pre-C++11 ABI's std::string */
+    "_ZNSt7__cxx119to_stringEd",
+    "_ZNKSt4hashINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEEclERKS5_",
+    "_ZSt20__throw_length_errorPKc",
+    "_ZSt24__throw_out_of_range_fmtPKcz",
+    "_ZSt17__throw_bad_allocv",
+    "_ZNSolsEd", /* std::ostream << double */
+};
+static const char *const not_contract_inactive[] = {
+    "memcpy", "llvm.memcpy.p0.p0.i64", "memmove", "smooth_in_place",
+    "_ZNSt6vectorIdSaIdEE9push_backERKd",
+    "_ZNSt6vectorIdSaIdEE17_M_realloc_insertIJRKdEEEvN9__gnu_cxx17__normal_iteratorIPdS1_EEDpOT_",
+    "_ZSt4copyIPdS0_ET0_T_S2_S1_",
+    "_ZNSt7__cxx1112basic_stringIdSt11char_traitsIdESaIdEE6appendEPKd",
+    "_ZSt9__fill_a1IPddEvT_S1_RKT0_", /* std::fill over doubles */
+    "_ZSt", "_ZSt8", "__throw_length_error", /* not std::'s */
+};
+
+START_TEST(test_inactive_library_rows) {
+  const ad_rule_family *inactive = ad_rule_family_at(1);
+  ck_assert_str_eq(inactive->name, "inactive");
+  for (size_t i = 0; i < sizeof contract_inactive / sizeof *contract_inactive;
+       i++) {
+    const ad_call_rule *r = inactive->lookup(contract_inactive[i]);
+    ck_assert_msg(r && r->inactive, "%s is not inactive", contract_inactive[i]);
+  }
+  for (size_t i = 0;
+       i < sizeof not_contract_inactive / sizeof *not_contract_inactive; i++)
+    ck_assert_msg(!inactive->lookup(not_contract_inactive[i]),
+                  "%s is inactive", not_contract_inactive[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("registry");
   TCase *t = tcase_create("families");
   tcase_add_test(t, test_families_in_documented_order);
   tcase_add_test(t, test_registered_lookup_takes_the_first_answer);
   tcase_add_test(t, test_lookup_stops_at_the_first_family_that_answers);
+  tcase_add_test(t, test_inactive_library_rows);
   suite_add_tcase(s, t);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

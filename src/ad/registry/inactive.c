@@ -175,7 +175,49 @@ static const ad_call_rule inactive_prefix_rules[] = {
      * Enzyme's list as well */
     INACTIVE("_ZNKSt8__detail20_Prime_rehash_policy"),
     INACTIVE("_ZNSt8__detail20_Prime_rehash_policy"),
+    /* std::string and std::wstring members (libstdc++'s two ABIs, libc++):
+     * whose bodies an -O0 module lacks (the library's extern templates).
+     * They move characters and return sizes, positions, comparisons or
+     * characters; the primal call still does that work.  Only the char
+     * and wchar_t instances: a basic_string of another element type is not
+     * known to hold no floats. */
+    INACTIVE("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"),
+    INACTIVE("_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"),
+    INACTIVE("_ZNSt7__cxx1112basic_stringIwSt11char_traitsIwESaIwEE"),
+    INACTIVE("_ZNKSt7__cxx1112basic_stringIwSt11char_traitsIwESaIwEE"),
+    INACTIVE("_ZNSs"),  /* std::string, the pre-C++11 ABI */
+    INACTIVE("_ZNKSs"),
+    INACTIVE("_ZNSbIwSt11char_traitsIwESaIwEE"), /* std::wstring, likewise */
+    INACTIVE("_ZNKSbIwSt11char_traitsIwESaIwEE"),
+    INACTIVE("_ZNSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEE"),
+    INACTIVE("_ZNKSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEE"),
+    /* string concatenation and std::to_string: characters out */
+    INACTIVE("_ZStplIcSt11char_traitsIcESaIcEENSt7__cxx1112basic_string"),
+    INACTIVE("_ZNSt7__cxx119to_string"),
+    /* std::hash<T>::operator(): a size_t from any key */
+    INACTIVE("_ZNKSt4hash"),
 };
+
+/* Functions of namespace std matched by the start of their identifier, the
+ * mangled name being `_ZSt<length><identifier>...`: libstdc++'s
+ * std::__throw_length_error, __throw_out_of_range_fmt, __throw_bad_alloc,
+ * ...: they raise (or, without exceptions, abort) and return nothing. */
+static const ad_call_rule inactive_std_identifier_rules[] = {
+    INACTIVE("__throw_"),
+};
+
+/* The identifier of a function of namespace std (`_ZSt`, its length, the
+ * identifier), or NULL for any other name. */
+static const char *std_identifier(const char *name) {
+  if (strncmp(name, "_ZSt", 4) != 0)
+    return NULL;
+  const char *p = name + 4;
+  if (*p < '1' || *p > '9')
+    return NULL;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  return p;
+}
 
 static const ad_call_rule *inactive_lookup(const char *name) {
   const ad_typed_rule *typed = inactive_typed_lookup(name);
@@ -189,6 +231,14 @@ static const ad_call_rule *inactive_lookup(const char *name) {
     const char *prefix = inactive_prefix_rules[i].name;
     if (strncmp(name, prefix, strlen(prefix)) == 0)
       return &inactive_prefix_rules[i];
+  }
+  const char *std_name = std_identifier(name);
+  for (size_t i = 0; std_name && i < sizeof inactive_std_identifier_rules /
+                                          sizeof *inactive_std_identifier_rules;
+       i++) {
+    const char *prefix = inactive_std_identifier_rules[i].name;
+    if (strncmp(std_name, prefix, strlen(prefix)) == 0)
+      return &inactive_std_identifier_rules[i];
   }
   return NULL;
 }
