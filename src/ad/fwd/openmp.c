@@ -6,7 +6,8 @@
  * thread computes the tangents of what it computes, into the shadows of
  * what it writes, so nothing is shared that the primal does not share, and
  * the runtime's calls inside (schedules, locks, barriers) are inactive
- * rows (registry/inactive.c) that stay where they are.
+ * rows (registry/inactive.c) that stay where they are; a reduction's
+ * calls are replaced by its lock (reduce_by_lock, below).
  *
  * The runtime passes each captured argument as one pointer-sized word, so
  * only width 1 is forked this way (a batched tangent is an array): wider
