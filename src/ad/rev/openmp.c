@@ -455,7 +455,8 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
         LLVMConstInt(i64_t(mc), LLVMABISizeOfType(mc->td, rt), 0));
     LLVMBuildStore(b, results, slot_field(mc, b, slot, SLOT_RESULTS));
   }
-  LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals, vals + p->np - 2, slot);
+  LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals,
+                                vals + p->np - 2, slot);
   free(vals);
   if (!fork)
     return -1;
@@ -612,8 +613,9 @@ static int aug_sync(ad_rev_fn *r, const ad_rev_call_row *row,
   if (sync_operands_fit(r, row, call) != 0 ||
       (s->result_combines && check_atomic_method(r, row, call) != 0))
     return -1;
-  LLVMValueRef lock =
-      s->lock == NO_LOCK ? NULL : ad_primal(fc, LLVMGetOperand(call, s->lock));
+  LLVMValueRef lock = s->lock == NO_LOCK
+                          ? NULL
+                          : ad_primal(fc, LLVMGetOperand(call, s->lock));
   emit_sync_steps(r->mc, fc->b, s->aug, ad_primal(fc, LLVMGetOperand(call, 0)),
                   ad_primal(fc, LLVMGetOperand(call, 1)), lock);
   if (s->result_combines &&
@@ -626,9 +628,11 @@ static int rev_sync(ad_rev_fn *r, const ad_rev_call_row *row,
                     LLVMValueRef call, const ad_rev_call_plan *p) {
   (void)p;
   const omp_sync *s = row->data;
-  LLVMValueRef lock =
-      s->lock == NO_LOCK ? NULL : ad_rev_primal(r, LLVMGetOperand(call, s->lock));
-  emit_sync_steps(r->mc, r->rb, s->rev, ad_rev_primal(r, LLVMGetOperand(call, 0)),
+  LLVMValueRef lock = s->lock == NO_LOCK
+                          ? NULL
+                          : ad_rev_primal(r, LLVMGetOperand(call, s->lock));
+  emit_sync_steps(r->mc, r->rb, s->rev,
+                  ad_rev_primal(r, LLVMGetOperand(call, 0)),
                   ad_rev_primal(r, LLVMGetOperand(call, 1)), lock);
   return 0;
 }
