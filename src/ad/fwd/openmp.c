@@ -18,6 +18,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/omp_reduction.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/fwd/fwd.h"
@@ -133,6 +134,18 @@ static int reduce_by_lock(ad_fn_ctx *fc, LLVMValueRef call,
   ad_module_ctx *mc = fc->mc;
   if (LLVMGetNumArgOperands(call) <= rc->lock)
     return ad_fail(mc, call, "%s with fewer arguments than libomp's",
+                   rc->name);
+  LLVMValueRef cas;
+  int found = rc->combines ? ad_omp_reduction_atomic_cas(fc, call, &cas) : 0;
+  if (found < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  /* its atomic method never runs, but is differentiated with the rest */
+  if (found)
+    return ad_fail(mc, call,
+                   "no forward-mode derivative for a reduction (%s) whose "
+                   "operator is not + or - on floats (*, min, max, ...): "
+                   "clang also emits its combination as a compare-and-swap "
+                   "loop (libomp's atomic method)",
                    rc->name);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(mc->llctx);

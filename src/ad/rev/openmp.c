@@ -53,6 +53,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/omp_reduction.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
@@ -533,68 +534,18 @@ static int sync_operands_fit(ad_rev_fn *r, const ad_rev_call_row *row,
   return 0;
 }
 
-/* The block where a switch on a reduction's result `call` goes for the
- * runtime's atomic method (2), or NULL.  Operands: the condition, the
- * default block, then each case's value and block. */
-static LLVMBasicBlockRef atomic_method_block(LLVMValueRef call,
-                                             LLVMValueRef *sw) {
-  for (LLVMUseRef u = LLVMGetFirstUse(call); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsASwitchInst(user))
-      continue;
-    unsigned n = LLVMGetNumOperands(user);
-    for (unsigned k = 2; k + 1 < n; k += 2) {
-      LLVMValueRef v = LLVMGetOperand(user, k);
-      if (LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 2) {
-        *sw = user;
-        return LLVMValueAsBasicBlock(LLVMGetOperand(user, k + 1));
-      }
-    }
-  }
-  return NULL;
-}
-
-/* The blocks of a reduction's atomic method are never run (the lock's
- * method is taken instead) but are differentiated with the rest; an
- * operator whose atomic combination is a compare-and-swap loop on active
- * memory would be refused there, naming the loop, so it is refused here
- * naming the reduction.  0, or -1 with the error recorded. */
+/* A reduction's atomic method never runs (the lock's is taken instead)
+ * but is differentiated with the rest; an operator whose atomic
+ * combination is a compare-and-swap loop would be refused there, naming
+ * its cmpxchg, so it is refused here naming the reduction.  0, or -1 with
+ * the error recorded. */
 static int check_atomic_method(ad_rev_fn *r, const ad_rev_call_row *row,
                                LLVMValueRef call) {
-  LLVMValueRef sw = NULL;
-  LLVMBasicBlockRef first = atomic_method_block(call, &sw);
-  if (!first)
-    return 0;
-  LLVMBasicBlockRef done = LLVMGetSwitchDefaultDest(sw);
-  unsigned cap = LLVMCountBasicBlocks(LLVMGetBasicBlockParent(first));
-  LLVMBasicBlockRef *seen = tj_malloc(cap * sizeof *seen);
-  if (!seen)
+  LLVMValueRef cas;
+  int found = ad_omp_reduction_atomic_cas(&r->fc, call, &cas);
+  if (found < 0)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  unsigned n = 0, next = 0;
-  seen[n++] = first;
-  int refused = 0;
-  while (next < n && !refused) {
-    LLVMBasicBlockRef bb = seen[next++];
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !refused;
-         i = LLVMGetNextInstruction(i)) {
-      int cas = LLVMIsAAtomicCmpXchgInst(i) ||
-                (LLVMIsAAtomicRMWInst(i) && !ad_rev_atomic_is_linear(i));
-      refused = cas && (ad_is_active(&r->fc, LLVMGetOperand(i, 0)) ||
-                        ad_is_active(&r->fc, LLVMGetOperand(i, 1)));
-    }
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-    for (unsigned k = 0; k < ns; k++) {
-      LLVMBasicBlockRef s = LLVMGetSuccessor(term, k);
-      int known = s == done;
-      for (unsigned j = 0; j < n && !known; j++)
-        known = seen[j] == s;
-      if (!known && n < cap)
-        seen[n++] = s;
-    }
-  }
-  free(seen);
-  if (refused)
+  if (found)
     return ad_rev_fail_call(
         r, call,
         "a reduction (%s) whose operator is not + or - on floats (*, min, "
