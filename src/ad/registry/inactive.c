@@ -113,6 +113,7 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("__kmpc_global_thread_num"),
     INACTIVE("__kmpc_for_static_fini"),
     INACTIVE("__kmpc_critical"),
+    INACTIVE("__kmpc_critical_with_hint"),
     INACTIVE("__kmpc_end_critical"),
     INACTIVE("__kmpc_barrier"),
     INACTIVE("__kmpc_push_num_threads"),

@@ -471,10 +471,10 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
 
 /*
  * Synchronization: each row's primal call is replaced, in the augmented
- * pass, by runtime calls of its (loc, gtid[, lock]) and its reverse is
- * the calls that undo them, in reverse order: a lock taken where the
- * primal gave it back and given back where it took it, a barrier where
- * it waited.
+ * pass, by runtime calls of its (loc, gtid[, lock[, hint]]) and its
+ * reverse is the calls that undo them, in reverse order: a lock taken
+ * where the primal gave it back and given back where it took it, a
+ * barrier where it waited.
  *
  * A reduction (`__kmpc_reduce[_nowait]`, whose result picks how this
  * thread combines its private copies into the shared variables: 1 by the
@@ -488,50 +488,66 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
  * runtime's, so it has no reverse; the atomic method's order is the
  * runtime's too.  The end of a blocking reduction is also a barrier.
  */
-enum { NO_LOCK = ~0u, MAX_SYNC_STEPS = 2 };
+enum { NONE = ~0u, MAX_SYNC_STEPS = 2 };
 
 typedef struct omp_sync_step {
-  const char *callee; /* a libomp entry point of (loc, gtid[, lock]) */
-  int with_lock;
+  const char *callee; /* a libomp entry point of (loc, gtid[, lock[, hint]]) */
+  unsigned nargs;     /* 2, 3 or 4 of those */
 } omp_sync_step;
 
 typedef struct omp_sync {
-  unsigned lock;        /* the operand of the lock, or NO_LOCK */
+  unsigned lock, hint;  /* the operands of the lock and the hint, or NONE */
   int result_combines;  /* the call returns i32 1: this thread combines */
   omp_sync_step aug[MAX_SYNC_STEPS], rev[MAX_SYNC_STEPS]; /* in order */
 } omp_sync;
 
-#define TAKE {"__kmpc_critical", 1}
-#define GIVE {"__kmpc_end_critical", 1}
-#define BARRIER {"__kmpc_barrier", 0}
-static const omp_sync critical_begin = {2, 0, {TAKE}, {GIVE}};
-static const omp_sync critical_end = {2, 0, {GIVE}, {TAKE}};
-static const omp_sync barrier = {NO_LOCK, 0, {BARRIER}, {BARRIER}};
-static const omp_sync reduce_begin = {6, 1, {TAKE}, {GIVE}};
-static const omp_sync reduce_end_nowait = {2, 0, {GIVE}, {TAKE}};
-static const omp_sync reduce_end = {2, 0, {GIVE, BARRIER}, {BARRIER, TAKE}};
+/* A lock taken with a hint is given back by __kmpc_end_critical, and the
+ * hint matters only to the first taker (which picks the lock's kind), so
+ * the reverse of giving it back takes it without one. */
+#define TAKE {"__kmpc_critical", 3}
+#define TAKE_HINTED {"__kmpc_critical_with_hint", 4}
+#define GIVE {"__kmpc_end_critical", 3}
+#define BARRIER {"__kmpc_barrier", 2}
+static const omp_sync critical_begin = {2, NONE, 0, {TAKE}, {GIVE}};
+static const omp_sync critical_hinted = {2, 3, 0, {TAKE_HINTED}, {GIVE}};
+static const omp_sync critical_end = {2, NONE, 0, {GIVE}, {TAKE}};
+static const omp_sync barrier = {NONE, NONE, 0, {BARRIER}, {BARRIER}};
+static const omp_sync reduce_begin = {6, NONE, 1, {TAKE}, {GIVE}};
+static const omp_sync reduce_end_nowait = {2, NONE, 0, {GIVE}, {TAKE}};
+static const omp_sync reduce_end = {2, NONE, 0, {GIVE, BARRIER},
+                                    {BARRIER, TAKE}};
 #undef TAKE
+#undef TAKE_HINTED
 #undef GIVE
 #undef BARRIER
 
-/* steps' calls at b, of loc, gtid and lock (the values in that body) */
+/* steps' calls at b, of args (loc, gtid, lock, hint: the values in that
+ * body) */
 static void emit_sync_steps(ad_module_ctx *mc, LLVMBuilderRef b,
-                            const omp_sync_step *steps, LLVMValueRef loc,
-                            LLVMValueRef gtid, LLVMValueRef lock) {
-  LLVMValueRef args[3] = {loc, gtid, lock};
+                            const omp_sync_step *steps, LLVMValueRef *args) {
   for (unsigned k = 0; k < MAX_SYNC_STEPS && steps[k].callee; k++)
     omp_call(mc, b, steps[k].callee, LLVMVoidTypeInContext(mc->llctx), args,
-             steps[k].with_lock ? 3 : 2);
+             steps[k].nargs);
 }
 
 static int sync_operands_fit(ad_rev_fn *r, const ad_rev_call_row *row,
                              LLVMValueRef call) {
   const omp_sync *s = row->data;
   unsigned n = LLVMGetNumArgOperands(call);
-  if (n < 2 || (s->lock != NO_LOCK && s->lock >= n))
+  if (n < 2 || (s->lock != NONE && s->lock >= n) ||
+      (s->hint != NONE && s->hint >= n))
     return ad_rev_fail_call(r, call, "%s with fewer arguments than libomp's",
                             row->name);
   return 0;
+}
+
+/* The call's (loc, gtid, lock, hint) operands, NULL where it has none. */
+static void sync_operands(const omp_sync *s, LLVMValueRef call,
+                          LLVMValueRef *ops) {
+  ops[0] = LLVMGetOperand(call, 0);
+  ops[1] = LLVMGetOperand(call, 1);
+  ops[2] = s->lock == NONE ? NULL : LLVMGetOperand(call, s->lock);
+  ops[3] = s->hint == NONE ? NULL : LLVMGetOperand(call, s->hint);
 }
 
 /* A reduction's atomic method never runs (the lock's is taken instead)
@@ -564,11 +580,11 @@ static int aug_sync(ad_rev_fn *r, const ad_rev_call_row *row,
   if (sync_operands_fit(r, row, call) != 0 ||
       (s->result_combines && check_atomic_method(r, row, call) != 0))
     return -1;
-  LLVMValueRef lock = s->lock == NO_LOCK
-                          ? NULL
-                          : ad_primal(fc, LLVMGetOperand(call, s->lock));
-  emit_sync_steps(r->mc, fc->b, s->aug, ad_primal(fc, LLVMGetOperand(call, 0)),
-                  ad_primal(fc, LLVMGetOperand(call, 1)), lock);
+  LLVMValueRef ops[4];
+  sync_operands(s, call, ops);
+  for (unsigned k = 0; k < 4; k++)
+    ops[k] = ops[k] ? ad_primal(fc, ops[k]) : NULL;
+  emit_sync_steps(r->mc, fc->b, s->aug, ops);
   if (s->result_combines &&
       ad_map_put(&fc->vmap, call, LLVMConstInt(LLVMTypeOf(call), 1, 0)) != 0)
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
@@ -579,12 +595,11 @@ static int rev_sync(ad_rev_fn *r, const ad_rev_call_row *row,
                     LLVMValueRef call, const ad_rev_call_plan *p) {
   (void)p;
   const omp_sync *s = row->data;
-  LLVMValueRef lock = s->lock == NO_LOCK
-                          ? NULL
-                          : ad_rev_primal(r, LLVMGetOperand(call, s->lock));
-  emit_sync_steps(r->mc, r->rb, s->rev,
-                  ad_rev_primal(r, LLVMGetOperand(call, 0)),
-                  ad_rev_primal(r, LLVMGetOperand(call, 1)), lock);
+  LLVMValueRef ops[4];
+  sync_operands(s, call, ops);
+  for (unsigned k = 0; k < 4; k++)
+    ops[k] = ops[k] ? ad_rev_primal(r, ops[k]) : NULL;
+  emit_sync_steps(r->mc, r->rb, s->rev, ops);
   return 0;
 }
 
@@ -592,6 +607,7 @@ static int rev_sync(ad_rev_fn *r, const ad_rev_call_row *row,
 static const ad_rev_call_row openmp_rows[] = {
     {.name = "__kmpc_fork_call", .aug = aug_fork, .rev = rev_fork},
     SYNC("__kmpc_critical", critical_begin),
+    SYNC("__kmpc_critical_with_hint", critical_hinted),
     SYNC("__kmpc_end_critical", critical_end),
     SYNC("__kmpc_barrier", barrier),
     SYNC("__kmpc_reduce_nowait", reduce_begin),
