@@ -219,9 +219,9 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
     if (strncmp(name, "llvm.dbg.", 9) == 0)
       return 0;
   }
-  int fork = ad_fwd_openmp_fork(fc, call); /* 1: not a parallel region */
-  if (fork != 1)
-    return fork;
+  int omp = ad_fwd_openmp_call(fc, call); /* 1: not a fork or a reduction */
+  if (omp != 1)
+    return omp;
   const ad_call_rule *rule = ad_rule_of_call(fc->mc, call);
   LLVMValueRef c;
   if (rule) {

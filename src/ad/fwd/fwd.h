@@ -51,10 +51,11 @@ void ad_copy_abi_attrs(const ad_signature *sig, LLVMValueRef target);
 LLVMTypeRef ad_derivative_type(ad_module_ctx *mc, const ad_signature *sig);
 
 /* ---- openmp.c ---- */
-/* A fork of an OpenMP parallel region (`__kmpc_fork_call`): the outlined
- * function's derivative forked instead.  1 when call is not a fork, else
- * 0 or -1. */
-int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call);
+/* libomp calls with a forward-mode step of their own: a fork of a parallel
+ * region (`__kmpc_fork_call`: the outlined function's derivative forked
+ * instead) and a reduction's calls (`__kmpc_reduce*`: combined under the
+ * lock).  1 when call is neither, else 0 or -1. */
+int ad_fwd_openmp_call(ad_fn_ctx *fc, LLVMValueRef call);
 
 /* ---- call.c: a call's tangent (rule, else derivative of the callee) ---- */
 int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call);

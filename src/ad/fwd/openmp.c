@@ -6,7 +6,8 @@
  * thread computes the tangents of what it computes, into the shadows of
  * what it writes, so nothing is shared that the primal does not share, and
  * the runtime's calls inside (schedules, locks, barriers) are inactive
- * rows (registry/inactive.c) that stay where they are.
+ * rows (registry/inactive.c) that stay where they are; a reduction's
+ * calls are replaced by its lock (reduce_by_lock, below).
  *
  * The runtime passes each captured argument as one pointer-sized word, so
  * only width 1 is forked this way (a batched tangent is an array): wider
@@ -17,6 +18,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/omp_reduction.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/fwd/fwd.h"
@@ -30,11 +32,7 @@ static int one_word(ad_module_ctx *mc, LLVMTypeRef t) {
          LLVMABISizeOfType(mc->td, t) == 8;
 }
 
-int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call) {
-  LLVMValueRef fn = ad_called_function(call);
-  size_t len;
-  if (!fn || strcmp(LLVMGetValueName2(fn, &len), "__kmpc_fork_call") != 0)
-    return 1;
+static int fork_region(ad_fn_ctx *fc, LLVMValueRef call) {
   ad_module_ctx *mc = fc->mc;
   unsigned na = LLVMGetNumArgOperands(call);
   int any = 0;
@@ -105,4 +103,80 @@ int ad_fwd_openmp_fork(ad_fn_ctx *fc, LLVMValueRef call) {
   free(act);
   free(args);
   return d ? 0 : -1;
+}
+
+/*
+ * A reduction's calls (`__kmpc_reduce[_nowait]` and their ends) take the
+ * runtime's critical-section method: the lock, and the result 1, so each
+ * thread adds its private copies and their tangents into the shared
+ * variables and theirs under the lock.  The runtime's other methods would
+ * combine the primal copies alone: a tree through the reduction function
+ * (the tangents' copies are not in its list) and, for the atomic method,
+ * whatever clang emitted (which the derivative would follow too, but the
+ * one method serves every team size).
+ */
+typedef struct reduction_call {
+  const char *name;
+  unsigned lock;         /* the lock's operand */
+  const char *replaced[2]; /* libomp calls of (loc, gtid[, lock]) in order */
+  int combines;          /* returns 1: this thread combines, under the lock */
+} reduction_call;
+
+static const reduction_call reduction_calls[] = {
+    {"__kmpc_reduce_nowait", 6, {"__kmpc_critical"}, 1},
+    {"__kmpc_reduce", 6, {"__kmpc_critical"}, 1},
+    {"__kmpc_end_reduce_nowait", 2, {"__kmpc_end_critical"}, 0},
+    {"__kmpc_end_reduce", 2, {"__kmpc_end_critical", "__kmpc_barrier"}, 0},
+};
+
+static int reduce_by_lock(ad_fn_ctx *fc, LLVMValueRef call,
+                          const reduction_call *rc) {
+  ad_module_ctx *mc = fc->mc;
+  if (LLVMGetNumArgOperands(call) <= rc->lock)
+    return ad_fail(mc, call, "%s with fewer arguments than libomp's",
+                   rc->name);
+  LLVMValueRef cas;
+  int found = rc->combines ? ad_omp_reduction_atomic_cas(fc, call, &cas) : 0;
+  if (found < 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  /* its atomic method never runs, but is differentiated with the rest */
+  if (found)
+    return ad_fail(mc, call,
+                   "no forward-mode derivative for a reduction (%s) whose "
+                   "operator is not + or - on floats (*, min, max, ...): "
+                   "clang also emits its combination as a compare-and-swap "
+                   "loop (libomp's atomic method)",
+                   rc->name);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(mc->llctx);
+  LLVMTypeRef params[3] = {ptr, i32, ptr};
+  LLVMValueRef args[3] = {ad_primal(fc, LLVMGetOperand(call, 0)),
+                          ad_primal(fc, LLVMGetOperand(call, 1)),
+                          ad_primal(fc, LLVMGetOperand(call, rc->lock))};
+  for (unsigned k = 0; k < 2 && rc->replaced[k]; k++) {
+    /* a barrier takes (loc, gtid), a lock's ends the lock too */
+    unsigned n = strcmp(rc->replaced[k], "__kmpc_barrier") == 0 ? 2 : 3;
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx),
+                                      params, n, 0);
+    LLVMValueRef f = ad_get_or_declare(mc->mod, rc->replaced[k], ft);
+    LLVMBuildCall2(fc->b, ft, f, args, n, "");
+  }
+  if (rc->combines &&
+      ad_map_put(&fc->vmap, call, LLVMConstInt(LLVMTypeOf(call), 1, 0)) != 0)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  return 0;
+}
+
+int ad_fwd_openmp_call(ad_fn_ctx *fc, LLVMValueRef call) {
+  LLVMValueRef fn = ad_called_function(call);
+  if (!fn)
+    return 1;
+  size_t len;
+  const char *name = LLVMGetValueName2(fn, &len);
+  if (strcmp(name, "__kmpc_fork_call") == 0)
+    return fork_region(fc, call);
+  for (size_t i = 0; i < sizeof reduction_calls / sizeof *reduction_calls; i++)
+    if (strcmp(name, reduction_calls[i].name) == 0)
+      return reduce_by_lock(fc, call, &reduction_calls[i]);
+  return 1;
 }

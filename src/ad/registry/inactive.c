@@ -113,9 +113,21 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("__kmpc_global_thread_num"),
     INACTIVE("__kmpc_for_static_fini"),
     INACTIVE("__kmpc_critical"),
+    INACTIVE("__kmpc_critical_with_hint"),
     INACTIVE("__kmpc_end_critical"),
     INACTIVE("__kmpc_barrier"),
     INACTIVE("__kmpc_push_num_threads"),
+    /* dynamic and guided schedules: the schedule's start and end (each
+     * thread's chunks come from __kmpc_dispatch_next_*, below) */
+    INACTIVE("__kmpc_dispatch_init_4"),
+    INACTIVE("__kmpc_dispatch_init_4u"),
+    INACTIVE("__kmpc_dispatch_init_8"),
+    INACTIVE("__kmpc_dispatch_init_8u"),
+    INACTIVE("__kmpc_dispatch_fini_4"),
+    INACTIVE("__kmpc_dispatch_fini_4u"),
+    INACTIVE("__kmpc_dispatch_fini_8"),
+    INACTIVE("__kmpc_dispatch_fini_8u"),
+    INACTIVE("__kmpc_dispatch_deinit"),
     INACTIVE("omp_get_thread_num"),
     INACTIVE("omp_get_num_threads"),
     INACTIVE("omp_get_max_threads"),
@@ -129,11 +141,24 @@ static const ad_call_rule inactive_rules[] = {
   {.rule = {.name = n, .emit = emit_nothing, .writes_pointer_args = 1,     \
             .inactive = 1},                                                \
    .arg_types = "-iiI" bound bound bound "ii"}
+/* A dynamic or guided schedule's next chunk (`__kmpc_dispatch_next_4/8`
+ * and their unsigned forms), written like a static schedule's bounds: the
+ * last-chunk flag, the chunk's bounds and its stride.  Each thread's
+ * chunks are the runtime's choice at run time, and the reverse of a
+ * thread reads its own back from its tape. */
+#define DISPATCH_NEXT(n, bound)                                           \
+  {.rule = {.name = n, .emit = emit_nothing, .writes_pointer_args = 1,     \
+            .inactive = 1},                                                \
+   .arg_types = "-iI" bound bound bound}
 static const ad_typed_rule inactive_typed_rules[] = {
     STATIC_INIT("__kmpc_for_static_init_4", "I"),
     STATIC_INIT("__kmpc_for_static_init_4u", "I"),
     STATIC_INIT("__kmpc_for_static_init_8", "Z"),
     STATIC_INIT("__kmpc_for_static_init_8u", "Z"),
+    DISPATCH_NEXT("__kmpc_dispatch_next_4", "I"),
+    DISPATCH_NEXT("__kmpc_dispatch_next_4u", "I"),
+    DISPATCH_NEXT("__kmpc_dispatch_next_8", "Z"),
+    DISPATCH_NEXT("__kmpc_dispatch_next_8u", "Z"),
 };
 
 static const ad_typed_rule *inactive_typed_lookup(const char *name) {

@@ -20,14 +20,17 @@
  * So each thread's tape is its own, and the reverse of thread t undoes
  * exactly what thread t ran: a static schedule gives thread t the same
  * iterations in both teams (it depends only on the bounds, the thread
- * number and the team's size), and firstprivate copies, thread-local
+ * number and the team's size), a dynamic or guided one's chunks are read
+ * back from thread t's tape, and firstprivate copies, thread-local
  * accumulators and per-thread bounds are all per thread.  Shadows the
  * threads share are written, in the reverse, where the primal wrote the
  * memory they shadow: disjoint elements for a worksharing loop, and a
  * critical section's reverse holds the same lock (the reverse of
  * `__kmpc_end_critical` takes it, the reverse of `__kmpc_critical` gives
  * it back), so adjoints of a shared accumulator are read and written by
- * one thread at a time.  A barrier's reverse is a barrier.
+ * one thread at a time.  A barrier's reverse is a barrier.  A reduction
+ * clause combines under its lock in both halves (omp_sync, below), and an
+ * atomic add's reverse reads the shared adjoint (adjoint.c).
  *
  * A float captured by value (a firstprivate scalar, which clang passes as
  * its integer bits) is an OUT argument of the region's pair: each thread
@@ -39,10 +42,10 @@
  * load's adjoint is added into shadow memory atomically (adjoint.c).
  *
  * Not covered: a region whose microtask is not a function of the module
- * (refused), `__kmpc_fork_call_if` and reductions (`__kmpc_reduce*`: no
- * rule, refused with active arguments), and reverses other than a load's
- * on memory several threads touch at once outside a critical section
- * (float memcpy, memset: plain, not atomic).
+ * (refused), `__kmpc_fork_call_if` (no rule, refused with active
+ * arguments), and reverses other than a load's or an atomic add's on
+ * memory several threads touch at once outside a critical section (float
+ * memcpy, memset: plain, not atomic).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +53,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/omp_reduction.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
@@ -275,6 +279,30 @@ static LLVMValueRef emit_fork(ad_module_ctx *mc, LLVMBuilderRef b,
   return res;
 }
 
+/* The fork's captured arguments (operands 3...) as values in the body
+ * being emitted: [0, ncap) the primals, [ncap, 2 ncap) the shadows of those
+ * with a shadow parameter (NULL elsewhere).  reverse = 0: in the augmented
+ * pass at fc->b; 1: in the reverse at r->rb.  Owned by the caller; NULL on
+ * out of memory (the error recorded). */
+static LLVMValueRef *captured_values(ad_rev_fn *r, LLVMValueRef call,
+                                     const ad_rev_call_plan *p, int reverse) {
+  unsigned ncap = p->np - 2;
+  LLVMValueRef *vals = tj_malloc((2 * ncap + 1) * sizeof *vals);
+  if (!vals) {
+    ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+    return NULL;
+  }
+  for (unsigned k = 0; k < ncap; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k + 3);
+    int shadowed = ad_rev_has_shadow_param(p->act[k + 2]);
+    vals[k] = reverse ? ad_rev_primal(r, a) : ad_primal(&r->fc, a);
+    vals[ncap + k] = !shadowed ? NULL
+                     : reverse ? ad_rev_shadow(r, a)
+                               : ad_shadow_value(&r->fc, a);
+  }
+  return vals;
+}
+
 /* The microtask a fork calls (operand 2), or NULL. */
 static LLVMValueRef microtask_of(LLVMValueRef call) {
   LLVMValueRef f = ad_strip_casts(LLVMGetOperand(call, 2), 0);
@@ -334,20 +362,14 @@ static int aug_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMValueRef wrapper = region_wrapper(mc, call, p, 0);
   if (!wrapper)
     return -1;
-  unsigned ncap = np - 2;
-  LLVMValueRef *vals = tj_malloc((2 * ncap + 1) * sizeof *vals);
+  LLVMValueRef *vals = captured_values(r, call, p, 0);
   if (!vals)
-    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  for (unsigned k = 0; k < ncap; k++) {
-    LLVMValueRef a = LLVMGetOperand(call, k + 3);
-    vals[k] = ad_primal(fc, a);
-    vals[ncap + k] = ad_rev_has_shadow_param(p->act[k + 2]) ? ad_shadow_value(fc, a) : NULL;
-  }
+    return -1;
   LLVMValueRef slot =
       calloc_or_trap(mc, fc->b, LLVMConstInt(i64_t(mc), 1, 0),
                      LLVMConstInt(i64_t(mc), SLOT_BYTES, 0));
   LLVMValueRef fork = emit_fork(mc, fc->b, call, p, ad_primal(fc, LLVMGetOperand(call, 0)),
-                                wrapper, vals, vals + ncap, slot);
+                                wrapper, vals, vals + np - 2, slot);
   free(vals);
   if (!fork)
     return -1;
@@ -413,15 +435,9 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMValueRef wrapper = region_wrapper(mc, call, p, 1);
   if (!wrapper)
     return -1;
-  unsigned ncap = p->np - 2;
-  LLVMValueRef *vals = tj_malloc((2 * ncap + 1) * sizeof *vals);
+  LLVMValueRef *vals = captured_values(r, call, p, 1);
   if (!vals)
-    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  for (unsigned k = 0; k < ncap; k++) {
-    LLVMValueRef a = LLVMGetOperand(call, k + 3);
-    vals[k] = ad_rev_primal(r, a);
-    vals[ncap + k] = ad_rev_has_shadow_param(p->act[k + 2]) ? ad_rev_shadow(r, a) : NULL;
-  }
+    return -1;
   LLVMValueRef slot = ad_rev_recorded(r, call);
   LLVMValueRef loc = ad_rev_primal(r, LLVMGetOperand(call, 0));
   /* as many threads as the forward team had */
@@ -440,7 +456,8 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
         LLVMConstInt(i64_t(mc), LLVMABISizeOfType(mc->td, rt), 0));
     LLVMBuildStore(b, results, slot_field(mc, b, slot, SLOT_RESULTS));
   }
-  LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals, vals + ncap, slot);
+  LLVMValueRef fork = emit_fork(mc, b, call, p, loc, wrapper, vals,
+                                vals + p->np - 2, slot);
   free(vals);
   if (!fork)
     return -1;
@@ -452,40 +469,153 @@ static int rev_fork(ad_rev_fn *r, const ad_rev_call_row *row,
   return 0;
 }
 
-/* Calls kept in aug whose reverse is a runtime call of the same arguments:
- * the lock taken where the primal gave it back and given back where it
- * took it, a barrier where it waited. */
-static int aug_keep(ad_rev_fn *r, const ad_rev_call_row *row,
-                    LLVMValueRef call, LLVMValueRef clone) {
-  (void)clone;
-  if (!ad_clone(&r->fc, call))
-    return -1;
-  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+/*
+ * Synchronization: each row's primal call is replaced, in the augmented
+ * pass, by runtime calls of its (loc, gtid[, lock[, hint]]) and its
+ * reverse is the calls that undo them, in reverse order: a lock taken
+ * where the primal gave it back and given back where it took it, a
+ * barrier where it waited.
+ *
+ * A reduction (`__kmpc_reduce[_nowait]`, whose result picks how this
+ * thread combines its private copies into the shared variables: 1 by the
+ * code clang emits after it, 2 with atomics, 0 not at all, the runtime
+ * having combined them in a tree through the reduction function) takes
+ * the runtime's critical-section method in both halves: the lock, and 1,
+ * so every thread adds its copies into the shared variables under the
+ * lock and the reverse reads the shared adjoints under it, one thread at
+ * a time.  A tree's combination runs inside the runtime (through the
+ * reduction function, on the primal copies alone) and its order is the
+ * runtime's, so it has no reverse; the atomic method's order is the
+ * runtime's too.  The end of a blocking reduction is also a barrier.
+ */
+enum { NONE = ~0u, MAX_SYNC_STEPS = 2 };
+
+typedef struct omp_sync_step {
+  const char *callee; /* a libomp entry point of (loc, gtid[, lock[, hint]]) */
+  unsigned nargs;     /* 2, 3 or 4 of those */
+} omp_sync_step;
+
+typedef struct omp_sync {
+  unsigned lock, hint;  /* the operands of the lock and the hint, or NONE */
+  int result_combines;  /* the call returns i32 1: this thread combines */
+  omp_sync_step aug[MAX_SYNC_STEPS], rev[MAX_SYNC_STEPS]; /* in order */
+} omp_sync;
+
+/* A lock taken with a hint is given back by __kmpc_end_critical, and the
+ * hint matters only to the first taker (which picks the lock's kind), so
+ * the reverse of giving it back takes it without one. */
+#define TAKE {"__kmpc_critical", 3}
+#define TAKE_HINTED {"__kmpc_critical_with_hint", 4}
+#define GIVE {"__kmpc_end_critical", 3}
+#define BARRIER {"__kmpc_barrier", 2}
+static const omp_sync critical_begin = {2, NONE, 0, {TAKE}, {GIVE}};
+static const omp_sync critical_hinted = {2, 3, 0, {TAKE_HINTED}, {GIVE}};
+static const omp_sync critical_end = {2, NONE, 0, {GIVE}, {TAKE}};
+static const omp_sync barrier = {NONE, NONE, 0, {BARRIER}, {BARRIER}};
+static const omp_sync reduce_begin = {6, NONE, 1, {TAKE}, {GIVE}};
+static const omp_sync reduce_end_nowait = {2, NONE, 0, {GIVE}, {TAKE}};
+static const omp_sync reduce_end = {2, NONE, 0, {GIVE, BARRIER},
+                                    {BARRIER, TAKE}};
+#undef TAKE
+#undef TAKE_HINTED
+#undef GIVE
+#undef BARRIER
+
+/* steps' calls at b, of args (loc, gtid, lock, hint: the values in that
+ * body) */
+static void emit_sync_steps(ad_module_ctx *mc, LLVMBuilderRef b,
+                            const omp_sync_step *steps, LLVMValueRef *args) {
+  for (unsigned k = 0; k < MAX_SYNC_STEPS && steps[k].callee; k++)
+    omp_call(mc, b, steps[k].callee, LLVMVoidTypeInContext(mc->llctx), args,
+             steps[k].nargs);
 }
 
-static int rev_mirror(ad_rev_fn *r, const ad_rev_call_row *row,
-                      LLVMValueRef call, const ad_rev_call_plan *p) {
-  (void)p;
+static int sync_operands_fit(ad_rev_fn *r, const ad_rev_call_row *row,
+                             LLVMValueRef call) {
+  const omp_sync *s = row->data;
   unsigned n = LLVMGetNumArgOperands(call);
-  LLVMValueRef args[3];
-  if (n > 3)
-    return ad_rev_fail_call(r, call, "%s with more than 3 arguments", row->name);
-  for (unsigned k = 0; k < n; k++)
-    args[k] = ad_rev_primal(r, LLVMGetOperand(call, k));
-  omp_call(r->mc, r->rb, (const char *)row->data,
-           LLVMVoidTypeInContext(r->mc->llctx), args, n);
+  if (n < 2 || (s->lock != NONE && s->lock >= n) ||
+      (s->hint != NONE && s->hint >= n))
+    return ad_rev_fail_call(r, call, "%s with fewer arguments than libomp's",
+                            row->name);
   return 0;
 }
 
+/* The call's (loc, gtid, lock, hint) operands, NULL where it has none. */
+static void sync_operands(const omp_sync *s, LLVMValueRef call,
+                          LLVMValueRef *ops) {
+  ops[0] = LLVMGetOperand(call, 0);
+  ops[1] = LLVMGetOperand(call, 1);
+  ops[2] = s->lock == NONE ? NULL : LLVMGetOperand(call, s->lock);
+  ops[3] = s->hint == NONE ? NULL : LLVMGetOperand(call, s->hint);
+}
+
+/* A reduction's atomic method never runs (the lock's is taken instead)
+ * but is differentiated with the rest; an operator whose atomic
+ * combination is a compare-and-swap loop would be refused there, naming
+ * its cmpxchg, so it is refused here naming the reduction.  0, or -1 with
+ * the error recorded. */
+static int check_atomic_method(ad_rev_fn *r, const ad_rev_call_row *row,
+                               LLVMValueRef call) {
+  LLVMValueRef cas;
+  int found = ad_omp_reduction_atomic_cas(&r->fc, call, &cas);
+  if (found < 0)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  if (found)
+    return ad_rev_fail_call(
+        r, call,
+        "a reduction (%s) whose operator is not + or - on floats (*, min, "
+        "max, ...) is not supported: clang also emits its combination as a "
+        "compare-and-swap loop (libomp's atomic method), which has no "
+        "reverse",
+        row->name);
+  return 0;
+}
+
+static int aug_sync(ad_rev_fn *r, const ad_rev_call_row *row,
+                    LLVMValueRef call, LLVMValueRef clone) {
+  (void)clone;
+  const omp_sync *s = row->data;
+  ad_fn_ctx *fc = &r->fc;
+  if (sync_operands_fit(r, row, call) != 0 ||
+      (s->result_combines && check_atomic_method(r, row, call) != 0))
+    return -1;
+  LLVMValueRef ops[4];
+  sync_operands(s, call, ops);
+  for (unsigned k = 0; k < 4; k++)
+    ops[k] = ops[k] ? ad_primal(fc, ops[k]) : NULL;
+  emit_sync_steps(r->mc, fc->b, s->aug, ops);
+  if (s->result_combines &&
+      ad_map_put(&fc->vmap, call, LLVMConstInt(LLVMTypeOf(call), 1, 0)) != 0)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  return ad_rev_plan_row(r, call, row) ? 0 : -1;
+}
+
+static int rev_sync(ad_rev_fn *r, const ad_rev_call_row *row,
+                    LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)p;
+  const omp_sync *s = row->data;
+  LLVMValueRef ops[4];
+  sync_operands(s, call, ops);
+  for (unsigned k = 0; k < 4; k++)
+    ops[k] = ops[k] ? ad_rev_primal(r, ops[k]) : NULL;
+  emit_sync_steps(r->mc, r->rb, s->rev, ops);
+  return 0;
+}
+
+#define SYNC(n, s) {.name = n, .aug = aug_sync, .rev = rev_sync, .data = &s}
 static const ad_rev_call_row openmp_rows[] = {
     {.name = "__kmpc_fork_call", .aug = aug_fork, .rev = rev_fork},
-    {.name = "__kmpc_critical", .aug = aug_keep, .rev = rev_mirror,
-     .data = "__kmpc_end_critical"},
-    {.name = "__kmpc_end_critical", .aug = aug_keep, .rev = rev_mirror,
-     .data = "__kmpc_critical"},
-    {.name = "__kmpc_barrier", .aug = aug_keep, .rev = rev_mirror,
-     .data = "__kmpc_barrier"},
+    SYNC("__kmpc_critical", critical_begin),
+    SYNC("__kmpc_critical_with_hint", critical_hinted),
+    SYNC("__kmpc_end_critical", critical_end),
+    SYNC("__kmpc_barrier", barrier),
+    SYNC("__kmpc_reduce_nowait", reduce_begin),
+    SYNC("__kmpc_reduce", reduce_begin),
+    SYNC("__kmpc_end_reduce_nowait", reduce_end_nowait),
+    SYNC("__kmpc_end_reduce", reduce_end),
 };
+#undef SYNC
 
 const ad_rev_call_row *ad_rev_openmp_row(LLVMValueRef fn) {
   size_t n;

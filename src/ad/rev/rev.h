@@ -653,7 +653,8 @@ extern const ad_rev_call_rows ad_rev_mathout_rows; /* mathout.c */
 extern const ad_rev_call_rows ad_rev_vector_rows;  /* vector.c */
 extern const ad_rev_call_rows ad_rev_tree_rows;    /* tree.c */
 /* openmp.c: the row of libomp entry point fn (a fork of a parallel
- * region, a critical section's ends, a barrier), or NULL.  Its aug step
+ * region, a critical section's ends, a barrier, a reduction's ends), or
+ * NULL.  Its aug step
  * replaces the primal call (clone NULL). */
 const ad_rev_call_row *ad_rev_openmp_row(LLVMValueRef fn);
 /* complex.c: the one reverse step of every row of rules/complex.c */
