@@ -254,9 +254,11 @@ static int in_block_carrying_float(LLVMValueRef load) {
  * position decides the sums instead: LLVM's Reassociate ranks loads by
  * their position and sums the lowest-ranked terms first, and factors by
  * those ranks.  Shadows first there saved two register copies per element
- * of the width-8 matrix-vector loop but lost the factoring of stencil's
- * cubic term (d(c^3) as 3c^2 dc), 5-16% of its instructions, so the default
- * keeps the primal first.
+ * of the width-8 matrix-vector loop (its accumulator is added to A*dx
+ * first, then x*dA) but lost the factoring of stencil's cubic term
+ * (d(c^3) as 3c^2 dc), 5-16% of its instructions, so the default takes
+ * the shadow first only in a block that carries a float accumulator
+ * around itself (in_block_carrying_float), and the primal first elsewhere.
  */
 static LLVMValueRef shadow_load_first(ad_fn_ctx *fc, LLVMValueRef inst,
                                       LLVMValueRef clone) {
