@@ -223,6 +223,27 @@ static int plain_float_load(LLVMValueRef load) {
 }
 
 /*
+ * Whether `load` sits in a block that carries a float accumulator around
+ * itself: the block begins with a float PHI one of whose incoming values
+ * comes from the block (a one-block loop's reduction, `s += a[i] * x[i]`).
+ * There, under derivative reassociation, shadow-first loads give the
+ * tangent sum the association Enzyme's has (docs/bench-side-by-side.md,
+ * "Shadow loads first").
+ */
+static int in_block_carrying_float(LLVMValueRef load) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i);
+       i = LLVMGetNextInstruction(i)) {
+    if (!ad_type_is_float(LLVMTypeOf(i)))
+      continue;
+    for (unsigned k = 0, n = LLVMCountIncoming(i); k < n; k++)
+      if (LLVMGetIncomingBlock(i, k) == bb)
+        return 1;
+  }
+  return 0;
+}
+
+/*
  * The shadow of a plain float load, emitted before the primal load `clone`
  * (the builder is back after it on return): Enzyme's order, taken under
  * strict derivatives only.  There the tangent sums keep the rules' order
@@ -233,9 +254,11 @@ static int plain_float_load(LLVMValueRef load) {
  * position decides the sums instead: LLVM's Reassociate ranks loads by
  * their position and sums the lowest-ranked terms first, and factors by
  * those ranks.  Shadows first there saved two register copies per element
- * of the width-8 matrix-vector loop but lost the factoring of stencil's
- * cubic term (d(c^3) as 3c^2 dc), 5-16% of its instructions, so the default
- * keeps the primal first.
+ * of the width-8 matrix-vector loop (its accumulator is added to A*dx
+ * first, then x*dA) but lost the factoring of stencil's cubic term
+ * (d(c^3) as 3c^2 dc), 5-16% of its instructions, so the default takes
+ * the shadow first only in a block that carries a float accumulator
+ * around itself (in_block_carrying_float), and the primal first elsewhere.
  */
 static LLVMValueRef shadow_load_first(ad_fn_ctx *fc, LLVMValueRef inst,
                                       LLVMValueRef clone) {
@@ -417,7 +440,8 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
       if (p && ad_shadow_may_equal_primal(fc, p))
         ad_set_shadow(fc, inst, ad_guarded_access(fc, inst, c));
       else if (p && plain_float_load(inst) &&
-               !ad_engine_fast_derivatives(fc->mc->engine))
+               (!ad_engine_fast_derivatives(fc->mc->engine) ||
+                in_block_carrying_float(inst)))
         ad_set_shadow(fc, inst, shadow_load_first(fc, inst, c));
       else
         ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
