@@ -147,6 +147,9 @@ static LLVMValueRef declare(ad_module_ctx *mc, const char *prefix,
   LLVMValueRef d = ad_add_generated_function(mc->mod, sb.data, t);
   sb_free(&sb);
   LLVMSetLinkage(d, LLVMInternalLinkage);
+  /* compiled as fn is: aug's recomputed values are the primal's, bit for
+   * bit (a host FMA would fuse what fn's target leaves unfused) */
+  ad_copy_fn_environment(fn, d);
   return d;
 }
 
