@@ -504,6 +504,8 @@ static int transform(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     rc = rewrite_requests(&mc, m);
   if (rc == 0)
     ad_finish_shadow_reset(&mc);
+  if (rc == 0)
+    ad_settle_helper_environments(m);
   if (rc == 0 && mc.globals->set.count != settled + mc.globals->made_active)
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "

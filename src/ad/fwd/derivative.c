@@ -160,27 +160,6 @@ static void copy_pointer_param_attrs(const ad_signature *sig, LLVMValueRef d) {
   }
 }
 
-/* Target and floating-point environment of the primal (string attributes
- * such as "target-features", "denormal-fp-math"); never its enum
- * attributes, which describe the primal's memory effects and optnone. */
-static void copy_string_attrs(LLVMValueRef from, LLVMValueRef to) {
-  unsigned n = LLVMGetAttributeCountAtIndex(from, LLVMAttributeFunctionIndex);
-  LLVMAttributeRef *attrs = n ? tj_malloc(n * sizeof *attrs) : NULL;
-  if (!attrs)
-    return;
-  LLVMGetAttributesAtIndex(from, LLVMAttributeFunctionIndex, attrs);
-  for (unsigned i = 0; i < n; i++) {
-    if (!LLVMIsStringAttribute(attrs[i]))
-      continue;
-    unsigned len;
-    const char *k = LLVMGetStringAttributeKind(attrs[i], &len);
-    if (len == 11 && memcmp(k, "enzyme_math", 11) == 0)
-      continue;
-    LLVMAddAttributeAtIndex(to, LLVMAttributeFunctionIndex, attrs[i]);
-  }
-  free(attrs);
-}
-
 /* A primal kept out of line keeps its derivative out of line too (as
  * Enzyme's clone of the primal does): derivatives are internal and called
  * once, which the inliner otherwise takes as a reason to inline a chain of
@@ -404,7 +383,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
   LLVMValueRef d = ad_add_generated_function(mc->mod, sb.data, dt);
   sb_free(&sb);
   LLVMSetLinkage(d, LLVMInternalLinkage);
-  copy_string_attrs(fn, d);
+  ad_copy_fn_environment(fn, d);
   copy_noinline(fn, d);
   /* landing pads need the primal's personality (exceptions.c) */
   if (LLVMHasPersonalityFn(fn))

@@ -85,6 +85,20 @@ LLVMValueRef ad_add_generated_function(LLVMModuleRef m, const char *name,
 /* Whether fn carries the mark ad_add_generated_function sets. */
 int ad_is_generated_function(LLVMValueRef fn);
 
+/* ---- fn_env.c: the target and floating-point environment of the
+ * functions the engine defines (string attributes such as "target-cpu",
+ * "target-features", "denormal-fp-math") ---- */
+/* Gives derivative (a forward derivative, an augmented forward or reverse
+ * pass, a wrapper of one) the environment of the primal it derives from,
+ * so it is compiled as the primal is; never the primal's enum attributes
+ * (memory effects, optnone) nor its role marks (enzyme_math, ...). */
+void ad_copy_fn_environment(LLVMValueRef primal, LLVMValueRef derivative);
+/* Gives each helper the engine defined without an environment (tape,
+ * shadow-reset, guard, wrapper functions) the one its callers share, once
+ * they have theirs, so LLVM may inline it into them.  Run once, after
+ * every derivative of the module is built. */
+void ad_settle_helper_environments(LLVMModuleRef m);
+
 /* ---- typeclass.c: classes of LLVM types ---- */
 int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */
 int ad_type_is_float_scalar(LLVMTypeRef t); /* half .. fp128, x86_fp80 */

@@ -367,6 +367,7 @@ static LLVMValueRef add_wrapper(ad_module_ctx *mc, const char *prefix,
   if (!sb.failed && sb.data) {
     w = ad_add_generated_function(mc->mod, sb.data, t);
     LLVMSetLinkage(w, LLVMInternalLinkage);
+    ad_copy_fn_environment(fn, w);
   }
   sb_free(&sb);
   return w;
