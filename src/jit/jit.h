@@ -353,6 +353,12 @@ int jit_address_is_data(const void *address);
 /* Opens `name` (soname or path) as the session would: library_dirs first. */
 void *jit_open_library(tanjit_session *s, const char *name, char **why);
 
+/* runtime_fallbacks.c */
+/* A definition of `name` for a runtime library that predates it (a no-op
+ * where the older compiler made no call), or NULL: resolve.c binds a plain
+ * name to it only when no module, library or the process defines it. */
+void (*jit_runtime_fallback(const char *name))(void);
+
 /* unload.c */
 /* Marks rec compiled and records the names m's transformed code refers to
  * and the views it was differentiated through (on success of its

@@ -10,7 +10,10 @@
  *   ejlptr$<fn>$<addr>  the same with a handle already open in the process.
  *   any other name      the libraries registered with tanjit_add_library, in
  *                       registration order; else left to LLJIT's process
- *                       symbol JITDylib, which follows the main one.
+ *                       symbol JITDylib, which follows the main one; else,
+ *                       for the few entry points a newer compiler calls and
+ *                       an older runtime lacks, a definition of what the
+ *                       older compiler did (runtime_fallbacks.c).
  *
  * Under lazy binding, a name nothing provides is defined as a stub that
  * reports the call (stub.c).  Under strict binding, a renamed ccall that
@@ -381,6 +384,13 @@ static void resolve_plain(jit_resolver *r, const char *name, binding *b) {
       b->address = a;
   }
   pthread_mutex_unlock(&r->lock);
+  if (!b->address && !from_process) {
+    void (*fallback)(void) = jit_runtime_fallback(name);
+    if (fallback) {
+      b->address = (void *)fallback;
+      return;
+    }
+  }
   if (!b->address && !from_process)
     snprintf(b->why, sizeof b->why,
              "not defined by any loaded module, registered library or the "

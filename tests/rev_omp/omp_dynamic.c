@@ -4,7 +4,6 @@
  * reverse of each thread replays its own chunks from its tape.  Every
  * iteration reads the shared x[0]. */
 #include <math.h>
-#include "omp_dispatch_deinit.h"
 #include "rev_check.h"
 static double omp_dynamic(double *x, int n) {
   double y[64];

@@ -6,7 +6,6 @@
  * central finite difference along it. */
 #define RC_OWN_PROTOTYPE
 #include <math.h>
-#include "omp_dispatch_deinit.h"
 #include "rev_check.h"
 double __enzyme_fwddiff(void *, ...);
 enum { N = 17, BINS = 3 };

@@ -4,7 +4,6 @@
  * test) and a dynamic `nowait` loop over an unsigned
  * (__kmpc_dispatch_init_4u), each reading what the one before wrote. */
 #include <math.h>
-#include "omp_dispatch_deinit.h"
 #include "rev_check.h"
 static double omp_schedules(double *x, int n) {
   double y[64];

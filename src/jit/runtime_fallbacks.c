@@ -1,0 +1,42 @@
+/*
+ * Entry points a newer compiler calls that an older runtime library lacks,
+ * defined here when nothing else defines them.
+ *
+ * A frontend's IR often comes from a newer clang than the runtime libraries
+ * installed beside it (Debian 12 ships clang 19 with libomp 14).  Where the
+ * newer call only adds work the older runtime never needed, the older
+ * compiler's behaviour, not calling it, is a definition that does nothing;
+ * binding the name to that keeps such a program running instead of failing
+ * its link with "unresolved external".  Only entries whose absence is
+ * exactly that are listed: a missing function with real work to do stays
+ * an error.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "jit/jit.h"
+
+/* clang 19 ends every dynamic or guided `omp for` with it (libomp 18+
+ * releases the loop's dispatch buffer there); libomp before 18 recycles
+ * the buffer in __kmpc_dispatch_next when the loop's chunks run out, and
+ * clang before 18 called nothing here. */
+static void omp_dispatch_deinit_noop(void *loc, int32_t gtid) {
+  (void)loc;
+  (void)gtid;
+}
+
+typedef void (*entry_point)(void);
+
+static const struct {
+  const char *name;
+  entry_point definition;
+} fallbacks[] = {
+    {"__kmpc_dispatch_deinit", (entry_point)omp_dispatch_deinit_noop},
+};
+
+entry_point jit_runtime_fallback(const char *name) {
+  for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++)
+    if (strcmp(fallbacks[i].name, name) == 0)
+      return fallbacks[i].definition;
+  return NULL;
+}
