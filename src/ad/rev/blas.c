@@ -100,6 +100,8 @@ static int adjoint_syrk(rev_blas *rb);
 static int adjoint_trmv(rev_blas *rb);
 static int adjoint_trmm(rev_blas *rb);
 static int adjoint_symm(rev_blas *rb);
+static int adjoint_trtrs(rev_blas *rb);
+static int adjoint_potrs(rev_blas *rb);
 
 static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_DOT] = {adjoint_dot, {{R_X, {R_Y}}, {R_Y, {R_X}}}},
@@ -126,6 +128,10 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_SYMM] = {adjoint_symm,
                  {{R_A, {R_B}, R_M, R_N, R_SIDE}, {R_B, {R_A}, R_M, R_N, 0}},
                  {R_ALPHA, R_BETA}},
+    [RT_TRTRS] = {adjoint_trtrs,
+                  {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
+    [RT_POTRS] = {adjoint_potrs,
+                  {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
 };
 
 static const int codes_notrans[] = {111, 'N', 'n', 0};
@@ -1002,12 +1008,16 @@ static int adjoint_symv(rev_blas *rb) {
   return 0;
 }
 
-/* CblasLeft / CblasRight (141 / 142), or 'L' / 'R', in the encoding of
- * option `like` (the call's uplo). */
+/* CBLAS enum e, or character ch, in the encoding of option `like` (one
+ * of the call's). */
+static LLVMValueRef code_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef e,
+                              LLVMValueRef ch) {
+  return sel(rb, option_is(rb, like, codes_cblas_enum), e, ch);
+}
+/* CblasLeft / CblasRight (141 / 142), or 'L' / 'R'. */
 static LLVMValueRef side_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef right) {
-  LLVMValueRef is_enum = option_is(rb, like, codes_cblas_enum);
-  return sel(rb, is_enum, sel(rb, right, konst(rb, 142), konst(rb, 141)),
-             sel(rb, right, konst(rb, 'R'), konst(rb, 'L')));
+  return code_like(rb, like, sel(rb, right, konst(rb, 142), konst(rb, 141)),
+                   sel(rb, right, konst(rb, 'R'), konst(rb, 'L')));
 }
 
 /*
@@ -1107,6 +1117,27 @@ static LLVMValueRef subvector(rev_blas *rb, LLVMValueRef base, LLVMValueRef s,
   return vector_at(rb, base, sel(rb, neg, last, s), n, inc);
 }
 
+/* The triangle uplo of a square matrix of this call as stored in memory
+ * (column-major terms), and whether its diagonal is unit (i64 1 or 0). */
+static LLVMValueRef lower_in_memory(rev_blas *rb) {
+  return LLVMBuildXor(rb->b, option_is(rb, rb->val[R_UPLO], codes_lower),
+                      LLVMBuildNot(rb->b, col_major(rb), ""), "");
+}
+static LLVMValueRef unit_diagonal(rev_blas *rb) {
+  return LLVMBuildZExt(rb->b, option_is(rb, rb->val[R_DIAG], codes_unit), rb->i64, "");
+}
+
+/* Column j's stored rows [*s, *s + *len) of a count x count triangle
+ * (column-major terms; unit, 1 or 0, leaves the diagonal out). */
+static void triangle_rows(rev_blas *rb, LLVMValueRef j, LLVMValueRef count,
+                          LLVMValueRef lower, LLVMValueRef unit, LLVMValueRef *s,
+                          LLVMValueRef *len) {
+  LLVMBuilderRef b = rb->b;
+  *s = sel(rb, lower, LLVMBuildAdd(b, j, unit, ""), konst(rb, 0));
+  *len = sel(rb, lower, LLVMBuildSub(b, LLVMBuildSub(b, count, j, ""), unit, ""),
+             LLVMBuildSub(b, LLVMBuildAdd(b, j, konst(rb, 1), ""), unit, ""));
+}
+
 /*
  * trmv  x := op(A) x, A triangular (uplo; unit diagonal: not read)
  *   in column-major terms (a row-major A is the column-major A' with the
@@ -1124,20 +1155,16 @@ static int adjoint_trmv(rev_blas *rb) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
     LLVMValueRef rm = LLVMBuildNot(b, col_major(rb), "");
-    LLVMValueRef lower = LLVMBuildXor(b, option_is(rb, rb->val[R_UPLO], codes_lower), rm, "");
+    LLVMValueRef lower = lower_in_memory(rb), unit = unit_diagonal(rb);
     LLVMValueRef nt = LLVMBuildXor(b, is_notrans(rb, rb->val[R_TRANS]), rm, "");
-    LLVMValueRef unit = LLVMBuildZExt(b, option_is(rb, rb->val[R_DIAG], codes_unit),
-                                      rb->i64, "");
     LLVMValueRef cx = rb->copy[R_X], dxv = dx;
     if (LLVMTypeOf(cx) != LLVMTypeOf(dxv))
       cx = LLVMBuildPtrToInt(b, cx, LLVMTypeOf(dxv), "");
     LLVMValueRef coef_from = sel(rb, nt, cx, dxv), run = sel(rb, nt, dxv, cx);
     blas_loop l;
     begin_loop(rb, n, &l);
-    LLVMValueRef j = l.j;
-    LLVMValueRef s = sel(rb, lower, LLVMBuildAdd(b, j, unit, ""), konst(rb, 0));
-    LLVMValueRef len = sel(rb, lower, LLVMBuildSub(b, LLVMBuildSub(b, n, j, ""), unit, ""),
-                           LLVMBuildSub(b, LLVMBuildAdd(b, j, konst(rb, 1), ""), unit, ""));
+    LLVMValueRef j = l.j, s, len;
+    triangle_rows(rb, j, n, lower, unit, &s, &len);
     LLVMValueRef coef = LLVMBuildLoad2(b, rb->real, vector_at(rb, coef_from, j, n, inc), "");
     LLVMValueRef col = element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, rb->val[R_LDA], ""), ""));
     if (axpy(rb, int_op(rb, len), real_op(rb, coef), subvector(rb, run, s, len, n, inc),
@@ -1170,10 +1197,8 @@ static int add_triangle(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt,
   LLVMBuilderRef b = rb->b;
   blas_loop l;
   begin_loop(rb, count, &l);
-  LLVMValueRef j = l.j;
-  LLVMValueRef s = sel(rb, lower, LLVMBuildAdd(b, j, unit, ""), konst(rb, 0));
-  LLVMValueRef len = sel(rb, lower, LLVMBuildSub(b, LLVMBuildSub(b, count, j, ""), unit, ""),
-                         LLVMBuildSub(b, LLVMBuildAdd(b, j, konst(rb, 1), ""), unit, ""));
+  LLVMValueRef j = l.j, s, len;
+  triangle_rows(rb, j, count, lower, unit, &s, &len);
   LLVMValueRef one = int_op(rb, konst(rb, 1));
   if (axpy(rb, int_op(rb, len), real_const(rb, k),
            element(rb, T, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldt, ""), "")), one,
@@ -1182,16 +1207,6 @@ static int add_triangle(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt,
     return -1;
   end_loop(rb, &l);
   return 0;
-}
-
-/* The triangle uplo of a square matrix of this call as stored in memory
- * (column-major terms), and whether its diagonal is unit (i64 1 or 0). */
-static LLVMValueRef lower_in_memory(rev_blas *rb) {
-  return LLVMBuildXor(rb->b, option_is(rb, rb->val[R_UPLO], codes_lower),
-                      LLVMBuildNot(rb->b, col_major(rb), ""), "");
-}
-static LLVMValueRef unit_diagonal(rev_blas *rb) {
-  return LLVMBuildZExt(rb->b, option_is(rb, rb->val[R_DIAG], codes_unit), rb->i64, "");
 }
 
 /* a or b (arrays), the one's type made the other's */
@@ -1308,6 +1323,124 @@ static int adjoint_symm(rev_blas *rb) {
   }
   if (scale_output(rb, m, n, dC, uplo) != 0)
     return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+
+/* The solve of trtrs or potrs (its own routine) with B := b (leading
+ * dimension role R_LDB) and trtrs's transpose `trans`. */
+static int solve(rev_blas *rb, LLVMValueRef trans, LLVMValueRef b) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  if (rb->id == RT_TRTRS) {
+    ops[R_TRANS] = opt_op(rb, trans);
+    ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+  }
+  ops[R_N] = int_op(rb, rb->val[R_N]), ops[R_NRHS] = int_op(rb, rb->val[R_NRHS]);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = b, ops[R_LDB] = inc_op(rb, R_LDB);
+  ops[R_INFO] = in_memory(rb, rb->intty, LLVMConstNull(rb->intty));
+  return emit(rb, rb->id, ops) ? 0 : -1;
+}
+
+/* T := alpha P Q' (n x n, ld max(n, 1)) for P, Q n x nrhs with B's
+ * leading dimension, beta 0 or 1 onto T. */
+static int outer_nn(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt, double alpha,
+                    LLVMValueRef p, LLVMValueRef q, double beta) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  LLVMValueRef like = rb->val[R_UPLO];
+  ops[R_TRANS] = opt_op(rb, trans_like(rb, like, i1(rb, 0)));
+  ops[R_TRANSB] = opt_op(rb, trans_like(rb, like, i1(rb, 1)));
+  ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_K] = int_op(rb, rb->val[R_NRHS]);
+  ops[R_ALPHA] = real_const(rb, alpha);
+  ops[R_A] = p, ops[R_B] = q;
+  ops[R_LDA] = ops[R_LDB] = inc_op(rb, R_LDB);
+  ops[R_BETA] = real_const(rb, beta);
+  ops[R_C] = T, ops[R_LDC] = int_op(rb, ldt);
+  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+}
+
+/* An n x n scratch matrix (zeroed) and its leading dimension max(n, 1). */
+static LLVMValueRef scratch_square(rev_blas *rb, LLVMValueRef *ld) {
+  LLVMValueRef n = rb->val[R_N];
+  *ld = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, n, konst(rb, 1), ""), n, konst(rb, 1));
+  return calloc_reals(rb, LLVMBuildMul(rb->b, *ld, *ld, ""));
+}
+
+/*
+ * trtrs  B := X = op(A)^-1 B, A triangular (n x n), B n x nrhs
+ *   Y := op(cA)^-T dB (trtrs, in place: dB's adjoint); X again from the
+ *   cached B (trtrs on the copy); dA's triangle -= Y X' (op N) or X Y'
+ *   (op T) (gemm into a scratch square, add_triangle; a unit diagonal
+ *   gets nothing)
+ */
+static int adjoint_trtrs(rev_blas *rb) {
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef tr = rb->val[R_TRANS];
+  if (solve(rb, flip(rb, tr), dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef cB = rb->copy[R_B], ldt;
+    if (solve(rb, tr, cB) != 0)
+      return -1;
+    LLVMValueRef T = scratch_square(rb, &ldt);
+    LLVMValueRef nt = is_notrans(rb, tr);
+    if (outer_nn(rb, T, ldt, -1.0, sel_array(rb, nt, dB, cB),
+                 sel_array(rb, nt, cB, dB), 0.0) != 0 ||
+        add_triangle(rb, T, ldt, dA, rb->val[R_N], lower_in_memory(rb),
+                     unit_diagonal(rb), 1.0) != 0)
+      return -1;
+    free_block(rb, T);
+    term_end(rb, after);
+  }
+  term_end(rb, done);
+  return 0;
+}
+
+/*
+ * potrs  B := X = S^-1 B, S = L L' (uplo L) or U'U (U), cA potrf's factor
+ *   Y := S^-1 dB (potrs, in place: dB's adjoint); X again from the cached
+ *   B; G := -(Y X' + X Y') (two gemms, full); dL's triangle += G L (trmm
+ *   from the right), dU's += U G (from the left)
+ */
+static int adjoint_potrs(rev_blas *rb) {
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  if (solve(rb, NULL, dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef cB = rb->copy[R_B], ldg;
+    if (solve(rb, NULL, cB) != 0)
+      return -1;
+    LLVMValueRef G = scratch_square(rb, &ldg);
+    if (outer_nn(rb, G, ldg, -1.0, dB, cB, 0.0) != 0 ||
+        outer_nn(rb, G, ldg, -1.0, cB, dB, 1.0) != 0)
+      return -1;
+    LLVMValueRef uplo = rb->val[R_UPLO];
+    LLVMValueRef lower = option_is(rb, uplo, codes_lower);
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, lower));
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, i1(rb, 0)));
+    ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+    ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = G, ops[R_LDB] = int_op(rb, ldg);
+    if (!emit(rb, RT_TRMM, ops) ||
+        add_triangle(rb, G, ldg, dA, rb->val[R_N], lower_in_memory(rb),
+                     konst(rb, 0), 1.0) != 0)
+      return -1;
+    free_block(rb, G);
+    term_end(rb, after);
+  }
   term_end(rb, done);
   return 0;
 }

@@ -217,6 +217,16 @@ static const blas_routine blas_routines[RT_COUNT] = {
                  ROLES(R_UPLO, R_TRANS, R_DIAG, R_N, R_A, R_LDA, R_X, R_INCX),
                  .cblas_layout = 1, .output = R_X, .reverse_only = 1,
                  .math = "x := op(A) x, A triangular"},
+    /* LAPACK's solves; the C forms are Enzyme's BLAS's (info by pointer) */
+    [RT_POTRS] = {.base = "potrs",
+                  ROLES(R_UPLO, R_N, R_NRHS, R_A, R_LDA, R_B, R_LDB, R_INFO),
+                  .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                  .math = "B := S^-1 B, S = L L' (or U'U) from potrf's factor"},
+    [RT_TRTRS] = {.base = "trtrs",
+                  ROLES(R_UPLO, R_TRANS, R_DIAG, R_N, R_NRHS, R_A, R_LDA, R_B,
+                        R_LDB, R_INFO),
+                  .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                  .math = "B := op(A)^-1 B, A triangular"},
 };
 
 /* ---- the rows under every interface and precision ---- */

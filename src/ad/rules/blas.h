@@ -19,7 +19,7 @@ struct ad_call_rule;
 typedef enum blas_role {
   R_END = 0,
   R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
-  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
+  R_M, R_N, R_K, R_NRHS, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
   R_ALPHA, R_BETA, R_CFROM, R_CTO,          /* scalars */
   R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
   R_INFO,                                   /* LAPACK's status (int out) */
@@ -53,7 +53,8 @@ typedef enum blas_routine_id {
   RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
   RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_LACPY, RT_LASCL,
   RT_GER, RT_SYR2, RT_SYMM, /* called by reverse mode's adjoints only */
-  RT_TRMV, /* a rule in reverse mode only (forward refuses it) */
+  RT_TRMV, RT_POTRS, RT_TRTRS, /* rules in reverse mode only (forward
+                                 refuses them) */
   RT_COUNT
 } blas_routine_id;
 
