@@ -1,12 +1,14 @@
 /*
- * Reverse-mode LAPACK solves (src/ad/rev/blas.c): gradients of kernels
- * that call trtrs and potrs through Enzyme's C forms (cblas_dtrtrs,
- * cblas_dpotrs: defined here over CBLAS's dtrsm, both layouts) and
- * LAPACK's Fortran dtrtrs_ and dpotrs_ (every transpose, both triangles,
+ * Reverse-mode LAPACK (src/ad/rev/blas.c): gradients of kernels that call
+ * potrf, trtrs and potrs through Enzyme's C forms (cblas_dpotrf,
+ * cblas_dtrtrs, cblas_dpotrs: defined here over dpotrf_ and CBLAS's dtrsm,
+ * both layouts) and LAPACK's Fortran dpotrf_, dtrtrs_ and dpotrs_ (every
+ * transpose, both triangles,
  * unit and stored diagonals, several right-hand sides), each entry of the
  * triangle and the right-hand sides against central finite differences
  * (long double), from nonzero shadows.  The kernels add 3 to A's diagonal
- * first (well conditioned; differentiated as plain code).  main returns
+ * first (well conditioned, and for potrf positive definite;
+ * differentiated as plain code).  main returns
  * the number of mismatches.
  */
 #include <math.h>
@@ -22,6 +24,8 @@ void cblas_dtrsm(int layout, int side, int uplo, int trans, int diag, int m,
 void dtrtrs_(const char *uplo, const char *trans, const char *diag,
              const int *n, const int *nrhs, const double *A, const int *lda,
              double *B, const int *ldb, int *info);
+void dpotrf_(const char *uplo, const int *n, double *A, const int *lda,
+             int *info);
 void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *A,
              const int *lda, double *B, const int *ldb, int *info);
 
@@ -42,6 +46,13 @@ __attribute__((noinline)) void cblas_dpotrs(int layout, int uplo, int n, int nrh
   cblas_dtrsm(layout, LEFT, uplo, first, NONUNIT, n, nrhs, 1.0, A, lda, B, ldb);
   cblas_dtrsm(layout, LEFT, uplo, second, NONUNIT, n, nrhs, 1.0, A, lda, B, ldb);
   *info = 0;
+}
+
+__attribute__((noinline)) void cblas_dpotrf(int layout, int uplo, int n,
+                                            double *A, int lda, int *info) {
+  /* a row-major triangle is the column-major other one */
+  char u = (uplo == LO) == (layout == COL) ? 'L' : 'U';
+  dpotrf_(&u, &n, A, &lda, info);
 }
 
 static double wsum(const double *v, int n) {
@@ -84,7 +95,40 @@ POTRS(k_dpotrs_cu, COL, UP, 4)
 POTRS(k_dpotrs_rl, ROW, LO, 3)
 POTRS(k_dpotrs_ru, ROW, UP, 3)
 
+/* A := its Cholesky factor, n 3, lda 4 (the other triangle kept) */
+#define POTRF(name, layout, uplo)                                              \
+  static double name(double *x, double *y, double *A, double *B, double *C,    \
+                     double *s) {                                              \
+    int info;                                                                  \
+    shift_diagonal(A, 3, 4);                                                   \
+    cblas_dpotrf(layout, uplo, 3, A, 4, &info);                                \
+    return wsum(A, 12);                                                        \
+  }
+POTRF(k_dpotrf_cl, COL, LO)
+POTRF(k_dpotrf_cu, COL, UP)
+POTRF(k_dpotrf_rl, ROW, LO)
+POTRF(k_dpotrf_ru, ROW, UP)
+/* the factor, then the solve with it */
+static double k_chol_solve(double *x, double *y, double *A, double *B,
+                           double *C, double *s) {
+  int info;
+  shift_diagonal(A, 3, 4);
+  cblas_dpotrf(COL, LO, 3, A, 4, &info);
+  cblas_dpotrs(COL, LO, 3, 2, A, 4, B, 4, &info);
+  return wsum(B, 12) + 0.5 * wsum(A, 12);
+}
+
 static const int i2 = 2, i3 = 3, i4 = 4;
+#define FPOTRF(name, uplo)                                                     \
+  static double name(double *x, double *y, double *A, double *B, double *C,    \
+                     double *s) {                                              \
+    int info;                                                                  \
+    shift_diagonal(A, 3, 4);                                                   \
+    dpotrf_(uplo, &i3, A, &i4, &info);                                         \
+    return wsum(A, 12);                                                        \
+  }
+FPOTRF(f_dpotrf_l, "L")
+FPOTRF(f_dpotrf_u, "u")
 #define FTRTRS(name, uplo, trans, diag)                                        \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
@@ -156,6 +200,13 @@ GRAD(f_dtrtrs_unn)
 GRAD(f_dtrtrs_ltu)
 GRAD(f_dpotrs_l)
 GRAD(f_dpotrs_u)
+GRAD(k_dpotrf_cl)
+GRAD(k_dpotrf_cu)
+GRAD(k_dpotrf_rl)
+GRAD(k_dpotrf_ru)
+GRAD(k_chol_solve)
+GRAD(f_dpotrf_l)
+GRAD(f_dpotrf_u)
 
 static int bad;
 
@@ -224,6 +275,13 @@ int main(void) {
   CHECK(f_dtrtrs_ltu);
   CHECK(f_dpotrs_l);
   CHECK(f_dpotrs_u);
+  CHECK(k_dpotrf_cl);
+  CHECK(k_dpotrf_cu);
+  CHECK(k_dpotrf_rl);
+  CHECK(k_dpotrf_ru);
+  CHECK(k_chol_solve);
+  CHECK(f_dpotrf_l);
+  CHECK(f_dpotrf_u);
   printf("%d mismatches\n", bad);
   return bad;
 }

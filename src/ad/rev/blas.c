@@ -102,6 +102,7 @@ static int adjoint_trmm(rev_blas *rb);
 static int adjoint_symm(rev_blas *rb);
 static int adjoint_trtrs(rev_blas *rb);
 static int adjoint_potrs(rev_blas *rb);
+static int adjoint_potrf(rev_blas *rb);
 
 static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_DOT] = {adjoint_dot, {{R_X, {R_Y}}, {R_Y, {R_X}}}},
@@ -130,6 +131,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                  {R_ALPHA, R_BETA}},
     [RT_TRTRS] = {adjoint_trtrs,
                   {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
+    [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0}}},
     [RT_POTRS] = {adjoint_potrs,
                   {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
 };
@@ -930,11 +932,11 @@ static int adjoint_gemm(rev_blas *rb) {
 }
 
 /* The diagonal of an n x n matrix m (either layout; leading dimension
- * role ld) scaled by k in place. */
+ * ld, i64) scaled by k in place. */
 static int scale_diagonal(rev_blas *rb, LLVMValueRef n, LLVMValueRef m,
-                          unsigned ld, double k) {
+                          LLVMValueRef ld, double k) {
   return scal(rb, int_op(rb, n), real_const(rb, k), m,
-              int_op(rb, LLVMBuildAdd(rb->b, rb->val[ld], konst(rb, 1), "")));
+              int_op(rb, LLVMBuildAdd(rb->b, ld, konst(rb, 1), "")));
 }
 
 /*
@@ -968,7 +970,7 @@ static int adjoint_symv(rev_blas *rb) {
   if (active(rb, R_A)) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
-    if (scale_diagonal(rb, n, dA, R_LDA, 2.0) != 0)
+    if (scale_diagonal(rb, n, dA, rb->val[R_LDA], 2.0) != 0)
       return -1;
     memset(ops, 0, sizeof ops);
     ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
@@ -976,7 +978,7 @@ static int adjoint_symv(rev_blas *rb) {
     ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
     ops[R_Y] = dy, ops[R_INCY] = inc_op(rb, R_INCY);
     ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_SYR2, ops) || scale_diagonal(rb, n, dA, R_LDA, 0.5) != 0)
+    if (!emit(rb, RT_SYR2, ops) || scale_diagonal(rb, n, dA, rb->val[R_LDA], 0.5) != 0)
       return -1;
     term_end(rb, after);
   }
@@ -1037,7 +1039,7 @@ static int adjoint_syrk(rev_blas *rb) {
   if (active(rb, R_A)) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
-    if (scale_diagonal(rb, n, dC, R_LDC, 2.0) != 0)
+    if (scale_diagonal(rb, n, dC, rb->val[R_LDC], 2.0) != 0)
       return -1;
     ops[R_SIDE] = opt_op(rb, side_like(rb, rb->val[R_UPLO],
                                        LLVMBuildNot(rb->b, nt, "")));
@@ -1049,7 +1051,7 @@ static int adjoint_syrk(rev_blas *rb) {
     ops[R_B] = rb->copy[R_A], ops[R_LDB] = inc_op(rb, R_LDA);
     ops[R_BETA] = real_const(rb, 1.0);
     ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_SYMM, ops) || scale_diagonal(rb, n, dC, R_LDC, 0.5) != 0)
+    if (!emit(rb, RT_SYMM, ops) || scale_diagonal(rb, n, dC, rb->val[R_LDC], 0.5) != 0)
       return -1;
     term_end(rb, after);
   }
@@ -1187,12 +1189,13 @@ static int adjoint_trmv(rev_blas *rb) {
 }
 
 
-/* Adds k T's stored triangle to dA's, both count x count (T's leading
- * dimension ldt), column by column in memory (a row-major matrix is the
- * column-major transpose: `lower` says which triangle that is in memory;
- * `unit`, 1 or 0, leaves the diagonal out). */
+/* Adds k T's stored triangle (transposed: T' 's) to dA's, both count x
+ * count (leading dimensions ldt, ldd), column by column in memory (a
+ * row-major matrix is the column-major transpose: `lower` says which
+ * triangle that is in memory; `unit`, 1 or 0, leaves the diagonal out). */
 static int add_triangle(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt,
-                        LLVMValueRef dA, LLVMValueRef count, LLVMValueRef lower,
+                        int transposed, LLVMValueRef dA, LLVMValueRef ldd,
+                        LLVMValueRef count, LLVMValueRef lower,
                         LLVMValueRef unit, double k) {
   LLVMBuilderRef b = rb->b;
   blas_loop l;
@@ -1200,10 +1203,30 @@ static int add_triangle(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt,
   LLVMValueRef j = l.j, s, len;
   triangle_rows(rb, j, count, lower, unit, &s, &len);
   LLVMValueRef one = int_op(rb, konst(rb, 1));
-  if (axpy(rb, int_op(rb, len), real_const(rb, k),
-           element(rb, T, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldt, ""), "")), one,
-           element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, rb->val[R_LDA], ""), "")),
+  /* T's column j, or (transposed) its row j */
+  LLVMValueRef from = transposed
+                          ? element(rb, T, LLVMBuildAdd(b, j, LLVMBuildMul(b, s, ldt, ""), ""))
+                          : element(rb, T, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldt, ""), ""));
+  if (axpy(rb, int_op(rb, len), real_const(rb, k), from,
+           transposed ? int_op(rb, ldt) : one,
+           element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldd, ""), "")),
            one) != 0)
+    return -1;
+  end_loop(rb, &l);
+  return 0;
+}
+/* D's stored triangle (as add_triangle's) scaled by k, column by column. */
+static int scale_triangle(rev_blas *rb, LLVMValueRef D, LLVMValueRef ldd,
+                          LLVMValueRef count, LLVMValueRef lower,
+                          LLVMValueRef unit, double k) {
+  LLVMBuilderRef b = rb->b;
+  blas_loop l;
+  begin_loop(rb, count, &l);
+  LLVMValueRef j = l.j, s, len;
+  triangle_rows(rb, j, count, lower, unit, &s, &len);
+  if (scal(rb, int_op(rb, len), real_const(rb, k),
+           element(rb, D, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldd, ""), "")),
+           int_op(rb, konst(rb, 1))) != 0)
     return -1;
   end_loop(rb, &l);
   return 0;
@@ -1253,7 +1276,8 @@ static int adjoint_trmm(rev_blas *rb) {
     ops[R_BETA] = real_const(rb, 0.0);
     ops[R_C] = T, ops[R_LDC] = int_op(rb, ldt);
     if (!emit(rb, RT_GEMM, ops) ||
-        add_triangle(rb, T, ldt, dA, ka, lower_in_memory(rb), unit_diagonal(rb),
+        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], ka, lower_in_memory(rb),
+                     unit_diagonal(rb),
                      1.0) != 0)
       return -1;
     free_block(rb, T);
@@ -1306,7 +1330,7 @@ static int adjoint_symm(rev_blas *rb) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
     LLVMValueRef ka = sel(rb, left, m, n);
-    if (scale_diagonal(rb, ka, dA, R_LDA, 2.0) != 0)
+    if (scale_diagonal(rb, ka, dA, rb->val[R_LDA], 2.0) != 0)
       return -1;
     memset(ops, 0, sizeof ops);
     ops[R_UPLO] = opt_op(rb, uplo);
@@ -1317,7 +1341,7 @@ static int adjoint_symm(rev_blas *rb) {
     ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
     ops[R_BETA] = real_const(rb, 1.0);
     ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_SYR2K, ops) || scale_diagonal(rb, ka, dA, R_LDA, 0.5) != 0)
+    if (!emit(rb, RT_SYR2K, ops) || scale_diagonal(rb, ka, dA, rb->val[R_LDA], 0.5) != 0)
       return -1;
     term_end(rb, after);
   }
@@ -1392,7 +1416,8 @@ static int adjoint_trtrs(rev_blas *rb) {
     LLVMValueRef nt = is_notrans(rb, tr);
     if (outer_nn(rb, T, ldt, -1.0, sel_array(rb, nt, dB, cB),
                  sel_array(rb, nt, cB, dB), 0.0) != 0 ||
-        add_triangle(rb, T, ldt, dA, rb->val[R_N], lower_in_memory(rb),
+        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], rb->val[R_N],
+                     lower_in_memory(rb),
                      unit_diagonal(rb), 1.0) != 0)
       return -1;
     free_block(rb, T);
@@ -1435,12 +1460,70 @@ static int adjoint_potrs(rev_blas *rb) {
     ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
     ops[R_B] = G, ops[R_LDB] = int_op(rb, ldg);
     if (!emit(rb, RT_TRMM, ops) ||
-        add_triangle(rb, G, ldg, dA, rb->val[R_N], lower_in_memory(rb),
+        add_triangle(rb, G, ldg, 0, dA, rb->val[R_LDA], rb->val[R_N],
+                     lower_in_memory(rb),
                      konst(rb, 0), 1.0) != 0)
       return -1;
     free_block(rb, G);
     term_end(rb, after);
   }
+  term_end(rb, done);
+  return 0;
+}
+
+
+/* A triangular routine (trmm, trsm) on the n x n work matrix W (ld ldw)
+ * with the factor cA, non-unit, alpha 1. */
+static int factor_op(rev_blas *rb, blas_routine_id id, LLVMValueRef right,
+                     LLVMValueRef transposed, LLVMValueRef W, LLVMValueRef ldw) {
+  LLVMValueRef uplo = rb->val[R_UPLO], ops[R_COUNT] = {0};
+  ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, right));
+  ops[R_UPLO] = opt_op(rb, uplo);
+  ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, transposed));
+  ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+  ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_ALPHA] = real_const(rb, 1.0);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = W, ops[R_LDB] = int_op(rb, ldw);
+  return emit(rb, id, ops) ? 0 : -1;
+}
+
+/*
+ * potrf  A := L, A = L L' from its lower triangle (uplo U: A = U'U, U
+ *   upper), in place.  The factor again from the cached A (potrf on the
+ *   copy); with L' the adjoint in dA's triangle, copied out to W:
+ *     L: W := Phi(L' W), W := L^-T W L^-1      (Phi: the triangle, its
+ *     U: W := Phi(W U'), W := U^-1 W U^-T       diagonal halved)
+ *   (trmm, then two trsm), and dA's triangle := W + W' there (the
+ *   diagonal once), the other triangle, which potrf neither reads nor
+ *   writes, left as it is.
+ */
+static int adjoint_potrf(rev_blas *rb) {
+  LLVMValueRef off, dA = shadow(rb, R_A, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], lda = rb->val[R_LDA], ldw;
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  ops[R_N] = int_op(rb, n);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_INFO] = in_memory(rb, rb->intty, LLVMConstNull(rb->intty));
+  if (!emit(rb, RT_POTRF, ops))
+    return -1;
+  LLVMValueRef W = scratch_square(rb, &ldw);
+  LLVMValueRef tri = lower_in_memory(rb), zero = konst(rb, 0), one = konst(rb, 1);
+  LLVMValueRef lower = option_is(rb, rb->val[R_UPLO], codes_lower);
+  LLVMValueRef upper = LLVMBuildNot(rb->b, lower, "");
+  if (add_triangle(rb, dA, lda, 0, W, ldw, n, tri, zero, 1.0) != 0 ||
+      factor_op(rb, RT_TRMM, upper, i1(rb, 1), W, ldw) != 0 ||
+      scale_triangle(rb, W, ldw, n, LLVMBuildNot(rb->b, tri, ""), one, 0.0) != 0 ||
+      scale_diagonal(rb, n, W, ldw, 0.5) != 0 ||
+      factor_op(rb, RT_TRSM, i1(rb, 0), lower, W, ldw) != 0 ||
+      factor_op(rb, RT_TRSM, i1(rb, 1), upper, W, ldw) != 0 ||
+      scale_triangle(rb, dA, lda, n, tri, zero, 0.0) != 0 ||
+      add_triangle(rb, W, ldw, 0, dA, lda, n, tri, zero, 1.0) != 0 ||
+      add_triangle(rb, W, ldw, 1, dA, lda, n, tri, one, 1.0) != 0)
+    return -1;
+  free_block(rb, W);
   term_end(rb, done);
   return 0;
 }
