@@ -19,7 +19,8 @@
  *
  * Per routine (d: the adjoints, held by the shadows; c: cached inputs):
  *   dot   r = x.y        dx += dr cy; dy += dr cx
- *   nrm2  r = |x|        dx += (dr / r) cx (0 where r = 0)
+ *   nrm2  r = |x|        dx += (dr / r) cx (0 where r = 0; r again by
+ *                        nrm2 on cx, as Enzyme does)
  *   axpy  y += a x       da += cx.dy; dx += a dy
  *   scal  x := a x       da += cx.dx; dx := a dx
  *   copy  y := x         dx += dy; dy := 0
@@ -36,9 +37,10 @@
  *                        with alpha 0)
  * Run-time activity: an array whose shadow is itself at run time is
  * inactive, so its term's calls are branched around (Enzyme's tests count
- * the calls); an output whose shadow is itself skips every term.  Other routines of the table
- * (symv, syrk, syr2k, potrf, ...) have no reverse rule: refused, naming
- * the routine.
+ * the calls); an output whose shadow is itself skips every term.
+ * symv, syrk, symm, trmv, trmm, potrf, potrs and trtrs: at their
+ * adjoints below.  Other routines of the table (syr2k, trsm, ...) have
+ * no reverse rule: refused, naming the routine.
  */
 #include <stdint.h>
 #include <string.h>
@@ -54,8 +56,8 @@
 #include "ad/tangent/tangent.h"
 
 /* The cache block: one 8-byte slot per role (its value), one per array
- * role (its copy), nrm2's result. */
-enum { SLOT_COPY = R_COUNT, SLOT_RESULT = 2 * R_COUNT, SLOTS };
+ * role (its copy). */
+enum { SLOT_COPY = R_COUNT, SLOTS = 2 * R_COUNT };
 
 typedef struct rev_blas {
   ad_rev_fn *r;
@@ -71,7 +73,6 @@ typedef struct rev_blas {
   LLVMBuilderRef b;             /* where the values are read */
   LLVMValueRef val[R_COUNT];    /* ints and options as i64, scalars real */
   LLVMValueRef copy[R_COUNT];   /* the cached arrays (reverse) */
-  LLVMValueRef result;          /* nrm2's result (reverse) */
 } rev_blas;
 
 typedef struct rev_blas_row {
@@ -443,11 +444,6 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
     LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
   }
   LLVMDisposeBuilder(b);
-  if (rb.id == RT_NRM2) {
-    LLVMValueRef res = LLVMBuildFPCast(r->fc.b, clone, rb.real, "");
-    LLVMValueRef idx = konst(&rb, SLOT_RESULT);
-    LLVMBuildStore(r->fc.b, res, LLVMBuildGEP2(r->fc.b, rb.i64, block, &idx, 1, ""));
-  }
   if (ad_rev_record(r, call, block) != 0)
     return -1;
   return ad_rev_plan_row(r, call, row) ? 0 : -1;
@@ -595,12 +591,21 @@ static int adjoint_dot(rev_blas *rb) {
   return 0;
 }
 
+/* r again from the cached x (Enzyme recomputes it: its traces count the
+ * call) */
 static int adjoint_nrm2(rev_blas *rb) {
   LLVMBuilderRef b = rb->b;
   LLVMValueRef d = LLVMBuildFPCast(b, ad_rev_take(rb->r, rb->call), rb->real, "");
   LLVMValueRef zero = LLVMConstNull(rb->real);
-  LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, rb->result, zero, ""),
-                           zero, LLVMBuildFDiv(b, d, rb->result, ""));
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+  LLVMValueRef r = emit(rb, RT_NRM2, ops);
+  if (!r)
+    return -1;
+  r = LLVMBuildFPCast(b, r, rb->real, "");
+  LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, r, zero, ""),
+                           zero, LLVMBuildFDiv(b, d, r, ""));
   LLVMValueRef same, s = shadow(rb, R_X, &same);
   LLVMBasicBlockRef after = term_begin(rb, same);
   if (axpy(rb, int_op(rb, rb->val[R_N]), real_op(rb, scale),
@@ -1552,8 +1557,6 @@ static int rev_blas_step(ad_rev_fn *r, const ad_rev_call_row *row,
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
       rb.copy[a] = LLVMBuildPtrToInt(rb.b, rb.copy[a], t, "");
   }
-  if (rb.id == RT_NRM2)
-    rb.result = LLVMBuildLoad2(rb.b, rb.real, slot_at(&rb, block, SLOT_RESULT), "");
   if (has(&rb, R_LAYOUT))
     rb.site.layout = LLVMBuildIntCast2(rb.b, rb.val[R_LAYOUT],
                                        LLVMTypeOf(orig(&rb, R_LAYOUT)), 0, "");
