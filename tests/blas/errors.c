@@ -4,7 +4,6 @@
  *   -DCASE=3  the same in reverse mode
  *   -DCASE=4  cblas_dsyr2k in reverse mode, which has no reverse rule
  *   -DCASE=5  cblas_dtrmv in forward mode, a rule of reverse mode only
- *   -DCASE=6  cblas_dsyrk in reverse mode with an active alpha
  * (case 1, potrf through its C name, is differentiated now:
  * cblas_potrf.c)
  */
@@ -15,8 +14,6 @@ void cblas_daxpy(int, double, const double *, int, double *, int);
 void cblas_dsyr2k(int, int, int, int, int, double, const double *, int,
                   const double *, int, double, double *, int);
 void cblas_dtrmv(int, int, int, int, int, const double *, int, double *, int);
-void cblas_dsyrk(int, int, int, int, int, double, const double *, int, double,
-                 double *, int);
 
 #if CASE == 4
 static double f(double *a, double *b) {
@@ -26,11 +23,6 @@ static double f(double *a, double *b) {
 #elif CASE == 5
 static double f(double *a, double *b) {
   cblas_dtrmv(102, 121, 111, 131, 2, a, 2, b, 1);
-  return b[0];
-}
-#elif CASE == 6
-static double f(double *a, double *b) {
-  cblas_dsyrk(102, 121, 111, 2, 1, a[3], a, 2, 0.0, b, 2);
   return b[0];
 }
 #else

@@ -4,7 +4,7 @@
  * dsymm through
  * CBLAS and the Fortran interface (both layouts, both triangles, every
  * transpose, unit and stored diagonals, strided and negative increments,
- * beta != 0, alpha and beta of symv active), each entry against central
+ * beta != 0, alpha and beta active), each entry against central
  * finite differences (long double), from nonzero shadows (the memory's
  * final values seeded with them, the gradient added).  main returns the
  * number of mismatches.
@@ -73,13 +73,12 @@ SYMV(k_dsymv_cu, COL, UP)
 SYMV(k_dsymv_cl, COL, LO)
 SYMV(k_dsymv_ru, ROW, UP)
 SYMV(k_dsymv_rl, ROW, LO)
-/* C := alpha op(A) op(A)' + beta C on a triangle, n 3, k 2 (lda, ldc 4);
- * alpha and beta inactive (constants) */
+/* C := alpha op(A) op(A)' + beta C on a triangle, n 3, k 2 (lda, ldc 4) */
 #define SYRK(name, layout, uplo, trans)                                        \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    cblas_dsyrk(layout, uplo, trans, 3, 2, 1.7, A, 4, -0.6, C, 4);             \
-    return wsum(C, 12) + s[0];                                                 \
+    cblas_dsyrk(layout, uplo, trans, 3, 2, s[0], A, 4, s[1], C, 4);            \
+    return wsum(C, 12);                                                        \
   }
 SYRK(k_dsyrk_cun, COL, UP, NT)
 SYRK(k_dsyrk_clt, COL, LO, TR)
@@ -97,12 +96,12 @@ TRMV(k_dtrmv_cltu, COL, LO, TR, UNIT, 2)
 TRMV(k_dtrmv_clnn, COL, LO, NT, NONUNIT, -2)
 TRMV(k_dtrmv_rutn, ROW, UP, TR, NONUNIT, 2)
 TRMV(k_dtrmv_rlnu, ROW, LO, NT, UNIT, -2)
-/* B := 1.2 op(A) B or 1.2 B op(A), B 3 x 2 (ldb 4), A 3 x 3 or 2 x 2
- * (lda 4) triangular; alpha inactive */
+/* B := alpha op(A) B or alpha B op(A), B 3 x 2 (ldb 4), A 3 x 3 or
+ * 2 x 2 (lda 4) triangular */
 #define TRMM(name, layout, side, uplo, trans, diag)                            \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    cblas_dtrmm(layout, side, uplo, trans, diag, 3, 2, 1.2, A, 4, B, 4);       \
+    cblas_dtrmm(layout, side, uplo, trans, diag, 3, 2, s[0], A, 4, B, 4);      \
     return wsum(B, 12);                                                        \
   }
 TRMM(k_dtrmm_clunn, COL, LEFT, UP, NT, NONUNIT)
@@ -111,12 +110,12 @@ TRMM(k_dtrmm_crutn, COL, RIGHT, UP, TR, NONUNIT)
 TRMM(k_dtrmm_crlnn, COL, RIGHT, LO, NT, NONUNIT)
 TRMM(k_dtrmm_rlunu, ROW, LEFT, UP, NT, UNIT)
 TRMM(k_dtrmm_rrltn, ROW, RIGHT, LO, TR, NONUNIT)
-/* C := 0.8 A B + 0.6 C or 0.8 B A + 0.6 C, C, B 3 x 2 (ld 4), A symmetric
- * 3 x 3 or 2 x 2 (lda 4); alpha, beta inactive */
+/* C := alpha A B + beta C or alpha B A + beta C, C, B 3 x 2 (ld 4), A
+ * symmetric 3 x 3 or 2 x 2 (lda 4) */
 #define SYMM(name, layout, side, uplo)                                         \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    cblas_dsymm(layout, side, uplo, 3, 2, 0.8, A, 4, B, 4, 0.6, C, 4);         \
+    cblas_dsymm(layout, side, uplo, 3, 2, s[0], A, 4, B, 4, s[1], C, 4);       \
     return wsum(C, 12);                                                        \
   }
 SYMM(k_dsymm_clu, COL, LEFT, UP)
@@ -150,11 +149,10 @@ static const int i1 = 1, i2 = 2, i3 = 3, i4 = 4, i5 = 5, im1 = -1;
   }
 FSYMV(f_dsymv_u, "U")
 FSYMV(f_dsymv_l, "l")
-static const double f_alpha = 0.9, f_beta = 1.4;
 #define FSYRK(name, uplo, trans)                                               \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    dsyrk_(uplo, trans, &i3, &i2, &f_alpha, A, &i4, &f_beta, C, &i4);          \
+    dsyrk_(uplo, trans, &i3, &i2, &s[0], A, &i4, &s[1], C, &i4);               \
     return wsum(C, 12);                                                        \
   }
 FSYRK(f_dsyrk_un, "U", "N")
@@ -168,11 +166,10 @@ FSYRK(f_dsyrk_lt, "l", "t")
 FTRMV(f_dtrmv_unn, "U", "N", "N", &i1)
 FTRMV(f_dtrmv_ltu, "l", "t", "u", &im1)
 FTRMV(f_dtrmv_utn, "u", "T", "n", &i1)
-static const double f_gamma = -1.1;
 #define FTRMM(name, side, uplo, trans, diag)                                   \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    dtrmm_(side, uplo, trans, diag, &i3, &i2, &f_gamma, A, &i4, B, &i4);       \
+    dtrmm_(side, uplo, trans, diag, &i3, &i2, &s[0], A, &i4, B, &i4);          \
     return wsum(B, 12);                                                        \
   }
 FTRMM(f_dtrmm_lunn, "L", "U", "N", "N")
@@ -180,7 +177,7 @@ FTRMM(f_dtrmm_rltu, "r", "l", "t", "u")
 #define FSYMM(name, side, uplo)                                                \
   static double name(double *x, double *y, double *A, double *B, double *C,    \
                      double *s) {                                              \
-    dsymm_(side, uplo, &i3, &i2, &f_alpha, A, &i4, B, &i4, &f_beta, C, &i4);   \
+    dsymm_(side, uplo, &i3, &i2, &s[0], A, &i4, B, &i4, &s[1], C, &i4);       \
     return wsum(C, 12);                                                        \
   }
 FSYMM(f_dsymm_lu, "L", "U")

@@ -85,8 +85,6 @@ typedef struct rev_blas_row {
     unsigned char when[3];
     unsigned char rows, cols, by;
   } cache[3];
-  /* scalars whose adjoint this rule does not compute: refused active */
-  unsigned char inactive_only[2];
 } rev_blas_row;
 
 static int adjoint_dot(rev_blas *rb);
@@ -99,6 +97,11 @@ static int adjoint_gemm(rev_blas *rb);
 static int adjoint_symv(rev_blas *rb);
 static int adjoint_syrk(rev_blas *rb);
 static int adjoint_trmv(rev_blas *rb);
+static LLVMValueRef matrix_dot(rev_blas *rb, LLVMValueRef X, LLVMValueRef ldx,
+                               LLVMValueRef Y, LLVMValueRef ldy,
+                               LLVMValueRef inner, LLVMValueRef outer,
+                               LLVMValueRef lower);
+static LLVMValueRef lower_in_memory(rev_blas *rb);
 static int adjoint_trmm(rev_blas *rb);
 static int adjoint_symm(rev_blas *rb);
 static int adjoint_trtrs(rev_blas *rb);
@@ -121,15 +124,17 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_SYMV] = {adjoint_symv,
                  {{R_A, {R_X, R_ALPHA}, R_N, R_N, 0}, {R_X, {R_A, R_ALPHA}},
                   {R_Y, {R_BETA}}}},
-    [RT_SYRK] = {adjoint_syrk, {{R_A, {R_A}, R_N, R_K, R_TRANS}},
-                 {R_ALPHA, R_BETA}},
+    [RT_SYRK] = {adjoint_syrk,
+                 {{R_A, {R_A, R_ALPHA}, R_N, R_K, R_TRANS},
+                  {R_C, {R_BETA}, R_N, R_N, 0}}},
     [RT_TRMV] = {adjoint_trmv, {{R_A, {R_X}, R_N, R_N, 0}, {R_X, {R_A}}}},
     [RT_TRMM] = {adjoint_trmm,
-                 {{R_A, {R_B}, R_M, R_N, R_SIDE}, {R_B, {R_A}, R_M, R_N, 0}},
-                 {R_ALPHA}},
+                 {{R_A, {R_B}, R_M, R_N, R_SIDE},
+                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0}}},
     [RT_SYMM] = {adjoint_symm,
-                 {{R_A, {R_B}, R_M, R_N, R_SIDE}, {R_B, {R_A}, R_M, R_N, 0}},
-                 {R_ALPHA, R_BETA}},
+                 {{R_A, {R_B, R_ALPHA}, R_M, R_N, R_SIDE},
+                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0},
+                  {R_C, {R_BETA}, R_M, R_N, 0}}},
     [RT_TRTRS] = {adjoint_trtrs,
                   {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
     [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0}}},
@@ -374,13 +379,6 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
                ? ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s",
                                   rule->name)
                : 0;
-  for (unsigned i = 0; i < 2 && rr->inactive_only[i]; i++)
-    if (active(&rb, rr->inactive_only[i]))
-      return ad_rev_fail_call(r, call,
-                              rr->inactive_only[i] == R_ALPHA
-                                  ? "%s: no reverse-mode rule for an active alpha"
-                                  : "%s: no reverse-mode rule for an active beta",
-                              rule->name);
   unsigned out = ad_blas_output(rb.id);
   if (out == R_END) {
     if (!ad_rev_has_adjoint(r, call))
@@ -1032,8 +1030,8 @@ static LLVMValueRef side_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef righ
  *   with D the triangle of dC and S = D + D' (its diagonal twice):
  *   dA += a S cA (op = N) or a cA S (op = T): symm with dC's diagonal
  *   doubled before and halved after (exact); dC := b dC on the triangle
- *   (syrk itself with alpha 0, k 0: BLAS scales the triangle).  An active
- *   alpha or beta is refused (rev_rows).
+ *   (syrk itself with alpha 0, k 0: BLAS scales the triangle); dalpha +=
+ *   sum(op(cA) op(cA)' * dC), dbeta += sum(cC * dC) over the triangle.
  */
 static int adjoint_syrk(rev_blas *rb) {
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
@@ -1059,6 +1057,35 @@ static int adjoint_syrk(rev_blas *rb) {
     if (!emit(rb, RT_SYMM, ops) || scale_diagonal(rb, n, dC, rb->val[R_LDC], 0.5) != 0)
       return -1;
     term_end(rb, after);
+  }
+  LLVMValueRef ldc = rb->val[R_LDC];
+  if (active(rb, R_ALPHA)) {
+    /* P := op(cA) op(cA)' on the triangle (the other stays 0) */
+    LLVMValueRef ldp = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, n, konst(rb, 1), ""),
+                           n, konst(rb, 1));
+    LLVMValueRef P = calloc_reals(rb, LLVMBuildMul(rb->b, ldp, n, ""));
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
+    ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, k);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = P, ops[R_LDC] = int_op(rb, ldp);
+    if (!emit(rb, RT_SYRK, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, P, ldp, dC, ldc, n, n, lower_in_memory(rb));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, P);
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, n, n,
+                                 lower_in_memory(rb));
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
   }
   memset(ops, 0, sizeof ops);
   ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
@@ -1143,6 +1170,32 @@ static void triangle_rows(rev_blas *rb, LLVMValueRef j, LLVMValueRef count,
   *s = sel(rb, lower, LLVMBuildAdd(b, j, unit, ""), konst(rb, 0));
   *len = sel(rb, lower, LLVMBuildSub(b, LLVMBuildSub(b, count, j, ""), unit, ""),
              LLVMBuildSub(b, LLVMBuildAdd(b, j, konst(rb, 1), ""), unit, ""));
+}
+
+/* The sum of X * Y over inner x outer stored elements (leading
+ * dimensions ldx, ldy; lower, not NULL: only the inner x inner triangle
+ * add_triangle's rows name), a dot per stored column. */
+static LLVMValueRef matrix_dot(rev_blas *rb, LLVMValueRef X, LLVMValueRef ldx,
+                               LLVMValueRef Y, LLVMValueRef ldy,
+                               LLVMValueRef inner, LLVMValueRef outer,
+                               LLVMValueRef lower) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef acc = ad_entry_alloca(rb->r->rev, rb->real, "blas.sum");
+  LLVMBuildStore(b, LLVMConstNull(rb->real), acc);
+  blas_loop l;
+  begin_loop(rb, outer, &l);
+  LLVMValueRef j = l.j, s = konst(rb, 0), len = inner;
+  if (lower)
+    triangle_rows(rb, j, inner, lower, konst(rb, 0), &s, &len);
+  LLVMValueRef one = int_op(rb, konst(rb, 1));
+  LLVMValueRef d = dot(rb, int_op(rb, len),
+                       element(rb, X, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldx, ""), "")), one,
+                       element(rb, Y, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldy, ""), "")), one);
+  if (!d)
+    return NULL;
+  LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, rb->real, acc, ""), d, ""), acc);
+  end_loop(rb, &l);
+  return LLVMBuildLoad2(b, rb->real, acc, "");
 }
 
 /*
@@ -1252,7 +1305,8 @@ static LLVMValueRef sel_array(rev_blas *rb, LLVMValueRef c, LLVMValueRef a,
  *   A triangular:  T := a dB cB' (L, op N), a cB dB' (L, T),
  *   a cB' dB (R, N), a dB' cB (R, T) by gemm into a scratch square, its
  *   triangle added to dA's (add_triangle); then dB := a op(cA)' dB (or
- *   dB op(cA)'), trmm in place.  An active alpha is refused (rev_rows).
+ *   dB op(cA)'), trmm in place; dalpha += sum(op(cA) cB * dB) (trmm on
+ *   the copy of B) before.
  */
 static int adjoint_trmm(rev_blas *rb) {
   LLVMBuilderRef b = rb->b;
@@ -1288,6 +1342,28 @@ static int adjoint_trmm(rev_blas *rb) {
     free_block(rb, T);
     term_end(rb, after);
   }
+  if (active(rb, R_ALPHA)) {
+    /* dalpha += sum(op(cA) cB * dB): the cached B (a copy: the call
+     * writes B) multiplied in place */
+    LLVMValueRef inner, outer;
+    matrix_shape(rb, R_B, &inner, &outer);
+    memset(ops, 0, sizeof ops);
+    ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]);
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_TRANS] = opt_op(rb, tr);
+    ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    if (!emit(rb, RT_TRMM, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, rb->copy[R_B], rb->val[R_LDB], dB,
+                                rb->val[R_LDB], inner, outer, NULL);
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+  }
   memset(ops, 0, sizeof ops);
   ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]);
   ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
@@ -1308,8 +1384,8 @@ static int adjoint_trmm(rev_blas *rb) {
  *   A symmetric from its triangle uplo:
  *   dB += a cA dC (or dC cA), symm; dA's triangle += a (dC cB' + cB dC')
  *   (R: a (cB' dC + dC' cB)) with the diagonal's share once, syr2k with
- *   dA's diagonal doubled before and halved after (exact); dC := b dC.
- *   An active alpha or beta is refused (rev_rows).
+ *   dA's diagonal doubled before and halved after (exact); dalpha +=
+ *   sum(cA cB * dC), dbeta += sum(cC * dC); dC := b dC.
  */
 static int adjoint_symm(rev_blas *rb) {
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
@@ -1349,6 +1425,35 @@ static int adjoint_symm(rev_blas *rb) {
     if (!emit(rb, RT_SYR2K, ops) || scale_diagonal(rb, ka, dA, rb->val[R_LDA], 0.5) != 0)
       return -1;
     term_end(rb, after);
+  }
+  LLVMValueRef inner, outer, ldc = rb->val[R_LDC];
+  matrix_shape(rb, R_C, &inner, &outer);
+  if (active(rb, R_ALPHA)) {
+    /* dalpha += sum(cA cB * dC) (or cB cA), the product by symm */
+    LLVMValueRef ldp = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, inner, konst(rb, 1), ""),
+                           inner, konst(rb, 1));
+    LLVMValueRef P = calloc_reals(rb, LLVMBuildMul(rb->b, ldp, outer, ""));
+    memset(ops, 0, sizeof ops);
+    ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]), ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = P, ops[R_LDC] = int_op(rb, ldp);
+    if (!emit(rb, RT_SYMM, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, P, ldp, dC, ldc, inner, outer, NULL);
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, P);
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, inner, outer, NULL);
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
   }
   if (scale_output(rb, m, n, dC, uplo) != 0)
     return -1;
