@@ -2,7 +2,8 @@
  * BLAS calls whose derivative must fail cleanly, naming the call:
  *   -DCASE=2  cblas_daxpy accumulating an active x into a y with no shadow
  *   -DCASE=3  the same in reverse mode
- *   -DCASE=4  cblas_dsymv in reverse mode, which has no reverse rule
+ *   -DCASE=4  cblas_dsyr2k in reverse mode, which has no reverse rule
+ *   -DCASE=5  cblas_dtrmv in forward mode, a rule of reverse mode only
  * (case 1, potrf through its C name, is differentiated now:
  * cblas_potrf.c)
  */
@@ -10,12 +11,18 @@ extern int enzyme_dup, enzyme_const;
 double __enzyme_fwddiff(void *, ...);
 void __enzyme_autodiff(void *, ...);
 void cblas_daxpy(int, double, const double *, int, double *, int);
-void cblas_dsymv(int, int, int, double, const double *, int, const double *,
-                 int, double, double *, int);
+void cblas_dsyr2k(int, int, int, int, int, double, const double *, int,
+                  const double *, int, double, double *, int);
+void cblas_dtrmv(int, int, int, int, int, const double *, int, double *, int);
 
 #if CASE == 4
 static double f(double *a, double *b) {
-  cblas_dsymv(102, 121, 2, 1.0, a, 2, a, 1, 0.0, b, 1);
+  cblas_dsyr2k(102, 121, 111, 2, 1, 1.0, a, 2, a, 2, 0.0, b, 2);
+  return b[0];
+}
+#elif CASE == 5
+static double f(double *a, double *b) {
+  cblas_dtrmv(102, 121, 111, 131, 2, a, 2, b, 1);
   return b[0];
 }
 #else
@@ -31,6 +38,8 @@ int main(void) {
   return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
 #elif CASE == 3
   __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
+#elif CASE == 5
+  return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_dup, b, db);
 #else
   __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_dup, b, db);
 #endif

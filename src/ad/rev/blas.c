@@ -19,7 +19,8 @@
  *
  * Per routine (d: the adjoints, held by the shadows; c: cached inputs):
  *   dot   r = x.y        dx += dr cy; dy += dr cx
- *   nrm2  r = |x|        dx += (dr / r) cx (0 where r = 0)
+ *   nrm2  r = |x|        dx += (dr / r) cx (0 where r = 0; r again by
+ *                        nrm2 on cx, as Enzyme does)
  *   axpy  y += a x       da += cx.dy; dx += a dy
  *   scal  x := a x       da += cx.dx; dx := a dx
  *   copy  y := x         dx += dy; dy := 0
@@ -36,9 +37,10 @@
  *                        with alpha 0)
  * Run-time activity: an array whose shadow is itself at run time is
  * inactive, so its term's calls are branched around (Enzyme's tests count
- * the calls); an output whose shadow is itself skips every term.  Other routines of the table
- * (symv, syrk, syr2k, potrf, ...) have no reverse rule: refused, naming
- * the routine.
+ * the calls); an output whose shadow is itself skips every term.
+ * symv, syrk, symm, trmv, trmm, potrf, potrs and trtrs: at their
+ * adjoints below.  Other routines of the table (syr2k, trsm, ...) have
+ * no reverse rule: refused, naming the routine.
  */
 #include <stdint.h>
 #include <string.h>
@@ -54,8 +56,8 @@
 #include "ad/tangent/tangent.h"
 
 /* The cache block: one 8-byte slot per role (its value), one per array
- * role (its copy), nrm2's result. */
-enum { SLOT_COPY = R_COUNT, SLOT_RESULT = 2 * R_COUNT, SLOTS };
+ * role (its copy). */
+enum { SLOT_COPY = R_COUNT, SLOTS = 2 * R_COUNT };
 
 typedef struct rev_blas {
   ad_rev_fn *r;
@@ -71,15 +73,17 @@ typedef struct rev_blas {
   LLVMBuilderRef b;             /* where the values are read */
   LLVMValueRef val[R_COUNT];    /* ints and options as i64, scalars real */
   LLVMValueRef copy[R_COUNT];   /* the cached arrays (reverse) */
-  LLVMValueRef result;          /* nrm2's result (reverse) */
 } rev_blas;
 
 typedef struct rev_blas_row {
   int (*adjoint)(rev_blas *rb);
-  /* arrays cached, each when any of its `when` roles is active */
+  /* the arrays the adjoint reads, each when any of its `when` roles is
+   * active; a matrix's stored shape rows x cols (roles), swapped where
+   * option `by` says transposed (0: never) */
   struct {
     unsigned char array;
     unsigned char when[3];
+    unsigned char rows, cols, by;
   } cache[3];
 } rev_blas_row;
 
@@ -90,6 +94,19 @@ static int adjoint_scal(rev_blas *rb);
 static int adjoint_copy(rev_blas *rb);
 static int adjoint_gemv(rev_blas *rb);
 static int adjoint_gemm(rev_blas *rb);
+static int adjoint_symv(rev_blas *rb);
+static int adjoint_syrk(rev_blas *rb);
+static int adjoint_trmv(rev_blas *rb);
+static LLVMValueRef matrix_dot(rev_blas *rb, LLVMValueRef X, LLVMValueRef ldx,
+                               LLVMValueRef Y, LLVMValueRef ldy,
+                               LLVMValueRef inner, LLVMValueRef outer,
+                               LLVMValueRef lower);
+static LLVMValueRef lower_in_memory(rev_blas *rb);
+static int adjoint_trmm(rev_blas *rb);
+static int adjoint_symm(rev_blas *rb);
+static int adjoint_trtrs(rev_blas *rb);
+static int adjoint_potrs(rev_blas *rb);
+static int adjoint_potrf(rev_blas *rb);
 
 static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_DOT] = {adjoint_dot, {{R_X, {R_Y}}, {R_Y, {R_X}}}},
@@ -98,12 +115,41 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_SCAL] = {adjoint_scal, {{R_X, {R_ALPHA}}}},
     [RT_COPY] = {adjoint_copy, {{0}}},
     [RT_GEMV] = {adjoint_gemv,
-                 {{R_A, {R_X, R_ALPHA}}, {R_X, {R_A, R_ALPHA}}, {R_Y, {R_BETA}}}},
+                 {{R_A, {R_X, R_ALPHA}, R_M, R_N, 0}, {R_X, {R_A, R_ALPHA}},
+                  {R_Y, {R_BETA}}}},
     [RT_GEMM] = {adjoint_gemm,
-                 {{R_A, {R_B, R_ALPHA}}, {R_B, {R_A, R_ALPHA}}, {R_C, {R_BETA}}}},
+                 {{R_A, {R_B, R_ALPHA}, R_M, R_K, R_TRANS},
+                  {R_B, {R_A, R_ALPHA}, R_K, R_N, R_TRANSB},
+                  {R_C, {R_BETA}, R_M, R_N, 0}}},
+    [RT_SYMV] = {adjoint_symv,
+                 {{R_A, {R_X, R_ALPHA}, R_N, R_N, 0}, {R_X, {R_A, R_ALPHA}},
+                  {R_Y, {R_BETA}}}},
+    [RT_SYRK] = {adjoint_syrk,
+                 {{R_A, {R_A, R_ALPHA}, R_N, R_K, R_TRANS},
+                  {R_C, {R_BETA}, R_N, R_N, 0}}},
+    [RT_TRMV] = {adjoint_trmv, {{R_A, {R_X}, R_N, R_N, 0}, {R_X, {R_A}}}},
+    [RT_TRMM] = {adjoint_trmm,
+                 {{R_A, {R_B}, R_M, R_N, R_SIDE},
+                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0}}},
+    [RT_SYMM] = {adjoint_symm,
+                 {{R_A, {R_B, R_ALPHA}, R_M, R_N, R_SIDE},
+                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0},
+                  {R_C, {R_BETA}, R_M, R_N, 0}}},
+    [RT_TRTRS] = {adjoint_trtrs,
+                  {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
+    [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0}}},
+    [RT_POTRS] = {adjoint_potrs,
+                  {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
 };
 
 static const int codes_notrans[] = {111, 'N', 'n', 0};
+static const int codes_lower[] = {122, 'L', 'l', 0};
+static const int codes_unit[] = {132, 'U', 'u', 0};
+static const int codes_left[] = {141, 'L', 'l', 0};
+/* CBLAS's option enums (a character option is none of them: 'n', 't' and
+ * 'u' lie in their range) */
+static const int codes_cblas_enum[] = {111, 112, 113, 121, 122, 131, 132,
+                                       141, 142, 0};
 
 /* ---- the call ---- */
 
@@ -216,13 +262,17 @@ static void read_values(rev_blas *rb, LLVMValueRef block, int from_block) {
 static LLVMValueRef konst(rev_blas *rb, long long k) {
   return LLVMConstInt(rb->i64, (unsigned long long)k, 1);
 }
-static LLVMValueRef is_notrans(rev_blas *rb, LLVMValueRef opt) {
+/* Whether option value opt is one of codes (its CBLAS enum, characters). */
+static LLVMValueRef option_is(rev_blas *rb, LLVMValueRef opt, const int *codes) {
   LLVMValueRef any = NULL;
-  for (const int *c = codes_notrans; *c; c++) {
+  for (const int *c = codes; *c; c++) {
     LLVMValueRef eq = LLVMBuildICmp(rb->b, LLVMIntEQ, opt, konst(rb, *c), "");
     any = any ? LLVMBuildOr(rb->b, any, eq, "") : eq;
   }
   return any;
+}
+static LLVMValueRef is_notrans(rev_blas *rb, LLVMValueRef opt) {
+  return option_is(rb, opt, codes_notrans);
 }
 static LLVMValueRef col_major(rev_blas *rb) {
   if (fortran(rb) || !has(rb, R_LAYOUT))
@@ -243,17 +293,20 @@ static LLVMValueRef abs_i64(rev_blas *rb, LLVMValueRef v) {
  * length of a stored column or, row-major, row; `outer` their count). */
 static void matrix_shape(rev_blas *rb, unsigned role, LLVMValueRef *inner,
                          LLVMValueRef *outer) {
-  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], rows, cols;
-  if (rb->id == RT_GEMV) {
-    rows = m, cols = n;
-  } else if (role == R_A) {
-    LLVMValueRef na = is_notrans(rb, rb->val[R_TRANS]), k = rb->val[R_K];
-    rows = sel(rb, na, m, k), cols = sel(rb, na, k, m);
-  } else if (role == R_B) {
-    LLVMValueRef nb = is_notrans(rb, rb->val[R_TRANSB]), k = rb->val[R_K];
-    rows = sel(rb, nb, k, n), cols = sel(rb, nb, n, k);
-  } else {
-    rows = m, cols = n;
+  const rev_blas_row *rr = &rev_rows[rb->id];
+  unsigned i = 0;
+  while (i < 2 && rr->cache[i].array != role)
+    i++;
+  LLVMValueRef rows = rb->val[rr->cache[i].rows];
+  LLVMValueRef cols = rb->val[rr->cache[i].cols];
+  if (rr->cache[i].by == R_SIDE) {
+    /* square: rows x rows on the left, cols x cols on the right */
+    LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+    rows = cols = sel(rb, left, rows, cols);
+  } else if (rr->cache[i].by) {
+    LLVMValueRef nt = is_notrans(rb, rb->val[rr->cache[i].by]);
+    LLVMValueRef r0 = rows;
+    rows = sel(rb, nt, rows, cols), cols = sel(rb, nt, cols, r0);
   }
   LLVMValueRef cm = col_major(rb);
   *inner = sel(rb, cm, rows, cols);
@@ -389,11 +442,6 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
     LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
   }
   LLVMDisposeBuilder(b);
-  if (rb.id == RT_NRM2) {
-    LLVMValueRef res = LLVMBuildFPCast(r->fc.b, clone, rb.real, "");
-    LLVMValueRef idx = konst(&rb, SLOT_RESULT);
-    LLVMBuildStore(r->fc.b, res, LLVMBuildGEP2(r->fc.b, rb.i64, block, &idx, 1, ""));
-  }
   if (ad_rev_record(r, call, block) != 0)
     return -1;
   return ad_rev_plan_row(r, call, row) ? 0 : -1;
@@ -432,7 +480,7 @@ static LLVMValueRef opt_op(rev_blas *rb, LLVMValueRef v) {
 static LLVMValueRef trans_like(rev_blas *rb, LLVMValueRef like,
                                LLVMValueRef transposed) {
   LLVMBuilderRef b = rb->b;
-  LLVMValueRef is_enum = LLVMBuildICmp(b, LLVMIntUGE, like, konst(rb, 100), "");
+  LLVMValueRef is_enum = option_is(rb, like, codes_cblas_enum);
   LLVMValueRef e = sel(rb, transposed, konst(rb, 112), konst(rb, 111));
   LLVMValueRef ch = LLVMBuildOr(b, sel(rb, transposed, konst(rb, 'T'), konst(rb, 'N')),
                                 LLVMBuildAnd(b, like, konst(rb, 0x20), ""), "");
@@ -541,12 +589,21 @@ static int adjoint_dot(rev_blas *rb) {
   return 0;
 }
 
+/* r again from the cached x (Enzyme recomputes it: its traces count the
+ * call) */
 static int adjoint_nrm2(rev_blas *rb) {
   LLVMBuilderRef b = rb->b;
   LLVMValueRef d = LLVMBuildFPCast(b, ad_rev_take(rb->r, rb->call), rb->real, "");
   LLVMValueRef zero = LLVMConstNull(rb->real);
-  LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, rb->result, zero, ""),
-                           zero, LLVMBuildFDiv(b, d, rb->result, ""));
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+  LLVMValueRef r = emit(rb, RT_NRM2, ops);
+  if (!r)
+    return -1;
+  r = LLVMBuildFPCast(b, r, rb->real, "");
+  LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, r, zero, ""),
+                           zero, LLVMBuildFDiv(b, d, r, ""));
   LLVMValueRef same, s = shadow(rb, R_X, &same);
   LLVMBasicBlockRef after = term_begin(rb, same);
   if (axpy(rb, int_op(rb, rb->val[R_N]), real_op(rb, scale),
@@ -753,6 +810,38 @@ static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC) {
   return 0;
 }
 
+/* The m x n output's adjoint dC := beta dC (R_LDC, R_BETA); `like` an
+ * option of the call, for the encoding of gemm's 'N'. */
+static int scale_output(rev_blas *rb, LLVMValueRef m, LLVMValueRef n,
+                        LLVMValueRef dC, LLVMValueRef like) {
+  LLVMValueRef ops[R_COUNT] = {0}, ldc = inc_op(rb, R_LDC);
+  if (!fortran(rb) &&
+      LLVMGetNamedFunction(rb->r->mc->mod, ad_blas_name(RT_LASCL, rb->iface, rb->prec))) {
+    /* by the program's C-interface lascl where it has one (Enzyme's BLAS
+     * does, and scales with it: its tests compare the calls); CBLAS
+     * proper has none */
+    ops[R_UPLO] = opt_op(rb, konst(rb, 'G'));
+    ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
+    ops[R_CFROM] = real_const(rb, 1.0);
+    ops[R_CTO] = real_op(rb, rb->val[R_BETA]);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_A] = dC, ops[R_LDA] = ldc;
+    ops[R_INFO] = LLVMConstNull(rb->intty);
+    return emit(rb, RT_LASCL, ops) ? 0 : -1;
+  }
+  /* else by gemm itself (alpha 0, k 0: BLAS scales C by beta, zeroes it
+   * for beta 0), the one routine a program defining only gemm has */
+  ops[R_TRANS] = ops[R_TRANSB] = opt_op(rb, trans_like(rb, like, i1(rb, 0)));
+  ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+  ops[R_K] = int_op(rb, konst(rb, 0));
+  ops[R_ALPHA] = real_const(rb, 0.0);
+  ops[R_A] = ops[R_B] = dC;
+  ops[R_LDA] = ops[R_LDB] = ldc;
+  ops[R_BETA] = real_op(rb, rb->val[R_BETA]);
+  ops[R_C] = dC, ops[R_LDC] = ldc;
+  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+}
+
 static int adjoint_gemm(rev_blas *rb) {
   ad_rev_fn *r = rb->r;
   LLVMBuilderRef b = rb->b;
@@ -761,7 +850,6 @@ static int adjoint_gemm(rev_blas *rb) {
   LLVMValueRef ta = rb->val[R_TRANS], tb = rb->val[R_TRANSB];
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], k = rb->val[R_K];
   LLVMValueRef one = real_const(rb, 1.0);
-  LLVMValueRef ldc = inc_op(rb, R_LDC);
   LLVMValueRef ops[R_COUNT];
   if (gemm_factor_adjoint(rb, R_A, dC) != 0 ||
       gemm_factor_adjoint(rb, R_B, dC) != 0)
@@ -840,37 +928,712 @@ static int adjoint_gemm(rev_blas *rb) {
     if (db)
       add_scalar(rb, R_BETA, LLVMBuildLoad2(b, rb->real, acc_b, ""));
   }
-  memset(ops, 0, sizeof ops);
-  if (!fortran(rb) &&
-      LLVMGetNamedFunction(r->mc->mod, ad_blas_name(RT_LASCL, rb->iface, rb->prec))) {
-    /* dC := beta dC by the program's C-interface lascl where it has one
-     * (Enzyme's BLAS does, and scales with it: its tests compare the
-     * calls); CBLAS proper has none */
-    ops[R_UPLO] = opt_op(rb, konst(rb, 'G'));
-    ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
-    ops[R_CFROM] = real_const(rb, 1.0);
-    ops[R_CTO] = real_op(rb, rb->val[R_BETA]);
-    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
-    ops[R_A] = dC, ops[R_LDA] = ldc;
-    ops[R_INFO] = LLVMConstNull(rb->intty);
-    if (!emit(rb, RT_LASCL, ops))
-      return -1;
-    term_end(rb, done);
-    return 0;
-  }
-  /* else dC := beta dC by gemm itself (alpha 0, k 0: BLAS scales C by
-   * beta, zeroes it for beta 0), the one routine a program defining only
-   * gemm has */
-  ops[R_TRANS] = ops[R_TRANSB] = opt_op(rb, trans_like(rb, ta, i1(rb, 0)));
-  ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
-  ops[R_K] = int_op(rb, konst(rb, 0));
-  ops[R_ALPHA] = real_const(rb, 0.0);
-  ops[R_A] = ops[R_B] = dC;
-  ops[R_LDA] = ops[R_LDB] = ldc;
-  ops[R_BETA] = real_op(rb, rb->val[R_BETA]);
-  ops[R_C] = dC, ops[R_LDC] = ldc;
-  if (!emit(rb, RT_GEMM, ops))
+  if (scale_output(rb, m, n, dC, ta) != 0)
     return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+/* The diagonal of an n x n matrix m (either layout; leading dimension
+ * ld, i64) scaled by k in place. */
+static int scale_diagonal(rev_blas *rb, LLVMValueRef n, LLVMValueRef m,
+                          LLVMValueRef ld, double k) {
+  return scal(rb, int_op(rb, n), real_const(rb, k), m,
+              int_op(rb, LLVMBuildAdd(rb->b, ld, konst(rb, 1), "")));
+}
+
+/*
+ * symv  y := a A x + b y, A symmetric from its triangle uplo
+ *   da += (cA cx).dy; dA's triangle += a (cx dy' + dy cx') with the
+ *   diagonal's share once (syr2 adds it twice, so the diagonal is doubled
+ *   before and halved after: exact); dx += a cA dy; db += cy.dy; dy := b dy
+ */
+static int adjoint_symv(rev_blas *rb) {
+  LLVMValueRef off, dy = shadow(rb, R_Y, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], one = int_op(rb, konst(rb, 1));
+  LLVMValueRef uplo = opt_op(rb, rb->val[R_UPLO]);
+  LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_ALPHA)) {
+    LLVMValueRef t = calloc_reals(rb, n);
+    ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_Y] = t, ops[R_INCY] = one;
+    if (!emit(rb, RT_SYMV, ops))
+      return -1;
+    LLVMValueRef a = dot(rb, int_op(rb, n), t, one, dy, inc_op(rb, R_INCY));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, t);
+  }
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (scale_diagonal(rb, n, dA, rb->val[R_LDA], 2.0) != 0)
+      return -1;
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+    ops[R_Y] = dy, ops[R_INCY] = inc_op(rb, R_INCY);
+    ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_SYR2, ops) || scale_diagonal(rb, n, dA, rb->val[R_LDA], 0.5) != 0)
+      return -1;
+    term_end(rb, after);
+  }
+  if (active(rb, R_X)) {
+    LLVMValueRef same, dx = shadow(rb, R_X, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_X] = dy, ops[R_INCX] = inc_op(rb, R_INCY);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_Y] = dx, ops[R_INCY] = inc_op(rb, R_INCX);
+    if (!emit(rb, RT_SYMV, ops))
+      return -1;
+    term_end(rb, after);
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = dot(rb, int_op(rb, n), rb->copy[R_Y], inc_op(rb, R_INCY),
+                          dy, inc_op(rb, R_INCY));
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
+  }
+  if (scal(rb, int_op(rb, n), real_op(rb, rb->val[R_BETA]), dy,
+           int_op(rb, abs_i64(rb, rb->val[R_INCY]))) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+/* CBLAS enum e, or character ch, in the encoding of option `like` (one
+ * of the call's). */
+static LLVMValueRef code_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef e,
+                              LLVMValueRef ch) {
+  return sel(rb, option_is(rb, like, codes_cblas_enum), e, ch);
+}
+/* CblasLeft / CblasRight (141 / 142), or 'L' / 'R'. */
+static LLVMValueRef side_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef right) {
+  return code_like(rb, like, sel(rb, right, konst(rb, 142), konst(rb, 141)),
+                   sel(rb, right, konst(rb, 'R'), konst(rb, 'L')));
+}
+
+/*
+ * syrk  C := a op(A) op(A)' + b C on C's triangle uplo (op(A) n x k)
+ *   with D the triangle of dC and S = D + D' (its diagonal twice):
+ *   dA += a S cA (op = N) or a cA S (op = T): symm with dC's diagonal
+ *   doubled before and halved after (exact); dC := b dC on the triangle
+ *   (syrk itself with alpha 0, k 0: BLAS scales the triangle); dalpha +=
+ *   sum(op(cA) op(cA)' * dC), dbeta += sum(cC * dC) over the triangle.
+ */
+static int adjoint_syrk(rev_blas *rb) {
+  LLVMValueRef off, dC = shadow(rb, R_C, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], k = rb->val[R_K];
+  LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
+  LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (scale_diagonal(rb, n, dC, rb->val[R_LDC], 2.0) != 0)
+      return -1;
+    ops[R_SIDE] = opt_op(rb, side_like(rb, rb->val[R_UPLO],
+                                       LLVMBuildNot(rb->b, nt, "")));
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_M] = int_op(rb, sel(rb, nt, n, k));
+    ops[R_N] = int_op(rb, sel(rb, nt, k, n));
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
+    ops[R_B] = rb->copy[R_A], ops[R_LDB] = inc_op(rb, R_LDA);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_SYMM, ops) || scale_diagonal(rb, n, dC, rb->val[R_LDC], 0.5) != 0)
+      return -1;
+    term_end(rb, after);
+  }
+  LLVMValueRef ldc = rb->val[R_LDC];
+  if (active(rb, R_ALPHA)) {
+    /* P := op(cA) op(cA)' on the triangle (the other stays 0) */
+    LLVMValueRef ldp = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, n, konst(rb, 1), ""),
+                           n, konst(rb, 1));
+    LLVMValueRef P = calloc_reals(rb, LLVMBuildMul(rb->b, ldp, n, ""));
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
+    ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, k);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = P, ops[R_LDC] = int_op(rb, ldp);
+    if (!emit(rb, RT_SYRK, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, P, ldp, dC, ldc, n, n, lower_in_memory(rb));
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, P);
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, n, n,
+                                 lower_in_memory(rb));
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
+  }
+  memset(ops, 0, sizeof ops);
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
+  ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, konst(rb, 0));
+  ops[R_ALPHA] = real_const(rb, 0.0);
+  ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
+  ops[R_BETA] = real_op(rb, rb->val[R_BETA]);
+  ops[R_C] = dC, ops[R_LDC] = inc_op(rb, R_LDC);
+  if (!emit(rb, RT_SYRK, ops))
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+/* A counted loop j = 0 .. count-1 at rb->b: the body follows; end_loop
+ * closes it. */
+typedef struct blas_loop {
+  LLVMBasicBlockRef pre, head, done;
+  LLVMValueRef j;
+} blas_loop;
+static void begin_loop(rev_blas *rb, LLVMValueRef count, blas_loop *l) {
+  LLVMContextRef c = rb->r->mc->llctx;
+  LLVMBuilderRef b = rb->b;
+  l->pre = LLVMGetInsertBlock(b);
+  l->head = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
+  l->done = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col.done");
+  LLVMBuildBr(b, l->head);
+  LLVMPositionBuilderAtEnd(b, l->head);
+  l->j = LLVMBuildPhi(b, rb->i64, "blas.j");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, l->j, count, ""), body, l->done);
+  LLVMPositionBuilderAtEnd(b, body);
+}
+static void end_loop(rev_blas *rb, blas_loop *l) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef next = LLVMBuildAdd(b, l->j, konst(rb, 1), "");
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, l->head);
+  LLVMValueRef in_v[2] = {konst(rb, 0), next};
+  LLVMBasicBlockRef in_b[2] = {l->pre, body_end};
+  LLVMAddIncoming(l->j, in_v, in_b, 2);
+  LLVMPositionBuilderAtEnd(b, l->done);
+}
+
+/* Where element i of a vector of n with increment inc is (BLAS: a
+ * negative increment walks it from the end). */
+static LLVMValueRef vector_at(rev_blas *rb, LLVMValueRef base, LLVMValueRef i,
+                              LLVMValueRef n, LLVMValueRef inc) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef back = LLVMBuildSub(b, LLVMBuildSub(b, n, konst(rb, 1), ""), i, "");
+  LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, inc, konst(rb, 0), "");
+  LLVMValueRef idx = sel(rb, neg, LLVMBuildMul(b, back, LLVMBuildNeg(b, inc, ""), ""),
+                         LLVMBuildMul(b, i, inc, ""));
+  return element(rb, base, idx);
+}
+/* The base of elements [s, s + len) of that vector, to pass with inc. */
+static LLVMValueRef subvector(rev_blas *rb, LLVMValueRef base, LLVMValueRef s,
+                              LLVMValueRef len, LLVMValueRef n, LLVMValueRef inc) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef last = LLVMBuildSub(b, LLVMBuildAdd(b, s, len, ""), konst(rb, 1), "");
+  LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, inc, konst(rb, 0), "");
+  return vector_at(rb, base, sel(rb, neg, last, s), n, inc);
+}
+
+/* The triangle uplo of a square matrix of this call as stored in memory
+ * (column-major terms), and whether its diagonal is unit (i64 1 or 0). */
+static LLVMValueRef lower_in_memory(rev_blas *rb) {
+  return LLVMBuildXor(rb->b, option_is(rb, rb->val[R_UPLO], codes_lower),
+                      LLVMBuildNot(rb->b, col_major(rb), ""), "");
+}
+static LLVMValueRef unit_diagonal(rev_blas *rb) {
+  return LLVMBuildZExt(rb->b, option_is(rb, rb->val[R_DIAG], codes_unit), rb->i64, "");
+}
+
+/* Column j's stored rows [*s, *s + *len) of a count x count triangle
+ * (column-major terms; unit, 1 or 0, leaves the diagonal out). */
+static void triangle_rows(rev_blas *rb, LLVMValueRef j, LLVMValueRef count,
+                          LLVMValueRef lower, LLVMValueRef unit, LLVMValueRef *s,
+                          LLVMValueRef *len) {
+  LLVMBuilderRef b = rb->b;
+  *s = sel(rb, lower, LLVMBuildAdd(b, j, unit, ""), konst(rb, 0));
+  *len = sel(rb, lower, LLVMBuildSub(b, LLVMBuildSub(b, count, j, ""), unit, ""),
+             LLVMBuildSub(b, LLVMBuildAdd(b, j, konst(rb, 1), ""), unit, ""));
+}
+
+/* The sum of X * Y over inner x outer stored elements (leading
+ * dimensions ldx, ldy; lower, not NULL: only the inner x inner triangle
+ * add_triangle's rows name), a dot per stored column. */
+static LLVMValueRef matrix_dot(rev_blas *rb, LLVMValueRef X, LLVMValueRef ldx,
+                               LLVMValueRef Y, LLVMValueRef ldy,
+                               LLVMValueRef inner, LLVMValueRef outer,
+                               LLVMValueRef lower) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef acc = ad_entry_alloca(rb->r->rev, rb->real, "blas.sum");
+  LLVMBuildStore(b, LLVMConstNull(rb->real), acc);
+  blas_loop l;
+  begin_loop(rb, outer, &l);
+  LLVMValueRef j = l.j, s = konst(rb, 0), len = inner;
+  if (lower)
+    triangle_rows(rb, j, inner, lower, konst(rb, 0), &s, &len);
+  LLVMValueRef one = int_op(rb, konst(rb, 1));
+  LLVMValueRef d = dot(rb, int_op(rb, len),
+                       element(rb, X, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldx, ""), "")), one,
+                       element(rb, Y, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldy, ""), "")), one);
+  if (!d)
+    return NULL;
+  LLVMBuildStore(b, LLVMBuildFAdd(b, LLVMBuildLoad2(b, rb->real, acc, ""), d, ""), acc);
+  end_loop(rb, &l);
+  return LLVMBuildLoad2(b, rb->real, acc, "");
+}
+
+/*
+ * trmv  x := op(A) x, A triangular (uplo; unit diagonal: not read)
+ *   in column-major terms (a row-major A is the column-major A' with the
+ *   other uplo and transpose), column j of dA over its stored rows
+ *   [s, s + len): op = N  dA(s.., j) += cx_j dx(s..)   (axpy)
+ *                 op = T  dA(s.., j) += dx_j cx(s..)
+ *   then dx := op(cA)' dx (trmv, in place)
+ */
+static int adjoint_trmv(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef off, dx = shadow(rb, R_X, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], inc = rb->val[R_INCX];
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef rm = LLVMBuildNot(b, col_major(rb), "");
+    LLVMValueRef lower = lower_in_memory(rb), unit = unit_diagonal(rb);
+    LLVMValueRef nt = LLVMBuildXor(b, is_notrans(rb, rb->val[R_TRANS]), rm, "");
+    LLVMValueRef cx = rb->copy[R_X], dxv = dx;
+    if (LLVMTypeOf(cx) != LLVMTypeOf(dxv))
+      cx = LLVMBuildPtrToInt(b, cx, LLVMTypeOf(dxv), "");
+    LLVMValueRef coef_from = sel(rb, nt, cx, dxv), run = sel(rb, nt, dxv, cx);
+    blas_loop l;
+    begin_loop(rb, n, &l);
+    LLVMValueRef j = l.j, s, len;
+    triangle_rows(rb, j, n, lower, unit, &s, &len);
+    LLVMValueRef coef = LLVMBuildLoad2(b, rb->real, vector_at(rb, coef_from, j, n, inc), "");
+    LLVMValueRef col = element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, rb->val[R_LDA], ""), ""));
+    if (axpy(rb, int_op(rb, len), real_op(rb, coef), subvector(rb, run, s, len, n, inc),
+             inc_op(rb, R_INCX), col, int_op(rb, konst(rb, 1))) != 0)
+      return -1;
+    end_loop(rb, &l);
+    term_end(rb, after);
+  }
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  ops[R_TRANS] = opt_op(rb, flip(rb, rb->val[R_TRANS]));
+  ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+  ops[R_N] = int_op(rb, n);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_X] = dx, ops[R_INCX] = inc_op(rb, R_INCX);
+  if (!emit(rb, RT_TRMV, ops))
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+
+/* Adds k T's stored triangle (transposed: T' 's) to dA's, both count x
+ * count (leading dimensions ldt, ldd), column by column in memory (a
+ * row-major matrix is the column-major transpose: `lower` says which
+ * triangle that is in memory; `unit`, 1 or 0, leaves the diagonal out). */
+static int add_triangle(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt,
+                        int transposed, LLVMValueRef dA, LLVMValueRef ldd,
+                        LLVMValueRef count, LLVMValueRef lower,
+                        LLVMValueRef unit, double k) {
+  LLVMBuilderRef b = rb->b;
+  blas_loop l;
+  begin_loop(rb, count, &l);
+  LLVMValueRef j = l.j, s, len;
+  triangle_rows(rb, j, count, lower, unit, &s, &len);
+  LLVMValueRef one = int_op(rb, konst(rb, 1));
+  /* T's column j, or (transposed) its row j */
+  LLVMValueRef from = transposed
+                          ? element(rb, T, LLVMBuildAdd(b, j, LLVMBuildMul(b, s, ldt, ""), ""))
+                          : element(rb, T, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldt, ""), ""));
+  if (axpy(rb, int_op(rb, len), real_const(rb, k), from,
+           transposed ? int_op(rb, ldt) : one,
+           element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldd, ""), "")),
+           one) != 0)
+    return -1;
+  end_loop(rb, &l);
+  return 0;
+}
+/* D's stored triangle (as add_triangle's) scaled by k, column by column. */
+static int scale_triangle(rev_blas *rb, LLVMValueRef D, LLVMValueRef ldd,
+                          LLVMValueRef count, LLVMValueRef lower,
+                          LLVMValueRef unit, double k) {
+  LLVMBuilderRef b = rb->b;
+  blas_loop l;
+  begin_loop(rb, count, &l);
+  LLVMValueRef j = l.j, s, len;
+  triangle_rows(rb, j, count, lower, unit, &s, &len);
+  if (scal(rb, int_op(rb, len), real_const(rb, k),
+           element(rb, D, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, ldd, ""), "")),
+           int_op(rb, konst(rb, 1))) != 0)
+    return -1;
+  end_loop(rb, &l);
+  return 0;
+}
+
+/* a or b (arrays), the one's type made the other's */
+static LLVMValueRef sel_array(rev_blas *rb, LLVMValueRef c, LLVMValueRef a,
+                              LLVMValueRef b) {
+  if (LLVMTypeOf(a) != LLVMTypeOf(b))
+    a = LLVMGetTypeKind(LLVMTypeOf(b)) == LLVMPointerTypeKind
+            ? as_pointer(rb, a)
+            : LLVMBuildPtrToInt(rb->b, a, LLVMTypeOf(b), "");
+  return sel(rb, c, a, b);
+}
+
+/*
+ * trmm  B := a op(A) B (side L, A m x m) or a B op(A) (side R, n x n),
+ *   A triangular:  T := a dB cB' (L, op N), a cB dB' (L, T),
+ *   a cB' dB (R, N), a dB' cB (R, T) by gemm into a scratch square, its
+ *   triangle added to dA's (add_triangle); then dB := a op(cA)' dB (or
+ *   dB op(cA)'), trmm in place; dalpha += sum(op(cA) cB * dB) (trmm on
+ *   the copy of B) before.
+ */
+static int adjoint_trmm(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], tr = rb->val[R_TRANS];
+  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+  LLVMValueRef nt = is_notrans(rb, tr);
+  LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef ka = sel(rb, left, m, n), inner = sel(rb, left, n, m);
+    LLVMValueRef ldt = sel(rb, LLVMBuildICmp(b, LLVMIntSGT, ka, konst(rb, 1), ""),
+                           ka, konst(rb, 1));
+    LLVMValueRef T = calloc_reals(rb, LLVMBuildMul(b, ldt, ldt, ""));
+    LLVMValueRef db_first = LLVMBuildICmp(b, LLVMIntEQ, left, nt, "");
+    ops[R_TRANS] = opt_op(rb, trans_like(rb, tr, LLVMBuildNot(b, left, "")));
+    ops[R_TRANSB] = opt_op(rb, trans_like(rb, tr, left));
+    ops[R_M] = ops[R_N] = int_op(rb, ka);
+    ops[R_K] = int_op(rb, inner);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = sel_array(rb, db_first, dB, rb->copy[R_B]);
+    ops[R_B] = sel_array(rb, db_first, rb->copy[R_B], dB);
+    ops[R_LDA] = ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = T, ops[R_LDC] = int_op(rb, ldt);
+    if (!emit(rb, RT_GEMM, ops) ||
+        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], ka, lower_in_memory(rb),
+                     unit_diagonal(rb),
+                     1.0) != 0)
+      return -1;
+    free_block(rb, T);
+    term_end(rb, after);
+  }
+  if (active(rb, R_ALPHA)) {
+    /* dalpha += sum(op(cA) cB * dB): the cached B (a copy: the call
+     * writes B) multiplied in place */
+    LLVMValueRef inner, outer;
+    matrix_shape(rb, R_B, &inner, &outer);
+    memset(ops, 0, sizeof ops);
+    ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]);
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_TRANS] = opt_op(rb, tr);
+    ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    if (!emit(rb, RT_TRMM, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, rb->copy[R_B], rb->val[R_LDB], dB,
+                                rb->val[R_LDB], inner, outer, NULL);
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+  }
+  memset(ops, 0, sizeof ops);
+  ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]);
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  ops[R_TRANS] = opt_op(rb, flip(rb, tr));
+  ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+  ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+  ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = dB, ops[R_LDB] = inc_op(rb, R_LDB);
+  if (!emit(rb, RT_TRMM, ops))
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+/*
+ * symm  C := a A B + b C (side L, A m x m) or a B A + b C (side R),
+ *   A symmetric from its triangle uplo:
+ *   dB += a cA dC (or dC cA), symm; dA's triangle += a (dC cB' + cB dC')
+ *   (R: a (cB' dC + dC' cB)) with the diagonal's share once, syr2k with
+ *   dA's diagonal doubled before and halved after (exact); dalpha +=
+ *   sum(cA cB * dC), dbeta += sum(cC * dC); dC := b dC.
+ */
+static int adjoint_symm(rev_blas *rb) {
+  LLVMValueRef off, dC = shadow(rb, R_C, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], uplo = rb->val[R_UPLO];
+  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+  LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_B)) {
+    LLVMValueRef same, dB = shadow(rb, R_B, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]), ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = dC, ops[R_LDB] = inc_op(rb, R_LDC);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = dB, ops[R_LDC] = inc_op(rb, R_LDB);
+    if (!emit(rb, RT_SYMM, ops))
+      return -1;
+    term_end(rb, after);
+  }
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef ka = sel(rb, left, m, n);
+    if (scale_diagonal(rb, ka, dA, rb->val[R_LDA], 2.0) != 0)
+      return -1;
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, LLVMBuildNot(rb->b, left, "")));
+    ops[R_N] = int_op(rb, ka), ops[R_K] = int_op(rb, sel(rb, left, n, m));
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_SYR2K, ops) || scale_diagonal(rb, ka, dA, rb->val[R_LDA], 0.5) != 0)
+      return -1;
+    term_end(rb, after);
+  }
+  LLVMValueRef inner, outer, ldc = rb->val[R_LDC];
+  matrix_shape(rb, R_C, &inner, &outer);
+  if (active(rb, R_ALPHA)) {
+    /* dalpha += sum(cA cB * dC) (or cB cA), the product by symm */
+    LLVMValueRef ldp = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, inner, konst(rb, 1), ""),
+                           inner, konst(rb, 1));
+    LLVMValueRef P = calloc_reals(rb, LLVMBuildMul(rb->b, ldp, outer, ""));
+    memset(ops, 0, sizeof ops);
+    ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]), ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_B], ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = P, ops[R_LDC] = int_op(rb, ldp);
+    if (!emit(rb, RT_SYMM, ops))
+      return -1;
+    LLVMValueRef a = matrix_dot(rb, P, ldp, dC, ldc, inner, outer, NULL);
+    if (!a)
+      return -1;
+    add_scalar(rb, R_ALPHA, a);
+    free_block(rb, P);
+  }
+  if (active(rb, R_BETA)) {
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, inner, outer, NULL);
+    if (!bt)
+      return -1;
+    add_scalar(rb, R_BETA, bt);
+  }
+  if (scale_output(rb, m, n, dC, uplo) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
+
+/* The solve of trtrs or potrs (its own routine) with B := b (leading
+ * dimension role R_LDB) and trtrs's transpose `trans`. */
+static int solve(rev_blas *rb, LLVMValueRef trans, LLVMValueRef b) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  if (rb->id == RT_TRTRS) {
+    ops[R_TRANS] = opt_op(rb, trans);
+    ops[R_DIAG] = opt_op(rb, rb->val[R_DIAG]);
+  }
+  ops[R_N] = int_op(rb, rb->val[R_N]), ops[R_NRHS] = int_op(rb, rb->val[R_NRHS]);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = b, ops[R_LDB] = inc_op(rb, R_LDB);
+  ops[R_INFO] = in_memory(rb, rb->intty, LLVMConstNull(rb->intty));
+  return emit(rb, rb->id, ops) ? 0 : -1;
+}
+
+/* T := alpha P Q' (n x n, ld max(n, 1)) for P, Q n x nrhs with B's
+ * leading dimension, beta 0 or 1 onto T. */
+static int outer_nn(rev_blas *rb, LLVMValueRef T, LLVMValueRef ldt, double alpha,
+                    LLVMValueRef p, LLVMValueRef q, double beta) {
+  LLVMValueRef ops[R_COUNT] = {0};
+  LLVMValueRef like = rb->val[R_UPLO];
+  ops[R_TRANS] = opt_op(rb, trans_like(rb, like, i1(rb, 0)));
+  ops[R_TRANSB] = opt_op(rb, trans_like(rb, like, i1(rb, 1)));
+  ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_K] = int_op(rb, rb->val[R_NRHS]);
+  ops[R_ALPHA] = real_const(rb, alpha);
+  ops[R_A] = p, ops[R_B] = q;
+  ops[R_LDA] = ops[R_LDB] = inc_op(rb, R_LDB);
+  ops[R_BETA] = real_const(rb, beta);
+  ops[R_C] = T, ops[R_LDC] = int_op(rb, ldt);
+  return emit(rb, RT_GEMM, ops) ? 0 : -1;
+}
+
+/* An n x n scratch matrix (zeroed) and its leading dimension max(n, 1). */
+static LLVMValueRef scratch_square(rev_blas *rb, LLVMValueRef *ld) {
+  LLVMValueRef n = rb->val[R_N];
+  *ld = sel(rb, LLVMBuildICmp(rb->b, LLVMIntSGT, n, konst(rb, 1), ""), n, konst(rb, 1));
+  return calloc_reals(rb, LLVMBuildMul(rb->b, *ld, *ld, ""));
+}
+
+/*
+ * trtrs  B := X = op(A)^-1 B, A triangular (n x n), B n x nrhs
+ *   Y := op(cA)^-T dB (trtrs, in place: dB's adjoint); X again from the
+ *   cached B (trtrs on the copy); dA's triangle -= Y X' (op N) or X Y'
+ *   (op T) (gemm into a scratch square, add_triangle; a unit diagonal
+ *   gets nothing)
+ */
+static int adjoint_trtrs(rev_blas *rb) {
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef tr = rb->val[R_TRANS];
+  if (solve(rb, flip(rb, tr), dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef cB = rb->copy[R_B], ldt;
+    if (solve(rb, tr, cB) != 0)
+      return -1;
+    LLVMValueRef T = scratch_square(rb, &ldt);
+    LLVMValueRef nt = is_notrans(rb, tr);
+    if (outer_nn(rb, T, ldt, -1.0, sel_array(rb, nt, dB, cB),
+                 sel_array(rb, nt, cB, dB), 0.0) != 0 ||
+        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], rb->val[R_N],
+                     lower_in_memory(rb),
+                     unit_diagonal(rb), 1.0) != 0)
+      return -1;
+    free_block(rb, T);
+    term_end(rb, after);
+  }
+  term_end(rb, done);
+  return 0;
+}
+
+/*
+ * potrs  B := X = S^-1 B, S = L L' (uplo L) or U'U (U), cA potrf's factor
+ *   Y := S^-1 dB (potrs, in place: dB's adjoint); X again from the cached
+ *   B; G := -(Y X' + X Y') (two gemms, full); dL's triangle += G L (trmm
+ *   from the right), dU's += U G (from the left)
+ */
+static int adjoint_potrs(rev_blas *rb) {
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  if (solve(rb, NULL, dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef cB = rb->copy[R_B], ldg;
+    if (solve(rb, NULL, cB) != 0)
+      return -1;
+    LLVMValueRef G = scratch_square(rb, &ldg);
+    if (outer_nn(rb, G, ldg, -1.0, dB, cB, 0.0) != 0 ||
+        outer_nn(rb, G, ldg, -1.0, cB, dB, 1.0) != 0)
+      return -1;
+    LLVMValueRef uplo = rb->val[R_UPLO];
+    LLVMValueRef lower = option_is(rb, uplo, codes_lower);
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, lower));
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, i1(rb, 0)));
+    ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+    ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+    ops[R_ALPHA] = real_const(rb, 1.0);
+    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = G, ops[R_LDB] = int_op(rb, ldg);
+    if (!emit(rb, RT_TRMM, ops) ||
+        add_triangle(rb, G, ldg, 0, dA, rb->val[R_LDA], rb->val[R_N],
+                     lower_in_memory(rb),
+                     konst(rb, 0), 1.0) != 0)
+      return -1;
+    free_block(rb, G);
+    term_end(rb, after);
+  }
+  term_end(rb, done);
+  return 0;
+}
+
+
+/* A triangular routine (trmm, trsm) on the n x n work matrix W (ld ldw)
+ * with the factor cA, non-unit, alpha 1. */
+static int factor_op(rev_blas *rb, blas_routine_id id, LLVMValueRef right,
+                     LLVMValueRef transposed, LLVMValueRef W, LLVMValueRef ldw) {
+  LLVMValueRef uplo = rb->val[R_UPLO], ops[R_COUNT] = {0};
+  ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, right));
+  ops[R_UPLO] = opt_op(rb, uplo);
+  ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, transposed));
+  ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+  ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+  ops[R_ALPHA] = real_const(rb, 1.0);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = W, ops[R_LDB] = int_op(rb, ldw);
+  return emit(rb, id, ops) ? 0 : -1;
+}
+
+/*
+ * potrf  A := L, A = L L' from its lower triangle (uplo U: A = U'U, U
+ *   upper), in place.  The factor again from the cached A (potrf on the
+ *   copy); with L' the adjoint in dA's triangle, copied out to W:
+ *     L: W := Phi(L' W), W := L^-T W L^-1      (Phi: the triangle, its
+ *     U: W := Phi(W U'), W := U^-1 W U^-T       diagonal halved)
+ *   (trmm, then two trsm), and dA's triangle := W + W' there (the
+ *   diagonal once), the other triangle, which potrf neither reads nor
+ *   writes, left as it is.
+ */
+static int adjoint_potrf(rev_blas *rb) {
+  LLVMValueRef off, dA = shadow(rb, R_A, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], lda = rb->val[R_LDA], ldw;
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+  ops[R_N] = int_op(rb, n);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_INFO] = in_memory(rb, rb->intty, LLVMConstNull(rb->intty));
+  if (!emit(rb, RT_POTRF, ops))
+    return -1;
+  LLVMValueRef W = scratch_square(rb, &ldw);
+  LLVMValueRef tri = lower_in_memory(rb), zero = konst(rb, 0), one = konst(rb, 1);
+  LLVMValueRef lower = option_is(rb, rb->val[R_UPLO], codes_lower);
+  LLVMValueRef upper = LLVMBuildNot(rb->b, lower, "");
+  if (add_triangle(rb, dA, lda, 0, W, ldw, n, tri, zero, 1.0) != 0 ||
+      factor_op(rb, RT_TRMM, upper, i1(rb, 1), W, ldw) != 0 ||
+      scale_triangle(rb, W, ldw, n, LLVMBuildNot(rb->b, tri, ""), one, 0.0) != 0 ||
+      scale_diagonal(rb, n, W, ldw, 0.5) != 0 ||
+      factor_op(rb, RT_TRSM, i1(rb, 0), lower, W, ldw) != 0 ||
+      factor_op(rb, RT_TRSM, i1(rb, 1), upper, W, ldw) != 0 ||
+      scale_triangle(rb, dA, lda, n, tri, zero, 0.0) != 0 ||
+      add_triangle(rb, W, ldw, 0, dA, lda, n, tri, zero, 1.0) != 0 ||
+      add_triangle(rb, W, ldw, 1, dA, lda, n, tri, one, 1.0) != 0)
+    return -1;
+  free_block(rb, W);
   term_end(rb, done);
   return 0;
 }
@@ -899,8 +1662,6 @@ static int rev_blas_step(ad_rev_fn *r, const ad_rev_call_row *row,
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
       rb.copy[a] = LLVMBuildPtrToInt(rb.b, rb.copy[a], t, "");
   }
-  if (rb.id == RT_NRM2)
-    rb.result = LLVMBuildLoad2(rb.b, rb.real, slot_at(&rb, block, SLOT_RESULT), "");
   if (has(&rb, R_LAYOUT))
     rb.site.layout = LLVMBuildIntCast2(rb.b, rb.val[R_LAYOUT],
                                        LLVMTypeOf(orig(&rb, R_LAYOUT)), 0, "");

@@ -74,6 +74,9 @@ typedef struct blas_routine {
   enum { BETA_NONE, BETA_VECTOR, BETA_MATRIX, BETA_TRIANGLE } beta_form;
   blas_term terms[MAX_TERMS];
   int (*tangent)(blas_call *bc); /* NULL: only called by other tangents */
+  /* no tangent, but a rule all the same: reverse mode has its adjoint
+   * (rev/blas.c), forward mode refuses it by name */
+  unsigned char reverse_only;
   const char *math;
 } blas_routine;
 
@@ -180,7 +183,8 @@ static const blas_routine blas_routines[RT_COUNT] = {
     [RT_TRMM] = {.base = "trmm",
                  ROLES(R_SIDE, R_UPLO, R_TRANS, R_DIAG, R_M, R_N, R_ALPHA, R_A,
                        R_LDA, R_B, R_LDB),
-                 .cblas_layout = 1, .math = "B := alpha op(A) B (or B op(A))"},
+                 .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                 .math = "B := alpha op(A) B (or B op(A))"},
     /* LAPACK's auxiliaries, called by potrf's C-interface tangent (the
      * form Enzyme's BLAS gives them: lascl's info by value) */
     [RT_LACPY] = {.base = "lacpy",
@@ -197,6 +201,32 @@ static const blas_routine blas_routines[RT_COUNT] = {
                       R_LDA),
                 .cblas_layout = 1, .output = R_A,
                 .math = "A += alpha x y'"},
+    [RT_SYR2] = {.base = "syr2",
+                 ROLES(R_UPLO, R_N, R_ALPHA, R_X, R_INCX, R_Y, R_INCY, R_A,
+                       R_LDA),
+                 .cblas_layout = 1, .output = R_A,
+                 .math = "A's triangle uplo += alpha (x y' + y x')"},
+    [RT_SYMM] = {.base = "symm",
+                 ROLES(R_SIDE, R_UPLO, R_M, R_N, R_ALPHA, R_A, R_LDA, R_B,
+                       R_LDB, R_BETA, R_C, R_LDC),
+                 .cblas_layout = 1, .output = R_C, .reverse_only = 1,
+                 .math = "C := alpha A B (or B A) + beta C, A symmetric from "
+                         "its triangle uplo"},
+    /* differentiated in reverse mode only */
+    [RT_TRMV] = {.base = "trmv",
+                 ROLES(R_UPLO, R_TRANS, R_DIAG, R_N, R_A, R_LDA, R_X, R_INCX),
+                 .cblas_layout = 1, .output = R_X, .reverse_only = 1,
+                 .math = "x := op(A) x, A triangular"},
+    /* LAPACK's solves; the C forms are Enzyme's BLAS's (info by pointer) */
+    [RT_POTRS] = {.base = "potrs",
+                  ROLES(R_UPLO, R_N, R_NRHS, R_A, R_LDA, R_B, R_LDB, R_INFO),
+                  .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                  .math = "B := S^-1 B, S = L L' (or U'U) from potrf's factor"},
+    [RT_TRTRS] = {.base = "trtrs",
+                  ROLES(R_UPLO, R_TRANS, R_DIAG, R_N, R_NRHS, R_A, R_LDA, R_B,
+                        R_LDB, R_INFO),
+                  .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                  .math = "B := op(A)^-1 B, A triangular"},
 };
 
 /* ---- the rows under every interface and precision ---- */
@@ -285,7 +315,7 @@ static const ad_typed_rule *blas_typed_lookup(const char *name) {
   for (unsigned r = 0; r < RT_COUNT; r++)
     if (strlen(blas_routines[r].base) == n - 1 &&
         memcmp(blas_routines[r].base, name + 1, n - 1) == 0) {
-      if (!blas_routines[r].tangent)
+      if (!blas_routines[r].tangent && !blas_routines[r].reverse_only)
         return NULL;
       pthread_once(&blas_built, build_blas_rules);
       return &blas_rules[r][iface][prec];
@@ -1370,6 +1400,13 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                        rule->name, bc.at[r] + 1);
       bc.intty = t; /* CBLAS: the library's own int */
     }
+  }
+  if (!v->rt->tangent) {
+    for (unsigned k = 0; k < bc.nroles; k++)
+      if (ad_shadow_or_null(fc, LLVMGetOperand(call, k)))
+        return ad_fail(fc->mc, call, "no forward-mode rule for a call to %s",
+                       rule->name);
+    return 0;
   }
   return v->rt->tangent(&bc);
 }

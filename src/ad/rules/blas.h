@@ -19,7 +19,7 @@ struct ad_call_rule;
 typedef enum blas_role {
   R_END = 0,
   R_LAYOUT, R_TRANS, R_TRANSB, R_UPLO, R_SIDE, R_DIAG, /* options */
-  R_M, R_N, R_K, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
+  R_M, R_N, R_K, R_NRHS, R_LDA, R_LDB, R_LDC, R_KL, R_KU, R_INCX, R_INCY, /* integers */
   R_ALPHA, R_BETA, R_CFROM, R_CTO,          /* scalars */
   R_A, R_B, R_C, R_X, R_Y,                  /* arrays */
   R_INFO,                                   /* LAPACK's status (int out) */
@@ -52,7 +52,9 @@ enum { PREC_D, PREC_S, PREC_COUNT };
 typedef enum blas_routine_id {
   RT_DOT, RT_NRM2, RT_AXPY, RT_SCAL, RT_GEMV, RT_SYMV, RT_GEMM, RT_SYRK,
   RT_SYR2K, RT_POTRF, RT_COPY, RT_TRSM, RT_TRMM, RT_LACPY, RT_LASCL,
-  RT_GER, /* called by reverse mode's adjoints only */
+  RT_GER, RT_SYR2, RT_SYMM, /* called by reverse mode's adjoints only */
+  RT_TRMV, RT_POTRS, RT_TRTRS, /* rules in reverse mode only (forward
+                                 refuses them) */
   RT_COUNT
 } blas_routine_id;
 
@@ -68,7 +70,7 @@ const unsigned char *ad_blas_roles(blas_routine_id id, int *cblas_layout);
 /* Whether routine id returns its real result (dot, nrm2). */
 int ad_blas_returns_real(blas_routine_id id);
 /* The array routine id writes in place (R_END: none named; the routines
- * only the derivatives call, trsm, trmm, lacpy, lascl, name none). */
+ * only the derivatives call, trsm, lacpy, lascl, name none). */
 unsigned ad_blas_output(blas_routine_id id);
 /* Routine id's symbol under that interface and precision (cblas_dlascl). */
 const char *ad_blas_name(blas_routine_id id, blas_iface iface, unsigned prec);
