@@ -1,6 +1,6 @@
 /* Mutable global pointers main sets before the request (a weights buffer,
- * a tree of integer nodes), passed to helpers that only read through
- * them: the memory needs no shadow (tests/rev/global_pointer_args.c is
+ * a tree of integer nodes, objects whose function pointers are called
+ * indirectly), passed to helpers that only read through them: the memory needs no shadow (tests/rev/global_pointer_args.c is
  * the reverse-mode twin; null shadows were dereferenced before). */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +30,21 @@ static double walk(const node *t, const double *x) {
 /* sum w_i x_i^2 + x0 * x1 * x2 */
 static double f(const double *x) { return weighted(weights, x, 3) + walk(root, x); }
 
+/* objects with a method, C's virtual call, in a global array main fills */
+typedef struct shape {
+  double (*area)(const struct shape *self, double s);
+  double r0;
+} shape;
+static double square_area(const shape *self, double s) { return self->r0 * s * s; }
+static double ring_area(const shape *self, double s) {
+  return (s + self->r0) * (s + self->r0) - self->r0 * self->r0;
+}
+static shape *shapes[2];
+/* r0_a s^2 + (2s + r0_b)^2 - r0_b^2 */
+static double total_area(double s) {
+  return shapes[0]->area(shapes[0], s) + shapes[1]->area(shapes[1], 2 * s);
+}
+
 static node *make(int leaf, node *l, node *r) {
   node *t = malloc(sizeof *t);
   t->leaf = leaf, t->left = l, t->right = r;
@@ -50,5 +65,10 @@ int main(void) {
   check_tangent("through global pointers",
                 __enzyme_fwddiff((void *)f, enzyme_dup, x, dx), want);
   check_primal_out("weights untouched", weights[2], 3.5L);
+  shape sq = {square_area, 1.5}, ring = {ring_area, 0.25};
+  shapes[0] = &sq, shapes[1] = &ring;
+  check_tangent("indirect calls on global objects",
+                __enzyme_fwddiff((void *)total_area, 0.75, 2.0),
+                2.0L * (2 * 1.5L * 0.75L + 2 * 2 * (2 * 0.75L + 0.25L)));
   return tc_finish("global_pointer_reads");
 }
