@@ -157,6 +157,7 @@ static LLVMValueRef coerce_arg(LLVMBuilderRef b, LLVMTypeRef want,
 typedef struct request {
   ad_module_ctx *mc;
   LLVMValueRef call, fn, sret;
+  const char *who; /* the request's name in errors (__enzyme_autodiff...) */
   unsigned first, nargs; /* call operands [first, nargs) after fn */
   unsigned width;
   int primal_return;
@@ -187,6 +188,7 @@ static int request_begin(request *r, ad_module_ctx *mc, LLVMValueRef call,
   memset(r, 0, sizeof *r);
   r->mc = mc;
   r->call = call;
+  r->who = who;
   r->width = 1;
   if (ad_request_head_read(mc, call, who, &h) != 0)
     return -1;
@@ -212,9 +214,8 @@ static int fail_type(request *r, const char *what, LLVMTypeRef have,
   unsigned sret = LLVMGetEnumAttributeKindForName("sret", 4);
   int hidden = LLVMIsAFunction(r->fn) && LLVMCountParams(r->fn) > 0 &&
                LLVMGetEnumAttributeAtIndex(r->fn, 1, sret);
-  int rc = ad_fail(r->mc, r->call, "__enzyme_fwddiff of %s: %s has type %s, "
-                                   "expected %s%s",
-                   ad_value_name(r->fn), what, a ? a : "?", b ? b : "?",
+  int rc = ad_fail(r->mc, r->call, "%s of %s: %s has type %s, expected %s%s",
+                   r->who, ad_value_name(r->fn), what, a ? a : "?", b ? b : "?",
                    hidden ? " (it returns a struct through a hidden first "
                             "pointer parameter: pass the result's address "
                             "and its shadow first, e.g. enzyme_dup, &out, "

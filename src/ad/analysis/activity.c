@@ -491,10 +491,15 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
       !(ad_type_is_pointerish(rt) && returns_from_a_body(r, call) &&
         !returned_pointer_may_be_shadowed(st, call, 0)))
     mark(st, call);
+  /* memory a defined callee only reads needs no shadow: demanding one
+   * would make a mutable global pointer the program set (outside any
+   * derivative) active, with a null shadow (pointer_writes.c) */
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
-      if (carries_pointer(st, a))
+      if (carries_pointer(st, a) &&
+          (r || ad_is_active(fc, a) ||
+           ad_call_may_write_argument(fc->mc, call, k)))
         demand(st, a);
     }
 }

@@ -1,0 +1,300 @@
+/*
+ * Whether a call can write the memory a pointer argument reaches: the
+ * question activity analysis asks before it demands a shadow for a call's
+ * pointer operand (activity.c, visit_call).  Demanding one for memory the
+ * callee only reads gives that memory a shadow it never had: a mutable
+ * global pointer set by the program outside any derivative (`static double
+ * *weights` filled in main, a tree's root) becomes an active global whose
+ * shadow is null, and the derivative of the callee reads or adds into
+ * memory through that null shadow (a crash).  Memory no differentiated
+ * code writes cannot receive active data, so it needs no shadow.
+ *
+ * The walk follows, from the callee's parameter, every value that points
+ * into the memory it reaches: GEPs and casts of it, pointers loaded from it
+ * (a tree's children, a struct's data pointer), the parameters of defined
+ * callees it is passed to (a recursive walk of a tree reaches its own
+ * parameter again: a visited set, so a cycle ends), and local slots it is
+ * stored into (clang -O0 keeps every parameter in an alloca).  Any store,
+ * atomic or library call that may write through such a value, and any way
+ * it escapes where the walk cannot follow (stored into memory, returned,
+ * passed to a function without a body or to a rule that writes its
+ * pointer arguments), answers "may be written", as does a walk past its
+ * budget: the caller then demands the shadow as before.
+ */
+#include <stdlib.h>
+
+#include "ad/analysis/activity.h"
+#include "ad/core/map.h"
+#include "ad/ir/ir.h"
+#include "ad/registry/registry.h"
+#include "common/alloc.h"
+
+/* Uses examined per question: past it, the answer is "may be written". */
+enum { WRITES_WALK_BUDGET = 4096 };
+
+/* What a value on the worklist is: a pointer into the memory, or the
+ * address of a local slot that holds such a pointer. */
+#define KIND_POINTER ((void *)1)
+#define KIND_SLOT ((void *)2)
+
+typedef struct writes_walk {
+  ad_module_ctx *mc;
+  ad_map seen; /* value -> KIND_* */
+  LLVMValueRef *todo;
+  size_t ntodo, captodo;
+  int budget;
+  int written; /* a write or an escape was found (or out of memory) */
+} writes_walk;
+
+static void push(writes_walk *w, LLVMValueRef v, void *kind) {
+  if (w->written || ad_map_get(&w->seen, v))
+    return;
+  if (ad_map_put(&w->seen, v, kind) != 0) {
+    w->written = 1;
+    return;
+  }
+  if (w->ntodo == w->captodo) {
+    size_t cap = w->captodo ? 2 * w->captodo : 32;
+    LLVMValueRef *t = tj_realloc(w->todo, cap * sizeof *t);
+    if (!t) {
+      w->written = 1;
+      return;
+    }
+    w->todo = t;
+    w->captodo = cap;
+  }
+  w->todo[w->ntodo++] = v;
+}
+
+/* Whether a value of type t may hold a pointer (or be one in disguise):
+ * a load of it from the memory reaches further memory. */
+static int may_hold_pointer(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMPointerTypeKind:
+    return 1;
+  case LLVMIntegerTypeKind:
+    return LLVMGetIntTypeWidth(t) >= 64; /* wide enough for an address */
+  case LLVMVectorTypeKind:
+    return may_hold_pointer(LLVMGetElementType(t));
+  case LLVMArrayTypeKind:
+    return may_hold_pointer(LLVMGetElementType(t));
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (may_hold_pointer(LLVMStructGetTypeAtIndex(t, i)))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* Operand j of `call` points into the memory: the call's targets' j-th
+ * parameters join the walk, or the call may write it. */
+static void follow_call_argument(writes_walk *w, LLVMValueRef call,
+                                 unsigned j) {
+  if (j >= LLVMGetNumArgOperands(call)) {
+    w->written = 1; /* the called value itself */
+    return;
+  }
+  const ad_call_rule *r = ad_rule_of_call(w->mc, call);
+  if (r) {
+    if (r->inactive)
+      return;
+    if (r->writes_pointer_args) {
+      w->written = 1;
+      return;
+    }
+    /* a rule that only reads (strlen, a math function): its result may
+     * still point into the argument (strchr) */
+    if (may_hold_pointer(LLVMTypeOf(call)))
+      push(w, call, KIND_POINTER);
+    return;
+  }
+  LLVMValueRef callee = ad_called_function(call);
+  int targets = 0;
+  if (callee) {
+    if (!LLVMCountBasicBlocks(callee) || ad_is_generated_function(callee) ||
+        j >= LLVMCountParams(callee)) {
+      w->written = 1;
+      return;
+    }
+    push(w, LLVMGetParam(callee, j), KIND_POINTER);
+    targets = 1;
+  } else {
+    if (LLVMIsAInlineAsm(LLVMGetCalledValue(call))) {
+      w->written = 1;
+      return;
+    }
+    /* an indirect call (a virtual one): every function it may reach */
+    LLVMModuleRef m = LLVMGetGlobalParent(
+        LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !w->written;
+         f = LLVMGetNextFunction(f)) {
+      if (ad_may_be_declared_indirect_target(call, f) ||
+          (ad_may_be_indirect_target(call, f) &&
+           (ad_is_generated_function(f) || j >= LLVMCountParams(f)))) {
+        w->written = 1;
+        return;
+      }
+      if (ad_may_be_indirect_target(call, f)) {
+        push(w, LLVMGetParam(f, j), KIND_POINTER);
+        targets++;
+      }
+    }
+    if (!targets) {
+      w->written = 1; /* a pointer none of them is: the call traps */
+      return;
+    }
+  }
+  /* what it returns may point into the memory (an accessor) */
+  if (may_hold_pointer(LLVMTypeOf(call)))
+    push(w, call, KIND_POINTER);
+}
+
+/* Debug and lifetime markers name a slot without touching it. */
+static int is_marker_call(LLVMValueRef call) {
+  LLVMValueRef callee = ad_called_function(call);
+  if (!callee || !LLVMGetIntrinsicID(callee))
+    return 0;
+  size_t len;
+  const char *name = LLVMGetValueName2(callee, &len);
+  return ad_name_matches(name, "llvm.lifetime.start") ||
+         ad_name_matches(name, "llvm.lifetime.end") ||
+         ad_name_matches(name, "llvm.dbg.declare") ||
+         ad_name_matches(name, "llvm.dbg.value") ||
+         ad_name_matches(name, "llvm.dbg.assign");
+}
+
+/* A use of slot address `a` (an alloca holding a pointer into the memory,
+ * or a GEP or cast of it). */
+static void visit_slot_use(writes_walk *w, LLVMValueRef a, LLVMValueRef user) {
+  if (!LLVMIsAInstruction(user)) {
+    w->written = 1;
+    return;
+  }
+  switch (LLVMGetInstructionOpcode(user)) {
+  case LLVMLoad:
+    if (may_hold_pointer(LLVMTypeOf(user)))
+      push(w, user, KIND_POINTER);
+    return;
+  case LLVMStore:
+    if (LLVMGetOperand(user, 0) == a)
+      w->written = 1; /* the slot's address escapes */
+    return;
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+    if (LLVMGetOperand(user, 0) == a)
+      push(w, user, KIND_SLOT);
+    return;
+  case LLVMCall:
+    if (is_marker_call(user))
+      return;
+    w->written = 1;
+    return;
+  default:
+    w->written = 1;
+    return;
+  }
+}
+
+/* A use of `v`, a pointer into the memory. */
+static void visit_pointer_use(writes_walk *w, LLVMValueRef user,
+                              unsigned operand) {
+  if (!LLVMIsAInstruction(user)) {
+    w->written = 1;
+    return;
+  }
+  LLVMOpcode op = LLVMGetInstructionOpcode(user);
+  switch (op) {
+  case LLVMGetElementPtr:
+  case LLVMBitCast:
+  case LLVMAddrSpaceCast:
+  case LLVMPtrToInt:
+  case LLVMIntToPtr:
+  case LLVMFreeze:
+  case LLVMPHI:
+  case LLVMExtractValue:
+  case LLVMInsertValue:
+  case LLVMExtractElement:
+  case LLVMInsertElement:
+  case LLVMShuffleVector:
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMTrunc:
+  case LLVMZExt:
+  case LLVMSExt:
+    push(w, user, KIND_POINTER);
+    return;
+  case LLVMSelect:
+    if (operand != 0)
+      push(w, user, KIND_POINTER);
+    return;
+  case LLVMICmp:
+    return;
+  case LLVMLoad:
+    if (may_hold_pointer(LLVMTypeOf(user)))
+      push(w, user, KIND_POINTER);
+    return;
+  case LLVMStore: {
+    if (operand == 1) {
+      w->written = 1; /* a store into the memory */
+      return;
+    }
+    /* the pointer itself stored: followed only into a local slot */
+    LLVMValueRef root = ad_pointer_root(LLVMGetOperand(user, 1));
+    if (LLVMIsAAllocaInst(root))
+      push(w, root, KIND_SLOT);
+    else
+      w->written = 1;
+    return;
+  }
+  case LLVMCall:
+  case LLVMInvoke:
+    if (is_marker_call(user))
+      return;
+    follow_call_argument(w, user, operand);
+    return;
+  default:
+    /* atomics, returns, anything else: may write, or escapes */
+    w->written = 1;
+    return;
+  }
+}
+
+int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
+                               unsigned k) {
+  writes_walk w = {mc, {0}, NULL, 0, 0, WRITES_WALK_BUDGET, 0};
+  ad_map_init(&w.seen);
+  follow_call_argument(&w, call, k);
+  /* the call's own result is the caller's business (activity.c follows
+   * returned pointers): only the callee's parameters are walked here */
+  for (size_t i = 0; i < w.ntodo && !w.written; i++) {
+    LLVMValueRef v = w.todo[i];
+    if (v == call)
+      continue;
+    void *kind = ad_map_get(&w.seen, v);
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u && !w.written;
+         u = LLVMGetNextUse(u)) {
+      if (--w.budget < 0) {
+        w.written = 1;
+        break;
+      }
+      LLVMValueRef user = LLVMGetUser(u);
+      if (kind == KIND_SLOT) {
+        visit_slot_use(&w, v, user);
+        continue;
+      }
+      unsigned operand = 0, n = (unsigned)LLVMGetNumOperands(user);
+      while (operand < n && LLVMGetOperandUse(user, operand) != u)
+        operand++;
+      visit_pointer_use(&w, user, operand);
+    }
+  }
+  ad_map_free(&w.seen);
+  free(w.todo);
+  return w.written;
+}
