@@ -493,7 +493,7 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
     mark(st, call);
   /* memory a defined callee only reads needs no shadow: demanding one
    * would make a mutable global pointer the program set (outside any
-   * derivative) active, with a null shadow (pointer_writes.c) */
+   * derivative) active, with a null shadow (pointer_access.c) */
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);

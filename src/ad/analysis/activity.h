@@ -20,12 +20,17 @@ LLVMValueRef ad_pointer_root(LLVMValueRef p);
  * argument. */
 int ad_function_touches_active_globals(ad_module_ctx *mc, LLVMValueRef fn);
 
-/* pointer_writes.c: whether `call` (an instruction of a function with a
+/* pointer_access.c: whether `call` (an instruction of a function with a
  * body) may write memory that its pointer operand k reaches, through its
  * callees' bodies: 0 only when no code it may run stores there or lets the
  * pointer escape where that cannot be seen.  Out of memory answers 1. */
 int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
                                unsigned k);
+/* pointer_access.c: whether parameter `param` of a function with a body
+ * points to memory that the function, or code it may call, may read
+ * (reads by known-inactive functions aside): 0 only when every way the
+ * pointer goes is seen and none reads.  Out of memory answers 1. */
+int ad_function_may_read_parameter(ad_module_ctx *mc, LLVMValueRef param);
 
 /* default_activity.c: Enzyme's default activity for an unmarked request
  * argument (whatType): float, pointer and aggregates of them are

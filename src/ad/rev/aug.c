@@ -183,6 +183,44 @@ static void trap_if_same(ad_rev_fn *r, LLVMValueRef p) {
   LLVMPositionBuilderAtEnd(fc->b, ok);
 }
 
+/* ad_slot_stores_any's visitor: the one parameter a local slot holds. */
+static int stores_other_than_one_parameter(void *ctx, LLVMValueRef v) {
+  LLVMValueRef *param = ctx;
+  v = ad_pointer_root(v);
+  if (!LLVMIsAArgument(v) || (*param && *param != v))
+    return 1;
+  *param = v;
+  return 0;
+}
+
+/* The parameter p points into: p moved by GEPs and casts from it, or
+ * from a load of a local slot that only ever holds it (clang -O0). */
+static LLVMValueRef parameter_behind(LLVMValueRef p) {
+  LLVMValueRef root = ad_pointer_root(p);
+  if (LLVMIsAArgument(root))
+    return root;
+  if (!LLVMIsALoadInst(root) || LLVMGetVolatile(root))
+    return NULL;
+  LLVMValueRef slot = ad_pointer_root(LLVMGetOperand(root, 0)), param = NULL;
+  if (!LLVMIsAAllocaInst(slot) ||
+      ad_slot_stores_any(slot, stores_other_than_one_parameter, &param))
+    return NULL;
+  return param;
+}
+
+int ad_rev_into_unread_constant(ad_rev_fn *r, LLVMValueRef p) {
+  if (!r->sig->back_to_back)
+    return 0;
+  LLVMValueRef param = parameter_behind(p);
+  if (!param || LLVMGetParamParent(param) != r->sig->fn)
+    return 0;
+  for (unsigned k = 0; k < r->sig->nparams; k++)
+    if (LLVMGetParam(r->sig->fn, k) == param)
+      return r->sig->activity[k] == AD_REV_CONST &&
+             !ad_function_may_read_parameter(r->mc, param);
+  return 0;
+}
+
 static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
   ad_fn_ctx *fc = &r->fc;
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
@@ -211,11 +249,12 @@ static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
     }
     return 0;
   }
-  if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v)))
+  if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v)) &&
+      !ad_rev_into_unread_constant(r, p))
     return fail_inst(r, inst,
                      "a store of an active value through a pointer with no "
-                     "shadow (a constant argument, an external global or "
-                     "unknown memory)");
+                     "shadow (a constant argument whose memory the gradient "
+                     "may read back, an external global or unknown memory)");
   return 0;
 }
 

@@ -896,7 +896,8 @@ static int aug_copy_or_set(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMValueRef src = is_set ? dst : LLVMGetOperand(call, 1);
   LLVMValueRef len = LLVMGetOperand(call, 2);
   if (!ad_shadow_or_null(fc, dst)) {
-    if (!is_set && ad_is_active(fc, src) && ad_shadow_or_null(fc, src)) {
+    if (!is_set && ad_is_active(fc, src) && ad_shadow_or_null(fc, src) &&
+        !ad_rev_into_unread_constant(r, dst)) {
       LLVMTypeRef e = NULL;
       if (copy_kind(r, call, dst, src, len, &e) != 0)
         return ad_rev_fail_call(

@@ -416,6 +416,12 @@ void ad_rev_iter_finish(LLVMModuleRef m);
 
 /* ---- aug.c ---- */
 int ad_rev_build_aug(ad_rev_fn *r);
+/* Whether pointer p, which has no shadow, points into the memory of an
+ * enzyme_const parameter of a gradient's own function (sig.back_to_back)
+ * that nothing the function runs reads back: active values written there
+ * carry no derivative the gradient depends on (the caller declared the
+ * memory constant), so the write is taken without one, as Enzyme does. */
+int ad_rev_into_unread_constant(ad_rev_fn *r, LLVMValueRef p);
 /* Leaves of t: any float, any pointer or integer. */
 void ad_rev_leaves(LLVMTypeRef t, int *has_float, int *has_other);
 /* Whether primal v has an adjoint: active, with float leaves, or an

@@ -1,6 +1,9 @@
 /*
- * Whether a call can write the memory a pointer argument reaches: the
- * question activity analysis asks before it demands a shadow for a call's
+ * What the code a call or a function may run does with the memory a
+ * pointer reaches: whether it may write it, or read it.  Two questions of
+ * one walk.
+ *
+ * Writes: activity analysis asks before it demands a shadow for a call's
  * pointer operand (activity.c, visit_call).  Demanding one for memory the
  * callee only reads gives that memory a shadow it never had: a mutable
  * global pointer set by the program outside any derivative (`static double
@@ -9,19 +12,27 @@
  * memory through that null shadow (a crash).  Memory no differentiated
  * code writes cannot receive active data, so it needs no shadow.
  *
- * The walk follows, from the callee's parameter, every value that points
- * into the memory it reaches: GEPs and casts of it, pointers loaded from it
- * (a tree's children, a struct's data pointer), the parameters of defined
+ * Reads: reverse mode asks it of an enzyme_const parameter of a gradient's
+ * own function that receives active values (a scratch or output buffer the
+ * caller declared constant, as Julia's `Const(buf)`): when nothing the
+ * function runs reads that memory back, what is stored there carries no
+ * derivative the gradient depends on, and the store is taken, as Enzyme
+ * takes it, instead of refused (rev/aug.c, rev/memory.c).  Reads by
+ * functions known inactive (printf) carry no derivative and do not count.
+ *
+ * The walk follows, from the pointer, every value that points into the
+ * memory it reaches: GEPs and casts of it, pointers loaded from it (a
+ * tree's children, a struct's data pointer), the parameters of defined
  * callees it is passed to (a recursive walk of a tree reaches its own
  * parameter again: a visited set, so a cycle ends), and local slots it is
- * stored into (clang -O0 keeps every parameter in an alloca).  Any store,
- * atomic or library call that may write through such a value, and any way
- * it escapes where the walk cannot follow (stored into memory, returned,
- * passed to a function without a body or to a rule that writes its
- * pointer arguments), answers "may be written", as does a walk past its
- * budget: the caller then demands the shadow as before.
+ * stored into (clang -O0 keeps every parameter in an alloca).  The access
+ * asked about, and any way the pointer escapes where the walk cannot
+ * follow (stored into memory, returned, passed to a function without a
+ * body or to a rule that may access its pointer arguments), answers "may",
+ * as does a walk past its budget.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad/analysis/activity.h"
 #include "ad/core/map.h"
@@ -29,35 +40,36 @@
 #include "ad/registry/registry.h"
 #include "common/alloc.h"
 
-/* Uses examined per question: past it, the answer is "may be written". */
-enum { WRITES_WALK_BUDGET = 4096 };
+/* Uses examined per question: past it, the answer is "may". */
+enum { ACCESS_WALK_BUDGET = 4096 };
 
 /* What a value on the worklist is: a pointer into the memory, or the
  * address of a local slot that holds such a pointer. */
 #define KIND_POINTER ((void *)1)
 #define KIND_SLOT ((void *)2)
 
-typedef struct writes_walk {
+typedef struct access_walk {
   ad_module_ctx *mc;
+  int reads; /* the question: reads of the memory (else writes) */
   ad_map seen; /* value -> KIND_* */
   LLVMValueRef *todo;
   size_t ntodo, captodo;
   int budget;
-  int written; /* a write or an escape was found (or out of memory) */
-} writes_walk;
+  int found; /* the access, or an escape, was found (or out of memory) */
+} access_walk;
 
-static void push(writes_walk *w, LLVMValueRef v, void *kind) {
-  if (w->written || ad_map_get(&w->seen, v))
+static void push(access_walk *w, LLVMValueRef v, void *kind) {
+  if (w->found || ad_map_get(&w->seen, v))
     return;
   if (ad_map_put(&w->seen, v, kind) != 0) {
-    w->written = 1;
+    w->found = 1;
     return;
   }
   if (w->ntodo == w->captodo) {
     size_t cap = w->captodo ? 2 * w->captodo : 32;
     LLVMValueRef *t = tj_realloc(w->todo, cap * sizeof *t);
     if (!t) {
-      w->written = 1;
+      w->found = 1;
       return;
     }
     w->todo = t;
@@ -88,20 +100,38 @@ static int may_hold_pointer(LLVMTypeRef t) {
   }
 }
 
+/* Whether a call with a rule may read its argument j: every rule may,
+ * but for the destination of the memory intrinsics and their libc
+ * names, which they only write. */
+static int rule_may_read_argument(LLVMValueRef call, unsigned j) {
+  LLVMValueRef callee = ad_called_function(call);
+  if (!callee)
+    return 1;
+  size_t len;
+  const char *name = LLVMGetValueName2(callee, &len);
+  if (ad_name_matches(name, "llvm.memset") || strcmp(name, "memset") == 0)
+    return j != 0;
+  if (ad_name_matches(name, "llvm.memcpy") ||
+      ad_name_matches(name, "llvm.memmove") || strcmp(name, "memcpy") == 0 ||
+      strcmp(name, "memmove") == 0)
+    return j != 0;
+  return 1;
+}
+
 /* Operand j of `call` points into the memory: the call's targets' j-th
  * parameters join the walk, or the call may write it. */
-static void follow_call_argument(writes_walk *w, LLVMValueRef call,
+static void follow_call_argument(access_walk *w, LLVMValueRef call,
                                  unsigned j) {
   if (j >= LLVMGetNumArgOperands(call)) {
-    w->written = 1; /* the called value itself */
+    w->found = 1; /* the called value itself */
     return;
   }
   const ad_call_rule *r = ad_rule_of_call(w->mc, call);
   if (r) {
     if (r->inactive)
       return;
-    if (r->writes_pointer_args) {
-      w->written = 1;
+    if (w->reads ? rule_may_read_argument(call, j) : r->writes_pointer_args) {
+      w->found = 1;
       return;
     }
     /* a rule that only reads (strlen, a math function): its result may
@@ -115,25 +145,25 @@ static void follow_call_argument(writes_walk *w, LLVMValueRef call,
   if (callee) {
     if (!LLVMCountBasicBlocks(callee) || ad_is_generated_function(callee) ||
         j >= LLVMCountParams(callee)) {
-      w->written = 1;
+      w->found = 1;
       return;
     }
     push(w, LLVMGetParam(callee, j), KIND_POINTER);
     targets = 1;
   } else {
     if (LLVMIsAInlineAsm(LLVMGetCalledValue(call))) {
-      w->written = 1;
+      w->found = 1;
       return;
     }
     /* an indirect call (a virtual one): every function it may reach */
     LLVMModuleRef m = LLVMGetGlobalParent(
         LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !w->written;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !w->found;
          f = LLVMGetNextFunction(f)) {
       if (ad_may_be_declared_indirect_target(call, f) ||
           (ad_may_be_indirect_target(call, f) &&
            (ad_is_generated_function(f) || j >= LLVMCountParams(f)))) {
-        w->written = 1;
+        w->found = 1;
         return;
       }
       if (ad_may_be_indirect_target(call, f)) {
@@ -142,7 +172,7 @@ static void follow_call_argument(writes_walk *w, LLVMValueRef call,
       }
     }
     if (!targets) {
-      w->written = 1; /* a pointer none of them is: the call traps */
+      w->found = 1; /* a pointer none of them is: the call traps */
       return;
     }
   }
@@ -167,9 +197,9 @@ static int is_marker_call(LLVMValueRef call) {
 
 /* A use of slot address `a` (an alloca holding a pointer into the memory,
  * or a GEP or cast of it). */
-static void visit_slot_use(writes_walk *w, LLVMValueRef a, LLVMValueRef user) {
+static void visit_slot_use(access_walk *w, LLVMValueRef a, LLVMValueRef user) {
   if (!LLVMIsAInstruction(user)) {
-    w->written = 1;
+    w->found = 1;
     return;
   }
   switch (LLVMGetInstructionOpcode(user)) {
@@ -179,7 +209,7 @@ static void visit_slot_use(writes_walk *w, LLVMValueRef a, LLVMValueRef user) {
     return;
   case LLVMStore:
     if (LLVMGetOperand(user, 0) == a)
-      w->written = 1; /* the slot's address escapes */
+      w->found = 1; /* the slot's address escapes */
     return;
   case LLVMGetElementPtr:
   case LLVMBitCast:
@@ -190,19 +220,19 @@ static void visit_slot_use(writes_walk *w, LLVMValueRef a, LLVMValueRef user) {
   case LLVMCall:
     if (is_marker_call(user))
       return;
-    w->written = 1;
+    w->found = 1;
     return;
   default:
-    w->written = 1;
+    w->found = 1;
     return;
   }
 }
 
 /* A use of `v`, a pointer into the memory. */
-static void visit_pointer_use(writes_walk *w, LLVMValueRef user,
+static void visit_pointer_use(access_walk *w, LLVMValueRef user,
                               unsigned operand) {
   if (!LLVMIsAInstruction(user)) {
-    w->written = 1;
+    w->found = 1;
     return;
   }
   LLVMOpcode op = LLVMGetInstructionOpcode(user);
@@ -236,12 +266,15 @@ static void visit_pointer_use(writes_walk *w, LLVMValueRef user,
   case LLVMICmp:
     return;
   case LLVMLoad:
-    if (may_hold_pointer(LLVMTypeOf(user)))
+    if (w->reads)
+      w->found = 1;
+    else if (may_hold_pointer(LLVMTypeOf(user)))
       push(w, user, KIND_POINTER);
     return;
   case LLVMStore: {
     if (operand == 1) {
-      w->written = 1; /* a store into the memory */
+      if (!w->reads)
+        w->found = 1; /* a store into the memory */
       return;
     }
     /* the pointer itself stored: followed only into a local slot */
@@ -249,7 +282,7 @@ static void visit_pointer_use(writes_walk *w, LLVMValueRef user,
     if (LLVMIsAAllocaInst(root))
       push(w, root, KIND_SLOT);
     else
-      w->written = 1;
+      w->found = 1;
     return;
   }
   case LLVMCall:
@@ -260,41 +293,54 @@ static void visit_pointer_use(writes_walk *w, LLVMValueRef user,
     return;
   default:
     /* atomics, returns, anything else: may write, or escapes */
-    w->written = 1;
+    w->found = 1;
     return;
   }
 }
 
-int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
-                               unsigned k) {
-  writes_walk w = {mc, {0}, NULL, 0, 0, WRITES_WALK_BUDGET, 0};
-  ad_map_init(&w.seen);
-  follow_call_argument(&w, call, k);
-  /* the call's own result is the caller's business (activity.c follows
-   * returned pointers): only the callee's parameters are walked here */
-  for (size_t i = 0; i < w.ntodo && !w.written; i++) {
-    LLVMValueRef v = w.todo[i];
-    if (v == call)
+/* Runs the walk from what is pushed; `skip` (may be NULL) is not
+ * followed.  Frees the walk's storage and returns its answer. */
+static int finish_walk(access_walk *w, LLVMValueRef skip) {
+  for (size_t i = 0; i < w->ntodo && !w->found; i++) {
+    LLVMValueRef v = w->todo[i];
+    if (v == skip)
       continue;
-    void *kind = ad_map_get(&w.seen, v);
-    for (LLVMUseRef u = LLVMGetFirstUse(v); u && !w.written;
+    void *kind = ad_map_get(&w->seen, v);
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u && !w->found;
          u = LLVMGetNextUse(u)) {
-      if (--w.budget < 0) {
-        w.written = 1;
+      if (--w->budget < 0) {
+        w->found = 1;
         break;
       }
       LLVMValueRef user = LLVMGetUser(u);
       if (kind == KIND_SLOT) {
-        visit_slot_use(&w, v, user);
+        visit_slot_use(w, v, user);
         continue;
       }
       unsigned operand = 0, n = (unsigned)LLVMGetNumOperands(user);
       while (operand < n && LLVMGetOperandUse(user, operand) != u)
         operand++;
-      visit_pointer_use(&w, user, operand);
+      visit_pointer_use(w, user, operand);
     }
   }
-  ad_map_free(&w.seen);
-  free(w.todo);
-  return w.written;
+  ad_map_free(&w->seen);
+  free(w->todo);
+  return w->found;
+}
+
+int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
+                               unsigned k) {
+  access_walk w = {mc, 0, {0}, NULL, 0, 0, ACCESS_WALK_BUDGET, 0};
+  ad_map_init(&w.seen);
+  follow_call_argument(&w, call, k);
+  /* the call's own result is the caller's business (activity.c follows
+   * returned pointers): only the callee's parameters are walked here */
+  return finish_walk(&w, call);
+}
+
+int ad_function_may_read_parameter(ad_module_ctx *mc, LLVMValueRef param) {
+  access_walk w = {mc, 1, {0}, NULL, 0, 0, ACCESS_WALK_BUDGET, 0};
+  ad_map_init(&w.seen);
+  push(&w, param, KIND_POINTER);
+  return finish_walk(&w, NULL);
 }
