@@ -57,6 +57,9 @@ struct ad_call_rule {
   unsigned char writes_pointer_args;
   unsigned char returns_allocation;
   unsigned char inactive; /* no derivative effect at all */
+  /* frees the memory its first argument points to (free, delete,
+   * realloc): what ran before may not read it again */
+  unsigned char frees_argument;
 };
 
 /*

@@ -31,7 +31,9 @@
  * 2. One whole gradient (aug, then rev) per lane, each with its own tape:
  *    exact when running the primal again cannot see a difference (the
  *    function and its callees store, copy and memset only into memory
- *    they allocated, call nothing that may write memory), which covers
+ *    they allocated, call nothing that may write memory, and the function
+ *    frees nothing computed from its arguments: the next lane would read
+ *    it and free it again), which covers
  *    an aug keeping a caller's shadow in a block it made (a list of
  *    pointers into x) that path 1 cannot share.
  * 3. The same, for a function that also writes its caller's memory, but
@@ -333,6 +335,19 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   return 0;
 }
 
+/* Whether inst frees (free, delete, realloc) a pointer computed from the
+ * parameters in `params`: the caller's memory, which every lane's primal
+ * reads.  A pointer the function reloads from memory, or frees in a
+ * callee, is not followed. */
+static int frees_callers_memory(ad_module_ctx *mc, LLVMValueRef inst,
+                                ad_map *params) {
+  if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
+    return 0;
+  const ad_call_rule *rule = ad_rule_of_call(mc, inst);
+  return rule && rule->frees_argument && LLVMGetNumArgOperands(inst) > 0 &&
+         from_params(LLVMGetOperand(inst, 0), params, 0);
+}
+
 /* 1 with *f set when fn or a function it reaches has what `mode` looks
  * for; 0; -1 out of memory. */
 static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
@@ -346,16 +361,29 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
        i++)
     if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
       rc = -1;
+  ad_map callers; /* fn's parameters: memory its caller owns */
+  ad_map_init(&callers);
+  for (unsigned i = 0; rc == 0 && i < LLVMCountParams(fn); i++)
+    if (ad_map_put(&callers, LLVMGetParam(fn, i), (void *)1) != 0)
+      rc = -1;
   while (rc == 0 && work.n) {
     LLVMValueRef g = work.v[--work.n];
     ad_map *own = mode == SCAN_UNDONE && g == fn ? &params : NULL;
+    ad_map *theirs = (mode == SCAN_PER_LANE || mode == SCAN_UNDONE) && g == fn
+                         ? &callers
+                         : NULL;
     LLVMValueRef top = mode == SCAN_UNDONE ? fn : NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = primal_instruction(mc, inst, mode, &work, top, own, f);
+        rc = theirs && frees_callers_memory(mc, inst, theirs)
+                 ? found(f, inst,
+                         "it frees memory its caller passed it, which the "
+                         "next lane's primal would read and free again")
+                 : primal_instruction(mc, inst, mode, &work, top, own, f);
   }
+  ad_map_free(&callers);
   ad_map_free(&params);
   fn_list_free(&work);
   return rc;

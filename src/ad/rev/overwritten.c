@@ -13,7 +13,9 @@
  * and the call itself (its outputs, which the caller names).  The reverse
  * writes only shadows, adjoint slots and the tape, memory other than the
  * primal's (where a shadow may be the array itself at run time, the
- * rules' terms are sized 0 there).
+ * rules' terms are sized 0 there).  The rev is its own function, so an
+ * array in aug's frame (an alloca, or a pointer that may be one) is
+ * always copied.
  *
  * What an instruction writes: a store, atomic or memory intrinsic its
  * destination; a BLAS call its output arrays (by the routine table, as
@@ -224,9 +226,40 @@ static int block_writes_into(ad_module_ctx *mc, LLVMValueRef from,
   return 0;
 }
 
+/* Whether the memory p points to is still there when the reverse runs:
+ * an argument's, a global's or a heap allocation's (freeing it is a
+ * write, above), through GEPs, casts, PHIs and selects of such.  An
+ * alloca is gone when aug returns (clang -O0 emits no lifetime.end to
+ * count as its writer), and a pointer loaded from memory may be one. */
+static int outlives_augmented_pass(ad_module_ctx *mc, LLVMValueRef p, int depth) {
+  if (depth > 8)
+    return 0;
+  LLVMValueRef object = object_of(p);
+  if (object)
+    return !LLVMIsAAllocaInst(object);
+  p = ad_strip_casts(p, AD_STRIP_INT_CASTS | AD_STRIP_GEPS | AD_STRIP_INSTRUCTIONS);
+  if (LLVMIsACallInst(p)) {
+    const ad_call_rule *rule = ad_rule_of_call(mc, p);
+    return rule && rule->returns_allocation;
+  }
+  if (LLVMIsAPHINode(p)) {
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+      if (LLVMGetIncomingValue(p, i) != p &&
+          !outlives_augmented_pass(mc, LLVMGetIncomingValue(p, i), depth + 1))
+        return 0;
+    return 1;
+  }
+  if (LLVMIsASelectInst(p))
+    return outlives_augmented_pass(mc, LLVMGetOperand(p, 1), depth + 1) &&
+           outlives_augmented_pass(mc, LLVMGetOperand(p, 2), depth + 1);
+  return 0;
+}
+
 int ad_rev_may_be_overwritten(ad_rev_fn *r, LLVMValueRef call,
                               LLVMValueRef array, const LLVMValueRef *outputs,
                               unsigned noutputs) {
+  if (!outlives_augmented_pass(r->mc, array, 0))
+    return 1;
   for (unsigned k = 0; k < noutputs; k++)
     if (outputs[k] && may_alias(outputs[k], array))
       return 1;

@@ -379,10 +379,13 @@ static const mem_rule_data d_mstore = {.ops = {0, 1}, .nops = 2, .ptr_arg = 1};
   {{.name = n, .emit = fn, .data = &d, .returns_allocation = 1}, types}
 #define OTHER(n, fn, d, w, types)                                              \
   {{.name = n, .emit = fn, .data = &d, .writes_pointer_args = w}, types}
+#define FREE(n, types)                                                         \
+  {{.name = n, .emit = emit_free, .data = &d_none, .frees_argument = 1}, types}
 static const ad_typed_rule memory_rules[] = {
     ALLOC("malloc", emit_allocation, d_size0_zeroed, "i"),
     ALLOC("calloc", emit_allocation, d_size0, "ii"),
-    ALLOC("realloc", emit_realloc, d_size1, "pi"),
+    {{.name = "realloc", .emit = emit_realloc, .data = &d_size1,
+      .returns_allocation = 1, .frees_argument = 1}, "pi"},
     ALLOC("aligned_alloc", emit_allocation, d_size1_zeroed, "ii"),
     ALLOC("memalign", emit_allocation, d_size1_zeroed, "ii"),
     ALLOC("_Znwm", emit_allocation, d_size0_zeroed, "i"),
@@ -399,17 +402,17 @@ static const ad_typed_rule memory_rules[] = {
      * (rev/nested.c): zero pages of its own for a tangent, unmapped with
      * the primal's (forward over reverse over reverse) */
     ALLOC("tanjit.rev.nested.map", emit_allocation, d_size0, "i"),
-    OTHER("tanjit.rev.nested.unmap", emit_free, d_none, 0, "p"),
+    FREE("tanjit.rev.nested.unmap", "p"),
     OTHER("posix_memalign", emit_memalign, d_size2, 0, "Pii"),
-    OTHER("free", emit_free, d_none, 0, "p"),
-    OTHER("_ZdlPv", emit_free, d_none, 0, "p"),
-    OTHER("_ZdaPv", emit_free, d_none, 0, "p"),
-    OTHER("_ZdlPvm", emit_free, d_none, 0, "pi"),
-    OTHER("_ZdaPvm", emit_free, d_none, 0, "pi"),
-    OTHER("_ZdlPvSt11align_val_t", emit_free, d_none, 0, "pi"),
-    OTHER("_ZdaPvSt11align_val_t", emit_free, d_none, 0, "pi"),
-    OTHER("_ZdlPvmSt11align_val_t", emit_free, d_none, 0, "pii"),
-    OTHER("_ZdaPvmSt11align_val_t", emit_free, d_none, 0, "pii"),
+    FREE("free", "p"),
+    FREE("_ZdlPv", "p"),
+    FREE("_ZdaPv", "p"),
+    FREE("_ZdlPvm", "pi"),
+    FREE("_ZdaPvm", "pi"),
+    FREE("_ZdlPvSt11align_val_t", "pi"),
+    FREE("_ZdaPvSt11align_val_t", "pi"),
+    FREE("_ZdlPvmSt11align_val_t", "pii"),
+    FREE("_ZdaPvmSt11align_val_t", "pii"),
     OTHER("memcpy", emit_copy, d_none, 1, "dsn"),
     OTHER("memmove", emit_copy, d_none, 1, "dsn"),
     OTHER("llvm.memcpy", emit_copy, d_none, 1, "dsni"),
