@@ -360,13 +360,20 @@ LLVMValueRef ad_rev_emit_gradient(ad_module_ctx *mc, LLVMBuilderRef b,
   return ad_rev_emit_gradient_primal(mc, b, holder, p, args, nargs, seed, NULL);
 }
 
-/* The pair stays out of line in the request's caller, as it did while
- * it was compiled for the host (whose features the caller lacked): inlined
- * there, Boost odeint's integrate_const gradient (enzyme_rev integrateconst
- * -O1..-O3) comes out wrong, and so it did before for a module compiled
- * for the host's CPU itself; the cause is not found yet, so the one
- * inlining that exposes it is not done.  Callees' pairs and helpers still
- * inline into the pair. */
+/* The pair stays out of line in the request's caller, so that it
+ * computes the primal's values as the primal compiled on its own does
+ * (what fn_env.c's attributes are for, too).  Inlined there, code built
+ * with fast-math's `reassoc` may fold the caller's arithmetic into the
+ * primal's: Boost odeint's integrate_const (enzyme_rev integrateconst
+ * -O1..-O3) takes dt = (i * 0.1) * (1/3) in its caller, and the backend's
+ * fold to i * (0.1/3), one ulp off, ends the Euler loop a step early at
+ * t = 8.1; the gradient is then the exact derivative of that other primal
+ * (1.792 for (1 - 0.4t)^2, not -6.02 for (1 - 0.4t)^3).  The same
+ * program without differentiation, its foobar inlined into main by
+ * stock opt, takes 2 steps there too, and with `reassoc` and
+ * unsafe-fp-math off the inlined pair is right: no annotation of the
+ * pair's is false (tests/rev/primal_out_of_line.c).  Callees' pairs and
+ * helpers still inline into the pair. */
 static void keep_out_of_line(ad_module_ctx *mc, LLVMValueRef call) {
   unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
   LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
