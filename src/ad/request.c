@@ -251,6 +251,27 @@ static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef wan
   return v;
 }
 
+/* A duplicated argument's shadow (operand shadow_at) that is a null
+ * pointer constant where the argument (operand primal_at) is not: the
+ * derivative would read and write through address 0 when it runs, so the
+ * request is refused as it loads.  (A null argument with a null shadow,
+ * an optional pointer left out, is consistent and taken.) */
+static int fail_null_shadow(request *r, unsigned primal_at, unsigned shadow_at,
+                            unsigned p, unsigned lane, unsigned width) {
+  LLVMValueRef a = ad_strip_casts(LLVMGetOperand(r->call, primal_at), 0);
+  LLVMValueRef s = ad_strip_casts(LLVMGetOperand(r->call, shadow_at), 0);
+  if (!LLVMIsAConstantPointerNull(s) || LLVMIsAConstantPointerNull(a))
+    return 0;
+  char lane_text[32] = "";
+  if (width > 1)
+    snprintf(lane_text, sizeof lane_text, " (lane %u of %u)", lane + 1, width);
+  return ad_fail(r->mc, r->call,
+                 "%s of %s: the shadow for parameter %u%s is a null pointer: "
+                 "a duplicated argument's shadow is memory shaped like the "
+                 "argument's, which receives its derivative",
+                 r->who, ad_value_name(r->fn), p + 1, lane_text);
+}
+
 /* The value of integer constant c, whatever its width
  * (LLVMConstIntGetSExtValue keeps only the low 64 bits of a wider one:
  * 2^64 + 2 would read as 2), and its decimal text (for errors).  0 when it
@@ -792,7 +813,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
         break;
       }
       LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
-      if (!s)
+      if (!s || (rc = fail_null_shadow(&r, i - 1, *at, p, w, r.width)) != 0)
         break;
       lanes[w] = s;
       (*at)++;
@@ -1248,7 +1269,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
         break;
       }
       LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
-      if (!s)
+      if (!s || (rc = fail_null_shadow(&r, i - 1, *at, p, w, r.width)) != 0)
         break;
       (*at)++;
       lane_shadows[ndup * r.width + w] = s;
