@@ -682,31 +682,41 @@ static void free_block(rev_blas *rb, LLVMValueRef p) {
   ad_rev_call_libc(rb->r->mc, rb->b, "free", &p, 1);
 }
 
+/* alpha's adjoint for a matrix-vector product y := alpha op(A) x + beta y,
+ * whose shape operands (trans/uplo, sizes) `ops` already holds:
+ * t := op(A) x by the same routine with alpha 1 and beta 0, da += t.dy */
+static int alpha_adjoint_of_matvec(rev_blas *rb, blas_routine_id id,
+                                   LLVMValueRef *ops, LLVMValueRef leny,
+                                   LLVMValueRef dy) {
+  LLVMValueRef one = int_op(rb, konst(rb, 1));
+  LLVMValueRef t = calloc_reals(rb, leny);
+  ops[R_ALPHA] = real_const(rb, 1.0);
+  ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+  ops[R_BETA] = real_const(rb, 0.0);
+  ops[R_Y] = t, ops[R_INCY] = one;
+  if (!emit(rb, id, ops))
+    return -1;
+  LLVMValueRef a = dot(rb, int_op(rb, leny), t, one, dy, inc_op(rb, R_INCY));
+  if (!a)
+    return -1;
+  add_scalar(rb, R_ALPHA, a);
+  free_block(rb, t);
+  return 0;
+}
+
 static int adjoint_gemv(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
   LLVMValueRef leny = vector_length(rb, R_Y);
-  LLVMValueRef one = int_op(rb, konst(rb, 1));
   LLVMValueRef ops[R_COUNT] = {0};
   if (active(rb, R_ALPHA)) {
-    /* t := op(A) x, da += t.dy */
-    LLVMValueRef t = calloc_reals(rb, leny);
     ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
     ops[R_M] = int_op(rb, rb->val[R_M]);
     ops[R_N] = int_op(rb, rb->val[R_N]);
-    ops[R_ALPHA] = real_const(rb, 1.0);
-    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
-    ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
-    ops[R_BETA] = real_const(rb, 0.0);
-    ops[R_Y] = t, ops[R_INCY] = one;
-    if (!emit(rb, RT_GEMV, ops))
+    if (alpha_adjoint_of_matvec(rb, RT_GEMV, ops, leny, dy) != 0)
       return -1;
-    LLVMValueRef a = dot(rb, int_op(rb, leny), t, one, dy, inc_op(rb, R_INCY));
-    if (!a)
-      return -1;
-    add_scalar(rb, R_ALPHA, a);
-    free_block(rb, t);
   }
   if (active(rb, R_A)) {
     /* dA += alpha dy x' (op = T: alpha x dy') */
@@ -951,24 +961,13 @@ static int scale_diagonal(rev_blas *rb, LLVMValueRef n, LLVMValueRef m,
 static int adjoint_symv(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
-  LLVMValueRef n = rb->val[R_N], one = int_op(rb, konst(rb, 1));
+  LLVMValueRef n = rb->val[R_N];
   LLVMValueRef uplo = opt_op(rb, rb->val[R_UPLO]);
   LLVMValueRef ops[R_COUNT] = {0};
   if (active(rb, R_ALPHA)) {
-    LLVMValueRef t = calloc_reals(rb, n);
     ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
-    ops[R_ALPHA] = real_const(rb, 1.0);
-    ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
-    ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
-    ops[R_BETA] = real_const(rb, 0.0);
-    ops[R_Y] = t, ops[R_INCY] = one;
-    if (!emit(rb, RT_SYMV, ops))
+    if (alpha_adjoint_of_matvec(rb, RT_SYMV, ops, n, dy) != 0)
       return -1;
-    LLVMValueRef a = dot(rb, int_op(rb, n), t, one, dy, inc_op(rb, R_INCY));
-    if (!a)
-      return -1;
-    add_scalar(rb, R_ALPHA, a);
-    free_block(rb, t);
   }
   if (active(rb, R_A)) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
