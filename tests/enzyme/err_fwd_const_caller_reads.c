@@ -1,0 +1,33 @@
+/* One function, log_terms, requested directly with an enzyme_const log
+ * buffer it never reads (taken, as in fwd_const_scratch.c) and also
+ * called from total, differentiated too, which reads the buffer back
+ * after the call.  The derivative made for the direct request must not
+ * serve the call: total's loads from the constant buffer carry no tangent,
+ * so the sum it returns would get a tangent missing every term.  The call
+ * gets a derivative of its own (the cache key tells a request's own
+ * derivative from a callee's), which refuses the store, naming it. */
+extern int enzyme_const, enzyme_dup;
+double __enzyme_fwddiff(void *, ...);
+__attribute__((noinline)) static double log_terms(const double *x,
+                                                  double *log_out, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    log_out[i] = x[i] * x[i];
+    s += x[i];
+  }
+  return s;
+}
+static double total(const double *x, double *log_out, int n) {
+  double s = log_terms(x, log_out, n);
+  for (int i = 0; i < n; i++)
+    s += log_out[i]; /* read back after the call */
+  return s;
+}
+int main(void) {
+  double x[3] = {1, 2, 3}, dx[3] = {1, 1, 1}, log_out[3];
+  double a = __enzyme_fwddiff((void *)log_terms, enzyme_dup, x, dx,
+                              enzyme_const, log_out, enzyme_const, 3);
+  double b = __enzyme_fwddiff((void *)total, enzyme_dup, x, dx, enzyme_const,
+                              log_out, enzyme_const, 3);
+  return a + b != 15.0; /* 3 + (3 + 2 * (1 + 2 + 3)) */
+}
