@@ -846,7 +846,7 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
 
   LLVMTypeRef rt = LLVMGetReturnType(ft);
   ad_signature sig = {r.fn, np, act, r.width, AD_RET_TANGENT,
-                      (unsigned char)error};
+                      (unsigned char)error, 1};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
   else if (!ad_type_can_carry(rt) || r.const_return)

@@ -31,6 +31,11 @@ int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
  * (reads by known-inactive functions aside): 0 only when every way the
  * pointer goes is seen and none reads.  Out of memory answers 1. */
 int ad_function_may_read_parameter(ad_module_ctx *mc, LLVMValueRef param);
+/* pointer_access.c: the parameter p points into: p moved by GEPs and casts
+ * from it, or from a load of a local slot that only ever holds it (clang
+ * -O0); NULL when it is neither.  Both modes ask it of a store into
+ * memory with no shadow (rev/aug.c, rules/inst.c). */
+LLVMValueRef ad_parameter_behind(LLVMValueRef p);
 
 /* default_activity.c: Enzyme's default activity for an unmarked request
  * argument (whatType): float, pointer and aggregates of them are

@@ -50,7 +50,7 @@ static int analyse_all_active(ad_module_ctx *mc, LLVMValueRef fn) {
   ad_signature sig = {fn, np, act, 1,
                       LLVMGetTypeKind(rt) == LLVMVoidTypeKind ? AD_RET_VOID
                                                                : AD_RET_BOTH,
-                      0};
+                      0, 0};
   ad_fn_ctx fc;
   memset(&fc, 0, sizeof fc);
   fc.mc = mc;

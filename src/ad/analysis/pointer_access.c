@@ -12,12 +12,14 @@
  * memory through that null shadow (a crash).  Memory no differentiated
  * code writes cannot receive active data, so it needs no shadow.
  *
- * Reads: reverse mode asks it of an enzyme_const parameter of a gradient's
+ * Reads: both modes ask it of an enzyme_const parameter of a request's
  * own function that receives active values (a scratch or output buffer the
  * caller declared constant, as Julia's `Const(buf)`): when nothing the
  * function runs reads that memory back, what is stored there carries no
  * derivative the gradient depends on, and the store is taken, as Enzyme
- * takes it, instead of refused (rev/aug.c, rev/memory.c).  Reads by
+ * takes it, instead of refused (rev/aug.c, rev/memory.c; forward mode's
+ * rules/inst.c, rules/copy.c, only for the derivative the request calls
+ * itself: sig.direct).  Reads by
  * functions known inactive (printf) carry no derivative and do not count.
  *
  * The walk follows, from the pointer, every value that points into the
@@ -343,4 +345,27 @@ int ad_function_may_read_parameter(ad_module_ctx *mc, LLVMValueRef param) {
   ad_map_init(&w.seen);
   push(&w, param, KIND_POINTER);
   return finish_walk(&w, NULL);
+}
+
+/* ad_slot_stores_any's visitor: the one parameter a local slot holds. */
+static int stores_other_than_one_parameter(void *ctx, LLVMValueRef v) {
+  LLVMValueRef *param = ctx;
+  v = ad_pointer_root(v);
+  if (!LLVMIsAArgument(v) || (*param && *param != v))
+    return 1;
+  *param = v;
+  return 0;
+}
+
+LLVMValueRef ad_parameter_behind(LLVMValueRef p) {
+  LLVMValueRef root = ad_pointer_root(p);
+  if (LLVMIsAArgument(root))
+    return root;
+  if (!LLVMIsALoadInst(root) || LLVMGetVolatile(root))
+    return NULL;
+  LLVMValueRef slot = ad_pointer_root(LLVMGetOperand(root, 0)), param = NULL;
+  if (!LLVMIsAAllocaInst(slot) ||
+      ad_slot_stores_any(slot, stores_other_than_one_parameter, &param))
+    return NULL;
+  return param;
 }

@@ -69,6 +69,13 @@ typedef struct ad_signature {
   /* error estimation (__enzyme_error_estimate): each shadow is a bound on
    * its value's rounding error, not a tangent (tangent/error_bound.c) */
   unsigned char error;
+  /* the derivative a request calls itself (request.c), never one reached
+   * by a call inside differentiated code: only there may an active value
+   * go into an enzyme_const parameter's memory that the function never
+   * reads back (rules/inst.c ad_fwd_into_unread_constant), since a caller
+   * differentiated with it could read that memory after the call and its
+   * loads from constant memory carry no tangent.  Part of the cache key. */
+  unsigned char direct;
 } ad_signature;
 
 /*

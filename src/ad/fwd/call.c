@@ -140,7 +140,7 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   }
   LLVMTypeRef rt = LLVMTypeOf(call);
   ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL,
-                      (unsigned char)ad_estimates_error(fc)};
+                      (unsigned char)ad_estimates_error(fc), 0};
   if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
     sig.ret = AD_RET_VOID;
   else if (passes_shadow(fc, call))

@@ -34,7 +34,7 @@
  * transform a signature always means the same derivative. */
 static int sig_equal(const ad_signature *a, const ad_signature *b) {
   return a->fn == b->fn && a->nparams == b->nparams && a->width == b->width &&
-         a->ret == b->ret && a->error == b->error &&
+         a->ret == b->ret && a->error == b->error && a->direct == b->direct &&
          memcmp(a->activity, b->activity, a->nparams) == 0;
 }
 

@@ -89,7 +89,7 @@ static int fork_region(ad_fn_ctx *fc, LLVMValueRef call) {
                  : AD_ARG_DUP;
     args[n++] = sh;
   }
-  ad_signature sig = {task, np, act, 1, AD_RET_VOID, fc->sig->error};
+  ad_signature sig = {task, np, act, 1, AD_RET_VOID, fc->sig->error, 0};
   LLVMValueRef d = rc == 0 ? ad_get_derivative(mc, &sig, call) : NULL;
   if (d) {
     args[0] = ad_primal(fc, LLVMGetOperand(call, 0));

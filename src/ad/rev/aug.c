@@ -183,35 +183,10 @@ static void trap_if_same(ad_rev_fn *r, LLVMValueRef p) {
   LLVMPositionBuilderAtEnd(fc->b, ok);
 }
 
-/* ad_slot_stores_any's visitor: the one parameter a local slot holds. */
-static int stores_other_than_one_parameter(void *ctx, LLVMValueRef v) {
-  LLVMValueRef *param = ctx;
-  v = ad_pointer_root(v);
-  if (!LLVMIsAArgument(v) || (*param && *param != v))
-    return 1;
-  *param = v;
-  return 0;
-}
-
-/* The parameter p points into: p moved by GEPs and casts from it, or
- * from a load of a local slot that only ever holds it (clang -O0). */
-static LLVMValueRef parameter_behind(LLVMValueRef p) {
-  LLVMValueRef root = ad_pointer_root(p);
-  if (LLVMIsAArgument(root))
-    return root;
-  if (!LLVMIsALoadInst(root) || LLVMGetVolatile(root))
-    return NULL;
-  LLVMValueRef slot = ad_pointer_root(LLVMGetOperand(root, 0)), param = NULL;
-  if (!LLVMIsAAllocaInst(slot) ||
-      ad_slot_stores_any(slot, stores_other_than_one_parameter, &param))
-    return NULL;
-  return param;
-}
-
 int ad_rev_into_unread_constant(ad_rev_fn *r, LLVMValueRef p) {
   if (!r->sig->back_to_back)
     return 0;
-  LLVMValueRef param = parameter_behind(p);
+  LLVMValueRef param = ad_parameter_behind(p);
   if (!param || LLVMGetParamParent(param) != r->sig->fn)
     return 0;
   for (unsigned k = 0; k < r->sig->nparams; k++)

@@ -261,7 +261,7 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
                                                           : AD_ARG_DUP;
   r.fsig = (ad_signature){own.sig.fn, n, fact, 1,
                           own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL,
-                          0};
+                          0, 0};
   ad_fn_ctx *fc = &r.fc;
   fc->mc = mc;
   fc->sig = &r.fsig;

@@ -433,7 +433,7 @@ static int differentiate_copy(ad_fn_ctx *fc, LLVMValueRef call,
   LLVMValueRef sd = ad_shadow_or_null(fc, dst);
   LLVMValueRef ss = ad_shadow_or_null(fc, src);
   if (!sd) {
-    if (!ss)
+    if (!ss || ad_fwd_into_unread_constant(fc, dst))
       return 0;
     char buf[256];
     const char *rn = ad_call_rule_name(fc->mc->engine, call, buf, sizeof buf);

@@ -298,6 +298,19 @@ static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   return 0;
 }
 
+int ad_fwd_into_unread_constant(ad_fn_ctx *fc, LLVMValueRef p) {
+  if (!fc->sig || !fc->sig->direct)
+    return 0;
+  LLVMValueRef param = ad_parameter_behind(p);
+  if (!param || LLVMGetParamParent(param) != fc->sig->fn)
+    return 0;
+  for (unsigned k = 0; k < fc->sig->nparams; k++)
+    if (LLVMGetParam(fc->sig->fn, k) == param)
+      return fc->sig->activity[k] == AD_ARG_CONST &&
+             !ad_function_may_read_parameter(fc->mc, param);
+  return 0;
+}
+
 static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   if (ad_shadow_or_null(fc, p)) {
@@ -317,7 +330,8 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
       return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
     return 0;
   }
-  if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v))) {
+  if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v)) &&
+      !ad_fwd_into_unread_constant(fc, p)) {
     LLVMValueRef root = ad_pointer_root(p);
     if (LLVMIsAGlobalVariable(root))
       return ad_fail(fc->mc, inst,
@@ -335,7 +349,8 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     char *t = ad_value_text(inst);
     int rc = ad_fail(fc->mc, inst,
                      "store of an active value through a pointer with no shadow "
-                     "(a constant argument or unknown memory): %s",
+                     "(a constant argument whose memory the derivative or its "
+                     "caller may read back, or unknown memory): %s",
                      t ? t : "");
     free(t);
     return rc;

@@ -104,6 +104,14 @@ struct ad_copy_emitter {
               LLVMValueRef dst, LLVMValueRef n);
   const void *data; /* the emitter's own (e.g. a CUDA rule's operands) */
 };
+/* inst.c: whether pointer p, which has no shadow, points into the memory
+ * of an enzyme_const parameter of the function whose derivative a request
+ * calls itself (sig.direct) that nothing the function runs reads back:
+ * active values written there carry no tangent anything depends on (the
+ * caller declared the memory constant), so the write is taken without
+ * one, as Enzyme does.  A derivative reached by a call never takes it: its
+ * caller may read the memory after the call. */
+int ad_fwd_into_unread_constant(ad_fn_ctx *fc, LLVMValueRef p);
 /* Differentiates the copy `call` (primal; `clone` its clone, the builder
  * after it) of `len` bytes from `src` to `dst` (primal operands of call).
  * Emits nothing when the destination has no shadow; fails when active
