@@ -9,24 +9,26 @@
 
 #include "ad/analysis/activity.h"
 #include "ad/analysis/omp_reduction.h"
+#include "ad/ir/ir.h"
 #include "common/alloc.h"
 
 /* The block where a switch on the reduction's result goes for the atomic
  * method (2), and in *exit the switch's default block, where every method
- * ends; NULL when no switch picks one.  A switch's operands: the
- * condition, the default block, then each case's value and block. */
+ * ends; NULL when no switch picks one.  Successor 0 is the default; case
+ * k's value is read by ad_switch_case_value (LLVM 22 keeps the values
+ * apart from the operands). */
 static LLVMBasicBlockRef atomic_method_block(LLVMValueRef call,
                                              LLVMBasicBlockRef *exit) {
   for (LLVMUseRef u = LLVMGetFirstUse(call); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef sw = LLVMGetUser(u);
     if (!LLVMIsASwitchInst(sw))
       continue;
-    unsigned n = LLVMGetNumOperands(sw);
-    for (unsigned k = 2; k + 1 < n; k += 2) {
-      LLVMValueRef v = LLVMGetOperand(sw, k);
+    unsigned n = LLVMGetNumSuccessors(sw);
+    for (unsigned k = 1; k < n; k++) {
+      LLVMValueRef v = ad_switch_case_value(sw, k);
       if (LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 2) {
         *exit = LLVMGetSwitchDefaultDest(sw);
-        return LLVMValueAsBasicBlock(LLVMGetOperand(sw, k + 1));
+        return LLVMGetSuccessor(sw, k);
       }
     }
   }
