@@ -45,6 +45,14 @@ static double total_area(double s) {
   return shapes[0]->area(shapes[0], s) + shapes[1]->area(shapes[1], 2 * s);
 }
 
+/* the ASan build's leak check runs on the JIT-compiled program too */
+static void free_tree(node *t) {
+  if (!t)
+    return;
+  free_tree(t->left);
+  free_tree(t->right);
+  free(t);
+}
 static node *make(int leaf, node *l, node *r) {
   node *t = malloc(sizeof *t);
   t->leaf = leaf, t->left = l, t->right = r;
@@ -70,5 +78,7 @@ int main(void) {
   check_tangent("indirect calls on global objects",
                 __enzyme_fwddiff((void *)total_area, 0.75, 2.0),
                 2.0L * (2 * 1.5L * 0.75L + 2 * 2 * (2 * 0.75L + 0.25L)));
+  free_tree(root);
+  free(weights);
   return tc_finish("global_pointer_reads");
 }

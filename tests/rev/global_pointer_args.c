@@ -28,6 +28,14 @@ static double walk(const node *t, const double *x) {
 static double f(double *x, int n) {
   return weighted(weights, x, nweights) + walk(root, x) * x[n - 1];
 }
+/* the ASan build's leak check runs on the JIT-compiled program too */
+static void free_tree(node *t) {
+  if (!t)
+    return;
+  free_tree(t->left);
+  free_tree(t->right);
+  free(t);
+}
 static node *make(int leaf, node *l, node *r) {
   node *t = malloc(sizeof *t);
   t->leaf = leaf, t->left = l, t->right = r;
@@ -52,5 +60,7 @@ int main(void) {
   rc_check("global_pointer_args", run_f, p, got, N);
   for (int i = 0; i < N; i++)
     rc_expect("weights untouched", weights[i], 0.5 + i, 0);
+  free_tree(root);
+  free(weights);
   return rc_result();
 }
