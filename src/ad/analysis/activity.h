@@ -31,11 +31,18 @@ int ad_call_may_write_argument(ad_module_ctx *mc, LLVMValueRef call,
  * (reads by known-inactive functions aside): 0 only when every way the
  * pointer goes is seen and none reads.  Out of memory answers 1. */
 int ad_function_may_read_parameter(ad_module_ctx *mc, LLVMValueRef param);
-/* pointer_access.c: the parameter p points into: p moved by GEPs and casts
- * from it, or from a load of a local slot that only ever holds it (clang
- * -O0); NULL when it is neither.  Both modes ask it of a store into
- * memory with no shadow (rev/aug.c, rules/inst.c). */
-LLVMValueRef ad_parameter_behind(LLVMValueRef p);
+/* pointer_access.c: whether p points into the memory of a parameter of
+ * fn that its activity (nparams entries) marks constant (activity[k] == 0:
+ * AD_ARG_CONST and AD_REV_CONST alike) and that nothing fn runs reads
+ * back: active values
+ * written there carry no derivative anything reads.  p counts as the
+ * parameter's when moved by GEPs and casts from it, or from a load of a
+ * local slot that only ever holds it (clang -O0).  Both modes ask it of a
+ * store into memory with no shadow in a request's own function
+ * (rev/aug.c, rules/inst.c). */
+int ad_points_into_unread_constant(ad_module_ctx *mc, LLVMValueRef fn,
+                                   const unsigned char *activity,
+                                   unsigned nparams, LLVMValueRef p);
 
 /* default_activity.c: Enzyme's default activity for an unmarked request
  * argument (whatType): float, pointer and aggregates of them are

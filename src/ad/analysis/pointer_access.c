@@ -357,7 +357,9 @@ static int stores_other_than_one_parameter(void *ctx, LLVMValueRef v) {
   return 0;
 }
 
-LLVMValueRef ad_parameter_behind(LLVMValueRef p) {
+/* The parameter p points into (see ad_points_into_unread_constant), or
+ * NULL. */
+static LLVMValueRef parameter_behind(LLVMValueRef p) {
   LLVMValueRef root = ad_pointer_root(p);
   if (LLVMIsAArgument(root))
     return root;
@@ -368,4 +370,16 @@ LLVMValueRef ad_parameter_behind(LLVMValueRef p) {
       ad_slot_stores_any(slot, stores_other_than_one_parameter, &param))
     return NULL;
   return param;
+}
+
+int ad_points_into_unread_constant(ad_module_ctx *mc, LLVMValueRef fn,
+                                   const unsigned char *activity,
+                                   unsigned nparams, LLVMValueRef p) {
+  LLVMValueRef param = parameter_behind(p);
+  if (!param || LLVMGetParamParent(param) != fn)
+    return 0;
+  for (unsigned k = 0; k < nparams; k++)
+    if (LLVMGetParam(fn, k) == param)
+      return activity[k] == 0 && !ad_function_may_read_parameter(mc, param);
+  return 0;
 }

@@ -184,16 +184,9 @@ static void trap_if_same(ad_rev_fn *r, LLVMValueRef p) {
 }
 
 int ad_rev_into_unread_constant(ad_rev_fn *r, LLVMValueRef p) {
-  if (!r->sig->back_to_back)
-    return 0;
-  LLVMValueRef param = ad_parameter_behind(p);
-  if (!param || LLVMGetParamParent(param) != r->sig->fn)
-    return 0;
-  for (unsigned k = 0; k < r->sig->nparams; k++)
-    if (LLVMGetParam(r->sig->fn, k) == param)
-      return r->sig->activity[k] == AD_REV_CONST &&
-             !ad_function_may_read_parameter(r->mc, param);
-  return 0;
+  return r->sig->back_to_back &&
+         ad_points_into_unread_constant(r->mc, r->sig->fn, r->sig->activity,
+                                        r->sig->nparams, p);
 }
 
 static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {

@@ -299,16 +299,10 @@ static int emit_alloca(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
 }
 
 int ad_fwd_into_unread_constant(ad_fn_ctx *fc, LLVMValueRef p) {
-  if (!fc->sig || !fc->sig->direct)
-    return 0;
-  LLVMValueRef param = ad_parameter_behind(p);
-  if (!param || LLVMGetParamParent(param) != fc->sig->fn)
-    return 0;
-  for (unsigned k = 0; k < fc->sig->nparams; k++)
-    if (LLVMGetParam(fc->sig->fn, k) == param)
-      return fc->sig->activity[k] == AD_ARG_CONST &&
-             !ad_function_may_read_parameter(fc->mc, param);
-  return 0;
+  return fc->sig && fc->sig->direct &&
+         ad_points_into_unread_constant(fc->mc, fc->sig->fn,
+                                        fc->sig->activity, fc->sig->nparams,
+                                        p);
 }
 
 static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
