@@ -143,6 +143,16 @@ static int begin_memory_call(ad_fn_ctx *fc, const ad_call_rule *rule,
   return 0;
 }
 
+/* begin_memory_call for a call whose rule names a byte-count argument. */
+static int begin_sized_call(ad_fn_ctx *fc, const ad_call_rule *rule,
+                            LLVMValueRef call, mem_call *m) {
+  if (begin_memory_call(fc, rule, call, m) != 0)
+    return -1;
+  if ((unsigned)m->d->size_arg >= m->nargs)
+    return ad_fail(fc->mc, call, "%s: missing size argument", m->rname);
+  return 0;
+}
+
 /* malloc, calloc, operator new, ...: the same call again for the shadow,
  * zeroed unless the allocator zeroes. */
 static int emit_allocation(ad_fn_ctx *fc, const ad_call_rule *rule,
@@ -151,10 +161,8 @@ static int emit_allocation(ad_fn_ctx *fc, const ad_call_rule *rule,
   mem_call m;
   if (!ad_is_active(fc, call))
     return 0;
-  if (begin_memory_call(fc, rule, call, &m) != 0)
+  if (begin_sized_call(fc, rule, call, &m) != 0)
     return -1;
-  if ((unsigned)m.d->size_arg >= m.nargs)
-    return ad_fail(fc->mc, call, "%s: missing size argument", m.rname);
   LLVMValueRef fn = helper_like(fc, call, m.rname);
   LLVMValueRef lanes[AD_MAX_WIDTH];
   for (unsigned lane = 0; lane < fc->width; lane++) {
@@ -175,10 +183,8 @@ static int emit_realloc(ad_fn_ctx *fc, const ad_call_rule *rule,
   mem_call m;
   if (!ad_is_active(fc, call))
     return 0;
-  if (begin_memory_call(fc, rule, call, &m) != 0)
+  if (begin_sized_call(fc, rule, call, &m) != 0)
     return -1;
-  if ((unsigned)m.d->size_arg >= m.nargs)
-    return ad_fail(fc->mc, call, "%s: missing size argument", m.rname);
   LLVMValueRef fn = helper_like(fc, call, m.rname);
   LLVMValueRef old = ad_shadow_or_null(fc, LLVMGetOperand(call, 0));
   int may_be_block =
