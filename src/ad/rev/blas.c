@@ -35,6 +35,12 @@
  *                        dC) (a dot per column); dC := b dC (the
  *                        program's C lascl if it has one, else gemm
  *                        with alpha 0)
+ * cuBLAS (the handle first, scalars by pointer): the adjoint's calls are
+ * cuBLAS's and never read an array on the host; copies and scratch
+ * arrays are cudaMalloc'd (a copy filled by cublas copy, scratch zeroed
+ * by cudaMemset) and cudaFree'd after the adjoint; _v2's dot takes dr
+ * from its result's shadow (axpy_v2 with it as alpha, then cudaMemset);
+ * scal's x is recovered as x / alpha where the program has no cudaMalloc.
  * Run-time activity: an array whose shadow is itself at run time is
  * inactive, so its term's calls are branched around (Enzyme's tests count
  * the calls); an output whose shadow is itself skips every term.

@@ -16,6 +16,10 @@
  *   dgemv_64_       Fortran ILP64 (Julia's libblastrampoline; also the
  *   dgemv64_        OpenBLAS ILP64 suffix): 8-byte integers
  *   s...            the same in single precision
+ *   cublasDgemv     cuBLAS (and _v2, _64, _v2_64; S in single): the
+ *                   handle first, no layout, scalars by pointer, enums
+ *                   by value; reverse mode only (forward refuses an
+ *                   active call), LAPACK's rows not looked up
  * and through a renamed ccall (`ejlstr$dgemv_64_$libblastrampoline`,
  * registry.c reads the inner name).  The calls a tangent makes are of the
  * same interface and precision, declared next to the primal call
