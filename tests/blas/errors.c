@@ -4,6 +4,9 @@
  *   -DCASE=3  the same in reverse mode
  *   -DCASE=4  cblas_dsyr2k in reverse mode, which has no reverse rule
  *   -DCASE=5  cblas_dtrmv in forward mode, a rule of reverse mode only
+ *   -DCASE=6  cublasDscal_v2 in forward mode (cuBLAS: reverse mode only)
+ *   -DCASE=7  cublasDtrmv_v2 with an active A in reverse mode (its adjoint
+ *             would read x's elements on the host)
  * (case 1, potrf through its C name, is differentiated now:
  * cblas_potrf.c)
  */
@@ -25,6 +28,20 @@ static double f(double *a, double *b) {
   cblas_dtrmv(102, 121, 111, 131, 2, a, 2, b, 1);
   return b[0];
 }
+#elif CASE == 6
+int cublasDscal_v2(void *, int, const double *, double *, int);
+static double f(double *a, double *b) {
+  double two = 2;
+  cublasDscal_v2(0, 2, &two, a, 1);
+  return b[0] + a[0];
+}
+#elif CASE == 7
+int cublasDtrmv_v2(void *, int, int, int, int, const double *, int, double *,
+                   int);
+static double f(double *a, double *b) {
+  cublasDtrmv_v2(0, 0, 0, 0, 2, a, 2, b, 1);
+  return b[0];
+}
 #else
 static double f(double *a, double *b) {
   cblas_daxpy(2, 3.0, a, 1, b, 1);
@@ -38,7 +55,7 @@ int main(void) {
   return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
 #elif CASE == 3
   __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_const, b);
-#elif CASE == 5
+#elif CASE == 5 || CASE == 6
   return (int)__enzyme_fwddiff((void *)f, enzyme_dup, a, da, enzyme_dup, b, db);
 #else
   __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_dup, b, db);

@@ -35,6 +35,12 @@
  *                        dC) (a dot per column); dC := b dC (the
  *                        program's C lascl if it has one, else gemm
  *                        with alpha 0)
+ * cuBLAS (the handle first, scalars by pointer): the adjoint's calls are
+ * cuBLAS's and never read an array on the host; copies and scratch
+ * arrays are cudaMalloc'd (a copy filled by cublas copy, scratch zeroed
+ * by cudaMemset) and cudaFree'd after the adjoint; _v2's dot takes dr
+ * from its result's shadow (axpy_v2 with it as alpha, then cudaMemset);
+ * scal's x is recovered as x / alpha where the program has no cudaMalloc.
  * Run-time activity: an array whose shadow is itself at run time is
  * inactive, so its term's calls are branched around (Enzyme's tests count
  * the calls); an output whose shadow is itself skips every term.
@@ -73,6 +79,7 @@ typedef struct rev_blas {
   LLVMBuilderRef b;             /* where the values are read */
   LLVMValueRef val[R_COUNT];    /* ints and options as i64, scalars real */
   LLVMValueRef copy[R_COUNT];   /* the cached arrays (reverse) */
+  unsigned char recovered_x;    /* scal's copy[R_X] is alpha x (cache_plan) */
 } rev_blas;
 
 typedef struct rev_blas_row {
@@ -142,14 +149,23 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                   {{R_A, {R_B}, R_N, R_N, 0}, {R_B, {R_A}, R_N, R_NRHS, 0}}},
 };
 
-static const int codes_notrans[] = {111, 'N', 'n', 0};
-static const int codes_lower[] = {122, 'L', 'l', 0};
-static const int codes_unit[] = {132, 'U', 'u', 0};
-static const int codes_left[] = {141, 'L', 'l', 0};
+/* An option's value: its CBLAS enum and characters (0-terminated), and
+ * cuBLAS's enum (CUBLAS_OP_N, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_UNIT,
+ * CUBLAS_SIDE_LEFT); -1: not a cuBLAS value. */
+typedef struct option_code {
+  int cublas;
+  int codes[10];
+} option_code;
+static const option_code codes_notrans = {0, {111, 'N', 'n', 0}};
+static const option_code codes_lower = {0, {122, 'L', 'l', 0}};
+static const option_code codes_unit = {1, {132, 'U', 'u', 0}};
+static const option_code codes_left = {0, {141, 'L', 'l', 0}};
 /* CBLAS's option enums (a character option is none of them: 'n', 't' and
  * 'u' lie in their range) */
-static const int codes_cblas_enum[] = {111, 112, 113, 121, 122, 131, 132,
-                                       141, 142, 0};
+static const option_code codes_cblas_enum = {
+    -1, {111, 112, 113, 121, 122, 131, 132, 141, 142, 0}};
+/* cuBLAS's CUBLAS_FILL_MODE_FULL, lascl's 'G' in Enzyme's cublasDlascl */
+enum { CUBLAS_FULL = 2 };
 
 /* ---- the call ---- */
 
@@ -157,7 +173,15 @@ static int has(const rev_blas *rb, unsigned role) { return rb->at[role] >= 0; }
 static LLVMValueRef orig(const rev_blas *rb, unsigned role) {
   return LLVMGetOperand(rb->call, (unsigned)rb->at[role]);
 }
-static int fortran(const rev_blas *rb) { return rb->iface != IF_CBLAS; }
+static int fortran(const rev_blas *rb) { return ad_blas_is_fortran(rb->iface); }
+static int cublas(const rev_blas *rb) { return ad_blas_is_cublas(rb->iface); }
+/* Whether scalar role's operand is a pointer to it (Fortran; cuBLAS, but
+ * for Enzyme's cublasDaxpy, which takes alpha by value). */
+static int scalar_by_ref(const rev_blas *rb, unsigned role) {
+  return fortran(rb) ||
+         (cublas(rb) && LLVMGetTypeKind(LLVMTypeOf(orig(rb, role))) ==
+                            LLVMPointerTypeKind);
+}
 
 /* Reads the call against its row; 0, or -1 with the error. */
 static int read_call(rev_blas *rb, ad_rev_fn *r, LLVMValueRef call,
@@ -173,13 +197,10 @@ static int read_call(rev_blas *rb, ad_rev_fn *r, LLVMValueRef call,
   rb->intty = rb->iface == IF_F77 ? LLVMInt32TypeInContext(c) : rb->i64;
   for (unsigned k = 0; k < R_COUNT; k++)
     rb->at[k] = -1;
-  int layout;
-  const unsigned char *roles = ad_blas_roles(rb->id, &layout);
-  unsigned k = 0;
-  if (!fortran(rb) && layout)
-    rb->at[R_LAYOUT] = (int)k++;
-  for (; *roles; roles++)
-    rb->at[*roles] = (int)k++;
+  unsigned char roles[AD_BLAS_MAX_ARGS + 1];
+  unsigned k = ad_blas_operand_roles(rb->id, rb->iface, roles);
+  for (unsigned j = 0; j < k; j++)
+    rb->at[roles[j]] = (int)j;
   rb->nroles = k;
   rb->nargs = LLVMGetNumArgOperands(call);
   if (rb->nargs < rb->nroles || (!fortran(rb) && rb->nargs > rb->nroles) ||
@@ -190,7 +211,14 @@ static int read_call(rev_blas *rb, ad_rev_fn *r, LLVMValueRef call,
       continue;
     LLVMTypeRef t = LLVMTypeOf(orig(rb, role));
     role_class cl = class_of(role);
-    int want_pointer = cl == C_ARRAY || cl == C_INFO || fortran(rb);
+    if (cl == C_SCALAR && cublas(rb)) {
+      if (LLVMGetTypeKind(t) != LLVMPointerTypeKind && !ad_type_is_float_scalar(t))
+        return ad_rev_fail_call(r, call, "%s: a scalar argument is neither a "
+                                "pointer nor a real", rule->name);
+      continue;
+    }
+    int want_pointer = cl == C_ARRAY || cl == C_INFO || cl == C_HANDLE ||
+                       cl == C_RESULT || fortran(rb);
     int address = LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
                   (cl == C_ARRAY && LLVMGetTypeKind(t) == LLVMIntegerTypeKind);
     if (want_pointer && !address)
@@ -213,14 +241,69 @@ static int read_call(rev_blas *rb, ad_rev_fn *r, LLVMValueRef call,
   return 0;
 }
 
+/* The array the call writes: its output, or (cuBLAS _v2's dot, nrm2)
+ * the result pointer; R_END where it returns its result. */
+static unsigned written_role(const rev_blas *rb) {
+  unsigned out = ad_blas_output(rb->id);
+  return out == R_END && has(rb, R_RESULT) ? R_RESULT : out;
+}
+
+/* Whether cuBLAS scalar pointer p is a local slot that only ever holds
+ * inactive values: stored to, then passed to this call (clang's &alpha of
+ * a by-value alpha).  Its shadow exists (a call that writes through its
+ * pointers makes every pointer argument shadowed), but no derivative
+ * flows through it, and the adjoint's calls for it are left out, as
+ * Enzyme's are. */
+static int holds_inactive_scalar(const rev_blas *rb, LLVMValueRef p) {
+  LLVMValueRef slot = ad_strip_casts(p, AD_STRIP_INT_CASTS);
+  if (!LLVMIsAAllocaInst(slot))
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot &&
+        LLVMGetOperand(user, 0) != slot) {
+      if (ad_is_active(&rb->r->fc, LLVMGetOperand(user, 0)))
+        return 0;
+      continue;
+    }
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (LLVMIsACallInst(user)) {
+      /* a BLAS call reads its scalars; lifetime markers touch nothing */
+      const ad_call_rule *rule = ad_rule_of_call(rb->r->mc, user);
+      blas_routine_id id;
+      blas_iface iface;
+      unsigned prec;
+      LLVMValueRef callee = ad_called_function(user);
+      size_t len = 0;
+      const char *name = callee ? LLVMGetValueName2(callee, &len) : "";
+      if (strncmp(name, "llvm.lifetime.", 14) == 0)
+        continue;
+      if (rule && ad_blas_rule_info(rule, &id, &iface, &prec)) {
+        unsigned char roles[AD_BLAS_MAX_ARGS + 1];
+        unsigned n = ad_blas_operand_roles(id, iface, roles), k = 0;
+        while (k < n && LLVMGetOperand(user, k) != slot)
+          k++;
+        if (k < n && class_of(roles[k]) == C_SCALAR)
+          continue; /* read only (written: a result or an array) */
+      }
+    }
+    return 0;
+  }
+  return 1;
+}
+
 /* Whether role's argument carries a derivative here. */
 static int active(rev_blas *rb, unsigned role) {
   if (!has(rb, role))
     return 0;
   LLVMValueRef v = orig(rb, role);
-  if (class_of(role) == C_SCALAR && !fortran(rb))
+  if (class_of(role) == C_SCALAR && !scalar_by_ref(rb, role))
     return ad_rev_has_adjoint(rb->r, v);
-  return ad_shadow_or_null(&rb->r->fc, v) != NULL;
+  if (ad_shadow_or_null(&rb->r->fc, v) == NULL)
+    return 0;
+  return class_of(role) != C_SCALAR || !cublas(rb) ||
+         !holds_inactive_scalar(rb, v);
 }
 
 /* ---- values, in aug (from the call's operands) or reverse (the block) ---- */
@@ -237,16 +320,33 @@ static void read_values(rev_blas *rb, LLVMValueRef block, int from_block) {
   LLVMContextRef c = rb->r->mc->llctx;
   for (unsigned role = 1; role < R_COUNT; role++) {
     role_class cl = class_of(role);
-    if (!has(rb, role) || cl == C_ARRAY || cl == C_INFO)
+    if (!has(rb, role) || cl == C_ARRAY || cl == C_INFO || cl == C_RESULT)
       continue;
     LLVMValueRef at = slot_at(rb, block, role);
     LLVMTypeRef t = cl == C_SCALAR ? rb->real : rb->i64;
+    if (cl == C_HANDLE) {
+      /* passed on as it is (an address kept as an integer) */
+      LLVMTypeRef ht = LLVMTypeOf(orig(rb, role));
+      if (from_block) {
+        rb->val[role] = LLVMBuildIntToPtr(
+            b, LLVMBuildLoad2(b, rb->i64, at, "blas.handle"), ht, "");
+        continue;
+      }
+      LLVMValueRef h = ad_primal(&rb->r->fc, orig(rb, role));
+      LLVMBuildStore(b, LLVMBuildPtrToInt(b, h, rb->i64, ""), at);
+      rb->val[role] = h;
+      continue;
+    }
     if (from_block) {
       rb->val[role] = LLVMBuildLoad2(b, t, at, "blas.val");
       continue;
     }
     LLVMValueRef v = ad_primal(&rb->r->fc, orig(rb, role));
-    if (fortran(rb))
+    if (cl == C_SCALAR && scalar_by_ref(rb, role))
+      v = LLVMBuildLoad2(b, rb->real, v, "blas.arg");
+    else if (cl == C_SCALAR)
+      v = LLVMBuildFPCast(b, v, rb->real, "");
+    else if (fortran(rb))
       v = LLVMBuildLoad2(b,
                          cl == C_SCALAR ? rb->real
                          : cl == C_OPTION ? LLVMInt8TypeInContext(c)
@@ -262,17 +362,23 @@ static void read_values(rev_blas *rb, LLVMValueRef block, int from_block) {
 static LLVMValueRef konst(rev_blas *rb, long long k) {
   return LLVMConstInt(rb->i64, (unsigned long long)k, 1);
 }
-/* Whether option value opt is one of codes (its CBLAS enum, characters). */
-static LLVMValueRef option_is(rev_blas *rb, LLVMValueRef opt, const int *codes) {
+/* Whether option value opt is `code` (its CBLAS enum, characters; under
+ * cuBLAS its enum). */
+static LLVMValueRef option_is(rev_blas *rb, LLVMValueRef opt,
+                              const option_code *code) {
+  if (cublas(rb))
+    return code->cublas < 0
+               ? LLVMConstInt(LLVMInt1TypeInContext(rb->r->mc->llctx), 0, 0)
+               : LLVMBuildICmp(rb->b, LLVMIntEQ, opt, konst(rb, code->cublas), "");
   LLVMValueRef any = NULL;
-  for (const int *c = codes; *c; c++) {
+  for (const int *c = code->codes; *c; c++) {
     LLVMValueRef eq = LLVMBuildICmp(rb->b, LLVMIntEQ, opt, konst(rb, *c), "");
     any = any ? LLVMBuildOr(rb->b, any, eq, "") : eq;
   }
   return any;
 }
 static LLVMValueRef is_notrans(rev_blas *rb, LLVMValueRef opt) {
-  return option_is(rb, opt, codes_notrans);
+  return option_is(rb, opt, &codes_notrans);
 }
 static LLVMValueRef col_major(rev_blas *rb) {
   if (fortran(rb) || !has(rb, R_LAYOUT))
@@ -301,7 +407,7 @@ static void matrix_shape(rev_blas *rb, unsigned role, LLVMValueRef *inner,
   LLVMValueRef cols = rb->val[rr->cache[i].cols];
   if (rr->cache[i].by == R_SIDE) {
     /* square: rows x rows on the left, cols x cols on the right */
-    LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+    LLVMValueRef left = option_is(rb, rb->val[R_SIDE], &codes_left);
     rows = cols = sel(rb, left, rows, cols);
   } else if (rr->cache[i].by) {
     LLVMValueRef nt = is_notrans(rb, rb->val[rr->cache[i].by]);
@@ -367,6 +473,94 @@ static int any_input_active(rev_blas *rb) {
   return 0;
 }
 
+/* Where the adjoint reads each array: a copy (cached), the program's own
+ * array (in place), or, for scal's x under cuBLAS where the program
+ * allocates no device memory (no cudaMalloc to copy into), the array
+ * scal wrote, x / alpha (recovered).  The same answer in aug and reverse. */
+typedef struct cache_plan {
+  unsigned char cached[R_COUNT], in_place[R_COUNT], recovered[R_COUNT];
+} cache_plan;
+
+/* Whether the program itself calls cudaMalloc (not only derivative code
+ * tanjit made), so that copies into device memory can be taken. */
+static int device_copies(const rev_blas *rb) {
+  LLVMValueRef f = LLVMGetNamedFunction(rb->r->mc->mod, "cudaMalloc");
+  for (LLVMUseRef u = f ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAInstruction(user) &&
+        !ad_is_generated_function(
+            LLVMGetBasicBlockParent(LLVMGetInstructionParent(user))))
+      return 1;
+  }
+  return 0;
+}
+
+static void plan_caches(rev_blas *rb, cache_plan *p) {
+  const rev_blas_row *rr = &rev_rows[rb->id];
+  unsigned out = written_role(rb);
+  memset(p, 0, sizeof *p);
+  for (unsigned i = 0; i < 3; i++) {
+    unsigned a = rr->cache[i].array;
+    if (!a || !has(rb, a))
+      continue;
+    for (unsigned w = 0; w < 3 && rr->cache[i].when[w]; w++)
+      p->cached[a] |= (unsigned char)active(rb, rr->cache[i].when[w]);
+    if (!p->cached[a])
+      continue;
+    /* memory nothing writes before the reverse is read there */
+    LLVMValueRef written = out != R_END ? orig(rb, out) : NULL;
+    if (!ad_rev_may_be_overwritten(rb->r, rb->call, orig(rb, a), &written, 1)) {
+      p->cached[a] = 0;
+      p->in_place[a] = 1;
+    } else if (cublas(rb) && !device_copies(rb) && rb->id == RT_SCAL &&
+               !ad_rev_may_be_overwritten(rb->r, rb->call, orig(rb, a), NULL, 0)) {
+      p->cached[a] = 0;
+      p->in_place[a] = p->recovered[a] = 1;
+    }
+  }
+}
+
+/* A device buffer of `bytes` (cudaMalloc), or NULL with the error. */
+static LLVMValueRef device_alloc(rev_blas *rb, LLVMValueRef fn, LLVMValueRef bytes) {
+  ad_module_ctx *mc = rb->r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef pt[2] = {ptr, rb->i64};
+  LLVMValueRef f = ad_get_or_insert_helper(
+      mc->mod, rb->call, "cudaMalloc",
+      LLVMFunctionType(LLVMInt32TypeInContext(c), pt, 2, 0));
+  if (!f) {
+    ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, rb->call, "out of memory");
+    return NULL;
+  }
+  LLVMValueRef slot = ad_entry_alloca(fn, ptr, "blas.device");
+  LLVMValueRef args[2] = {slot, bytes};
+  LLVMTypeRef ft = LLVMGlobalGetValueType(f), have[2];
+  if (LLVMCountParamTypes(ft) != 2) {
+    ad_rev_fail_call(rb->r, rb->call, "%s: cudaMalloc is declared with other "
+                     "parameters than (void **, size_t)", rb->name);
+    return NULL;
+  }
+  LLVMGetParamTypes(ft, have);
+  args[1] = LLVMBuildIntCast2(rb->b, bytes, have[1], 0, "");
+  ad_call_helper(rb->b, f, args, 2, "");
+  return LLVMBuildLoad2(rb->b, ptr, slot, "blas.device");
+}
+static void device_free(rev_blas *rb, LLVMValueRef p) {
+  ad_module_ctx *mc = rb->r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef f = ad_get_or_insert_helper(
+      mc->mod, rb->call, "cudaFree",
+      LLVMFunctionType(LLVMInt32TypeInContext(c), &ptr, 1, 0));
+  if (f) {
+    p = as_pointer(rb, p);
+    ad_call_helper(rb->b, f, &p, 1, "");
+  }
+}
+static LLVMValueRef int_op(rev_blas *rb, LLVMValueRef v);
+static LLVMValueRef emit(rev_blas *rb, blas_routine_id id, LLVMValueRef *ops);
+
 static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
                     LLVMValueRef call, LLVMValueRef clone) {
   const ad_call_rule *rule = ad_rule_of_call(r->mc, call);
@@ -379,7 +573,7 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
                ? ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s",
                                   rule->name)
                : 0;
-  unsigned out = ad_blas_output(rb.id);
+  unsigned out = written_role(&rb);
   if (out == R_END) {
     if (!ad_rev_has_adjoint(r, call))
       return 0;
@@ -392,6 +586,12 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
   }
   if (!any_input_active(&rb) && out == R_END)
     return 0;
+  if (cublas(&rb) && rb.id == RT_TRMV && active(&rb, R_A))
+    return ad_rev_fail_call(r, call,
+                            "%s: the adjoint of an active A reads elements of "
+                            "x on the host, which cuBLAS's device arrays are "
+                            "not",
+                            rule->name);
   ad_module_ctx *mc = r->mc;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderBefore(b, clone);
@@ -405,40 +605,49 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
   LLVMTypeRef hdr_t = LLVMArrayType2(rb.i64, SLOTS);
   LLVMValueRef hdr = ad_entry_alloca(r->aug, hdr_t, "blas.values");
   read_values(&rb, hdr, 0);
-  unsigned char cached[R_COUNT] = {0}, in_place[R_COUNT] = {0};
+  rb.site.handle = has(&rb, R_HANDLE) ? rb.val[R_HANDLE] : NULL;
+  cache_plan plan;
+  plan_caches(&rb, &plan);
   LLVMValueRef bytes = konst(&rb, SLOTS * 8), off[R_COUNT] = {0}, len[R_COUNT] = {0};
   LLVMValueRef size = konst(&rb, (long long)LLVMABISizeOfType(mc->td, rb.real));
-  for (unsigned i = 0; i < 3; i++) {
-    unsigned a = rr->cache[i].array;
-    if (!a || !has(&rb, a))
+  for (unsigned a = R_A; a <= R_Y; a++) {
+    if (!plan.cached[a])
       continue;
-    for (unsigned w = 0; w < 3 && rr->cache[i].when[w]; w++)
-      cached[a] |= (unsigned char)active(&rb, rr->cache[i].when[w]);
-    if (!cached[a])
-      continue;
-    /* memory nothing writes before the reverse is read there */
-    LLVMValueRef written = out != R_END ? orig(&rb, out) : NULL;
-    if (!ad_rev_may_be_overwritten(r, call, orig(&rb, a), &written, 1)) {
-      cached[a] = 0;
-      in_place[a] = 1;
-      continue;
-    }
-    off[a] = bytes;
     len[a] = LLVMBuildMul(b, span(&rb, a), size, "");
+    if (cublas(&rb))
+      continue; /* into device memory of its own */
+    off[a] = bytes;
     bytes = LLVMBuildAdd(b, bytes, len[a], "");
   }
   LLVMValueRef block = ad_call_helper(b, fn_malloc, &bytes, 1, "blas.cache");
   LLVMBuildMemCpy(b, block, 8, hdr, 8, konst(&rb, SLOTS * 8));
   for (unsigned a = R_A; a <= R_Y; a++) {
-    if (in_place[a])
+    if (plan.in_place[a])
       LLVMBuildStore(b, as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a))),
                      slot_at(&rb, block, SLOT_COPY + a));
-    if (!cached[a])
+    if (!plan.cached[a])
       continue;
-    LLVMValueRef dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), block,
-                                     &off[a], 1, "blas.copy");
-    LLVMBuildMemCpy(b, dst, 1, as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a))),
-                    1, len[a]);
+    LLVMValueRef src = as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a)));
+    LLVMValueRef dst;
+    if (cublas(&rb)) {
+      /* device memory is copied by cuBLAS: the span, increment 1 */
+      if (!(dst = device_alloc(&rb, r->aug, len[a]))) {
+        LLVMDisposeBuilder(b);
+        return -1;
+      }
+      LLVMValueRef ops[R_COUNT] = {0};
+      ops[R_N] = int_op(&rb, span(&rb, a));
+      ops[R_X] = src, ops[R_Y] = dst;
+      ops[R_INCX] = ops[R_INCY] = int_op(&rb, konst(&rb, 1));
+      if (!emit(&rb, RT_COPY, ops)) {
+        LLVMDisposeBuilder(b);
+        return -1;
+      }
+    } else {
+      dst = LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), block, &off[a], 1,
+                          "blas.copy");
+      LLVMBuildMemCpy(b, dst, 1, src, 1, len[a]);
+    }
     LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
   }
   LLVMDisposeBuilder(b);
@@ -458,9 +667,11 @@ static LLVMValueRef int_op(rev_blas *rb, LLVMValueRef v) {
   v = LLVMBuildIntCast2(rb->b, v, rb->intty, 1, "");
   return fortran(rb) ? in_memory(rb, rb->intty, v) : v;
 }
+/* A scalar as the interface passes it (cuBLAS: by pointer; ad_blas_emit
+ * passes the value where the routine's declaration takes one). */
 static LLVMValueRef real_op(rev_blas *rb, LLVMValueRef v) {
   v = LLVMBuildFPCast(rb->b, v, rb->real, "");
-  return fortran(rb) ? in_memory(rb, rb->real, v) : v;
+  return fortran(rb) || cublas(rb) ? in_memory(rb, rb->real, v) : v;
 }
 static LLVMValueRef real_const(rev_blas *rb, double k) {
   return real_op(rb, LLVMConstReal(rb->real, k));
@@ -471,16 +682,24 @@ static LLVMValueRef opt_op(rev_blas *rb, LLVMValueRef v) {
   if (fortran(rb))
     return in_memory(rb, LLVMInt8TypeInContext(c),
                      LLVMBuildTrunc(rb->b, v, LLVMInt8TypeInContext(c), ""));
-  LLVMTypeRef t = has(rb, R_TRANS) ? LLVMTypeOf(orig(rb, R_TRANS))
-                                   : LLVMInt32TypeInContext(c);
+  /* the type the call passes its options in (cuBLAS's enums: an int, or
+   * Enzyme's stand-ins' char) */
+  LLVMTypeRef t = LLVMInt32TypeInContext(c);
+  for (unsigned role = R_LAYOUT + 1; role <= R_DIAG; role++)
+    if (has(rb, role)) {
+      t = LLVMTypeOf(orig(rb, role));
+      break;
+    }
   return LLVMBuildIntCast2(rb->b, v, t, 0, "");
 }
 /* 'N' or 'T' (transposed) in the encoding of option `like`: a CBLAS enum
- * (111 / 112) or a character in like's case. */
+ * (111 / 112) or a character in like's case; cuBLAS's CUBLAS_OP_N / _T. */
 static LLVMValueRef trans_like(rev_blas *rb, LLVMValueRef like,
                                LLVMValueRef transposed) {
   LLVMBuilderRef b = rb->b;
-  LLVMValueRef is_enum = option_is(rb, like, codes_cblas_enum);
+  if (cublas(rb))
+    return sel(rb, transposed, konst(rb, 1), konst(rb, 0));
+  LLVMValueRef is_enum = option_is(rb, like, &codes_cblas_enum);
   LLVMValueRef e = sel(rb, transposed, konst(rb, 112), konst(rb, 111));
   LLVMValueRef ch = LLVMBuildOr(b, sel(rb, transposed, konst(rb, 'T'), konst(rb, 'N')),
                                 LLVMBuildAnd(b, like, konst(rb, 0x20), ""), "");
@@ -527,13 +746,59 @@ static void term_end(rev_blas *rb, LLVMBasicBlockRef after) {
 static LLVMValueRef emit(rev_blas *rb, blas_routine_id id, LLVMValueRef *ops) {
   return ad_blas_emit(&rb->site, rb->b, id, ops, NULL, NULL);
 }
-/* A real result of a dot call, in the precision's type. */
+/* The real result of routine id (dot, nrm2) in the precision's type:
+ * returned, or (cuBLAS _v2) written into a slot of the host's, read back
+ * (CUBLAS_POINTER_MODE_HOST). */
+static LLVMValueRef real_result_into(rev_blas *rb, blas_routine_id id,
+                                     LLVMValueRef *ops, LLVMValueRef slot) {
+  if (ad_blas_result_by_pointer(rb->iface)) {
+    if (!slot)
+      slot = ad_entry_alloca(rb->r->rev, rb->real, "blas.result");
+    ops[R_RESULT] = slot;
+  } else {
+    slot = NULL;
+  }
+  LLVMValueRef d = emit(rb, id, ops);
+  if (!d)
+    return NULL;
+  if (slot)
+    return LLVMBuildLoad2(rb->b, rb->real, slot, "blas.result");
+  return LLVMBuildFPCast(rb->b, d, rb->real, "");
+}
+static LLVMValueRef real_result(rev_blas *rb, blas_routine_id id,
+                                LLVMValueRef *ops) {
+  return real_result_into(rb, id, ops, NULL);
+}
 static LLVMValueRef dot(rev_blas *rb, LLVMValueRef n, LLVMValueRef x,
                         LLVMValueRef incx, LLVMValueRef y, LLVMValueRef incy) {
   LLVMValueRef ops[R_COUNT] = {0};
   ops[R_N] = n, ops[R_X] = x, ops[R_INCX] = incx, ops[R_Y] = y, ops[R_INCY] = incy;
-  LLVMValueRef d = emit(rb, RT_DOT, ops);
-  return d ? LLVMBuildFPCast(rb->b, d, rb->real, "") : NULL;
+  return real_result(rb, RT_DOT, ops);
+}
+/* cudaMemset(p, 0, bytes) */
+static int device_zero(rev_blas *rb, LLVMValueRef p, LLVMValueRef bytes) {
+  ad_module_ctx *mc = rb->r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef pt[3] = {LLVMPointerTypeInContext(c, 0), LLVMInt32TypeInContext(c),
+                       rb->i64};
+  LLVMValueRef fn = ad_get_or_insert_helper(
+      mc->mod, rb->call, "cudaMemset",
+      LLVMFunctionType(LLVMInt32TypeInContext(c), pt, 3, 0));
+  if (!fn)
+    return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, rb->call, "out of memory");
+  LLVMValueRef args[3] = {as_pointer(rb, p), LLVMConstNull(pt[1]), bytes};
+  LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
+  LLVMTypeRef have[3];
+  if (LLVMCountParamTypes(ft) != 3)
+    return ad_rev_fail_call(rb->r, rb->call,
+                            "%s: cudaMemset is declared with other parameters "
+                            "than (void *, int, size_t)",
+                            rb->name);
+  LLVMGetParamTypes(ft, have);
+  for (unsigned k = 1; k < 3; k++)
+    args[k] = LLVMBuildIntCast2(rb->b, args[k], have[k], 0, "");
+  ad_call_helper(rb->b, fn, args, 3, "");
+  return 0;
 }
 static int axpy(rev_blas *rb, LLVMValueRef n, LLVMValueRef alpha, LLVMValueRef x,
                 LLVMValueRef incx, LLVMValueRef y, LLVMValueRef incy) {
@@ -554,10 +819,12 @@ static int scal(rev_blas *rb, LLVMValueRef n, LLVMValueRef alpha, LLVMValueRef x
 static void add_scalar(rev_blas *rb, unsigned role, LLVMValueRef d) {
   ad_rev_fn *r = rb->r;
   LLVMValueRef v = orig(rb, role);
-  if (!fortran(rb)) {
+  if (!scalar_by_ref(rb, role)) {
     ad_rev_accumulate(r, v, LLVMBuildFPCast(rb->b, d, LLVMTypeOf(v), ""), NULL);
     return;
   }
+  /* cuBLAS: the scalar's memory is the host's (CUBLAS_POINTER_MODE_HOST,
+   * the mode its results are read back in) */
   LLVMBasicBlockRef after = ad_rev_guard(r, v);
   LLVMValueRef sp = ad_rev_shadow(r, v);
   LLVMValueRef old = LLVMBuildLoad2(rb->b, rb->real, sp, "");
@@ -571,7 +838,35 @@ static LLVMValueRef inc_op(rev_blas *rb, unsigned role) {
   return int_op(rb, rb->val[role]);
 }
 
+/* cuBLAS _v2's dot: dr is in the result's shadow, which the adjoint's
+ * axpys take as their alpha by pointer (the same memory kind as the
+ * result's) and cudaMemset zeroes after, the calls Enzyme emits. */
+static int adjoint_dot_v2(rev_blas *rb) {
+  LLVMValueRef off, dr = shadow(rb, R_RESULT, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  static const unsigned char pairs[2][2] = {{R_X, R_Y}, {R_Y, R_X}};
+  for (unsigned i = 0; i < 2; i++) {
+    unsigned to = pairs[i][0], from = pairs[i][1];
+    if (!active(rb, to))
+      continue;
+    LLVMValueRef same, s = shadow(rb, to, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    if (axpy(rb, int_op(rb, rb->val[R_N]), as_pointer(rb, dr), rb->copy[from],
+             inc_op(rb, from == R_X ? R_INCX : R_INCY), s,
+             inc_op(rb, to == R_X ? R_INCX : R_INCY)) != 0)
+      return -1;
+    term_end(rb, after);
+  }
+  if (device_zero(rb, dr, konst(rb, (long long)LLVMABISizeOfType(rb->r->mc->td,
+                                                                 rb->real))) != 0)
+    return -1;
+  term_end(rb, done);
+  return 0;
+}
+
 static int adjoint_dot(rev_blas *rb) {
+  if (has(rb, R_RESULT))
+    return adjoint_dot_v2(rb);
   LLVMValueRef d = LLVMBuildFPCast(rb->b, ad_rev_take(rb->r, rb->call), rb->real, "");
   static const unsigned char pairs[2][2] = {{R_X, R_Y}, {R_Y, R_X}};
   for (unsigned i = 0; i < 2; i++) {
@@ -593,15 +888,24 @@ static int adjoint_dot(rev_blas *rb) {
  * call) */
 static int adjoint_nrm2(rev_blas *rb) {
   LLVMBuilderRef b = rb->b;
-  LLVMValueRef d = LLVMBuildFPCast(b, ad_rev_take(rb->r, rb->call), rb->real, "");
-  LLVMValueRef zero = LLVMConstNull(rb->real);
+  LLVMValueRef zero = LLVMConstNull(rb->real), d;
+  LLVMBasicBlockRef result_done = NULL;
+  if (has(rb, R_RESULT)) {
+    /* cuBLAS _v2: dr from the result's shadow (host memory, as the result
+     * is read back), taken (zeroed) */
+    LLVMValueRef off, dr = as_pointer(rb, shadow(rb, R_RESULT, &off));
+    result_done = term_begin(rb, off);
+    d = LLVMBuildLoad2(b, rb->real, dr, "blas.dr");
+    LLVMBuildStore(b, zero, dr);
+  } else {
+    d = LLVMBuildFPCast(b, ad_rev_take(rb->r, rb->call), rb->real, "");
+  }
   LLVMValueRef ops[R_COUNT] = {0};
   ops[R_N] = int_op(rb, rb->val[R_N]);
   ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
-  LLVMValueRef r = emit(rb, RT_NRM2, ops);
+  LLVMValueRef r = real_result(rb, RT_NRM2, ops);
   if (!r)
     return -1;
-  r = LLVMBuildFPCast(b, r, rb->real, "");
   LLVMValueRef scale = sel(rb, LLVMBuildFCmp(b, LLVMRealOEQ, r, zero, ""),
                            zero, LLVMBuildFDiv(b, d, r, ""));
   LLVMValueRef same, s = shadow(rb, R_X, &same);
@@ -610,6 +914,7 @@ static int adjoint_nrm2(rev_blas *rb) {
            rb->copy[R_X], inc_op(rb, R_INCX), s, inc_op(rb, R_INCX)) != 0)
     return -1;
   term_end(rb, after);
+  term_end(rb, result_done);
   return 0;
 }
 
@@ -641,11 +946,32 @@ static int adjoint_scal(rev_blas *rb) {
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef n = int_op(rb, rb->val[R_N]);
   if (active(rb, R_ALPHA)) {
-    LLVMValueRef a = dot(rb, n, rb->copy[R_X], inc_op(rb, R_INCX), dx,
-                         inc_op(rb, R_INCX));
+    /* cuBLAS _v2: the dot writes into alpha's shadow (as Enzyme's does),
+     * whose old value is added back below */
+    LLVMValueRef into = NULL, old = NULL;
+    if (ad_blas_result_by_pointer(rb->iface) && scalar_by_ref(rb, R_ALPHA)) {
+      into = as_pointer(rb, ad_rev_shadow(rb->r, orig(rb, R_ALPHA)));
+      old = LLVMBuildLoad2(rb->b, rb->real, into, "blas.dalpha.old");
+    }
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_N] = n, ops[R_X] = rb->copy[R_X], ops[R_INCX] = inc_op(rb, R_INCX);
+    ops[R_Y] = dx, ops[R_INCY] = inc_op(rb, R_INCX);
+    LLVMValueRef a = real_result_into(rb, RT_DOT, ops, into);
     if (!a)
       return -1;
-    add_scalar(rb, R_ALPHA, a);
+    if (rb->recovered_x) {
+      /* the old x is alpha x / alpha; where alpha is 0 it is gone, and
+       * its term is taken as 0 (x, and so cx.dx, is 0 there) */
+      LLVMValueRef al = rb->val[R_ALPHA], zero = LLVMConstNull(rb->real);
+      LLVMValueRef is0 = LLVMBuildFCmp(rb->b, LLVMRealOEQ, al, zero, "");
+      a = sel(rb, is0, zero,
+              LLVMBuildFDiv(rb->b, a, sel(rb, is0, LLVMConstReal(rb->real, 1.0), al),
+                            "blas.dalpha"));
+    }
+    if (into)
+      LLVMBuildStore(rb->b, LLVMBuildFAdd(rb->b, old, a, ""), into);
+    else
+      add_scalar(rb, R_ALPHA, a);
   }
   if (scal(rb, n, real_op(rb, rb->val[R_ALPHA]), dx, inc_op(rb, R_INCX)) != 0)
     return -1;
@@ -672,11 +998,27 @@ static int adjoint_copy(rev_blas *rb) {
   return 0;
 }
 
+/* A zeroed scratch array of count + 1 reals: the host's (calloc), or
+ * under cuBLAS the device's (cudaMalloc, cudaMemset); NULL with the
+ * error.  free_scratch frees it. */
 static LLVMValueRef calloc_reals(rev_blas *rb, LLVMValueRef count) {
   LLVMValueRef args[2] = {
       LLVMBuildAdd(rb->b, count, konst(rb, 1), ""),
       konst(rb, (long long)LLVMABISizeOfType(rb->r->mc->td, rb->real))};
+  if (cublas(rb)) {
+    LLVMValueRef bytes = LLVMBuildMul(rb->b, args[0], args[1], "");
+    LLVMValueRef p = device_alloc(rb, rb->r->rev, bytes);
+    if (p && device_zero(rb, p, bytes) != 0)
+      return NULL;
+    return p;
+  }
   return ad_rev_call_libc(rb->r->mc, rb->b, "calloc", args, 2);
+}
+static void free_scratch(rev_blas *rb, LLVMValueRef p) {
+  if (cublas(rb))
+    device_free(rb, p);
+  else
+    ad_rev_call_libc(rb->r->mc, rb->b, "free", &p, 1);
 }
 static void free_block(rev_blas *rb, LLVMValueRef p) {
   ad_rev_call_libc(rb->r->mc, rb->b, "free", &p, 1);
@@ -701,7 +1043,7 @@ static int alpha_adjoint_of_matvec(rev_blas *rb, blas_routine_id id,
   if (!a)
     return -1;
   add_scalar(rb, R_ALPHA, a);
-  free_block(rb, t);
+  free_scratch(rb, t);
   return 0;
 }
 
@@ -830,7 +1172,7 @@ static int scale_output(rev_blas *rb, LLVMValueRef m, LLVMValueRef n,
     /* by the program's C-interface lascl where it has one (Enzyme's BLAS
      * does, and scales with it: its tests compare the calls); CBLAS
      * proper has none */
-    ops[R_UPLO] = opt_op(rb, konst(rb, 'G'));
+    ops[R_UPLO] = opt_op(rb, konst(rb, cublas(rb) ? CUBLAS_FULL : 'G'));
     ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
     ops[R_CFROM] = real_const(rb, 1.0);
     ops[R_CTO] = real_op(rb, rb->val[R_BETA]);
@@ -933,7 +1275,7 @@ static int adjoint_gemm(rev_blas *rb) {
     LLVMPositionBuilderAtEnd(b, done);
     if (da) {
       add_scalar(rb, R_ALPHA, LLVMBuildLoad2(b, rb->real, acc_a, ""));
-      free_block(rb, prod);
+      free_scratch(rb, prod);
     }
     if (db)
       add_scalar(rb, R_BETA, LLVMBuildLoad2(b, rb->real, acc_b, ""));
@@ -1013,15 +1355,18 @@ static int adjoint_symv(rev_blas *rb) {
 }
 
 /* CBLAS enum e, or character ch, in the encoding of option `like` (one
- * of the call's). */
+ * of the call's); cuBLAS's enum cu. */
 static LLVMValueRef code_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef e,
-                              LLVMValueRef ch) {
-  return sel(rb, option_is(rb, like, codes_cblas_enum), e, ch);
+                              LLVMValueRef ch, LLVMValueRef cu) {
+  if (cublas(rb))
+    return cu;
+  return sel(rb, option_is(rb, like, &codes_cblas_enum), e, ch);
 }
-/* CblasLeft / CblasRight (141 / 142), or 'L' / 'R'. */
+/* CblasLeft / CblasRight (141 / 142), or 'L' / 'R' (cuBLAS: 0 / 1). */
 static LLVMValueRef side_like(rev_blas *rb, LLVMValueRef like, LLVMValueRef right) {
   return code_like(rb, like, sel(rb, right, konst(rb, 142), konst(rb, 141)),
-                   sel(rb, right, konst(rb, 'R'), konst(rb, 'L')));
+                   sel(rb, right, konst(rb, 'R'), konst(rb, 'L')),
+                   sel(rb, right, konst(rb, 1), konst(rb, 0)));
 }
 
 /*
@@ -1077,7 +1422,7 @@ static int adjoint_syrk(rev_blas *rb) {
     if (!a)
       return -1;
     add_scalar(rb, R_ALPHA, a);
-    free_block(rb, P);
+    free_scratch(rb, P);
   }
   if (active(rb, R_BETA)) {
     LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, n, n,
@@ -1153,11 +1498,11 @@ static LLVMValueRef subvector(rev_blas *rb, LLVMValueRef base, LLVMValueRef s,
 /* The triangle uplo of a square matrix of this call as stored in memory
  * (column-major terms), and whether its diagonal is unit (i64 1 or 0). */
 static LLVMValueRef lower_in_memory(rev_blas *rb) {
-  return LLVMBuildXor(rb->b, option_is(rb, rb->val[R_UPLO], codes_lower),
+  return LLVMBuildXor(rb->b, option_is(rb, rb->val[R_UPLO], &codes_lower),
                       LLVMBuildNot(rb->b, col_major(rb), ""), "");
 }
 static LLVMValueRef unit_diagonal(rev_blas *rb) {
-  return LLVMBuildZExt(rb->b, option_is(rb, rb->val[R_DIAG], codes_unit), rb->i64, "");
+  return LLVMBuildZExt(rb->b, option_is(rb, rb->val[R_DIAG], &codes_unit), rb->i64, "");
 }
 
 /* Column j's stored rows [*s, *s + *len) of a count x count triangle
@@ -1312,7 +1657,7 @@ static int adjoint_trmm(rev_blas *rb) {
   LLVMValueRef off, dB = shadow(rb, R_B, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], tr = rb->val[R_TRANS];
-  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], &codes_left);
   LLVMValueRef nt = is_notrans(rb, tr);
   LLVMValueRef ops[R_COUNT] = {0};
   if (active(rb, R_A)) {
@@ -1338,7 +1683,7 @@ static int adjoint_trmm(rev_blas *rb) {
                      unit_diagonal(rb),
                      1.0) != 0)
       return -1;
-    free_block(rb, T);
+    free_scratch(rb, T);
     term_end(rb, after);
   }
   if (active(rb, R_ALPHA)) {
@@ -1390,7 +1735,7 @@ static int adjoint_symm(rev_blas *rb) {
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], uplo = rb->val[R_UPLO];
-  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], codes_left);
+  LLVMValueRef left = option_is(rb, rb->val[R_SIDE], &codes_left);
   LLVMValueRef ops[R_COUNT] = {0};
   if (active(rb, R_B)) {
     LLVMValueRef same, dB = shadow(rb, R_B, &same);
@@ -1446,7 +1791,7 @@ static int adjoint_symm(rev_blas *rb) {
     if (!a)
       return -1;
     add_scalar(rb, R_ALPHA, a);
-    free_block(rb, P);
+    free_scratch(rb, P);
   }
   if (active(rb, R_BETA)) {
     LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, inner, outer, NULL);
@@ -1529,7 +1874,7 @@ static int adjoint_trtrs(rev_blas *rb) {
                      lower_in_memory(rb),
                      unit_diagonal(rb), 1.0) != 0)
       return -1;
-    free_block(rb, T);
+    free_scratch(rb, T);
     term_end(rb, after);
   }
   term_end(rb, done);
@@ -1558,12 +1903,12 @@ static int adjoint_potrs(rev_blas *rb) {
         outer_nn(rb, G, ldg, -1.0, cB, dB, 1.0) != 0)
       return -1;
     LLVMValueRef uplo = rb->val[R_UPLO];
-    LLVMValueRef lower = option_is(rb, uplo, codes_lower);
+    LLVMValueRef lower = option_is(rb, uplo, &codes_lower);
     LLVMValueRef ops[R_COUNT] = {0};
     ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, lower));
     ops[R_UPLO] = opt_op(rb, uplo);
     ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, i1(rb, 0)));
-    ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+    ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N'), konst(rb, 0)));
     ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
     ops[R_ALPHA] = real_const(rb, 1.0);
     ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
@@ -1573,7 +1918,7 @@ static int adjoint_potrs(rev_blas *rb) {
                      lower_in_memory(rb),
                      konst(rb, 0), 1.0) != 0)
       return -1;
-    free_block(rb, G);
+    free_scratch(rb, G);
     term_end(rb, after);
   }
   term_end(rb, done);
@@ -1589,7 +1934,7 @@ static int factor_op(rev_blas *rb, blas_routine_id id, LLVMValueRef right,
   ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, right));
   ops[R_UPLO] = opt_op(rb, uplo);
   ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, transposed));
-  ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N')));
+  ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N'), konst(rb, 0)));
   ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
   ops[R_ALPHA] = real_const(rb, 1.0);
   ops[R_A] = rb->copy[R_A], ops[R_LDA] = inc_op(rb, R_LDA);
@@ -1620,7 +1965,7 @@ static int adjoint_potrf(rev_blas *rb) {
     return -1;
   LLVMValueRef W = scratch_square(rb, &ldw);
   LLVMValueRef tri = lower_in_memory(rb), zero = konst(rb, 0), one = konst(rb, 1);
-  LLVMValueRef lower = option_is(rb, rb->val[R_UPLO], codes_lower);
+  LLVMValueRef lower = option_is(rb, rb->val[R_UPLO], &codes_lower);
   LLVMValueRef upper = LLVMBuildNot(rb->b, lower, "");
   if (add_triangle(rb, dA, lda, 0, W, ldw, n, tri, zero, 1.0) != 0 ||
       factor_op(rb, RT_TRMM, upper, i1(rb, 1), W, ldw) != 0 ||
@@ -1632,7 +1977,7 @@ static int adjoint_potrf(rev_blas *rb) {
       add_triangle(rb, W, ldw, 0, dA, lda, n, tri, zero, 1.0) != 0 ||
       add_triangle(rb, W, ldw, 1, dA, lda, n, tri, one, 1.0) != 0)
     return -1;
-  free_block(rb, W);
+  free_scratch(rb, W);
   term_end(rb, done);
   return 0;
 }
@@ -1664,8 +2009,16 @@ static int rev_blas_step(ad_rev_fn *r, const ad_rev_call_row *row,
   if (has(&rb, R_LAYOUT))
     rb.site.layout = LLVMBuildIntCast2(rb.b, rb.val[R_LAYOUT],
                                        LLVMTypeOf(orig(&rb, R_LAYOUT)), 0, "");
+  rb.site.handle = has(&rb, R_HANDLE) ? rb.val[R_HANDLE] : NULL;
+  cache_plan plan;
+  plan_caches(&rb, &plan);
+  rb.recovered_x = plan.recovered[R_X];
   if (rev_rows[rb.id].adjoint(&rb) != 0)
     return -1;
+  if (cublas(&rb))
+    for (unsigned a = R_A; a <= R_Y; a++)
+      if (plan.cached[a])
+        device_free(&rb, rb.copy[a]);
   free_block(&rb, block);
   return 0;
 }

@@ -115,25 +115,24 @@ typedef enum { WRITES_NOTHING, WRITES_LISTED, WRITES_ANYTHING } write_kind;
 enum { MAX_WRITTEN = AD_BLAS_MAX_ARGS };
 
 /* The pointers a BLAS call may write through: its output array (and
- * LAPACK's info); every array for a row that names no output. */
+ * LAPACK's info, cuBLAS _v2's result); every array for a row that names
+ * no output. */
 static unsigned blas_written(LLVMValueRef call, const ad_call_rule *rule,
                              LLVMValueRef *out) {
   blas_routine_id id;
   blas_iface iface;
-  unsigned prec, n = 0, k = 0;
+  unsigned prec, n = 0;
   ad_blas_rule_info(rule, &id, &iface, &prec);
-  int layout;
-  const unsigned char *roles = ad_blas_roles(id, &layout);
+  unsigned char roles[AD_BLAS_MAX_ARGS + 1];
+  ad_blas_operand_roles(id, iface, roles);
   unsigned output = ad_blas_output(id);
   int reads_only = output == R_END && ad_blas_returns_real(id);
-  if (iface == IF_CBLAS && layout)
-    k++;
   unsigned nargs = LLVMGetNumArgOperands(call);
-  for (; *roles && k < nargs; roles++, k++) {
-    role_class cl = class_of(*roles);
-    int written = cl == C_INFO ||
+  for (unsigned k = 0; roles[k] && k < nargs; k++) {
+    role_class cl = class_of(roles[k]);
+    int written = cl == C_INFO || cl == C_RESULT ||
                   (cl == C_ARRAY && !reads_only &&
-                   (output == R_END || *roles == output));
+                   (output == R_END || roles[k] == output));
     if (written && n < MAX_WRITTEN)
       out[n++] = LLVMGetOperand(call, k);
   }

@@ -16,6 +16,10 @@
  *   dgemv_64_       Fortran ILP64 (Julia's libblastrampoline; also the
  *   dgemv64_        OpenBLAS ILP64 suffix): 8-byte integers
  *   s...            the same in single precision
+ *   cublasDgemv     cuBLAS (and _v2, _64, _v2_64; S in single): the
+ *                   handle first, no layout, scalars by pointer, enums
+ *                   by value; reverse mode only (forward refuses an
+ *                   active call), LAPACK's rows not looked up
  * and through a renamed ccall (`ejlstr$dgemv_64_$libblastrampoline`,
  * registry.c reads the inner name).  The calls a tangent makes are of the
  * same interface and precision, declared next to the primal call
@@ -77,6 +81,11 @@ typedef struct blas_routine {
   /* no tangent, but a rule all the same: reverse mode has its adjoint
    * (rev/blas.c), forward mode refuses it by name */
   unsigned char reverse_only;
+  /* LAPACK's (potrf, potrs, trtrs; lacpy, lascl): cuBLAS has none, so
+   * no cuBLAS name is looked up (Enzyme's stand-ins define a cublasDlascl
+   * and cublasDlacpy, which the adjoints call where the program has
+   * them) */
+  unsigned char lapack;
   const char *math;
 } blas_routine;
 
@@ -169,6 +178,7 @@ static const blas_routine blas_routines[RT_COUNT] = {
                           "syr2k(dalpha, A, B) + beta dC + dbeta C"},
     [RT_POTRF] = {.base = "potrf", ROLES(R_UPLO, R_N, R_A, R_LDA, R_INFO),
                   .cblas_layout = 1, .output = R_A, .tangent = tangent_potrf,
+                  .lapack = 1,
                   .math = "A = L L': dL = L Phi(L^-1 dA L^-T), Phi the lower "
                           "triangle with half its diagonal (A = U'U: dU = "
                           "Phi'(U^-T dA U^-1) U, Phi' the upper one)"},
@@ -189,11 +199,12 @@ static const blas_routine blas_routines[RT_COUNT] = {
      * form Enzyme's BLAS gives them: lascl's info by value) */
     [RT_LACPY] = {.base = "lacpy",
                   ROLES(R_UPLO, R_M, R_N, R_A, R_LDA, R_B, R_LDB),
-                  .cblas_layout = 1, .math = "B's triangle uplo := A's"},
+                  .cblas_layout = 1, .lapack = 1,
+                  .math = "B's triangle uplo := A's"},
     [RT_LASCL] = {.base = "lascl",
                   ROLES(R_UPLO, R_KL, R_KU, R_CFROM, R_CTO, R_M, R_N, R_A,
                         R_LDA, R_INFO),
-                  .cblas_layout = 1,
+                  .cblas_layout = 1, .lapack = 1,
                   .math = "A's part `type` (uplo) *= cto / cfrom"},
     /* called by reverse mode's adjoints (rev/blas.c) */
     [RT_GER] = {.base = "ger",
@@ -221,12 +232,13 @@ static const blas_routine blas_routines[RT_COUNT] = {
     [RT_POTRS] = {.base = "potrs",
                   ROLES(R_UPLO, R_N, R_NRHS, R_A, R_LDA, R_B, R_LDB, R_INFO),
                   .cblas_layout = 1, .output = R_B, .reverse_only = 1,
+                  .lapack = 1,
                   .math = "B := S^-1 B, S = L L' (or U'U) from potrf's factor"},
     [RT_TRTRS] = {.base = "trtrs",
                   ROLES(R_UPLO, R_TRANS, R_DIAG, R_N, R_NRHS, R_A, R_LDA, R_B,
                         R_LDB, R_INFO),
                   .cblas_layout = 1, .output = R_B, .reverse_only = 1,
-                  .math = "B := op(A)^-1 B, A triangular"},
+                  .lapack = 1, .math = "B := op(A)^-1 B, A triangular"},
 };
 
 /* ---- the rows under every interface and precision ---- */
@@ -246,9 +258,28 @@ static char blas_names[RT_COUNT][IF_COUNT][PREC_COUNT][24];
 static char blas_types[RT_COUNT][IF_COUNT][PREC_COUNT][MAX_ROLES + 2];
 static pthread_once_t blas_built = PTHREAD_ONCE_INIT;
 
-static const char *const iface_prefix[IF_COUNT] = {"cblas_", "", "", ""};
-static const char *const iface_suffix[IF_COUNT] = {"", "_", "_64_", "64_"};
+static const char *const iface_prefix[IF_COUNT] = {
+    "cblas_", "", "", "", "cublas", "cublas", "cublas", "cublas"};
+static const char *const iface_suffix[IF_COUNT] = {
+    "", "_", "_64_", "64_", "", "_v2", "_64", "_v2_64"};
 static const char prec_letter[PREC_COUNT] = {'d', 's'};
+static const char cublas_prec_letter[PREC_COUNT] = {'D', 'S'};
+
+unsigned ad_blas_operand_roles(blas_routine_id id, blas_iface iface,
+                               unsigned char *out) {
+  const blas_routine *rt = &blas_routines[id];
+  unsigned n = 0;
+  if (ad_blas_is_cublas(iface))
+    out[n++] = R_HANDLE;
+  else if (iface == IF_CBLAS && rt->cblas_layout)
+    out[n++] = R_LAYOUT;
+  for (const unsigned char *r = rt->roles; *r; r++)
+    out[n++] = *r;
+  if (rt->returns_real && ad_blas_result_by_pointer(iface))
+    out[n++] = R_RESULT;
+  out[n] = R_END;
+  return n;
+}
 
 /* The argument classes type analysis learns (registry.h's letters; D and S
  * are arrays of doubles and floats). */
@@ -257,11 +288,18 @@ static void type_letters(const blas_routine *rt, blas_iface iface,
   char real = prec == PREC_D ? 'D' : 'S';
   char fint = iface == IF_F77 ? 'I' : 'Z'; /* an int in memory */
   size_t n = 0;
-  if (iface == IF_CBLAS && rt->cblas_layout)
-    out[n++] = 'i';
-  for (const unsigned char *r = rt->roles; *r; r++) {
+  unsigned char roles[AD_BLAS_MAX_ARGS + 1];
+  ad_blas_operand_roles((blas_routine_id)(rt - blas_routines), iface, roles);
+  for (const unsigned char *r = roles; *r; r++) {
     role_class c = class_of(*r);
-    if (iface == IF_CBLAS)
+    if (ad_blas_is_cublas(iface))
+      /* a scalar by pointer or (Enzyme's cublasDaxpy) by value */
+      out[n++] = c == C_ARRAY || c == C_RESULT ? real
+                 : c == C_SCALAR || c == C_HANDLE ? '-'
+                 : c == C_INFO ? 'I' : 'i';
+    else if (*r == R_LAYOUT)
+      out[n++] = 'i';
+    else if (iface == IF_CBLAS)
       out[n++] = c == C_ARRAY ? real : c == C_SCALAR ? '-' : c == C_INFO ? 'I' : 'i';
     else
       out[n++] = c == C_OPTION ? 'p' : c == C_INT || c == C_INFO ? fint : real;
@@ -275,14 +313,19 @@ static void build_blas_rules(void) {
       for (unsigned p = 0; p < PREC_COUNT; p++) {
         const blas_routine *rt = &blas_routines[r];
         snprintf(blas_names[r][i][p], sizeof blas_names[r][i][p], "%s%c%s%s",
-                 iface_prefix[i], prec_letter[p], rt->base, iface_suffix[i]);
+                 iface_prefix[i],
+                 ad_blas_is_cublas((blas_iface)i) ? cublas_prec_letter[p]
+                                                  : prec_letter[p],
+                 rt->base, iface_suffix[i]);
         type_letters(rt, (blas_iface)i, p, blas_types[r][i][p]);
         blas_variants[r][i][p] = (blas_variant){rt, (blas_iface)i, p};
         blas_rules[r][i][p] = (ad_typed_rule){
             {.name = blas_names[r][i][p],
              .emit = emit_blas,
              .data = &blas_variants[r][i][p],
-             .writes_pointer_args = rt->output != R_END},
+             .writes_pointer_args =
+                 rt->output != R_END ||
+                 (rt->returns_real && ad_blas_result_by_pointer((blas_iface)i))},
             blas_types[r][i][p]};
       }
 }
@@ -295,7 +338,20 @@ static int ends_with(const char *s, size_t n, const char *suffix) {
 static const ad_typed_rule *blas_typed_lookup(const char *name) {
   size_t n = strlen(name);
   blas_iface iface;
-  if (strncmp(name, "cblas_", 6) == 0) {
+  unsigned prec;
+  if (strncmp(name, "cublas", 6) == 0) {
+    name += 6, n -= 6;
+    if (ends_with(name, n, "_v2_64"))
+      iface = IF_CUBLAS_V2_64, n -= 6;
+    else if (ends_with(name, n, "_v2"))
+      iface = IF_CUBLAS_V2, n -= 3;
+    else if (ends_with(name, n, "_64"))
+      iface = IF_CUBLAS_64, n -= 3;
+    else
+      iface = IF_CUBLAS;
+    prec = n < 2 ? PREC_COUNT : name[0] == 'D' ? PREC_D
+                            : name[0] == 'S' ? PREC_S : PREC_COUNT;
+  } else if (strncmp(name, "cblas_", 6) == 0) {
     iface = IF_CBLAS;
     name += 6, n -= 6;
   } else if (ends_with(name, n, "_64_")) {
@@ -307,15 +363,17 @@ static const ad_typed_rule *blas_typed_lookup(const char *name) {
   } else {
     return NULL;
   }
-  if (n < 2)
-    return NULL;
-  unsigned prec = name[0] == 'd' ? PREC_D : name[0] == 's' ? PREC_S : PREC_COUNT;
+  if (!ad_blas_is_cublas(iface))
+    prec = n < 2 ? PREC_COUNT : name[0] == 'd' ? PREC_D
+                              : name[0] == 's' ? PREC_S : PREC_COUNT;
   if (prec == PREC_COUNT)
     return NULL;
   for (unsigned r = 0; r < RT_COUNT; r++)
     if (strlen(blas_routines[r].base) == n - 1 &&
         memcmp(blas_routines[r].base, name + 1, n - 1) == 0) {
       if (!blas_routines[r].tangent && !blas_routines[r].reverse_only)
+        return NULL;
+      if (ad_blas_is_cublas(iface) && blas_routines[r].lapack)
         return NULL;
       pthread_once(&blas_built, build_blas_rules);
       return &blas_rules[r][iface][prec];
@@ -332,7 +390,7 @@ static const ad_call_rule *blas_lookup(const char *name) {
 
 static LLVMContextRef ctx_of(blas_call *bc) { return bc->fc->mc->llctx; }
 static LLVMBuilderRef b_of(blas_call *bc) { return bc->fc->b; }
-static int fortran(const blas_call *bc) { return bc->iface != IF_CBLAS; }
+static int fortran(const blas_call *bc) { return ad_blas_is_fortran(bc->iface); }
 
 /* The derivative body's value of role r's operand (the clone's operand). */
 static LLVMValueRef prim(blas_call *bc, unsigned r) {
@@ -482,6 +540,24 @@ static LLVMValueRef coerce(blas_call *bc, LLVMValueRef v, LLVMTypeRef t) {
   return coerce_at(b_of(bc), v, t);
 }
 
+/* A scalar as a declaration of a cuBLAS routine takes it: loaded from
+ * the pointer given (scalars are passed by pointer) where it takes a
+ * value (Enzyme's stand-in cublasDaxpy), put in memory at the entry of
+ * the function where a pointer is given a value. */
+static LLVMValueRef scalar_as(LLVMBuilderRef b, LLVMValueRef v, LLVMTypeRef t,
+                              LLVMTypeRef real) {
+  LLVMTypeRef vt = LLVMTypeOf(v);
+  if (LLVMGetTypeKind(vt) == LLVMPointerTypeKind && ad_type_is_float_scalar(t))
+    return LLVMBuildLoad2(b, t, v, "blas.scalar");
+  if (ad_type_is_float_scalar(vt) && LLVMGetTypeKind(t) == LLVMPointerTypeKind) {
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+    LLVMValueRef slot = ad_entry_alloca(fn, real, "blas.scalar");
+    LLVMBuildStore(b, LLVMBuildFPCast(b, v, real, ""), slot);
+    return slot;
+  }
+  return v;
+}
+
 LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
                           blas_routine_id id, LLVMValueRef *ops,
                           LLVMValueRef *hidden_ops, LLVMTypeRef ret) {
@@ -490,9 +566,19 @@ LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
   pthread_once(&blas_built, build_blas_rules);
   const char *callee = blas_names[id][site->iface][site->prec];
   LLVMValueRef args[MAX_ARGS];
+  unsigned char role_of[MAX_ARGS];
   LLVMTypeRef types[MAX_ARGS];
   unsigned n = 0, options = 0;
-  if (site->iface == IF_CBLAS && rt->cblas_layout) {
+  int cublas = ad_blas_is_cublas(site->iface);
+  if (cublas) {
+    if (!site->handle) {
+      ad_fail(mc, site->primal, "%s: internal: no handle for %s", site->name,
+              rt->base);
+      return NULL;
+    }
+    role_of[n] = R_HANDLE;
+    args[n++] = site->handle;
+  } else if (site->iface == IF_CBLAS && rt->cblas_layout) {
     if (!site->layout) {
       ad_fail(mc, site->primal, "%s: internal: no layout for %s", site->name,
               rt->base);
@@ -507,18 +593,30 @@ LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
       return NULL;
     }
     options += class_of(*r) == C_OPTION;
+    role_of[n] = *r;
     args[n++] = ops[*r];
   }
+  int by_pointer = rt->returns_real && ad_blas_result_by_pointer(site->iface);
+  if (by_pointer) {
+    if (!ops[R_RESULT]) {
+      ad_fail(mc, site->primal, "%s: internal: no result pointer for %s",
+              site->name, rt->base);
+      return NULL;
+    }
+    role_of[n] = R_RESULT;
+    args[n++] = ops[R_RESULT];
+  }
   unsigned hidden = 0;
-  if (site->iface != IF_CBLAS && site->hidden_len)
+  if (ad_blas_is_fortran(site->iface) && site->hidden_len)
     for (unsigned k = 0; k < options && n < MAX_ARGS; k++, hidden++)
       args[n++] = hidden_ops ? hidden_ops[k]
                              : LLVMConstInt(site->hidden_len, 1, 0);
   for (unsigned k = 0; k < n; k++)
     types[k] = LLVMTypeOf(args[k]);
-  LLVMTypeRef rty = !rt->returns_real ? LLVMVoidTypeInContext(mc->llctx)
-                    : ret             ? ret
-                                      : site->real;
+  LLVMTypeRef rty = rt->returns_real && !by_pointer
+                        ? (ret ? ret : site->real)
+                    : cublas ? LLVMInt32TypeInContext(mc->llctx) /* status */
+                             : LLVMVoidTypeInContext(mc->llctx);
   LLVMValueRef fn = ad_get_or_insert_helper(mc->mod, site->primal, callee,
                                             LLVMFunctionType(rty, types, n, 0));
   if (!fn) {
@@ -539,7 +637,9 @@ LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
     n = np; /* hidden lengths the declaration does not take */
   LLVMTypeRef pt[MAX_ARGS];
   LLVMGetParamTypes(ft, pt);
-  for (unsigned k = 0; k < np; k++)
+  for (unsigned k = 0; k < np; k++) {
+    if (cublas && k < nroles && class_of(role_of[k]) == C_SCALAR)
+      args[k] = scalar_as(b, args[k], pt[k], site->real);
     if (!(args[k] = coerce_at(b, args[k], pt[k]))) {
       ad_fail(mc, site->primal,
               "%s: parameter %u of %s has another type than its derivative "
@@ -547,7 +647,18 @@ LLVMValueRef ad_blas_emit(const ad_blas_site *site, LLVMBuilderRef b,
               site->name, k + 1, callee);
       return NULL;
     }
+  }
   LLVMValueRef c = ad_call_helper(b, fn, args, n, "blas.t");
+  /* a narrow option (cuBLAS's enums as a char) extended as the callee
+   * expects it */
+  static const char *const ext[] = {"signext", "zeroext"};
+  for (unsigned k = 0; k < np; k++)
+    for (unsigned e = 0; e < 2; e++) {
+      unsigned kind = LLVMGetEnumAttributeKindForName(ext[e], strlen(ext[e]));
+      LLVMAttributeRef at = LLVMGetEnumAttributeAtIndex(fn, k + 1, kind);
+      if (at)
+        LLVMAddCallSiteAttribute(c, k + 1, at);
+    }
   if (LLVMInstructionGetDebugLoc(site->primal))
     LLVMInstructionSetDebugLoc(c, LLVMInstructionGetDebugLoc(site->primal));
   return c;
@@ -567,7 +678,9 @@ static LLVMValueRef emit_routine(blas_call *bc, blas_routine_id id,
   ad_blas_site site = {
       .mc = bc->fc->mc, .primal = bc->call, .iface = bc->iface,
       .prec = bc->prec, .real = bc->real,
-      .layout = !fortran(bc) && rt->cblas_layout ? prim(bc, R_LAYOUT) : NULL,
+      .layout = bc->iface == IF_CBLAS && rt->cblas_layout ? prim(bc, R_LAYOUT)
+                                                          : NULL,
+      .handle = has(bc, R_HANDLE) ? prim(bc, R_HANDLE) : NULL,
       .hidden_len = with_hidden
                         ? LLVMTypeOf(LLVMGetOperand(bc->clone, bc->nroles))
                         : NULL,
@@ -1361,14 +1474,14 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                   .iface = v->iface, .prec = v->prec, .name = rule->name};
   for (unsigned r = 0; r < R_COUNT; r++)
     bc.at[r] = -1;
-  unsigned k = 0;
-  if (v->iface == IF_CBLAS && v->rt->cblas_layout)
-    bc.at[R_LAYOUT] = (int)k++;
-  for (const unsigned char *r = v->rt->roles; *r; r++)
-    bc.at[*r] = (int)k++;
+  unsigned char roles[MAX_ARGS + 1];
+  unsigned k = ad_blas_operand_roles((blas_routine_id)(v->rt - blas_routines),
+                                     v->iface, roles);
+  for (unsigned j = 0; j < k; j++)
+    bc.at[roles[j]] = (int)j;
   bc.nroles = k;
   bc.nargs = LLVMGetNumArgOperands(call);
-  if (bc.nargs < bc.nroles || (v->iface == IF_CBLAS && bc.nargs > bc.nroles))
+  if (bc.nargs < bc.nroles || (!fortran(&bc) && bc.nargs > bc.nroles))
     return ad_fail(fc->mc, call, "%s takes %u arguments, not %u", rule->name,
                    bc.nroles, bc.nargs);
   if (bc.nargs > bc.nroles + 4 || bc.nargs > MAX_ARGS)
@@ -1385,7 +1498,10 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
       continue;
     LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(call, (unsigned)bc.at[r]));
     role_class c = class_of(r);
-    int want_pointer = c == C_ARRAY || c == C_INFO || bc.iface != IF_CBLAS;
+    int want_pointer = c == C_ARRAY || c == C_INFO || c == C_HANDLE ||
+                       c == C_RESULT || fortran(&bc);
+    if (c == C_SCALAR && ad_blas_is_cublas(bc.iface))
+      continue; /* by pointer, or by value (Enzyme's cublasDaxpy) */
     /* an array may come as an integer holding its address (Julia's Ptr as
      * i64): its shadow is one too */
     int address = LLVMGetTypeKind(t) == LLVMPointerTypeKind ||
@@ -1401,7 +1517,8 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
       bc.intty = t; /* CBLAS: the library's own int */
     }
   }
-  if (!v->rt->tangent) {
+  if (!v->rt->tangent || ad_blas_is_cublas(v->iface)) {
+    /* cuBLAS: reverse mode's rows only (rev/blas.c) */
     for (unsigned k = 0; k < bc.nroles; k++)
       if (ad_shadow_or_null(fc, LLVMGetOperand(call, k)))
         return ad_fail(fc->mc, call, "no forward-mode rule for a call to %s",
