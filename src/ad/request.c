@@ -325,10 +325,10 @@ static int scan_global_markers(request *r, int reverse) {
      * passes it for enzyme::Reverse): seeded with 1.0 */
     if (m == AD_MARK_ACTIVE_RETURN && !reverse)
       return ad_fail(r->mc, r->call,
-                     "__enzyme_fwddiff of %s: enzyme_active_return is a "
+                     "%s of %s: enzyme_active_return is a "
                      "reverse-mode marker (an active result); forward mode "
                      "takes enzyme_dup_return or enzyme_const_return",
-                     ad_value_name(r->fn));
+                     r->who, ad_value_name(r->fn));
     if (m == AD_MARK_WIDTH) {
       if (i + 1 >= r->nargs)
         return ad_fail(r->mc, r->call,
@@ -508,9 +508,9 @@ static LLVMValueRef coerce_result(request *r, LLVMBuilderRef b, LLVMValueRef v,
     else
       snprintf(why, sizeof why, "the tangent of its result");
     ad_fail(r->mc, r->call,
-            "__enzyme_fwddiff of %s returns %s (%s), but the call is declared "
+            "%s of %s returns %s (%s), but the call is declared "
             "to return %s: declare the request with a result of that type",
-            ad_value_name(r->fn), a ? a : "?", why, c ? c : "?");
+            r->who, ad_value_name(r->fn), a ? a : "?", why, c ? c : "?");
     free(a);
     free(c);
     return NULL;
@@ -643,10 +643,10 @@ static int result_through_sret(request *r, LLVMBuilderRef b,
   if (!room || have < count * each) {
     char *t = type_text(ty);
     int rc = ad_fail(r->mc, r->call,
-                     "__enzyme_fwddiff of %s: the request's result (%llu "
+                     "%s of %s: the request's result (%llu "
                      "bytes) cannot hold %u results of type %s (%llu bytes "
                      "each: %s%u tangent%s)",
-                     ad_value_name(r->fn), have, count, t ? t : "?", each,
+                     r->who, ad_value_name(r->fn), have, count, t ? t : "?", each,
                      r->primal_return ? "the primal and " : "",
                      dup ? r->width : 0, dup && r->width == 1 ? "" : "s");
     free(t);
@@ -710,18 +710,18 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
   if (!LLVMIsAFunction(r.fn)) {
     char *t = ad_value_text(LLVMGetOperand(call, fi));
     int rc = ad_fail(mc, call,
-                     "the first argument of __enzyme_fwddiff must be a "
+                     "the first argument of %s must be a "
                      "function, not `%s`",
-                     t ? t : "?");
+                     who, t ? t : "?");
     free(t);
     return rc;
   }
   r.fn = through_custom_rule(mc, r.fn);
   if (LLVMCountBasicBlocks(r.fn) == 0)
     return ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: the function has no body in this "
+                   "%s of %s: the function has no body in this "
                    "module",
-                   ad_value_name(r.fn));
+                   who, ad_value_name(r.fn));
   if (scan_global_markers(&r, 0) != 0)
     return -1;
 
@@ -752,35 +752,35 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     ad_marker m = next_param_marker(call, &i, args_end, 0);
     if (m == AD_MARK_UNKNOWN || is_split_marker(m)) {
       char name[64];
-      rc = ad_fail(mc, call, "__enzyme_fwddiff of %s: unknown marker %s at "
+      rc = ad_fail(mc, call, "%s of %s: unknown marker %s at "
                              "argument %u (tanjit knows enzyme_dup, "
                              "enzyme_const, enzyme_dupnoneed, enzyme_width, "
                              "enzyme_primal_return, enzyme_dup_return, "
                              "enzyme_const_return, enzyme_noret and "
                              "enzyme_interleave)",
-                   ad_value_name(r.fn),
+                   who, ad_value_name(r.fn),
                    marker_text(LLVMGetOperand(call, i), name, sizeof name), i);
       break;
     }
     if (m != AD_MARK_NONE && i >= args_end) {
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: a marker with no value after "
+                   "%s of %s: a marker with no value after "
                    "it (parameter %u)",
-                   ad_value_name(r.fn), p + 1);
+                   who, ad_value_name(r.fn), p + 1);
       break;
     }
     if (i >= args_end) {
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: too few arguments (%s takes %u, "
+                   "%s of %s: too few arguments (%s takes %u, "
                    "value for parameter %u is missing)",
-                   ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
+                   who, ad_value_name(r.fn), ad_value_name(r.fn), np, p + 1);
       break;
     }
     if (m == AD_MARK_OUT) {
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: enzyme_out (parameter %u) is a "
+                   "%s of %s: enzyme_out (parameter %u) is a "
                    "reverse-mode marker (__enzyme_autodiff)",
-                   ad_value_name(r.fn), p + 1);
+                   who, ad_value_name(r.fn), p + 1);
       break;
     }
     ad_arg_activity a = m == AD_MARK_CONST       ? AD_ARG_CONST
@@ -800,16 +800,16 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     for (unsigned w = 0; w < r.width; w++) {
       if (*at < r.nargs && marker_of(LLVMGetOperand(call, *at)) != AD_MARK_NONE) {
         rc = ad_fail(mc, call,
-                     "__enzyme_fwddiff of %s: parameter %u is duplicated but "
+                     "%s of %s: parameter %u is duplicated but "
                      "its shadow %u is a marker",
-                     ad_value_name(r.fn), p + 1, w + 1);
+                     who, ad_value_name(r.fn), p + 1, w + 1);
         break;
       }
       if (*at >= r.nargs || (!shadow_at && *at >= args_end)) {
         rc = ad_fail(mc, call,
-                     "__enzyme_fwddiff of %s: parameter %u is duplicated but "
+                     "%s of %s: parameter %u is duplicated but "
                      "shadow %u of %u is missing",
-                     ad_value_name(r.fn), p + 1, w + 1, r.width);
+                     who, ad_value_name(r.fn), p + 1, w + 1, r.width);
         break;
       }
       LLVMValueRef s = coerce_or_fail(&r, b, pt[p], *at, "shadow for", p, &rc);
@@ -836,9 +836,9 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
       i = shadow_at;
     else
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: too many arguments (%s takes %u "
+                   "%s of %s: too many arguments (%s takes %u "
                    "parameter%s; argument %u is extra)",
-                   ad_value_name(r.fn), ad_value_name(r.fn), np,
+                   who, ad_value_name(r.fn), ad_value_name(r.fn), np,
                    np == 1 ? "" : "s", i + 1 - fi);
   }
   if (rc)
@@ -859,15 +859,15 @@ int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call) {
     char *t = type_text(rt);
     if (r.const_return)
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: enzyme_const_return without "
+                   "%s of %s: enzyme_const_return without "
                    "enzyme_primal_return returns nothing, but the request's "
                    "result is used",
-                   ad_value_name(r.fn));
+                   who, ad_value_name(r.fn));
     else
       rc = ad_fail(mc, call,
-                   "__enzyme_fwddiff of %s: its result type %s has no "
+                   "%s of %s: its result type %s has no "
                    "derivative, but the request's result is used",
-                   ad_value_name(r.fn), t ? t : "?");
+                   who, ad_value_name(r.fn), t ? t : "?");
     free(t);
     goto out;
   }

@@ -278,6 +278,17 @@ static LLVMTypeRef element_of_declared_array(LLVMValueRef gep) {
   return LLVMIsAConstantInt(LLVMGetOperand(gep, n - 1)) ? NULL : at;
 }
 
+/* The struct an element GEP of an array of structs steps over (`&p[i]`
+ * for a `struct rec *p`: T, i), or NULL: memory there starts with a whole
+ * element, as clang -O0's `p[i] = q[i]` copies it. */
+static LLVMTypeRef stepped_struct(LLVMValueRef gep) {
+  LLVMTypeRef src = LLVMGetGEPSourceElementType(gep);
+  if (LLVMGetNumOperands(gep) != 2 ||
+      LLVMGetTypeKind(src) != LLVMStructTypeKind || !LLVMTypeIsSized(src))
+    return NULL;
+  return src;
+}
+
 /* The type memory `p` points to the start of was declared with, or NULL. */
 static LLVMTypeRef declared_type(LLVMValueRef p) {
   LLVMTypeRef member = NULL; /* a GEP's, when nothing below it says more */
@@ -307,6 +318,8 @@ static LLVMTypeRef declared_type(LLVMValueRef p) {
         member = gep_member_type(p);
       if (!member)
         member = element_of_declared_array(p);
+      if (!member)
+        member = stepped_struct(p);
       /* an array's decay to its first element: `&a[0]`, offset 0 */
       for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(p); i++) {
         LLVMValueRef k = LLVMGetOperand(p, i);

@@ -102,21 +102,34 @@ static int may_hold_pointer(LLVMTypeRef t) {
   }
 }
 
+/* Calls with rules that only write through some of their pointer
+ * arguments (the bits of `write_only`): the memory intrinsics' and their
+ * libc names' destination, libm's out-parameters (rules/math.c's
+ * out-pointer rows). */
+static const struct {
+  const char *name;
+  unsigned write_only;
+} write_only_arguments[] = {
+    {"llvm.memset", 1u << 0}, {"memset", 1u << 0},   {"llvm.memcpy", 1u << 0},
+    {"memcpy", 1u << 0},      {"llvm.memmove", 1u << 0},
+    {"memmove", 1u << 0},     {"sincos", 3u << 1},   {"sincosf", 3u << 1},
+    {"sincosl", 3u << 1},     {"__sincos", 3u << 1}, {"__sincosf", 3u << 1},
+    {"modf", 1u << 1},        {"modff", 1u << 1},    {"modfl", 1u << 1},
+    {"frexp", 1u << 1},       {"frexpf", 1u << 1},   {"frexpl", 1u << 1},
+};
+
 /* Whether a call with a rule may read its argument j: every rule may,
- * but for the destination of the memory intrinsics and their libc
- * names, which they only write. */
+ * but for the arguments write_only_arguments names. */
 static int rule_may_read_argument(LLVMValueRef call, unsigned j) {
   LLVMValueRef callee = ad_called_function(call);
-  if (!callee)
+  if (!callee || j >= 8)
     return 1;
   size_t len;
   const char *name = LLVMGetValueName2(callee, &len);
-  if (ad_name_matches(name, "llvm.memset") || strcmp(name, "memset") == 0)
-    return j != 0;
-  if (ad_name_matches(name, "llvm.memcpy") ||
-      ad_name_matches(name, "llvm.memmove") || strcmp(name, "memcpy") == 0 ||
-      strcmp(name, "memmove") == 0)
-    return j != 0;
+  for (size_t i = 0;
+       i < sizeof write_only_arguments / sizeof *write_only_arguments; i++)
+    if (ad_name_matches(name, write_only_arguments[i].name))
+      return !(write_only_arguments[i].write_only & (1u << j));
   return 1;
 }
 

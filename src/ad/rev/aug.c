@@ -293,6 +293,7 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
         ad_set_shadow(fc, inst, ad_guarded_access(fc, inst, c));
       else
         ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
+      ad_emit_global_shadow_check(fc, inst, c, ad_shadow_or_null(fc, inst));
     }
     return 0;
   case LLVMTrunc:

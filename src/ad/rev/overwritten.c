@@ -217,6 +217,28 @@ static int writes_into(ad_module_ctx *mc, LLVMValueRef i, LLVMValueRef array) {
   return 0;
 }
 
+int ad_rev_instruction_writes(ad_module_ctx *mc, LLVMValueRef i) {
+  LLVMValueRef out[MAX_WRITTEN];
+  unsigned n = 0;
+  if (LLVMIsAStoreInst(i) || LLVMIsAAtomicRMWInst(i) ||
+      LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAFenceInst(i))
+    return 1;
+  if (LLVMIsALoadInst(i))
+    return LLVMGetVolatile(i);
+  if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
+    return 0;
+  LLVMValueRef fn = ad_called_function(i);
+  if (fn) {
+    /* markers of the debugger and the optimizer, not the program's */
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (strncmp(name, "llvm.dbg.", 9) == 0 ||
+        strncmp(name, "llvm.lifetime.", 14) == 0)
+      return 0;
+  }
+  return call_writes(mc, i, out, &n) != WRITES_NOTHING;
+}
+
 static int block_writes_into(ad_module_ctx *mc, LLVMValueRef from,
                              LLVMValueRef array) {
   for (LLVMValueRef i = from; i; i = LLVMGetNextInstruction(i))

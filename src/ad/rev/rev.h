@@ -536,6 +536,13 @@ int ad_rev_reverse_call(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_free_plans(ad_rev_fn *r);
 
 /* ---- overwritten.c: memory written between a call and its reverse ---- */
+/* Whether instruction i may write memory the program sees (stores,
+ * atomics, fences, volatile loads, calls but for those known to write
+ * nothing: math rows without out-parameters, memory(none) or
+ * inaccessible-memory-only callees, debug and lifetime markers): the one
+ * answer to "what does this instruction write" that tape.c's reloads and
+ * the copies below ask. */
+int ad_rev_instruction_writes(ad_module_ctx *mc, LLVMValueRef i);
 /* Whether memory `array` (an operand of primal call `call`) points to may
  * be written after the call and before its reverse reads it: by the call
  * itself (it writes `outputs`, noutputs of them, NULL entries skipped), by

@@ -428,7 +428,8 @@ static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
  * Loads the reverse reads again instead of storing their values: in a
  * pair whose rev runs right after its aug (sig.back_to_back: the gradient
  * at a request site), when the primal body writes no memory at all (no
- * store, no call but math rows and LLVM's markers, no atomics), memory
+ * instruction rev/overwritten.c's ad_rev_instruction_writes counts: no
+ * store, no atomics, no call but those known to write nothing), memory
  * reached through a parameter holds in rev what aug read there.  The
  * reverse writes only shadows, its adjoint slots and the tape, all other
  * memory than the primal's under Enzyme's convention (a shadow is not the
@@ -436,26 +437,6 @@ static unsigned shadow_operands(LLVMOpcode op, unsigned *ops) {
  * the value is stored.  Allocas are gone when aug returns, so only loads
  * through a parameter (GEPs and casts of it) are reloaded.
  */
-static int writes_memory(ad_rev_fn *r, LLVMValueRef i) {
-  if (LLVMIsAStoreInst(i) || LLVMIsAAtomicRMWInst(i) ||
-      LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAFenceInst(i))
-    return 1;
-  if (LLVMIsALoadInst(i))
-    return LLVMGetVolatile(i);
-  if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i))
-    return 0;
-  LLVMValueRef fn = ad_called_function(i);
-  if (!fn)
-    return 1;
-  size_t n;
-  const char *name = LLVMGetValueName2(fn, &n);
-  if (strncmp(name, "llvm.dbg.", 9) == 0 ||
-      strncmp(name, "llvm.lifetime.", 14) == 0)
-    return 0;
-  const ad_call_rule *rule = ad_rule_of_call(r->mc, i);
-  return !rule || !ad_math_is_row(rule);
-}
-
 void ad_rev_plan_reloads(ad_rev_fn *r) {
   r->reload = 0;
   if (!r->sig->back_to_back)
@@ -464,7 +445,7 @@ void ad_rev_plan_reloads(ad_rev_fn *r) {
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
          i = LLVMGetNextInstruction(i))
-      if (writes_memory(r, i))
+      if (ad_rev_instruction_writes(r->mc, i))
         return;
   r->reload = 1;
 }

@@ -454,6 +454,8 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
         ad_set_shadow(fc, inst, shadow_load_first(fc, inst, c));
       else
         ad_set_shadow(fc, inst, ad_lanewise(fc, inst, c, op0, 1));
+      if (p)
+        ad_emit_global_shadow_check(fc, inst, c, ad_shadow_or_null(fc, inst));
     }
     return 0;
   case LLVMSelect:

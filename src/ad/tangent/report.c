@@ -10,6 +10,7 @@
 #include "ad/ad.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
+#include "ad/ir/ir.h"
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
 
@@ -80,6 +81,98 @@ void ad_emit_unknown_target_report(ad_module_ctx *mc, LLVMBuilderRef b,
   if (!what.failed && !why.failed)
     ad_emit_runtime_report(mc, b, target, what.data, why.data);
   free(where);
+  sb_free(&what);
+  sb_free(&why);
+}
+
+/*
+ * A pointer loaded from a mutable global whose shadow is null while the
+ * pointer is not: the program set the global outside the request (main
+ * pointed it at a buffer), so nothing the derivative ran gave it a shadow,
+ * and the derivative's first access through it would fault.  The check is
+ * one call of an internal function (the derivative's blocks stay as the
+ * body walk made them); it reports `what` and `why`, then traps.
+ */
+static const char global_shadow_check_name[] = "tanjit.check_global_shadow";
+
+static LLVMValueRef global_shadow_check(ad_module_ctx *mc, LLVMTypeRef *ft) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef params[4] = {ptr, ptr, ptr, ptr};
+  *ft = LLVMFunctionType(LLVMVoidTypeInContext(c), params, 4, 0);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, global_shadow_check_name, *ft, &fn);
+  if (!b)
+    return fn;
+  LLVMAddAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex,
+      LLVMCreateStringAttribute(c, "enzyme_inactive", 15, "", 0));
+  LLVMValueRef shadow = LLVMGetParam(fn, 0), primal = LLVMGetParam(fn, 1);
+  LLVMValueRef null = LLVMConstNull(ptr);
+  LLVMValueRef bad =
+      LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, shadow, null, ""),
+                   LLVMBuildICmp(b, LLVMIntNE, primal, null, ""), "");
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(c, fn, "no_shadow");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "ok");
+  LLVMBuildCondBr(b, bad, fail, ok);
+  LLVMPositionBuilderAtEnd(b, ok);
+  LLVMBuildRetVoid(b);
+  LLVMPositionBuilderAtEnd(b, fail);
+  void *user;
+  if (ad_engine_runtime_report(mc->engine, &user)) {
+    LLVMTypeRef rparams[3] = {ptr, ptr, ptr};
+    LLVMTypeRef rft = LLVMFunctionType(LLVMVoidTypeInContext(c), rparams, 3, 0);
+    LLVMValueRef rfn = LLVMGetNamedFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL);
+    if (!rfn)
+      rfn = LLVMAddFunction(mc->mod, AD_RUNTIME_REPORT_SYMBOL, rft);
+    LLVMValueRef data =
+        LLVMGetNamedGlobal(mc->mod, AD_RUNTIME_REPORT_DATA_SYMBOL);
+    if (!data)
+      data = LLVMAddGlobal(mc->mod, LLVMInt8TypeInContext(c),
+                           AD_RUNTIME_REPORT_DATA_SYMBOL);
+    LLVMValueRef args[3] = {data, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3)};
+    LLVMBuildCall2(b, rft, rfn, args, 3, "");
+  }
+  ad_build_trap(mc->mod, b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void ad_emit_global_shadow_check(ad_fn_ctx *fc, LLVMValueRef load,
+                                 LLVMValueRef clone, LLVMValueRef shadow) {
+  if (fc->width != 1 || !shadow ||
+      LLVMGetTypeKind(LLVMTypeOf(load)) != LLVMPointerTypeKind)
+    return;
+  LLVMValueRef g = ad_strip_casts(LLVMGetOperand(load, 0), 0);
+  if (!LLVMIsAGlobalVariable(g) || LLVMIsGlobalConstant(g))
+    return;
+  char *where = ad_location_text(load);
+  strbuf what, why;
+  sb_init(&what);
+  sb_init(&why);
+  sb_printf(&what, "a pointer loaded from the mutable global %s%s",
+            ad_value_name(g), where ? where : "");
+  sb_printf(&why,
+            "its shadow is null: the program set %s outside the "
+            "differentiated code, so the derivative has no shadow memory "
+            "for what it points to (pass that memory as an argument with "
+            "its shadow, or set %s inside the differentiated function)",
+            ad_value_name(g), ad_value_name(g));
+  free(where);
+  if (what.failed || why.failed) {
+    sb_free(&what);
+    sb_free(&why);
+    return;
+  }
+  LLVMTypeRef ft;
+  LLVMValueRef fn = global_shadow_check(fc->mc, &ft);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(fc->mc->llctx, 0);
+  LLVMValueRef args[4] = {LLVMBuildPointerCast(fc->b, shadow, ptr, ""),
+                          LLVMBuildPointerCast(fc->b, clone, ptr, ""),
+                          module_string(fc->mc, what.data),
+                          module_string(fc->mc, why.data)};
+  LLVMBuildCall2(fc->b, ft, fn, args, 4, "");
   sb_free(&what);
   sb_free(&why);
 }

@@ -170,6 +170,12 @@ void ad_finish_shadow_reset(ad_module_ctx *mc);
 int ad_emit_runtime_report(ad_module_ctx *mc, LLVMBuilderRef b,
                            LLVMValueRef target, const char *what,
                            const char *why);
+/* After the load `load` (clone `clone`) of a pointer from a mutable
+ * global, whose shadow is `shadow`: a run-time check that reports and
+ * traps where the shadow is null and the pointer is not (the program set
+ * the global outside the differentiated code).  Width 1 only. */
+void ad_emit_global_shadow_check(ad_fn_ctx *fc, LLVMValueRef load,
+                                 LLVMValueRef clone, LLVMValueRef shadow);
 /* Before the trap of a call through `target`, a pointer that is none of
  * the call's possible targets (`cands`, nc of them): the report names the
  * pointer, the call's function and line, and the candidates; `mode` is
