@@ -2,6 +2,8 @@
  * Hostile modules (issue 10): each class that used to abort, crash, print or
  * run wrong code is refused with its exact error, or runs right; nothing is
  * written to stderr; the session still runs a valid module afterwards.
+ * Reverse requests of the wrong shape (section 12) are refused naming the
+ * request, the function and the caller.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -618,6 +620,163 @@ START_TEST(only_regular_files_of_bounded_size_are_read) {
 }
 END_TEST
 
+/* ---- 12: hostile reverse requests ---------------------------------------- */
+
+/* The functions the request cases differentiate, with the markers they
+ * take; each case appends its own @main. */
+static const char rev_prelude[] =
+    "declare double @__enzyme_autodiff(ptr, ...)\n"
+    "@enzyme_out = external global i32\n"
+    "@enzyme_dup = external global i32\n"
+    "@enzyme_width = external global i32\n"
+    "define double @sq(double %x) {\n"
+    "  %y = fmul double %x, %x\n  ret double %y\n}\n"
+    "define double @sq_at(ptr %p) {\n"
+    "  %x = load double, ptr %p\n  %y = fmul double %x, %x\n  ret double %y\n}\n"
+    "declare double @no_body(double)\n";
+
+/* Loads `ir` (a request module) and compiles @main: one of the two must
+ * fail with a differentiation error (or an unsupported construct) whose
+ * message holds each of the NULL-terminated fragments; the session then
+ * still runs a valid module. */
+static void request_refused(const char *ir, const char *const *fragments) {
+  tanjit_session *s = new_session();
+  tanjit_error *err = NULL;
+  static int n;
+  char name[32];
+  snprintf(name, sizeof name, "request%d.ll", n++);
+  if (tanjit_load_memory(s, ir, strlen(ir), name, &err) == 0)
+    ck_assert_ptr_null(tanjit_lookup(s, "main", &err));
+  ck_assert_ptr_nonnull(err);
+  const char *message = tanjit_error_message(err);
+  for (size_t i = 0; fragments[i]; i++)
+    ck_assert_msg(strstr(message, fragments[i]), "missing \"%s\" in: %s",
+                  fragments[i], message);
+  tanjit_error_code code = tanjit_error_get_code(err);
+  ck_assert_msg(code == TANJIT_ERR_DIFFERENTIATE || code == TANJIT_ERR_UNSUPPORTED,
+                "code %d: %s", (int)code, message);
+  tanjit_error_free(err);
+  assert_still_usable(s);
+  tanjit_session_free(s);
+}
+
+/* rev_prelude and a @main whose body is `body`, into buf. */
+static const char *with_main(char *buf, size_t size, const char *body) {
+  snprintf(buf, size, "%sdefine i32 @main() {\n%s\n  ret i32 0\n}\n",
+           rev_prelude, body);
+  return buf;
+}
+
+static const struct {
+  const char *body;
+  const char *fragments[4];
+} hostile_requests[] = {
+    /* wrong argument counts */
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq)",
+     {"__enzyme_autodiff of sq: too few arguments",
+      "value for parameter 1 is missing", "in main", NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, double 1.0, "
+     "double 2.0)",
+     {"__enzyme_autodiff of sq: too many arguments", "argument 3 is extra",
+      "in main", NULL}},
+    /* a marker with nothing after it */
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, ptr @enzyme_out)",
+     {"__enzyme_autodiff of sq: too few arguments", "in main", NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, ptr @enzyme_width)",
+     {"enzyme_width with no value after it in the request for sq", "in main",
+      NULL}},
+    /* enzyme_out on a pointer, enzyme_dup on a float */
+    {"  %p = alloca double\n"
+     "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq_at, "
+     "ptr @enzyme_out, ptr %p)",
+     {"__enzyme_autodiff of sq_at: parameter 1 is enzyme_out",
+      "enzyme_out takes floats passed by value", NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, ptr @enzyme_dup, "
+     "double 1.0, double 2.0)",
+     {"__enzyme_autodiff of sq: parameter 1 is duplicated but is not a pointer",
+      NULL}},
+    /* the first argument not a function; a function with no body */
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @enzyme_out, double 1.0)",
+     {"the first argument of __enzyme_autodiff must be a function",
+      "@enzyme_out", NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr null, double 1.0)",
+     {"the first argument of __enzyme_autodiff must be a function, not `ptr null`",
+      NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @no_body, double 1.0)",
+     {"__enzyme_autodiff of no_body: the function has no body in this module",
+      "in main", NULL}},
+    /* width 0 and a width that wraps to 1 in 32 bits */
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, ptr @enzyme_width, "
+     "i64 0, double 1.0)",
+     {"enzyme_width 0 is out of range (1..", "in main", NULL}},
+    {"  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @sq, ptr @enzyme_width, "
+     "i64 4294967297, double 1.0)",
+     {"enzyme_width 4294967297 is out of range (1..", "in main", NULL}},
+};
+
+START_TEST(hostile_reverse_requests_are_refused_by_name) {
+  char ir[2048];
+  const char *const *fragments = hostile_requests[_i].fragments;
+  request_refused(with_main(ir, sizeof ir, hostile_requests[_i].body), fragments);
+}
+END_TEST
+
+/* The request's declaration returns i32 where {double, double}, the two
+ * adjoints, is due. */
+START_TEST(a_request_declared_with_the_wrong_result_is_refused) {
+  static const char *const fragments[] = {
+      "__enzyme_autodiff of f2 returns the adjoints of its 2 enzyme_out "
+      "arguments as { double, double }",
+      "declared to return i32", "in main", NULL};
+  request_refused("declare i32 @__enzyme_autodiff(ptr, ...)\n"
+                  "define double @f2(double %x, double %y) {\n"
+                  "  %z = fmul double %x, %y\n  ret double %z\n}\n"
+                  "define i32 @main() {\n"
+                  "  %r = call i32 (ptr, ...) @__enzyme_autodiff(ptr @f2, "
+                  "double 1.0, double 2.0)\n  ret i32 %r\n}\n",
+                  fragments);
+}
+END_TEST
+
+/* A request inside the function it differentiates: differentiating @self
+ * meets the request for @self again. */
+START_TEST(a_request_inside_its_own_function_is_refused) {
+  static const char *const fragments[] = {
+      "a derivative request (__enzyme_autodiff) with active arguments inside "
+      "a function being differentiated in reverse mode",
+      "in self", NULL};
+  request_refused("declare double @__enzyme_autodiff(ptr, ...)\n"
+                  "define double @self(double %x) {\n"
+                  "  %d = call double (ptr, ...) @__enzyme_autodiff(ptr @self, "
+                  "double %x)\n"
+                  "  %y = fmul double %x, %d\n  ret double %y\n}\n"
+                  "define i32 @main() {\n"
+                  "  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @self, "
+                  "double 1.0)\n  ret i32 0\n}\n",
+                  fragments);
+}
+END_TEST
+
+/* Split mode: an augmented forward pass with no argument for the one
+ * parameter, a reverse pass whose tape marker ends the call. */
+START_TEST(split_requests_short_of_arguments_are_refused) {
+  static const char *const fragments[] = {
+      "__enzyme_augmentfwd of sq: too few arguments",
+      "value for parameter 1 is missing", "in main", NULL};
+  request_refused("declare { ptr, double } @__enzyme_augmentfwd(ptr, ...)\n"
+                  "declare void @__enzyme_reverse(ptr, ...)\n"
+                  "@enzyme_tape = external global i32\n"
+                  "define double @sq(double %x) {\n"
+                  "  %y = fmul double %x, %x\n  ret double %y\n}\n"
+                  "define i32 @main() {\n"
+                  "  %r = call { ptr, double } (ptr, ...) "
+                  "@__enzyme_augmentfwd(ptr @sq)\n"
+                  "  call void (ptr, ...) @__enzyme_reverse(ptr @sq, double 1.0, "
+                  "double 1.0, ptr @enzyme_tape)\n  ret i32 0\n}\n",
+                  fragments);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("hostile");
   TCase *tc = tcase_create("hostile");
@@ -640,6 +799,11 @@ int main(void) {
   tcase_add_test(tc, a_bare_allow_list_entry_allows_no_path);
   tcase_add_test(tc, a_path_entry_allows_that_file_only);
   tcase_add_test(tc, only_regular_files_of_bounded_size_are_read);
+  tcase_add_loop_test(tc, hostile_reverse_requests_are_refused_by_name, 0,
+                      (int)(sizeof hostile_requests / sizeof *hostile_requests));
+  tcase_add_test(tc, a_request_declared_with_the_wrong_result_is_refused);
+  tcase_add_test(tc, a_request_inside_its_own_function_is_refused);
+  tcase_add_test(tc, split_requests_short_of_arguments_are_refused);
   suite_add_tcase(suite, tc);
   return run_suite(suite);
 }
