@@ -43,7 +43,14 @@ ninja -C "$build" "fuzz/fuzz_$target" src/tools/tanjit-bitcode-check >/dev/null
 corpus="$build/corpus-$target"
 artifacts="$build/artifacts-$target"
 mkdir -p "$corpus" "$artifacts"
-seeds="$build/seeds"
+# libFuzzer runs every seed before -max_total_time counts (about a second
+# each under the sanitizers): a run shorter than 5 minutes (CI's 20 s)
+# compiles and reads three sources in seven, as many seeds as the forward
+# corpus alone held, in a seed folder of its own.
+seeds="$build/seeds" sample="cat"
+if [ "$seconds" -lt 300 ]; then
+  seeds="$build/seeds-short" sample="awk NR%7<3"
+fi
 if [ ! -f "$seeds/done-rev" ]; then
   # Seeds: programs as clang emits them, as text and as bitcode: the
   # forward corpus (tests/programs: __enzyme_fwddiff) at two levels; the
@@ -71,7 +78,7 @@ if [ ! -f "$seeds/done-rev" ]; then
     ls tests/rev/*.c | sed 's/$/ tests\/rev -O0 -O2/'
     ls tests/rev/*.cpp | sed 's/$/ tests\/rev -O2/'
     ls "$seeds"/src/*.c 2>/dev/null | sed 's/$/ tests\/enzyme_rev -O2/'
-  } | SEEDS="$seeds" SEED_CC="$cc" LLVM_AS="$llvm_as" xargs -P 2 -L 1 sh -c '
+  } | $sample | SEEDS="$seeds" SEED_CC="$cc" LLVM_AS="$llvm_as" xargs -P 2 -L 1 sh -c '
     file=$0 include=$1; shift 1
     name=$(basename "$file" | tr . _)
     for opt in "$@"; do
@@ -87,19 +94,8 @@ if [ ! -f "$seeds/done-rev" ]; then
 fi
 # The seeds are read as a second corpus directory (new inputs go to the
 # first), so a corpus grown before the seeds changed still gets them.
-# libFuzzer runs every seed before -max_total_time counts (about a second
-# each under the sanitizers): a run shorter than 5 minutes (CI's 20 s)
-# reads three seeds in seven, as many as the forward corpus alone held.
 seed_dir="$seeds/ll"
 [ "$target" = bitcode ] && seed_dir="$seeds/bc"
-if [ "$seconds" -lt 300 ]; then
-  sample="$seed_dir-sample"
-  if [ ! -d "$sample" ]; then
-    mkdir -p "$sample"
-    ls "$seed_dir" | awk 'NR % 7 < 3' | while read -r f; do cp "$seed_dir/$f" "$sample/"; done
-  fi
-  seed_dir=$sample
-fi
 
 # Untrusted bitcode is read in the helper this build made.
 export TANJIT_BITCODE_CHECK="$src/$build/src/tools/tanjit-bitcode-check"
