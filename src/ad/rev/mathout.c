@@ -81,9 +81,8 @@ static LLVMValueRef inverse_scale(ad_fn_ctx *here, LLVMValueRef px) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(here->mc->llctx);
   LLVMTypeRef ov[2] = {t, i32};
   LLVMValueRef fr = ad_call_intrinsic(here, "llvm.frexp", ov, 2, &px, 1);
-  LLVMValueRef e = LLVMBuildExtractValue(here->b, fr, 1, "");
-  LLVMValueRef a2[2] = {ad_const_fp(t, 1.0), LLVMBuildNeg(here->b, e, "")};
-  return ad_call_intrinsic(here, "llvm.ldexp", ov, 2, a2, 2);
+  LLVMValueRef m = LLVMBuildExtractValue(here->b, fr, 0, "");
+  return ad_frexp_inverse_scale(here->b, px, m);
 }
 
 static int rev_out(ad_rev_fn *r, const ad_rev_call_row *row, LLVMValueRef call,

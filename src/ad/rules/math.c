@@ -937,7 +937,6 @@ static int emit_frexp(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
                       LLVMValueRef clone) {
   (void)r;
   LLVMValueRef x = LLVMGetOperand(call, 0);
-  LLVMTypeRef t = LLVMTypeOf(x);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(fc->mc->llctx);
   int intrinsic = LLVMGetNumArgOperands(call) == 1;
   LLVMValueRef e;
@@ -945,10 +944,10 @@ static int emit_frexp(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
     e = LLVMBuildExtractValue(fc->b, clone, 1, "");
   else
     e = LLVMBuildLoad2(fc->b, i32, ad_primal(fc, LLVMGetOperand(call, 1)), "");
-  LLVMValueRef ne = LLVMBuildNeg(fc->b, e, "");
-  LLVMTypeRef ov[2] = {t, LLVMTypeOf(ne)};
-  LLVMValueRef a2[2] = {ad_const_fp(t, 1.0), ne};
-  LLVMValueRef coef = ad_call_intrinsic(fc, "llvm.ldexp", ov, 2, a2, 2);
+  LLVMValueRef m =
+      intrinsic ? LLVMBuildExtractValue(fc->b, clone, 0, "") : clone;
+  LLVMValueRef coef =
+      ad_frexp_inverse_scale(fc->b, LLVMGetOperand(clone, 0), m);
   LLVMValueRef dm = scaled(fc, x, coef);
   if (!intrinsic) {
     LLVMValueRef sp = ad_shadow_or_null(fc, LLVMGetOperand(call, 1));

@@ -311,6 +311,18 @@ LLVMValueRef ad_const_fp(LLVMTypeRef t, double v) {
   return LLVMConstReal(t, v); /* a splat for vector types, any length */
 }
 
+/* mantissa / x is 2^-e exactly (a power of two, correctly rounded), and 1
+ * at x = 0, where frexp gives e = 0.  Not ldexp(1, -e) of frexp's exponent:
+ * once vectorized, that pair crashes LLVM 22's x86 instruction selection
+ * (SimplifyDemandedVectorElts). */
+LLVMValueRef ad_frexp_inverse_scale(LLVMBuilderRef b, LLVMValueRef x,
+                                    LLVMValueRef mantissa) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, x, LLVMConstNull(t), "");
+  LLVMValueRef q = LLVMBuildFDiv(b, mantissa, x, "");
+  return LLVMBuildSelect(b, zero, ad_const_fp(t, 1.0), q, "frexp.scale");
+}
+
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from) {
   if (!to || !from || !LLVMIsAInstruction(to) || !LLVMIsAInstruction(from))
     return;

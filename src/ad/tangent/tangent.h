@@ -132,6 +132,9 @@ LLVMValueRef ad_call_intrinsic(ad_fn_ctx *fc, const char *base,
                                LLVMValueRef *args, unsigned nargs);
 /* A float constant of type t (scalar or vector splat). */
 LLVMValueRef ad_const_fp(LLVMTypeRef t, double v);
+/* 2^-e where frexp(x) = (mantissa, e): the derivative of the mantissa. */
+LLVMValueRef ad_frexp_inverse_scale(LLVMBuilderRef b, LLVMValueRef x,
+                                    LLVMValueRef mantissa);
 void ad_copy_fmf(LLVMValueRef to, LLVMValueRef from);
 /* The flags of tangent instruction `to`: those of primal `from` (may be
  * NULL), plus reassoc nsz contract unless the session asked for strict
