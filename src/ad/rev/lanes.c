@@ -65,6 +65,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rev/lanes_memory.h"
 #include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
@@ -118,47 +119,6 @@ static int fn_list_push(fn_list *l, LLVMValueRef fn, int again) {
 }
 
 /* ---- path 2 (and the mutable globals of both): the primal ---- */
-
-/* Whether pointer v points into memory fn made itself (an alloca, a heap
- * allocation, or a local variable holding only such pointers), looked
- * through GEPs and casts; depth bounds PHI cycles. */
-static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
-  if (depth > 8)
-    return 0;
-  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
-                            AD_STRIP_INSTRUCTIONS);
-  if (LLVMIsAAllocaInst(v))
-    return 1;
-  if (LLVMIsACallInst(v)) {
-    const ad_call_rule *rule = ad_rule_of_call(mc, v);
-    return rule && rule->returns_allocation;
-  }
-  if (LLVMIsAPHINode(v)) {
-    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
-      if (!is_local_object(mc, LLVMGetIncomingValue(v, i), depth + 1))
-        return 0;
-    return 1;
-  }
-  if (LLVMIsASelectInst(v))
-    return is_local_object(mc, LLVMGetOperand(v, 1), depth + 1) &&
-           is_local_object(mc, LLVMGetOperand(v, 2), depth + 1);
-  if (!LLVMIsALoadInst(v))
-    return 0;
-  /* a local variable (clang -O0's `double *t = malloc(...)`): every value
-   * stored into it local, and its address not taken */
-  LLVMValueRef slot = LLVMGetOperand(v, 0);
-  if (!LLVMIsAAllocaInst(slot))
-    return 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (LLVMIsALoadInst(user))
-      continue;
-    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot ||
-        !is_local_object(mc, LLVMGetOperand(user, 0), depth + 1))
-      return 0;
-  }
-  return 1;
-}
 
 /* Whether pointer v is computed from one of the parameters in `params`
  * (through GEPs, casts, PHIs and selects of such, and local variables
@@ -251,13 +211,24 @@ typedef enum primal_scan {
                     function itself through its arguments */
 } primal_scan;
 
+/* Whether a call to an external function never comes back (the C++
+ * library's __throw_* helpers std::vector calls at -O0): whatever it does,
+ * no lane's primal goes on after it, so it cannot make lanes differ. */
+static int never_returns(LLVMValueRef call, LLVMValueRef callee) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  return LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+                                     kind) != NULL ||
+         LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex,
+                                      kind) != NULL;
+}
+
 /* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
  * of memory.  Defined callees are pushed on work.  `params`: the
  * parameters of the function inst is in whose writes through them path 3
  * undoes (NULL: none); `top`: path 3's function (NULL for the others). */
-static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
-                              primal_scan mode, fn_list *work,
-                              LLVMValueRef top, ad_map *params,
+static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
+                              LLVMValueRef inst, primal_scan mode,
+                              fn_list *work, LLVMValueRef top, ad_map *params,
                               lane_finding *f) {
   int globals_only = mode != SCAN_PER_LANE && mode != SCAN_UNDONE;
   LLVMValueRef bytes;
@@ -279,7 +250,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                    "would share");
   }
   if (LLVMIsAStoreInst(inst)) {
-    if (!globals_only && !is_local_object(mc, LLVMGetOperand(inst, 1), 0))
+    if (!globals_only && !lane_memory_fresh(mem, LLVMGetOperand(inst, 1)))
       return found(f, inst,
                    params ? "it stores to memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -304,7 +275,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
         (strncmp(name, "llvm.memcpy", 11) == 0 ||
          strncmp(name, "llvm.memmove", 12) == 0 ||
          strncmp(name, "llvm.memset", 11) == 0) &&
-        !is_local_object(mc, LLVMGetOperand(inst, 0), 0))
+        !lane_memory_fresh(mem, LLVMGetOperand(inst, 0)))
       return found(f, inst,
                    params ? "it copies into memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -325,7 +296,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                    "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
   }
-  if (globals_only)
+  if (globals_only || never_returns(inst, callee))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
   if (!rule || rule->writes_pointer_args || rule->inactive)
@@ -335,57 +306,49 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   return 0;
 }
 
-/* Whether inst frees (free, delete, realloc) a pointer computed from the
- * parameters in `params`: the caller's memory, which every lane's primal
- * reads.  A pointer the function reloads from memory, or frees in a
- * callee, is not followed. */
-static int frees_callers_memory(ad_module_ctx *mc, LLVMValueRef inst,
-                                ad_map *params) {
+/* Whether inst frees (free, delete, realloc) memory the call did not
+ * make: the caller's, which every lane's primal reads. */
+static int frees_callers_memory(ad_module_ctx *mc, const lane_memory *mem,
+                                LLVMValueRef inst) {
   if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
   return rule && rule->frees_argument && LLVMGetNumArgOperands(inst) > 0 &&
-         from_params(LLVMGetOperand(inst, 0), params, 0);
+         !lane_memory_fresh(mem, LLVMGetOperand(inst, 0));
 }
 
 /* 1 with *f set when fn or a function it reaches has what `mode` looks
  * for; 0; -1 out of memory. */
 static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
                        lane_finding *f) {
+  int per_lane = mode == SCAN_PER_LANE || mode == SCAN_UNDONE;
+  lane_memory *mem = per_lane ? lane_memory_build(mc, fn) : NULL;
   fn_list work;
   fn_list_init(&work);
   ad_map params; /* path 3: fn's own writes through its parameters */
   ad_map_init(&params);
-  int rc = fn_list_push(&work, fn, 0);
+  int rc = per_lane && !mem ? -1 : fn_list_push(&work, fn, 0);
   for (unsigned i = 0; rc == 0 && mode == SCAN_UNDONE && i < LLVMCountParams(fn);
        i++)
     if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
       rc = -1;
-  ad_map callers; /* fn's parameters: memory its caller owns */
-  ad_map_init(&callers);
-  for (unsigned i = 0; rc == 0 && i < LLVMCountParams(fn); i++)
-    if (ad_map_put(&callers, LLVMGetParam(fn, i), (void *)1) != 0)
-      rc = -1;
   while (rc == 0 && work.n) {
     LLVMValueRef g = work.v[--work.n];
     ad_map *own = mode == SCAN_UNDONE && g == fn ? &params : NULL;
-    ad_map *theirs = (mode == SCAN_PER_LANE || mode == SCAN_UNDONE) && g == fn
-                         ? &callers
-                         : NULL;
     LLVMValueRef top = mode == SCAN_UNDONE ? fn : NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = theirs && frees_callers_memory(mc, inst, theirs)
+        rc = per_lane && frees_callers_memory(mc, mem, inst)
                  ? found(f, inst,
                          "it frees memory its caller passed it, which the "
                          "next lane's primal would read and free again")
-                 : primal_instruction(mc, inst, mode, &work, top, own, f);
+                 : primal_instruction(mc, mem, inst, mode, &work, top, own, f);
   }
-  ad_map_free(&callers);
   ad_map_free(&params);
   fn_list_free(&work);
+  lane_memory_free(mem);
   return rc;
 }
 
