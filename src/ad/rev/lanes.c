@@ -120,6 +120,56 @@ static int fn_list_push(fn_list *l, LLVMValueRef fn, int again) {
 
 /* ---- path 2 (and the mutable globals of both): the primal ---- */
 
+/* Whether pointer v points into memory fn made itself (an alloca, a heap
+ * allocation, or a local variable holding only such pointers), looked
+ * through GEPs and casts; depth bounds PHI cycles. */
+static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
+  if (depth > 8)
+    return 0;
+  v = ad_strip_casts(v, AD_STRIP_GEPS | AD_STRIP_INT_CASTS |
+                            AD_STRIP_INSTRUCTIONS);
+  if (LLVMIsAAllocaInst(v))
+    return 1;
+  if (LLVMIsACallInst(v)) {
+    const ad_call_rule *rule = ad_rule_of_call(mc, v);
+    return rule && rule->returns_allocation;
+  }
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
+      if (!is_local_object(mc, LLVMGetIncomingValue(v, i), depth + 1))
+        return 0;
+    return 1;
+  }
+  if (LLVMIsASelectInst(v))
+    return is_local_object(mc, LLVMGetOperand(v, 1), depth + 1) &&
+           is_local_object(mc, LLVMGetOperand(v, 2), depth + 1);
+  if (!LLVMIsALoadInst(v))
+    return 0;
+  /* a local variable (clang -O0's `double *t = malloc(...)`): every value
+   * stored into it local, and its address not taken */
+  LLVMValueRef slot = LLVMGetOperand(v, 0);
+  if (!LLVMIsAAllocaInst(slot))
+    return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(slot); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (!LLVMIsAStoreInst(user) || LLVMGetOperand(user, 1) != slot ||
+        !is_local_object(mc, LLVMGetOperand(user, 0), depth + 1))
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether a write through pointer v lands in memory this call of the
+ * function made: a local object of the function it is in, or memory the
+ * points-to sets (lanes_memory.c) find only the call's own (a callee's
+ * `this`, a pointer loaded from a local array of such). */
+static int lands_in_own_memory(ad_module_ctx *mc, const lane_memory *mem,
+                               LLVMValueRef v) {
+  return is_local_object(mc, v, 0) || lane_memory_fresh(mem, v);
+}
+
 /* Whether pointer v is computed from one of the parameters in `params`
  * (through GEPs, casts, PHIs and selects of such, and local variables
  * holding only such: clang -O0's `out.addr`): memory that existed before
@@ -250,7 +300,7 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
                    "would share");
   }
   if (LLVMIsAStoreInst(inst)) {
-    if (!globals_only && !lane_memory_fresh(mem, LLVMGetOperand(inst, 1)))
+    if (!globals_only && !lands_in_own_memory(mc, mem, LLVMGetOperand(inst, 1)))
       return found(f, inst,
                    params ? "it stores to memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -275,7 +325,7 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
         (strncmp(name, "llvm.memcpy", 11) == 0 ||
          strncmp(name, "llvm.memmove", 12) == 0 ||
          strncmp(name, "llvm.memset", 11) == 0) &&
-        !lane_memory_fresh(mem, LLVMGetOperand(inst, 0)))
+        !lands_in_own_memory(mc, mem, LLVMGetOperand(inst, 0)))
       return found(f, inst,
                    params ? "it copies into memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -306,15 +356,23 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
   return 0;
 }
 
-/* Whether inst frees (free, delete, realloc) memory the call did not
- * make: the caller's, which every lane's primal reads. */
+/* Whether inst frees (free, delete, realloc) its caller's memory, which
+ * every lane's primal reads: a pointer computed from the parameters in
+ * `params` (those of the request's function, when inst is in it), or one
+ * the points-to sets find only in memory that existed before the call (a
+ * pointer reloaded from memory or freed in a callee; the sets do not tell
+ * a node's fields apart, so a list node holding a pointer into x and its
+ * next node may be either, and is not refused). */
 static int frees_callers_memory(ad_module_ctx *mc, const lane_memory *mem,
-                                LLVMValueRef inst) {
+                                LLVMValueRef inst, ad_map *params) {
   if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
-  return rule && rule->frees_argument && LLVMGetNumArgOperands(inst) > 0 &&
-         !lane_memory_fresh(mem, LLVMGetOperand(inst, 0));
+  if (!rule || !rule->frees_argument || LLVMGetNumArgOperands(inst) == 0)
+    return 0;
+  LLVMValueRef p = LLVMGetOperand(inst, 0);
+  return (params && from_params(p, params, 0)) ||
+         lane_memory_callers_only(mem, p);
 }
 
 /* 1 with *f set when fn or a function it reaches has what `mode` looks
@@ -327,7 +385,12 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
   fn_list_init(&work);
   ad_map params; /* path 3: fn's own writes through its parameters */
   ad_map_init(&params);
+  ad_map callers; /* fn's parameters: memory its caller owns */
+  ad_map_init(&callers);
   int rc = per_lane && !mem ? -1 : fn_list_push(&work, fn, 0);
+  for (unsigned i = 0; rc == 0 && i < LLVMCountParams(fn); i++)
+    if (ad_map_put(&callers, LLVMGetParam(fn, i), (void *)1) != 0)
+      rc = -1;
   for (unsigned i = 0; rc == 0 && mode == SCAN_UNDONE && i < LLVMCountParams(fn);
        i++)
     if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
@@ -340,12 +403,14 @@ static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = per_lane && frees_callers_memory(mc, mem, inst)
+        rc = per_lane && frees_callers_memory(mc, mem, inst,
+                                              g == fn ? &callers : NULL)
                  ? found(f, inst,
                          "it frees memory its caller passed it, which the "
                          "next lane's primal would read and free again")
                  : primal_instruction(mc, mem, inst, mode, &work, top, own, f);
   }
+  ad_map_free(&callers);
   ad_map_free(&params);
   fn_list_free(&work);
   lane_memory_free(mem);
@@ -641,18 +706,21 @@ static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, int copies,
 
 /* " at file:line" of inst, or of the nearest instruction before it in
  * its block with a location (what aug adds next to a primal instruction
- * has none of its own), or "". */
+ * has none of its own), else after it, or "". */
 static void line_of(LLVMValueRef inst, char *buf, size_t size) {
   buf[0] = 0;
-  for (; inst; inst = LLVMGetPreviousInstruction(inst)) {
-    unsigned len = 0;
-    const char *file = LLVMGetDebugLocFilename(inst, &len);
-    unsigned line = LLVMGetDebugLocLine(inst);
-    if (file && line) {
-      snprintf(buf, size, " at %.*s:%u", (int)len, file, line);
-      return;
+  for (int forward = 0; forward < 2; forward++)
+    for (LLVMValueRef i = inst; i;
+         i = forward ? LLVMGetNextInstruction(i)
+                     : LLVMGetPreviousInstruction(i)) {
+      unsigned len = 0;
+      const char *file = LLVMGetDebugLocFilename(i, &len);
+      unsigned line = LLVMGetDebugLocLine(i);
+      if (file && line) {
+        snprintf(buf, size, " at %.*s:%u", (int)len, file, line);
+        return;
+      }
     }
-  }
 }
 
 /* ---- the lanes' copies of the shadow blocks one augmented pass made ---- */

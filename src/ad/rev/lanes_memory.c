@@ -374,3 +374,13 @@ int lane_memory_fresh(const lane_memory *m, LLVMValueRef v) {
       return 1;
   return 0;
 }
+
+int lane_memory_callers_only(const lane_memory *m, LLVMValueRef v) {
+  const uint64_t *set = set_of(m, v);
+  if (!has(set, BEFORE) || set[0] != 1)
+    return 0;
+  for (size_t k = 1; k < m->words; k++)
+    if (set[k])
+      return 0;
+  return 1;
+}

@@ -18,4 +18,8 @@ void lane_memory_free(lane_memory *m);
  * constant) points only into memory the call made itself. */
 int lane_memory_fresh(const lane_memory *m, LLVMValueRef v);
 
+/* Whether pointer v points only into memory that existed before the
+ * call (its arguments', globals'). */
+int lane_memory_callers_only(const lane_memory *m, LLVMValueRef v);
+
 #endif
