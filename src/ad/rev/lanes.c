@@ -31,7 +31,10 @@
  * 2. One whole gradient (aug, then rev) per lane, each with its own tape:
  *    exact when running the primal again cannot see a difference (the
  *    function and its callees store, copy and memset only into memory
- *    they allocated, call nothing that may write memory, and the function
+ *    the call made: a local object, or what lanes_memory.c's points-to
+ *    sets find only the call's, such as clang -O0's slots and a
+ *    std::vector's members written through `this` in a callee; they call
+ *    nothing that may write memory but noreturn helpers, and the function
  *    frees nothing computed from its arguments: the next lane would read
  *    it and free it again), which covers
  *    an aug keeping a caller's shadow in a block it made (a list of
