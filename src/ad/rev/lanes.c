@@ -31,7 +31,10 @@
  * 2. One whole gradient (aug, then rev) per lane, each with its own tape:
  *    exact when running the primal again cannot see a difference (the
  *    function and its callees store, copy and memset only into memory
- *    they allocated, call nothing that may write memory, and the function
+ *    the call made: a local object, or what lanes_memory.c's points-to
+ *    sets find only the call's, such as clang -O0's slots and a
+ *    std::vector's members written through `this` in a callee; they call
+ *    nothing that may write memory but noreturn helpers, and the function
  *    frees nothing computed from its arguments: the next lane would read
  *    it and free it again), which covers
  *    an aug keeping a caller's shadow in a block it made (a list of
@@ -65,6 +68,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
+#include "ad/rev/lanes_memory.h"
 #include "ad/rev/rev.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
@@ -160,6 +164,15 @@ static int is_local_object(ad_module_ctx *mc, LLVMValueRef v, int depth) {
   return 1;
 }
 
+/* Whether a write through pointer v lands in memory this call of the
+ * function made: a local object of the function it is in, or memory the
+ * points-to sets (lanes_memory.c) find only the call's own (a callee's
+ * `this`, a pointer loaded from a local array of such). */
+static int lands_in_own_memory(ad_module_ctx *mc, const lane_memory *mem,
+                               LLVMValueRef v) {
+  return is_local_object(mc, v, 0) || lane_memory_fresh(mem, v);
+}
+
 /* Whether pointer v is computed from one of the parameters in `params`
  * (through GEPs, casts, PHIs and selects of such, and local variables
  * holding only such: clang -O0's `out.addr`): memory that existed before
@@ -251,13 +264,24 @@ typedef enum primal_scan {
                     function itself through its arguments */
 } primal_scan;
 
+/* Whether a call to an external function never comes back (the C++
+ * library's __throw_* helpers std::vector calls at -O0): whatever it does,
+ * no lane's primal goes on after it, so it cannot make lanes differ. */
+static int never_returns(LLVMValueRef call, LLVMValueRef callee) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  return LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+                                     kind) != NULL ||
+         LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex,
+                                      kind) != NULL;
+}
+
 /* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
  * of memory.  Defined callees are pushed on work.  `params`: the
  * parameters of the function inst is in whose writes through them path 3
  * undoes (NULL: none); `top`: path 3's function (NULL for the others). */
-static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
-                              primal_scan mode, fn_list *work,
-                              LLVMValueRef top, ad_map *params,
+static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
+                              LLVMValueRef inst, primal_scan mode,
+                              fn_list *work, LLVMValueRef top, ad_map *params,
                               lane_finding *f) {
   int globals_only = mode != SCAN_PER_LANE && mode != SCAN_UNDONE;
   LLVMValueRef bytes;
@@ -279,7 +303,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                    "would share");
   }
   if (LLVMIsAStoreInst(inst)) {
-    if (!globals_only && !is_local_object(mc, LLVMGetOperand(inst, 1), 0))
+    if (!globals_only && !lands_in_own_memory(mc, mem, LLVMGetOperand(inst, 1)))
       return found(f, inst,
                    params ? "it stores to memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -304,7 +328,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
         (strncmp(name, "llvm.memcpy", 11) == 0 ||
          strncmp(name, "llvm.memmove", 12) == 0 ||
          strncmp(name, "llvm.memset", 11) == 0) &&
-        !is_local_object(mc, LLVMGetOperand(inst, 0), 0))
+        !lands_in_own_memory(mc, mem, LLVMGetOperand(inst, 0)))
       return found(f, inst,
                    params ? "it copies into memory it did not allocate, "
                             "through a pointer not computed from its "
@@ -325,7 +349,7 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
                    "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
   }
-  if (globals_only)
+  if (globals_only || never_returns(inst, callee))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
   if (!rule || rule->writes_pointer_args || rule->inactive)
@@ -335,57 +359,64 @@ static int primal_instruction(ad_module_ctx *mc, LLVMValueRef inst,
   return 0;
 }
 
-/* Whether inst frees (free, delete, realloc) a pointer computed from the
- * parameters in `params`: the caller's memory, which every lane's primal
- * reads.  A pointer the function reloads from memory, or frees in a
- * callee, is not followed. */
-static int frees_callers_memory(ad_module_ctx *mc, LLVMValueRef inst,
-                                ad_map *params) {
+/* Whether inst frees (free, delete, realloc) its caller's memory, which
+ * every lane's primal reads: a pointer computed from the parameters in
+ * `params` (those of the request's function, when inst is in it), or one
+ * the points-to sets find only in memory that existed before the call (a
+ * pointer reloaded from memory or freed in a callee; the sets do not tell
+ * a node's fields apart, so a list node holding a pointer into x and its
+ * next node may be either, and is not refused). */
+static int frees_callers_memory(ad_module_ctx *mc, const lane_memory *mem,
+                                LLVMValueRef inst, ad_map *params) {
   if (!LLVMIsACallInst(inst) && !LLVMIsAInvokeInst(inst))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
-  return rule && rule->frees_argument && LLVMGetNumArgOperands(inst) > 0 &&
-         from_params(LLVMGetOperand(inst, 0), params, 0);
+  if (!rule || !rule->frees_argument || LLVMGetNumArgOperands(inst) == 0)
+    return 0;
+  LLVMValueRef p = LLVMGetOperand(inst, 0);
+  return (params && from_params(p, params, 0)) ||
+         lane_memory_callers_only(mem, p);
 }
 
 /* 1 with *f set when fn or a function it reaches has what `mode` looks
  * for; 0; -1 out of memory. */
 static int scan_primal(ad_module_ctx *mc, LLVMValueRef fn, primal_scan mode,
                        lane_finding *f) {
+  int per_lane = mode == SCAN_PER_LANE || mode == SCAN_UNDONE;
+  lane_memory *mem = per_lane ? lane_memory_build(mc, fn) : NULL;
   fn_list work;
   fn_list_init(&work);
   ad_map params; /* path 3: fn's own writes through its parameters */
   ad_map_init(&params);
-  int rc = fn_list_push(&work, fn, 0);
+  ad_map callers; /* fn's parameters: memory its caller owns */
+  ad_map_init(&callers);
+  int rc = per_lane && !mem ? -1 : fn_list_push(&work, fn, 0);
+  for (unsigned i = 0; rc == 0 && i < LLVMCountParams(fn); i++)
+    if (ad_map_put(&callers, LLVMGetParam(fn, i), (void *)1) != 0)
+      rc = -1;
   for (unsigned i = 0; rc == 0 && mode == SCAN_UNDONE && i < LLVMCountParams(fn);
        i++)
     if (ad_map_put(&params, LLVMGetParam(fn, i), (void *)1) != 0)
       rc = -1;
-  ad_map callers; /* fn's parameters: memory its caller owns */
-  ad_map_init(&callers);
-  for (unsigned i = 0; rc == 0 && i < LLVMCountParams(fn); i++)
-    if (ad_map_put(&callers, LLVMGetParam(fn, i), (void *)1) != 0)
-      rc = -1;
   while (rc == 0 && work.n) {
     LLVMValueRef g = work.v[--work.n];
     ad_map *own = mode == SCAN_UNDONE && g == fn ? &params : NULL;
-    ad_map *theirs = (mode == SCAN_PER_LANE || mode == SCAN_UNDONE) && g == fn
-                         ? &callers
-                         : NULL;
     LLVMValueRef top = mode == SCAN_UNDONE ? fn : NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g); bb && rc == 0;
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst && rc == 0;
            inst = LLVMGetNextInstruction(inst))
-        rc = theirs && frees_callers_memory(mc, inst, theirs)
+        rc = per_lane && frees_callers_memory(mc, mem, inst,
+                                              g == fn ? &callers : NULL)
                  ? found(f, inst,
                          "it frees memory its caller passed it, which the "
                          "next lane's primal would read and free again")
-                 : primal_instruction(mc, inst, mode, &work, top, own, f);
+                 : primal_instruction(mc, mem, inst, mode, &work, top, own, f);
   }
   ad_map_free(&callers);
   ad_map_free(&params);
   fn_list_free(&work);
+  lane_memory_free(mem);
   return rc;
 }
 
@@ -678,18 +709,21 @@ static int scan_rev(ad_module_ctx *mc, const ad_rev_pair *p, int copies,
 
 /* " at file:line" of inst, or of the nearest instruction before it in
  * its block with a location (what aug adds next to a primal instruction
- * has none of its own), or "". */
+ * has none of its own), else after it, or "". */
 static void line_of(LLVMValueRef inst, char *buf, size_t size) {
   buf[0] = 0;
-  for (; inst; inst = LLVMGetPreviousInstruction(inst)) {
-    unsigned len = 0;
-    const char *file = LLVMGetDebugLocFilename(inst, &len);
-    unsigned line = LLVMGetDebugLocLine(inst);
-    if (file && line) {
-      snprintf(buf, size, " at %.*s:%u", (int)len, file, line);
-      return;
+  for (int forward = 0; forward < 2; forward++)
+    for (LLVMValueRef i = inst; i;
+         i = forward ? LLVMGetNextInstruction(i)
+                     : LLVMGetPreviousInstruction(i)) {
+      unsigned len = 0;
+      const char *file = LLVMGetDebugLocFilename(i, &len);
+      unsigned line = LLVMGetDebugLocLine(i);
+      if (file && line) {
+        snprintf(buf, size, " at %.*s:%u", (int)len, file, line);
+        return;
+      }
     }
-  }
 }
 
 /* ---- the lanes' copies of the shadow blocks one augmented pass made ---- */
