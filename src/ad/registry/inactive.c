@@ -74,6 +74,13 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("abort"),
     INACTIVE("exit"),
     INACTIVE("__assert_fail"),
+    /* reverse mode's cleanup of an inner gradient's tape and shadows when
+     * an exception leaves its augmented pass (rev/exceptions.c): forward
+     * over reverse keeps the primal cleanup, whose device-shadow thunks
+     * (function pointers) it could not differentiate; it runs only on the
+     * way out of the derivative, whose tangents then go unused */
+    INACTIVE("tanjit.rev.unwound"),
+    INACTIVE("tanjit.rev.unwound.heap"),
     INACTIVE("llvm.lifetime.start"),
     INACTIVE("llvm.lifetime.end"),
     INACTIVE("llvm.assume"),
