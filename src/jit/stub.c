@@ -35,9 +35,20 @@ static void report_unresolved_call(tanjit_session *s, const char *symbol,
   abort();
 }
 
+/* A derivative's run-time check that failed (a null global shadow, a
+ * lazily compiled function that cannot compile): the handler hears of it
+ * as of an unresolved call, `what` as its symbol; the default says what
+ * it is, not "unresolved symbol". */
 void jit_report_runtime_failure(void *session, const char *what,
                                 const char *why) {
-  report_unresolved_call(session, what, "", why);
+  tanjit_session *s = session;
+  if (s->on_unresolved) {
+    report_unresolved_call(s, what, "", why);
+    return;
+  }
+  fprintf(stderr, "tanjit: %s: %s\n", what, why);
+  fflush(stderr);
+  abort();
 }
 
 void jit_report_runtime_target(void *session, const void *target,

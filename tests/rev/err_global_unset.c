@@ -8,7 +8,7 @@
 #include <unistd.h>
 extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
-double *g;
+static double *g; /* renamed g.tanjit.m<N> at load: messages say g */
 void put(int i, double v) { g[i] = v; }
 static double f(double *x, int n) {
   double s = 0;

@@ -61,9 +61,7 @@ static void append_location(strbuf *sb, LLVMValueRef where) {
   }
 }
 
-/* Names the session gave module-private symbols at load (<name>.tanjit.m<N>,
- * src/jit/session.c) read as the frontend wrote them. */
-static void strip_session_suffixes(char *s) {
+void ad_strip_session_suffixes(char *s) {
   static const char tag[] = TANJIT_PRIVATE_SUFFIX;
   char *w = s;
   for (const char *r = s; *r;) {
@@ -94,9 +92,9 @@ static void record_location(tanjit_error *e, LLVMValueRef where) {
     column = LLVMGetDebugLocColumn(where);
   }
   if (function)
-    strip_session_suffixes(function);
+    ad_strip_session_suffixes(function);
   if (inst)
-    strip_session_suffixes(inst);
+    ad_strip_session_suffixes(inst);
   tj_error_set_location(e, function, inst ? inst + strspn(inst, " ") : NULL,
                         file, line, column);
   free(function), free(inst), free(file);
@@ -112,7 +110,7 @@ char *ad_location_text(LLVMValueRef where) {
   }
   if (!sb.data)
     return tj_strdup("");
-  strip_session_suffixes(sb.data);
+  ad_strip_session_suffixes(sb.data);
   return sb_take(&sb);
 }
 
@@ -127,7 +125,7 @@ static int vfail(ad_module_ctx *mc, tanjit_error_code code, LLVMValueRef where,
   sb_vprintf(&sb, fmt, ap);
   append_location(&sb, where);
   if (sb.data)
-    strip_session_suffixes(sb.data);
+    ad_strip_session_suffixes(sb.data);
   tj_fail(mc->diag.err, code, "%s", sb.data ? sb.data : "differentiation failed");
   sb_free(&sb);
   if (mc->diag.err)

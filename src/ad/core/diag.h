@@ -32,5 +32,9 @@ char *ad_location_text(LLVMValueRef where);
 char *ad_value_text(LLVMValueRef v);
 /* The name of a value ("<unnamed>" when it has none); borrowed. */
 const char *ad_value_name(LLVMValueRef v);
+/* Names the session gave module-private symbols at load
+ * (<name>.tanjit.m<N>, src/jit/session.c) made, in place, as the frontend
+ * wrote them: for text a user reads. */
+void ad_strip_session_suffixes(char *s);
 
 #endif

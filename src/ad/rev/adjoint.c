@@ -35,13 +35,82 @@ static void copy_fmf(LLVMValueRef to, LLVMValueRef from) {
   ad_copy_fmf(to, from);
 }
 
+/* What an adjoint slot holds before anything is added to it: -0.0 in
+ * each float leaf.  -0 is the one exact additive identity (-0 + x is x for
+ * every x, zeros included; +0 + -0 is +0), so LLVM turns a slot's first
+ * accumulation into a plain copy, and a negated partial added to it into
+ * a subtraction, without nsz: with strict derivatives (no nsz) a +0 slot
+ * kept an `fadd 0.0, x` per value.  Integer and pointer leaves hold 0.
+ * Only registers hold it: shadow memory is zeroed with +0, and the
+ * adjoints a gradient returns are normalized (ad_rev_positive_zero).
+ * Strict derivatives start slots with it (slot_start). */
+LLVMValueRef ad_rev_empty_adjoint(LLVMTypeRef t) {
+  enum { MOST_LEAVES = 4096 };
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (ad_type_is_float_scalar(t))
+    return LLVMConstReal(t, -0.0);
+  int f = 0, o = 0;
+  ad_rev_leaves(t, &f, &o);
+  unsigned n = k == LLVMStructTypeKind  ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+               : k == LLVMVectorTypeKind ? LLVMGetVectorSize(t)
+                                         : 0;
+  if (!f || n == 0 || n > MOST_LEAVES)
+    return LLVMConstNull(t);
+  LLVMValueRef *leaf = tj_malloc(n * sizeof *leaf);
+  if (!leaf)
+    return LLVMConstNull(t);
+  for (unsigned i = 0; i < n; i++)
+    leaf[i] = ad_rev_empty_adjoint(k == LLVMStructTypeKind
+                                       ? LLVMStructGetTypeAtIndex(t, i)
+                                       : LLVMGetElementType(t));
+  LLVMValueRef c;
+  if (k == LLVMVectorTypeKind)
+    c = LLVMConstVector(leaf, n);
+  else if (k == LLVMArrayTypeKind)
+    c = LLVMConstArray2(LLVMGetElementType(t), leaf, n);
+  else if (LLVMGetStructName(t))
+    c = LLVMConstNamedStruct(t, leaf, n);
+  else
+    c = LLVMConstStructInContext(LLVMGetTypeContext(t), leaf, n,
+                                 LLVMIsPackedStruct(t));
+  free(leaf);
+  return c;
+}
+
+/* Whether d adds nothing: a +0 or -0 constant (constants are uniqued, so
+ * the empty adjoint compares by identity).  Dropping a zero changes at
+ * most the sign of a zero sum. */
+static int adds_nothing(LLVMValueRef d) {
+  return LLVMIsConstant(d) &&
+         (LLVMIsNull(d) || d == ad_rev_empty_adjoint(LLVMTypeOf(d)));
+}
+
+LLVMValueRef ad_rev_positive_zero(LLVMBuilderRef b, LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  int f = 0, o = 0;
+  ad_rev_leaves(t, &f, &o);
+  if (!f)
+    return v;
+  if (ad_type_is_float(t)) /* no flags: x + +0 maps only -0 to +0 */
+    return LLVMBuildFAdd(b, v, LLVMConstNull(t), "");
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  unsigned n = k == LLVMStructTypeKind  ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : 0;
+  for (unsigned i = 0; i < n; i++)
+    v = LLVMBuildInsertValue(
+        b, v, ad_rev_positive_zero(b, LLVMBuildExtractValue(b, v, i, "")), i, "");
+  return v;
+}
+
 LLVMValueRef ad_rev_add(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef d,
                         LLVMValueRef fmf_src) {
   LLVMTypeRef t = LLVMTypeOf(a);
-  if (LLVMIsConstant(d) && LLVMIsNull(d))
+  if (adds_nothing(d))
     return a;
   if (ad_type_is_float(t)) {
-    if (LLVMIsConstant(a) && LLVMIsNull(a))
+    if (adds_nothing(a))
       return d;
     LLVMValueRef s = LLVMBuildFAdd(b, a, d, "");
     copy_fmf(s, fmf_src);
@@ -91,6 +160,14 @@ LLVMValueRef ad_rev_zero_floats(LLVMBuilderRef b, LLVMValueRef v) {
   return out;
 }
 
+/* A slot's start: under the derivative flags every adjoint add has nsz,
+ * and LLVM folds +0 (cheaper to materialize than -0) as well; strict
+ * derivatives need the exact identity. */
+static LLVMValueRef slot_start(ad_rev_fn *r, LLVMTypeRef t) {
+  return ad_engine_fast_derivatives(r->mc->engine) ? LLVMConstNull(t)
+                                                   : ad_rev_empty_adjoint(t);
+}
+
 static LLVMValueRef slot_of(ad_rev_fn *r, LLVMValueRef v) {
   LLVMValueRef s = ad_map_get(&r->adj, v);
   if (s)
@@ -98,7 +175,7 @@ static LLVMValueRef slot_of(ad_rev_fn *r, LLVMValueRef v) {
   LLVMTypeRef t = ad_rev_adjoint_type(r, v);
   LLVMPositionBuilderBefore(r->eb, r->entry_term);
   s = LLVMBuildAlloca(r->eb, t, "adj");
-  LLVMBuildStore(r->eb, LLVMConstNull(t), s);
+  LLVMBuildStore(r->eb, slot_start(r, t), s);
   if (ad_map_put(&r->adj, v, s) != 0)
     ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
   return s;
@@ -108,7 +185,7 @@ LLVMValueRef ad_rev_take(ad_rev_fn *r, LLVMValueRef v) {
   LLVMValueRef s = slot_of(r, v);
   LLVMTypeRef t = ad_rev_adjoint_type(r, v);
   LLVMValueRef d = LLVMBuildLoad2(r->rb, t, s, "");
-  LLVMBuildStore(r->rb, LLVMConstNull(t), s);
+  LLVMBuildStore(r->rb, slot_start(r, t), s);
   return d;
 }
 
@@ -118,7 +195,7 @@ void ad_rev_accumulate(ad_rev_fn *r, LLVMValueRef v, LLVMValueRef d,
     return;
   if (!ad_rev_has_adjoint(r, v))
     return;
-  if (LLVMIsConstant(d) && LLVMIsNull(d))
+  if (adds_nothing(d))
     return;
   LLVMValueRef s = slot_of(r, v);
   LLVMTypeRef t = ad_rev_adjoint_type(r, v);
@@ -905,6 +982,8 @@ static int reverse_block(ad_rev_fn *r, LLVMBasicBlockRef bb, size_t index) {
                                  ad_rev_adjoint_type(r, p) == at
                              ? LLVMBuildLoad2(r->rb, at, slot_of(r, p), "")
                              : LLVMConstNull(at);
+        if (!ad_engine_fast_derivatives(r->mc->engine))
+          v = ad_rev_positive_zero(r->rb, v);
         agg = LLVMBuildInsertValue(r->rb, agg, v, k++, "");
       }
       LLVMBuildRet(r->rb, agg);

@@ -522,6 +522,12 @@ void ad_rev_accumulate(ad_rev_fn *r, LLVMValueRef v, LLVMValueRef d,
 /* a + d over float leaves (others keep a's). */
 LLVMValueRef ad_rev_add(LLVMBuilderRef b, LLVMValueRef a, LLVMValueRef d,
                         LLVMValueRef fmf_src);
+/* The value of an adjoint nothing was added to yet: -0.0 in float
+ * leaves (the exact additive identity), 0 elsewhere. */
+LLVMValueRef ad_rev_empty_adjoint(LLVMTypeRef t);
+/* v with -0.0 float leaves made +0.0 (what a gradient returns for an
+ * adjoint nothing reached, as Enzyme's +0 accumulators give). */
+LLVMValueRef ad_rev_positive_zero(LLVMBuilderRef b, LLVMValueRef v);
 /* v with its float leaves zeroed. */
 LLVMValueRef ad_rev_zero_floats(LLVMBuilderRef b, LLVMValueRef v);
 /* Emits, at rb, the guard for an access through primal pointer p whose

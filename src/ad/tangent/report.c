@@ -160,6 +160,10 @@ void ad_emit_global_shadow_check(ad_fn_ctx *fc, LLVMValueRef load,
             "its shadow, or set %s inside the differentiated function)",
             ad_value_name(g), ad_value_name(g));
   free(where);
+  if (!what.failed && !why.failed) {
+    ad_strip_session_suffixes(what.data);
+    ad_strip_session_suffixes(why.data);
+  }
   if (what.failed || why.failed) {
     sb_free(&what);
     sb_free(&why);
