@@ -1006,7 +1006,8 @@ static void expect_no_derivative_report(void *user, const char *symbol,
                                         const char *library, const char *why) {
   (void)user, (void)library;
   int ok = strstr(symbol, "opaque_user") && strstr(symbol, "apply") &&
-           strstr(why, "no forward-mode derivative") && strstr(why, "j0");
+           strstr(why, "no forward-mode derivative") &&
+           strstr(why, "significand");
   _exit(ok ? 3 : 4); /* no leak check of the session left open */
 }
 
@@ -1016,12 +1017,12 @@ START_TEST(indirect_target_without_derivative_is_reported) {
   o.on_unresolved = expect_no_derivative_report;
   tanjit_session *s = tanjit_session_new(&o, NULL);
   load_ok(s,
-          "declare double @j0(double)\n"
+          "declare double @significand(double)\n"
           "declare double @__enzyme_fwddiff(ptr, ...)\n"
           "define double @square(double %x) {\n  %r = fmul double %x, %x\n"
           "  ret double %r\n}\n"
           "define double @opaque_user(double %x) {\n"
-          "  %r = call double @j0(double %x)\n  ret double %r\n}\n"
+          "  %r = call double @significand(double %x)\n  ret double %r\n}\n"
           "@table = global [2 x ptr] [ptr @square, ptr @opaque_user]\n"
           "define double @apply(i64 %k, double %x) {\n"
           "  %p = getelementptr [2 x ptr], ptr @table, i64 0, i64 %k\n"

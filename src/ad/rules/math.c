@@ -17,6 +17,7 @@
  *   x y z      the call's arguments 0, 1, 2 (integer arguments stay integers)
  *   r          the call's result
  *   <number>   a constant of type T
+ *   <n>i       an integer constant (a C int): `2i`
  * and the operators of math_ops.  The same row serves both modes: forward
  * computes dr = sum_k partial_k dx_k, reverse will add partial_k * dr to
  * each x_k's adjoint.  Functions that write through pointers (sincos,
@@ -220,6 +221,29 @@ static const math_rule math_table[] = {
     {.names = {"lgamma", "lgammaf", "lgammal", NULL},
      .arity = 1,
      .partial = {[0] = "x digamma"}},
+    /* Bessel functions of the first and second kind: J0' = -J1,
+     * J1' = (J0 - J2) / 2 (finite at 0, unlike J0 - J1/x), and
+     * Jn' = (J(n-1) - J(n+1)) / 2; Y the same */
+    {.names = {"j0", "j0f", "j0l", NULL},
+     .arity = 1,
+     .partial = {[0] = "x j1 neg"}},
+    {.names = {"j1", "j1f", "j1l", NULL},
+     .arity = 1,
+     .partial = {[0] = "x j0 2i x jn - 0.5 *"}},
+    {.names = {"jn", "jnf", "jnl", NULL},
+     .arity = 2,
+     .int_args = 1,
+     .partial = {[1] = "x dec y jn x inc y jn - 0.5 *"}},
+    {.names = {"y0", "y0f", "y0l", NULL},
+     .arity = 1,
+     .partial = {[0] = "x y1 neg"}},
+    {.names = {"y1", "y1f", "y1l", NULL},
+     .arity = 1,
+     .partial = {[0] = "x y0 2i x yn - 0.5 *"}},
+    {.names = {"yn", "ynf", "ynl", NULL},
+     .arity = 2,
+     .int_args = 1,
+     .partial = {[1] = "x dec y yn x inc y yn - 0.5 *"}},
     /* d ldexp(x, n) = 2^n dx */
     {.names = {"ldexp", "ldexpf", "ldexpl", "llvm.ldexp"},
      .arity = 2,
@@ -308,11 +332,14 @@ typedef enum math_opcode {
   MO_RESULT,       /* r */
   MO_INTRINSIC,    /* an LLVM intrinsic on T (unary or binary) */
   MO_INTRINSIC_TI, /* an LLVM intrinsic on (T, integer): ldexp, powi */
+  MO_LIBM,         /* a libm function T -> T, spelled for T (j0, j0f, j0l) */
+  MO_LIBM_IT,      /* a libm function (int, T) -> T: jn */
   MO_NEG,
   MO_SQ,
   MO_RECIP,
   MO_ITOF,
   MO_DEC,
+  MO_INC,
   MO_DIGAMMA,
   MO_ADD,
   MO_SUB,
@@ -330,7 +357,7 @@ typedef struct math_op {
   math_opcode op;
   unsigned char npop;
   math_kind in[2], out;
-  const char *intrinsic;  /* MO_INTRINSIC*: its base name */
+  const char *intrinsic;  /* MO_INTRINSIC*, MO_LIBM*: its base name */
   LLVMRealPredicate pred; /* MO_CMP */
   unsigned char arg;      /* MO_ARG: which argument */
 } math_op;
@@ -347,6 +374,7 @@ static const math_op math_ops[] = {
     {"recip", MO_RECIP, 1, {F, F}, F, NULL, 0, 0}, /* 1/v */
     {"itof", MO_ITOF, 1, {I, I}, F, NULL, 0, 0},   /* integer -> T */
     {"dec", MO_DEC, 1, {I, I}, I, NULL, 0, 0},     /* integer - 1 */
+    {"inc", MO_INC, 1, {I, I}, I, NULL, 0, 0},     /* integer + 1 */
     {"digamma", MO_DIGAMMA, 1, {F, F}, F, NULL, 0, 0},
     {"cos", MO_INTRINSIC, 1, {F, F}, F, "llvm.cos", 0, 0},
     {"sin", MO_INTRINSIC, 1, {F, F}, F, "llvm.sin", 0, 0},
@@ -355,6 +383,12 @@ static const math_op math_ops[] = {
     {"sqrt", MO_INTRINSIC, 1, {F, F}, F, "llvm.sqrt", 0, 0},
     {"trunc", MO_INTRINSIC, 1, {F, F}, F, "llvm.trunc", 0, 0},
     {"rint", MO_INTRINSIC, 1, {F, F}, F, "llvm.rint", 0, 0},
+    {"j0", MO_LIBM, 1, {F, F}, F, "j0", 0, 0},
+    {"j1", MO_LIBM, 1, {F, F}, F, "j1", 0, 0},
+    {"y0", MO_LIBM, 1, {F, F}, F, "y0", 0, 0},
+    {"y1", MO_LIBM, 1, {F, F}, F, "y1", 0, 0},
+    {"jn", MO_LIBM_IT, 2, {I, F}, F, "jn", 0, 0},
+    {"yn", MO_LIBM_IT, 2, {I, F}, F, "yn", 0, 0},
     {"+", MO_ADD, 2, {F, F}, F, NULL, 0, 0},
     {"-", MO_SUB, 2, {F, F}, F, NULL, 0, 0},
     {"*", MO_MUL, 2, {F, F}, F, NULL, 0, 0},
@@ -375,6 +409,7 @@ enum { MATH_MAX_CODE = 24, MATH_MAX_STACK = 16 };
 typedef struct math_insn {
   const math_op *op; /* NULL: a constant */
   char number[40];   /* a constant's decimal text, read in T's precision */
+  int is_int;        /* the constant is an integer (`2i`): a C int */
 } math_insn;
 
 typedef struct math_program {
@@ -447,7 +482,14 @@ static int parse_program(const math_rule *m, unsigned k, const char *text,
       }
       memcpy(in->number, s, len);
       in->number[len] = 0;
-      (void)strtod(in->number, &end);
+      in->is_int = len > 1 && s[len - 1] == 'i';
+      if (in->is_int) {
+        in->number[len - 1] = 0;
+        (void)strtol(in->number, &end, 10);
+        out = MK_INT;
+      } else {
+        (void)strtod(in->number, &end);
+      }
       if (end == in->number || *end) {
         snprintf(why, whysize, "%s: unknown token '%s'", fname, in->number);
         return -1;
@@ -523,6 +565,34 @@ typedef struct eval_ctx {
 
 static LLVMValueRef digamma(eval_ctx *e, LLVMValueRef v);
 
+/* A libm function the partial calls (j1 in j0's), spelled for T: the
+ * double name, +f for float, +l for x86 long double; NULL for other types
+ * (vectors, half, fp128), which libm has no spelling of. */
+static LLVMValueRef call_libm(eval_ctx *e, const math_op *op,
+                              LLVMValueRef *operands) {
+  const char *suffix;
+  switch (LLVMGetTypeKind(e->t)) {
+  case LLVMDoubleTypeKind:
+    suffix = "";
+    break;
+  case LLVMFloatTypeKind:
+    suffix = "f";
+    break;
+  case LLVMX86_FP80TypeKind:
+    suffix = "l";
+    break;
+  default:
+    return NULL;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "%s%s", op->intrinsic, suffix);
+  unsigned n = op->op == MO_LIBM_IT ? 2 : 1;
+  LLVMTypeRef params[2] = {n == 2 ? LLVMTypeOf(operands[0]) : e->t, e->t};
+  LLVMTypeRef ft = LLVMFunctionType(e->t, params, n, 0);
+  LLVMValueRef fn = ad_get_or_declare(e->fc->mc->mod, name, ft);
+  return fn ? LLVMBuildCall2(e->fc->b, ft, fn, operands, n, "") : NULL;
+}
+
 /* The value of a parsed program, emitted at the builder; NULL if it did
  * not parse (or digamma on a vector). */
 static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
@@ -535,8 +605,12 @@ static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
     const math_insn *in = &p->code[i];
     const math_op *op = in->op;
     if (!op) {
-      st[sp++] = LLVMConstRealOfStringAndSize(e->t, in->number,
-                                              (unsigned)strlen(in->number));
+      st[sp++] = in->is_int
+                     ? LLVMConstInt(LLVMInt32TypeInContext(e->fc->mc->llctx),
+                                    (unsigned long long)strtol(in->number, NULL, 10),
+                                    1)
+                     : LLVMConstRealOfStringAndSize(e->t, in->number,
+                                                    (unsigned)strlen(in->number));
       continue;
     }
     LLVMValueRef l = op->npop == 2 ? st[sp - 2] : op->npop ? st[sp - 1] : NULL;
@@ -573,6 +647,13 @@ static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
       break;
     case MO_DEC:
       v = LLVMBuildSub(b, l, LLVMConstInt(LLVMTypeOf(l), 1, 0), "");
+      break;
+    case MO_INC:
+      v = LLVMBuildAdd(b, l, LLVMConstInt(LLVMTypeOf(l), 1, 0), "");
+      break;
+    case MO_LIBM:
+    case MO_LIBM_IT:
+      v = call_libm(e, op, pair);
       break;
     case MO_DIGAMMA:
       v = digamma(e, l);
