@@ -561,7 +561,56 @@ typedef struct eval_ctx {
   LLVMTypeRef t; /* the float type T */
   LLVMValueRef *args;
   LLVMValueRef result;
+  LLVMValueRef call; /* the primal call (NULL: an instruction's row) */
 } eval_ctx;
+
+/* Whether primal float v is never zero, never negative (NaN allowed), by
+ * its expression: a positive constant, or a sum of a positive and a
+ * non-negative term (a sum of squares plus a softening constant, n-body's
+ * r2 = dx^2 + dy^2 + dz^2 + eps).  Rounding keeps such a sum at least its
+ * positive term; a product of positives may underflow to 0, so it is
+ * only non-negative.  `depth` bounds the walk. */
+static int never_zero_or_negative(LLVMValueRef v, int nonneg_is_enough,
+                                  unsigned depth) {
+  if (LLVMIsAConstantFP(v)) {
+    LLVMBool lost = 0;
+    double c = LLVMConstRealGetDouble(v, &lost);
+    return nonneg_is_enough ? c >= 0 : c > 0;
+  }
+  if (depth == 0 || !LLVMIsAInstruction(v))
+    return 0;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (op == LLVMFAdd) {
+    LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+    return (never_zero_or_negative(a, nonneg_is_enough, depth - 1) &&
+            never_zero_or_negative(b, 1, depth - 1)) ||
+           (never_zero_or_negative(a, 1, depth - 1) &&
+            never_zero_or_negative(b, nonneg_is_enough, depth - 1));
+  }
+  if (op == LLVMFMul)
+    return nonneg_is_enough && LLVMGetOperand(v, 0) == LLVMGetOperand(v, 1);
+  if (op != LLVMCall)
+    return 0;
+  LLVMValueRef f = ad_called_function(v);
+  size_t n = 0;
+  const char *name = f ? LLVMGetValueName2(f, &n) : "";
+  if (strncmp(name, "llvm.fmuladd.", 13) == 0 ||
+      strncmp(name, "llvm.fma.", 9) == 0)
+    return LLVMGetOperand(v, 0) == LLVMGetOperand(v, 1) &&
+           never_zero_or_negative(LLVMGetOperand(v, 2), nonneg_is_enough,
+                                  depth - 1);
+  if (strncmp(name, "llvm.fabs.", 10) == 0)
+    return nonneg_is_enough;
+  return 0;
+}
+
+/* Whether a row's guard `a c nz` can go: c is argument k of the primal
+ * call, which is never zero (sqrt's partial at a softened r2). */
+static int guard_needless(const eval_ctx *e, int arg) {
+  return e->call && arg >= 0 &&
+         (unsigned)arg < LLVMGetNumArgOperands(e->call) &&
+         never_zero_or_negative(LLVMGetOperand(e->call, (unsigned)arg), 0, 8);
+}
 
 static LLVMValueRef digamma(eval_ctx *e, LLVMValueRef v);
 
@@ -598,6 +647,7 @@ static LLVMValueRef call_libm(eval_ctx *e, const math_op *op,
 static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
   LLVMBuilderRef b = e->fc->b;
   LLVMValueRef st[MATH_MAX_STACK];
+  int from_arg[MATH_MAX_STACK]; /* the argument a stack value is, or -1 */
   int sp = 0;
   if (!p->n)
     return NULL;
@@ -605,6 +655,7 @@ static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
     const math_insn *in = &p->code[i];
     const math_op *op = in->op;
     if (!op) {
+      from_arg[sp] = -1;
       st[sp++] = in->is_int
                      ? LLVMConstInt(LLVMInt32TypeInContext(e->fc->mc->llctx),
                                     (unsigned long long)strtol(in->number, NULL, 10),
@@ -674,6 +725,10 @@ static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
       v = LLVMBuildUIToFP(b, LLVMBuildFCmp(b, op->pred, l, r, ""), e->t, "");
       break;
     case MO_NONZERO:
+      if (guard_needless(e, from_arg[sp - 1])) {
+        v = l;
+        break;
+      }
       v = LLVMBuildSelect(
           b, LLVMBuildFCmp(b, LLVMRealUNE, r, LLVMConstNull(LLVMTypeOf(r)), ""),
           l, LLVMConstNull(LLVMTypeOf(l)), "");
@@ -682,6 +737,7 @@ static LLVMValueRef eval_program(eval_ctx *e, const math_program *p) {
     if (!v)
       return NULL;
     sp -= op->npop;
+    from_arg[sp] = op->op == MO_ARG ? (int)op->arg : -1;
     st[sp++] = v;
   }
   return st[0];
@@ -840,8 +896,11 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
   LLVMValueRef args[3];
   ad_term terms[3];
   unsigned nterms = 0;
-  eval_ctx e = {
-      .fc = fc, .t = float_type_of(m, call), .args = args, .result = clone};
+  eval_ctx e = {.fc = fc,
+                .t = float_type_of(m, call),
+                .args = args,
+                .result = clone,
+                .call = call};
   for (unsigned k = 0; k < m->arity; k++)
     args[k] = ad_primal(fc, LLVMGetOperand(call, k));
   if (m->chooses)
@@ -898,8 +957,11 @@ int ad_math_partials(ad_fn_ctx *fc, const ad_call_rule *rule,
     return ad_fail(fc->mc, call, "call to %s has %u arguments, expected %u",
                    ad_value_name(ad_called_function(call)),
                    LLVMGetNumArgOperands(call), m->arity);
-  eval_ctx e = {
-      .fc = fc, .t = float_type_of(m, call), .args = args, .result = result};
+  eval_ctx e = {.fc = fc,
+                .t = float_type_of(m, call),
+                .args = args,
+                .result = result,
+                .call = call};
   *chooses = m->chooses;
   for (unsigned k = 0; k < m->arity; k++) {
     partials[k] = NULL;
