@@ -116,6 +116,7 @@ static const struct {
     {"sincosl", 3u << 1},     {"__sincos", 3u << 1}, {"__sincosf", 3u << 1},
     {"modf", 1u << 1},        {"modff", 1u << 1},    {"modfl", 1u << 1},
     {"frexp", 1u << 1},       {"frexpf", 1u << 1},   {"frexpl", 1u << 1},
+    {"remquo", 1u << 2},      {"remquof", 1u << 2},  {"remquol", 1u << 2},
 };
 
 /* Whether a call with a rule may read its argument j: every rule may,
