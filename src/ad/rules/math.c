@@ -19,10 +19,10 @@
  *   <number>   a constant of type T
  * and the operators of math_ops.  The same row serves both modes: forward
  * computes dr = sum_k partial_k dx_k, reverse will add partial_k * dr to
- * each x_k's adjoint.  Functions that write through pointers (sincos,
- * frexp, modf) have emitters of their own at the end of this file, but for
- * an integer written that carries no derivative (remquo's quotient), which
- * a row marks as an out-argument (out_args).
+ * each x_k's adjoint.  Functions that write floats through pointers
+ * (sincos, frexp, modf) have emitters of their own at the end of this
+ * file; an integer written through a pointer, which carries no derivative
+ * (remquo's quotient), is a row's out-argument (out_args).
  */
 #include <pthread.h>
 #include <stdio.h>
