@@ -12,7 +12,8 @@
  *   trtrs  B := A^-1 B, A lower (reverse mode only: trtrs has no forward
  *          rule);
  *   scal   b := a_k b, twice in a loop (each trip reads what the last
- *          wrote, into b alone).
+ *          wrote, into b alone);
+ *   store  an active store into b, then scal's in-place update of it.
  * (Refused where the buffer is read back: errors.c cases 2, 3, 8 and 9.)
  * The routines are defined here (column-major, the forms called), so no
  * external BLAS is needed.  main returns the number of mismatches.
@@ -95,6 +96,12 @@ static double trtrs_const(double *A, double *B) {
 static double scal_loop_const(double *a, double *b) {
   for (int k = 0; k < 2; k++)
     cblas_dscal(N, a[k], b, 1);
+  return loss(a, N);
+}
+
+static double store_then_scal(double *a, double *b) {
+  b[1] = a[0] * a[1];
+  cblas_dscal(N, a[2], b, 1);
   return loss(a, N);
 }
 
@@ -229,6 +236,22 @@ int main(void) {
     tangent += t[i] * fd(loss_a, a, N, i);
   expect("scal loop tangent", 0,
          __enzyme_fwddiff((void *)scal_loop_const, enzyme_dup, a, t,
+                          enzyme_const, b),
+         tangent, 1e-7L);
+
+  /* a store, then scal: reverse, then forward */
+  for (int i = 0; i < N; i++)
+    da[i] = seed(i), b[i] = 1.0 + i;
+  __enzyme_autodiff((void *)store_then_scal, enzyme_dup, a, da, enzyme_const,
+                    b);
+  for (int i = 0; i < N; i++) {
+    long double want = (i == 1 ? (long double)a[0] * a[1] : 1.0 + i) * a[2];
+    expect("store, scal gradient", i, da[i], seed(i) + fd(loss_a, a, N, i),
+           1e-7L);
+    expect("store, scal's b after the gradient", i, b[i], want, 1e-15L);
+  }
+  expect("store, scal tangent", 0,
+         __enzyme_fwddiff((void *)store_then_scal, enzyme_dup, a, t,
                           enzyme_const, b),
          tangent, 1e-7L);
 
