@@ -744,7 +744,8 @@ static int no_shadow_for_output(blas_call *bc) {
     return 0;
   return ad_fail(bc->fc->mc, bc->call,
                  "%s writes active values into memory with no shadow "
-                 "(argument %d)",
+                 "(argument %d: a constant argument whose memory the "
+                 "function may read back, or unknown memory)",
                  bc->name, bc->at[bc->rt->output] + 1);
 }
 
