@@ -13,6 +13,7 @@ size_t ad_math_table_size(void);
 const char *ad_math_table_name(size_t i, unsigned which);
 unsigned ad_math_table_arity(size_t i);
 unsigned ad_math_table_int_args(size_t i);
+unsigned ad_math_table_out_args(size_t i);
 int ad_math_table_check(char *why, size_t whysize);
 int ad_math_program_check(const char *program, unsigned arity,
                           unsigned int_args, char *why, size_t whysize);
@@ -29,19 +30,25 @@ static double point(const char *name, unsigned k) {
 }
 
 /* Builds the IR: @prim(double a0, a1, a2) and @tan<k>(double a0, a1, a2)
- * converting to and from the spelling's types. */
+ * converting to and from the spelling's types; an out-parameter (an int
+ * the call writes) is a fresh slot, duplicated into a second one. */
 static void build_ir(char *buf, size_t size, const char *fname, unsigned which,
-                     unsigned arity, unsigned ints) {
+                     unsigned arity, unsigned ints, unsigned outs) {
   const char *t = type_names[which];
   char params[256] = "", named[256] = "", conv[1024] = "", args[256] = "";
   size_t pl = 0, nl = 0, cl = 0, al = 0;
   for (unsigned k = 0; k < arity; k++) {
-    int is_int = (ints >> k) & 1;
+    int is_int = (ints >> k) & 1, is_out = (outs >> k) & 1;
+    const char *kt = is_int ? "i32" : is_out ? "ptr" : t;
     pl += (size_t)snprintf(params + pl, sizeof params - pl, "%s%s",
-                           k ? ", " : "", is_int ? "i32" : t);
+                           k ? ", " : "", kt);
     nl += (size_t)snprintf(named + nl, sizeof named - nl, "%s%s %%c%u",
-                           k ? ", " : "", is_int ? "i32" : t, k);
-    if (is_int)
+                           k ? ", " : "", kt, k);
+    if (is_out)
+      cl += (size_t)snprintf(conv + cl, sizeof conv - cl,
+                             "  %%c%u = alloca i32\n  %%s%u = alloca i32\n",
+                             k, k);
+    else if (is_int)
       cl += (size_t)snprintf(conv + cl, sizeof conv - cl,
                              "  %%c%u = fptosi double %%a%u to i32\n", k, k);
     else if (which == 1)
@@ -54,7 +61,7 @@ static void build_ir(char *buf, size_t size, const char *fname, unsigned which,
       cl += (size_t)snprintf(conv + cl, sizeof conv - cl,
                              "  %%c%u = fadd double %%a%u, 0.0\n", k, k);
     al += (size_t)snprintf(args + al, sizeof args - al, "%s%s %%c%u",
-                           k ? ", " : "", is_int ? "i32" : t, k);
+                           k ? ", " : "", kt, k);
   }
   const char *back = which == 1   ? "fpext float %r to double"
                      : which == 2 ? "fptrunc x86_fp80 %r to double"
@@ -75,12 +82,15 @@ static void build_ir(char *buf, size_t size, const char *fname, unsigned which,
       t, fname, params, t, named, t, fname, args, t, conv, t, args, back);
   /* one derivative entry per float argument, seeded along that argument */
   for (unsigned k = 0; k < arity; k++) {
-    if ((ints >> k) & 1)
+    if (((ints | outs) >> k) & 1)
       continue;
     char rargs[512] = "";
     size_t rl = 0;
     for (unsigned j = 0; j < arity; j++) {
-      if ((ints >> j) & 1)
+      if ((outs >> j) & 1)
+        rl += (size_t)snprintf(rargs + rl, sizeof rargs - rl,
+                               ", ptr %%c%u, ptr %%s%u", j, j);
+      else if ((ints >> j) & 1)
         rl += (size_t)snprintf(rargs + rl, sizeof rargs - rl, ", i32 %%c%u", j);
       else
         rl += (size_t)snprintf(rargs + rl, sizeof rargs - rl,
@@ -208,7 +218,8 @@ START_TEST(test_math_table) {
   unsigned ran = 0, skipped = 0;
   static char ir[16384];
   for (size_t i = 0; i < ad_math_table_size(); i++) {
-    unsigned arity = ad_math_table_arity(i), ints = ad_math_table_int_args(i);
+    unsigned arity = ad_math_table_arity(i), ints = ad_math_table_int_args(i),
+             outs = ad_math_table_out_args(i);
     for (unsigned which = 0; which < 4; which++) {
       const char *base = ad_math_table_name(i, which);
       if (!base)
@@ -223,14 +234,14 @@ START_TEST(test_math_table) {
       } else {
         snprintf(fname, sizeof fname, "%s", base);
       }
-      build_ir(ir, sizeof ir, fname, which, arity, ints);
+      build_ir(ir, sizeof ir, fname, which, arity, ints, outs);
       typedef double (*fn3)(double, double, double);
       fn3 prim = (fn3)jit_symbol(ir, "prim", 0);
       double a[3];
       for (unsigned k = 0; k < 3; k++)
         a[k] = (ints >> k) & 1 ? 3.0 : point(base, k);
       for (unsigned k = 0; k < arity; k++) {
-        if ((ints >> k) & 1)
+        if (((ints | outs) >> k) & 1)
           continue;
         char sym[16];
         snprintf(sym, sizeof sym, "tan%u", k);

@@ -20,7 +20,11 @@
  * takes it, instead of refused (rev/aug.c, rev/memory.c; forward mode's
  * rules/inst.c, rules/copy.c, only for the derivative the request calls
  * itself: sig.direct).  Reads by
- * functions known inactive (printf) carry no derivative and do not count.
+ * functions known inactive (printf) carry no derivative and do not count,
+ * nor do a rule's reads of the argument it updates in place (a BLAS or
+ * LAPACK call's output array: axpy's y, trtrs's right-hand side), which go
+ * into that memory alone, also on a loop's next trip (rev/blas.c,
+ * rules/blas.c take those calls' writes there as stores are taken).
  *
  * The walk follows, from the pointer, every value that points into the
  * memory it reaches: GEPs and casts of it, pointers loaded from it (a
@@ -116,11 +120,17 @@ static const struct {
     {"sincosl", 3u << 1},     {"__sincos", 3u << 1}, {"__sincosf", 3u << 1},
     {"modf", 1u << 1},        {"modff", 1u << 1},    {"modfl", 1u << 1},
     {"frexp", 1u << 1},       {"frexpf", 1u << 1},   {"frexpl", 1u << 1},
+    {"remquo", 1u << 2},      {"remquof", 1u << 2},  {"remquol", 1u << 2},
 };
 
 /* Whether a call with a rule may read its argument j: every rule may,
- * but for the arguments write_only_arguments names. */
-static int rule_may_read_argument(LLVMValueRef call, unsigned j) {
+ * but for the arguments write_only_arguments names and the one a rule
+ * updates in place (BLAS's output: what it reads there goes back there
+ * alone). */
+static int rule_may_read_argument(const ad_call_rule *r, LLVMValueRef call,
+                                  unsigned j) {
+  if (r->updates_in_place == j + 1)
+    return 0;
   LLVMValueRef callee = ad_called_function(call);
   if (!callee || j >= 8)
     return 1;
@@ -145,7 +155,8 @@ static void follow_call_argument(access_walk *w, LLVMValueRef call,
   if (r) {
     if (r->inactive)
       return;
-    if (w->reads ? rule_may_read_argument(call, j) : r->writes_pointer_args) {
+    if (w->reads ? rule_may_read_argument(r, call, j)
+                 : r->writes_pointer_args) {
       w->found = 1;
       return;
     }

@@ -64,7 +64,8 @@ static const struct {
     {"frexp", "-I"},    {"frexpf", "-I"},   {"frexpl", "-I"},
     {"modf", "-F"},     {"modff", "-F"},    {"modfl", "-F"},
     {"sincos", "-FF"},  {"sincosf", "-FF"}, {"sincosl", "-FF"},
-    {"lgamma_r", "-I"}, {"remquo", "--I"},
+    {"lgamma_r", "-I"}, {"remquo", "--I"},  {"remquof", "--I"},
+    {"remquol", "--I"},
 };
 
 typedef struct call_types {

@@ -60,6 +60,11 @@ struct ad_call_rule {
   /* frees the memory its first argument points to (free, delete,
    * realloc): what ran before may not read it again */
   unsigned char frees_argument;
+  /* 1 + the argument whose memory the call updates in place, reading its
+   * old contents into its new ones alone (a BLAS or LAPACK output array:
+   * axpy's y, gemm's C, trtrs's B); 0: none.  Those reads do not read the
+   * memory back (analysis/pointer_access.c). */
+  unsigned char updates_in_place;
 };
 
 /*

@@ -578,9 +578,14 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
     if (!ad_rev_has_adjoint(r, call))
       return 0;
   } else if (!ad_shadow_or_null(&r->fc, orig(&rb, out))) {
-    if (any_input_active(&rb))
+    /* an enzyme_const buffer nothing reads back: no derivative flows
+     * through what the call writes there, as in Enzyme */
+    if (any_input_active(&rb) &&
+        !ad_rev_into_unread_constant(r, orig(&rb, out)))
       return ad_rev_fail_call(r, call,
-                              "%s writes active values into memory with no shadow",
+                              "%s writes active values into memory with no "
+                              "shadow (a constant argument whose memory the "
+                              "gradient may read back, or unknown memory)",
                               rule->name);
     return 0;
   }

@@ -472,8 +472,14 @@ static int reverse_math(ad_rev_fn *r, LLVMValueRef call,
     return ad_rev_fail_call(r, call, "math call %s with more than 3 arguments",
                             p->rule->name);
   LLVMValueRef args[3], partial[3] = {NULL, NULL, NULL};
-  for (unsigned k = 0; k < n; k++)
-    args[k] = ad_rev_primal(r, LLVMGetOperand(call, k));
+  /* an out-parameter (remquo's quotient) is written, never read by a
+   * partial: its address is not kept for the reverse */
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef a = LLVMGetOperand(call, k);
+    args[k] = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind
+                  ? NULL
+                  : ad_rev_primal(r, a);
+  }
   LLVMValueRef result = ad_rev_primal(r, call);
   LLVMValueRef d = ad_rev_take(r, call);
   int chooses = 0;

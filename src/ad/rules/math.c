@@ -20,8 +20,10 @@
  *   <n>i       an integer constant (a C int): `2i`
  * and the operators of math_ops.  The same row serves both modes: forward
  * computes dr = sum_k partial_k dx_k, reverse will add partial_k * dr to
- * each x_k's adjoint.  Functions that write through pointers (sincos,
- * frexp, modf) have emitters of their own at the end of this file.
+ * each x_k's adjoint.  Functions that write floats through pointers
+ * (sincos, frexp, modf) have emitters of their own at the end of this
+ * file; an integer written through a pointer, which carries no derivative
+ * (remquo's quotient), is a row's out-argument (out_args).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -42,6 +44,10 @@ typedef struct math_rule {
   const char *names[4]; /* double, float, long double, "llvm.<base>" */
   unsigned char arity;
   unsigned char int_args; /* bit k: argument k is an integer (no partial) */
+  /* bit k: argument k points to an integer the call only writes (remquo's
+   * quotient bits): no partial, no tangent, and no program names it; the
+   * primal's write stays (the rule writes through pointer arguments) */
+  unsigned char out_args;
   const char *partial[3]; /* d result / d argument k, postfix */
   /* the result is one of the arguments (fmin, fmax): partial 0 is an
    * indicator, and the tangent is the chosen argument's, selected rather
@@ -204,6 +210,12 @@ static const math_rule math_table[] = {
     {.names = {"remainder", "remainderf", "remainderl", NULL},
      .arity = 2,
      .partial = {[0] = "1", [1] = "x y / rint neg"}},
+    /* remquo(x, y, *quo) = remainder(x, y), the low bits of rint(x/y)
+     * written through quo (an integer, inactive): remainder's partials */
+    {.names = {"remquo", "remquof", "remquol", NULL},
+     .arity = 3,
+     .out_args = 4,
+     .partial = {[0] = "1", [1] = "x y / rint neg"}},
     /* d erf x = 2/sqrt(pi) e^(-x^2) */
     {.names = {"erf", "erff", "erfl", NULL},
      .arity = 1,
@@ -290,6 +302,7 @@ const char *ad_math_table_name(size_t i, unsigned which) {
 }
 unsigned ad_math_table_arity(size_t i) { return math_table[i].arity; }
 unsigned ad_math_table_int_args(size_t i) { return math_table[i].int_args; }
+unsigned ad_math_table_out_args(size_t i) { return math_table[i].out_args; }
 
 /*
  * The scalar name behind a vector-ABI variant (libmvec, SVML through
@@ -466,6 +479,12 @@ static int parse_program(const math_rule *m, unsigned k, const char *text,
       sp -= op->npop;
       out = op->out;
       if (op->op == MO_ARG) {
+        if ((m->out_args >> op->arg) & 1) {
+          snprintf(why, whysize,
+                   "%s: '%.*s' names out-parameter %u in \"%s\"", fname,
+                   (int)len, s, op->arg + 1u, text);
+          return -1;
+        }
         if (op->arg >= m->arity) {
           snprintf(why, whysize,
                    "%s: '%.*s' names argument %u of %u in \"%s\"", fname,
@@ -513,6 +532,11 @@ static int parse_program(const math_rule *m, unsigned k, const char *text,
 static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
                      LLVMValueRef clone);
 
+/* The arguments with no partial: integers and out-parameters. */
+static unsigned no_partial(const math_rule *m) {
+  return (unsigned)m->int_args | m->out_args;
+}
+
 #define MATH_ROWS (sizeof math_table / sizeof *math_table)
 static math_entry math_entries[MATH_ROWS];
 static char math_table_error[256]; /* the first problem found */
@@ -534,22 +558,28 @@ static void parse_math_table(void) {
     e->row = m;
     e->rule = (ad_call_rule){.name = m->names[0] ? m->names[0] : m->names[3],
                              .emit = emit_math,
-                             .data = e};
+                             .data = e,
+                             .writes_pointer_args = m->out_args != 0};
     if (m->arity == 0 || m->arity > 3 || (m->chooses && m->arity != 2)) {
       snprintf(why, sizeof why, "%s: arity %u", e->rule.name,
                (unsigned)m->arity);
       table_problem(why);
       continue;
     }
+    if (m->int_args & m->out_args) {
+      snprintf(why, sizeof why, "%s: an argument both integer and out",
+               e->rule.name);
+      table_problem(why);
+    }
     for (unsigned k = 0; k < m->arity; k++) {
-      int is_int = (m->int_args >> k) & 1;
-      if (is_int != !m->partial[k]) {
+      int none = (no_partial(m) >> k) & 1;
+      if (none != !m->partial[k]) {
         snprintf(why, sizeof why, "%s: argument %u %s", e->rule.name, k + 1,
-                 is_int ? "is an integer but has a partial"
-                        : "has no partial");
+                 none ? "is an integer or out-parameter but has a partial"
+                      : "has no partial");
         table_problem(why);
-      } else if (!is_int && parse_program(m, k, m->partial[k], &e->partial[k],
-                                          why, sizeof why) != 0) {
+      } else if (!none && parse_program(m, k, m->partial[k], &e->partial[k],
+                                        why, sizeof why) != 0) {
         table_problem(why);
       }
     }
@@ -828,7 +858,7 @@ static LLVMValueRef digamma(eval_ctx *e, LLVMValueRef v) {
 
 static LLVMTypeRef float_type_of(const math_rule *m, LLVMValueRef call) {
   for (unsigned k = 0; k < m->arity; k++)
-    if (!(m->int_args & (1u << k)))
+    if (!(no_partial(m) & (1u << k)))
       return LLVMTypeOf(LLVMGetOperand(call, k));
   return LLVMTypeOf(call);
 }
@@ -864,7 +894,7 @@ static int emit_math_error(ad_fn_ctx *fc, eval_ctx *e, const math_entry *me,
   unsigned nterms = 0;
   for (unsigned k = 0; k < m->arity; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
-    if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))
+    if ((no_partial(m) & (1u << k)) || !ad_is_active(fc, a))
       continue;
     LLVMValueRef coef = eval_program(e, &me->partial[k]);
     if (!coef)
@@ -909,7 +939,7 @@ static int emit_math(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
     return emit_math_error(fc, &e, me, call, clone);
   for (unsigned k = 0; k < m->arity; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
-    if ((m->int_args & (1u << k)) || !ad_is_active(fc, a))
+    if ((no_partial(m) & (1u << k)) || !ad_is_active(fc, a))
       continue;
     LLVMValueRef coef = eval_program(&e, &me->partial[k]);
     if (!coef)
@@ -965,7 +995,7 @@ int ad_math_partials(ad_fn_ctx *fc, const ad_call_rule *rule,
   *chooses = m->chooses;
   for (unsigned k = 0; k < m->arity; k++) {
     partials[k] = NULL;
-    if ((m->int_args & (1u << k)) || (m->chooses && k > 0))
+    if ((no_partial(m) & (1u << k)) || (m->chooses && k > 0))
       continue;
     partials[k] = eval_program(&e, &me->partial[k]);
     if (!partials[k])

@@ -32,12 +32,17 @@ const char *ad_math_table_name(size_t i, unsigned which); /* 0 d,1 f,2 l,3 llvm 
 unsigned ad_math_table_arity(size_t i);
 /* Bit k set: argument k is an integer (not differentiated). */
 unsigned ad_math_table_int_args(size_t i);
+/* Bit k set: argument k points to an integer the call writes (remquo's
+ * quotient; not differentiated, and no partial reads it). */
+unsigned ad_math_table_out_args(size_t i);
 
 /* Reverse mode reads the same rows: whether `rule` is a row of the math
  * table, and its partials d result / d argument k at fc->b, with the
  * call's arguments and result given as values of the body being built
- * (NULL for integer arguments; with *chooses set (fmin, fmax) partial 0
- * is the indicator that argument 0 is chosen, the others NULL).  0 or -1. */
+ * (an out-parameter's argument may be NULL: no partial reads it); the
+ * partials are NULL for integer arguments and out-parameters, and with
+ * *chooses set (fmin, fmax) partial 0 is the indicator that argument 0 is
+ * chosen, the others NULL.  0 or -1. */
 struct ad_call_rule;
 int ad_math_is_row(const struct ad_call_rule *rule);
 int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,

@@ -50,10 +50,8 @@ static int emit_tree(ad_fn_ctx *fc, const ad_call_rule *r, LLVMValueRef call,
   return 0;
 }
 
-/* {name, emit, data, writes_pointer_args, returns_allocation, inactive,
- *  frees_argument} */
-#define WALK(n) {n, emit_tree, NULL, 0, 0, 0, 0}
-#define RELINK(n) {n, emit_tree, NULL, 1, 0, 0, 0}
+#define WALK(n) {.name = n, .emit = emit_tree}
+#define RELINK(n) {.name = n, .emit = emit_tree, .writes_pointer_args = 1}
 static const ad_call_rule tree_rules[] = {
     WALK("_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base"),
     WALK("_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base"),
