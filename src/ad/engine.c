@@ -542,10 +542,11 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   if (ad_custom_read_registrations(m, 0, err))
     return -1;
 
-  /* Requests first, so a module without any costs one pass over names. */
+  /* Requests first, so a module without any costs one pass over names
+   * (__enzyme_todense is lowered even where nothing is differentiated). */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (ad_is_request_function(f))
+    if (ad_is_request_function(f) || ad_is_todense_function(f))
       nreq++;
   }
   if (!nreq)

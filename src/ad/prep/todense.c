@@ -45,7 +45,7 @@
 static const char *const todense_names[] = {"__enzyme_todense",
                                             "__enzyme_post_sparse_todense"};
 
-static int is_todense_function(LLVMValueRef f) {
+int ad_is_todense_function(LLVMValueRef f) {
   size_t n;
   const char *name = LLVMGetValueName2(f, &n);
   for (size_t i = 0; i < sizeof todense_names / sizeof *todense_names; i++)
@@ -58,7 +58,7 @@ static LLVMValueRef todense_callee(LLVMValueRef call) {
   if (!LLVMIsACallInst(call))
     return NULL;
   LLVMValueRef f = ad_called_function(call);
-  return f && is_todense_function(f) ? f : NULL;
+  return f && ad_is_todense_function(f) ? f : NULL;
 }
 
 typedef struct value_list {
@@ -262,9 +262,9 @@ static int collect(lowering *l) {
   return 0;
 }
 
-/* Whether fn takes (first..., extra...) and returns ret (NULL: any). */
+/* Whether fn takes (first..., extra...). */
 static int check_signature(lowering *l, LLVMValueRef fn, LLVMTypeRef *first,
-                           unsigned nfirst, LLVMTypeRef ret, const char *what) {
+                           unsigned nfirst, const char *what) {
   LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
   unsigned np = LLVMCountParamTypes(ft), want = nfirst + l->nextra;
   LLVMTypeRef pt[64];
@@ -286,11 +286,6 @@ static int check_signature(lowering *l, LLVMValueRef fn, LLVMTypeRef *first,
                   what, LLVMGetValueName2(fn, &(size_t){0}), call_name(l->call),
                   k + 1);
   }
-  if (ret && LLVMGetReturnType(ft) != ret)
-    return fail(l->f, l->call,
-                "%s function %s of %s returns another type than the loads "
-                "through its pointer read",
-                what, LLVMGetValueName2(fn, &(size_t){0}), call_name(l->call));
   return 0;
 }
 
@@ -316,34 +311,85 @@ static LLVMValueRef emit_call(lowering *l, LLVMValueRef fn, LLVMValueRef *first,
                         nfirst + l->nextra, "");
 }
 
+/* Whether a value of type from can be given as type to: the same type,
+ * or a scalar of the same size reinterpreted (a double loaded as i64). */
+static int reinterpretable(LLVMTypeRef from, LLVMTypeRef to,
+                           LLVMTargetDataRef td) {
+  if (from == to)
+    return 1;
+  LLVMTypeKind a = LLVMGetTypeKind(from), b = LLVMGetTypeKind(to);
+  int scalars = (a == LLVMIntegerTypeKind || a == LLVMFloatTypeKind ||
+                 a == LLVMDoubleTypeKind || a == LLVMHalfTypeKind) &&
+                (b == LLVMIntegerTypeKind || b == LLVMFloatTypeKind ||
+                 b == LLVMDoubleTypeKind || b == LLVMHalfTypeKind);
+  return scalars && LLVMSizeOfTypeInBits(td, from) == LLVMSizeOfTypeInBits(td, to);
+}
+
+static LLVMValueRef as_type(lowering *l, LLVMValueRef v, LLVMTypeRef t) {
+  return LLVMTypeOf(v) == t ? v : LLVMBuildBitCast(l->b, v, t, "");
+}
+
+static int type_error(lowering *l, LLVMValueRef inst, LLVMValueRef fn,
+                      LLVMTypeRef want) {
+  char *t = text_of(inst), *w = LLVMPrintTypeToString(want);
+  int rc = fail(l->f, inst,
+                "`%s` through the pointer of %s: its function %s takes or "
+                "returns %s, which is not the type accessed",
+                t ? t : "?", call_name(l->call),
+                LLVMGetValueName2(fn, &(size_t){0}), w);
+  free(t);
+  LLVMDisposeMessage(w);
+  return rc;
+}
+
 static int lower_access(lowering *l, LLVMValueRef inst, LLVMTargetDataRef td) {
   int is_load = LLVMIsALoadInst(inst) != NULL;
+  LLVMValueRef fn = is_load ? l->load_fn : l->store_fn;
   LLVMValueRef ptr = LLVMGetOperand(inst, is_load ? 0 : 1);
   LLVMTypeRef t = is_load ? LLVMTypeOf(inst) : LLVMTypeOf(LLVMGetOperand(inst, 0));
   unsigned lanes;
   LLVMTypeRef et = element_of(t, &lanes);
-  LLVMTypeRef first[2] = {et, l->i64};
-  if (is_load ? check_signature(l, l->load_fn, &l->i64, 1, et, "the load")
-              : check_signature(l, l->store_fn, first, 2, NULL, "the store"))
+  /* the type the user's function has for the element: its result, or
+   * the stored value's parameter */
+  LLVMTypeRef ft = LLVMGlobalGetValueType(fn), ut;
+  if (is_load)
+    ut = LLVMGetReturnType(ft);
+  else if (LLVMCountParamTypes(ft) > 0) {
+    LLVMTypeRef pt[66];
+    if (LLVMCountParamTypes(ft) > 66)
+      return fail(l->f, l->call, "the store function %s of %s takes more "
+                                 "than 66 parameters",
+                  LLVMGetValueName2(fn, &(size_t){0}), call_name(l->call));
+    LLVMGetParamTypes(ft, pt);
+    ut = pt[0];
+  } else
+    ut = et;
+  if (!reinterpretable(et, ut, td))
+    return type_error(l, inst, fn, ut);
+  LLVMTypeRef first[2] = {ut, l->i64};
+  if (is_load ? check_signature(l, fn, &l->i64, 1, "the load")
+              : check_signature(l, fn, first, 2, "the store"))
     return -1;
   LLVMPositionBuilderBefore(l->b, inst);
   LLVMSetCurrentDebugLocation2(l->b, LLVMInstructionGetDebugLoc(inst));
   LLVMValueRef off = LLVMBuildPtrToInt(l->b, ptr, l->i64, "todense.off");
-  unsigned long long step = LLVMABISizeOfType(td, et);
+  unsigned long long step = LLVMStoreSizeOfType(td, et);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(l->m));
   LLVMValueRef result = lanes > 1 ? LLVMGetPoison(t) : NULL;
   for (unsigned k = 0; k < lanes; k++) {
-    LLVMValueRef at = k ? LLVMBuildAdd(l->b, off, LLVMConstInt(l->i64, k * step, 0), "")
-                        : off;
-    LLVMValueRef lane = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(l->m)), k, 0);
+    LLVMValueRef at =
+        k ? LLVMBuildAdd(l->b, off, LLVMConstInt(l->i64, k * step, 0), "")
+          : off;
+    LLVMValueRef lane = LLVMConstInt(i32, k, 0);
     if (is_load) {
-      LLVMValueRef v = emit_call(l, l->load_fn, &at, 1);
+      LLVMValueRef v = as_type(l, emit_call(l, fn, &at, 1), et);
       result = lanes > 1 ? LLVMBuildInsertElement(l->b, result, v, lane, "") : v;
     } else {
       LLVMValueRef v = LLVMGetOperand(inst, 0);
       if (lanes > 1)
         v = LLVMBuildExtractElement(l->b, v, lane, "");
-      LLVMValueRef two[2] = {v, at};
-      emit_call(l, l->store_fn, two, 2);
+      LLVMValueRef two[2] = {as_type(l, v, ut), at};
+      emit_call(l, fn, two, 2);
     }
   }
   if (is_load)
@@ -408,7 +454,7 @@ int ad_lower_todense(LLVMModuleRef m, ad_todense_failure *f) {
   int rc = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && rc == 0;
        fn = LLVMGetNextFunction(fn)) {
-    if (!is_todense_function(fn))
+    if (!ad_is_todense_function(fn))
       continue;
     rc = list_push(&fns, fn);
     for (LLVMUseRef u = LLVMGetFirstUse(fn); u && rc == 0; u = LLVMGetNextUse(u))
