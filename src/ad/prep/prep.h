@@ -13,8 +13,8 @@ int ad_preprocess_module(LLVMModuleRef m, tanjit_error **err);
 /* signbits.c: fabs, fneg, copysign written as masks on a float's bits. */
 void ad_rewrite_sign_bit_operations(LLVMModuleRef m);
 
-/* todense.c: whether f is __enzyme_todense or
- * __enzyme_post_sparse_todense (C or a C++ mangling of either). */
+/* todense.c: whether f is a declaration of __enzyme_todense or
+ * __enzyme_post_sparse_todense (a name holding either: C, C++ manglings). */
 int ad_is_todense_function(LLVMValueRef f);
 /* todense.c: why a lowering failed: the instruction it names (may be NULL)
  * and the message (owned; NULL on out of memory). */

@@ -46,6 +46,9 @@ static const char *const todense_names[] = {"__enzyme_todense",
                                             "__enzyme_post_sparse_todense"};
 
 int ad_is_todense_function(LLVMValueRef f) {
+  /* a definition is the program's own function, whatever its name */
+  if (!LLVMIsDeclaration(f))
+    return 0;
   size_t n;
   const char *name = LLVMGetValueName2(f, &n);
   for (size_t i = 0; i < sizeof todense_names / sizeof *todense_names; i++)
