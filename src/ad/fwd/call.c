@@ -130,16 +130,18 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
    * the callee: a derivative of its own for that case. */
   for (unsigned i = 0; i < np; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
-    if (!passes_shadow(fc, a))
+    if (!passes_shadow(fc, a)) {
       act[i] = AD_ARG_CONST;
-    else if (ad_points_only_into_unneeded(fc, a))
-      act[i] = AD_ARG_DUPNONEED,
+    } else if (ad_points_only_into_unneeded(fc, a)) {
+      /* the callee's derivative leaves out its primal writes there */
+      act[i] = AD_ARG_DUPNONEED;
       fc->unneeded_written |= ad_unneeded_parameters(fc, a);
-    else if (holds_pointer(LLVMTypeOf(a), 0) &&
-             ad_shadow_may_equal_primal(fc, a))
+    } else if (holds_pointer(LLVMTypeOf(a), 0) &&
+               ad_shadow_may_equal_primal(fc, a)) {
       act[i] = AD_ARG_DUP_RUNTIME;
-    else
+    } else {
       act[i] = AD_ARG_DUP;
+    }
   }
   LLVMTypeRef rt = LLVMTypeOf(call);
   ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL,

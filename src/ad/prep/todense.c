@@ -98,10 +98,13 @@ static int fail(ad_todense_failure *f, LLVMValueRef where, const char *fmt,
   return -1;
 }
 
+/* The printed instruction, leading blanks off and cut at 300 characters
+ * (a message, not a dump). */
 static char *text_of(LLVMValueRef v) {
   char *s = LLVMPrintValueToString(v);
-  size_t n = strlen(s);
-  char *copy = tj_strndup(s + strspn(s, " "), n > 300 ? 300 : n);
+  const char *from = s + strspn(s, " ");
+  size_t n = strlen(from);
+  char *copy = tj_strndup(from, n > 300 ? 300 : n);
   LLVMDisposeMessage(s);
   return copy;
 }

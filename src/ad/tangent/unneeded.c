@@ -36,6 +36,8 @@ void ad_drop_unneeded_clone(ad_fn_ctx *fc, LLVMValueRef inst,
   int has_value = LLVMGetTypeKind(LLVMTypeOf(clone)) != LLVMVoidTypeKind;
   if (ad_map_get(&fc->vmap, inst) == clone)
     ad_map_put(&fc->vmap, inst, has_value ? LLVMGetOperand(clone, 0) : NULL);
+  if (has_value)
+    LLVMReplaceAllUsesWith(clone, LLVMGetOperand(clone, 0));
   LLVMInstructionEraseFromParent(clone);
   /* a store's address; a copy's or set's destination */
   fc->unneeded_written |= ad_unneeded_parameters(
