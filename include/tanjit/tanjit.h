@@ -385,7 +385,9 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
 typedef enum tanjit_activity {
   TANJIT_CONST = 0,    /* no derivative flows through this parameter     */
   TANJIT_DUP = 1,      /* value and shadow                                */
-  TANJIT_DUPNONEED = 2, /* value and shadow; the primal result is not used */
+  TANJIT_DUPNONEED = 2, /* value and shadow; the primal memory is not
+                           needed: forward mode leaves out the primal
+                           writes into it, so it may be (T *)0x1 */
   TANJIT_ACTIVE = 3     /* reverse mode (tanjit_autodiff) only: a float
                            scalar passed by value whose adjoint is returned */
 } tanjit_activity;

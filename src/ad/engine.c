@@ -485,6 +485,19 @@ static void module_parts_free(module_parts *p) {
   ad_rule_memo_free(&p->rules);
 }
 
+/* __enzyme_todense's pointers, once every request is rewritten: their
+ * derivatives inlined, their loads and stores made calls (prep/todense.c) */
+static int lower_todense(ad_module_ctx *mc, LLVMModuleRef m) {
+  ad_todense_failure f;
+  if (ad_lower_todense(m, &f) == 0)
+    return 0;
+  int rc = f.message ? ad_fail(mc, f.where, "%s", f.message)
+                     : ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, f.where,
+                                    "out of memory");
+  free(f.message);
+  return rc;
+}
+
 /* One transform of `m`: the active globals settled first
  * (analysis/global_discovery.c), then every request rewritten. */
 static int transform(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
@@ -506,6 +519,8 @@ static int transform(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
     ad_finish_shadow_reset(&mc);
   if (rc == 0)
     ad_settle_helper_environments(m);
+  if (rc == 0)
+    rc = lower_todense(&mc, m);
   if (rc == 0 && mc.globals->set.count != settled + mc.globals->made_active)
     rc = ad_fail(&mc, NULL,
                  "internal: a global became active while derivatives were "
@@ -527,10 +542,11 @@ int ad_transform_module(ad_engine *e, LLVMModuleRef m, tanjit_error **err) {
   if (ad_custom_read_registrations(m, 0, err))
     return -1;
 
-  /* Requests first, so a module without any costs one pass over names. */
+  /* Requests first, so a module without any costs one pass over names
+   * (__enzyme_todense is lowered even where nothing is differentiated). */
   size_t nreq = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (ad_is_request_function(f))
+    if (ad_is_request_function(f) || ad_is_todense_function(f))
       nreq++;
   }
   if (!nreq)

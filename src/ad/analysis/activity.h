@@ -44,6 +44,17 @@ int ad_points_into_unread_constant(ad_module_ctx *mc, LLVMValueRef fn,
                                    const unsigned char *activity,
                                    unsigned nparams, LLVMValueRef p);
 
+/* unneeded_memory.c: whether pointer p (a primal value of fc's function)
+ * reaches only memory whose primal the caller does not need: an
+ * enzyme_dupnoneed parameter of fc's signature moved by GEPs and casts,
+ * through PHIs and selects all of whose inputs are such pointers.  Forward
+ * mode drops primal stores, copies and sets there (fwd/unneeded.c). */
+int ad_points_only_into_unneeded(const ad_fn_ctx *fc, LLVMValueRef p);
+/* The same question's parameters: bit i for enzyme_dupnoneed parameter i
+ * (bit 63 for any past 62) that p may point into; 0 when p may point
+ * elsewhere too. */
+unsigned long long ad_unneeded_parameters(const ad_fn_ctx *fc, LLVMValueRef p);
+
 /* default_activity.c: Enzyme's default activity for an unmarked request
  * argument (whatType): float, pointer and aggregates of them are
  * duplicated, integers constant. */

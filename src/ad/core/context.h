@@ -127,6 +127,16 @@ struct ad_fn_ctx {
     LLVMValueRef primal, clone, shadow;
   } *phis;
   size_t nphis, capphis;
+  /* primal loads from enzyme_dupnoneed memory and their clones, which must
+   * be dead once the body is built (tangent/unneeded.c) */
+  struct ad_unneeded_load {
+    LLVMValueRef primal, clone;
+  } *unneeded_loads;
+  size_t nunneeded_loads, capunneeded_loads;
+  /* the enzyme_dupnoneed parameters (ad_unneeded_parameters' bits) whose
+   * memory had a primal write dropped here, or went to a callee that may
+   * drop one: a load from it that stays would read a stale value */
+  unsigned long long unneeded_written;
   /* type analysis of primal_fn, computed on first use by
    * ad_copy_layout_of (analysis/types.h) and freed with the context; NULL
    * until then */

@@ -130,13 +130,18 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
    * the callee: a derivative of its own for that case. */
   for (unsigned i = 0; i < np; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
-    if (!passes_shadow(fc, a))
+    if (!passes_shadow(fc, a)) {
       act[i] = AD_ARG_CONST;
-    else if (holds_pointer(LLVMTypeOf(a), 0) &&
-             ad_shadow_may_equal_primal(fc, a))
+    } else if (ad_points_only_into_unneeded(fc, a)) {
+      /* the callee's derivative leaves out its primal writes there */
+      act[i] = AD_ARG_DUPNONEED;
+      fc->unneeded_written |= ad_unneeded_parameters(fc, a);
+    } else if (holds_pointer(LLVMTypeOf(a), 0) &&
+               ad_shadow_may_equal_primal(fc, a)) {
       act[i] = AD_ARG_DUP_RUNTIME;
-    else
+    } else {
       act[i] = AD_ARG_DUP;
+    }
   }
   LLVMTypeRef rt = LLVMTypeOf(call);
   ad_signature sig = {fn, np, act, fc->width, AD_RET_PRIMAL,
@@ -234,9 +239,14 @@ int ad_emit_call(ad_fn_ctx *fc, LLVMValueRef call) {
                      "rule computes tangents; error estimation has bounds "
                      "for the math functions' rows)",
                      rule->name);
-    if (!(c = ad_clone(fc, call)))
+    int unneeded = ad_unneeded_call_effect(fc, rule, call);
+    if (unneeded < 0 || !(c = ad_clone(fc, call)))
       return -1;
-    return rule->inactive ? 0 : rule->emit(fc, rule, call, c);
+    if (!rule->inactive && rule->emit(fc, rule, call, c) != 0)
+      return -1;
+    if (unneeded) /* a copy or set into enzyme_dupnoneed memory */
+      ad_drop_unneeded_clone(fc, call, c);
+    return 0;
   }
   unsigned na = LLVMGetNumArgOperands(call);
   int any = ad_is_active(fc, call) || ad_is_active(fc, LLVMGetCalledValue(call));

@@ -296,6 +296,8 @@ static int build_body(ad_fn_ctx *fc) {
   }
   if (rc == 0)
     rc = fill_phis(fc);
+  if (rc == 0)
+    rc = ad_finish_unneeded_loads(fc);
   free(rpo);
   return mc->diag.failed ? -1 : rc;
 }
@@ -306,6 +308,7 @@ static void fn_ctx_free(ad_fn_ctx *fc) {
   ad_map_free(&fc->active);
   ad_map_free(&fc->exit_block);
   free(fc->phis);
+  free(fc->unneeded_loads);
   ad_types_free(fc->types);
   if (fc->b)
     LLVMDisposeBuilder(fc->b);

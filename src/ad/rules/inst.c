@@ -388,6 +388,19 @@ static int emit_atomicrmw(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   return 0;
 }
 
+/* An atomic update reads the primal it updates: none exists in
+ * enzyme_dupnoneed memory (tangent/unneeded.c drops plain stores). */
+static int unneeded_update(ad_fn_ctx *fc, LLVMValueRef inst) {
+  char *t = ad_value_text(inst);
+  int rc = ad_fail(fc->mc, inst,
+                   "atomic update of enzyme_dupnoneed memory in the derivative "
+                   "of %s: it reads the primal memory, which the caller did "
+                   "not pass (dupnoneed); pass the argument as enzyme_dup: %s",
+                   ad_value_name(fc->primal_fn), t ? t : "?");
+  free(t);
+  return rc;
+}
+
 static int unsupported(ad_fn_ctx *fc, LLVMValueRef inst) {
   char *t = ad_value_text(inst);
   int rc = ad_fail(fc->mc, inst,
@@ -442,6 +455,10 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
   case LLVMLoad:
     if (!(c = ad_clone(fc, inst)))
       return -1;
+    if (op == LLVMLoad &&
+        ad_points_only_into_unneeded(fc, LLVMGetOperand(inst, 0)) &&
+        ad_note_unneeded_load(fc, inst, c) != 0)
+      return -1;
     if (ad_is_active(fc, inst)) {
       LLVMValueRef p = op == LLVMLoad ? LLVMGetOperand(inst, 0) : NULL;
       if (p && !ad_shadow_or_null(fc, p))
@@ -469,14 +486,20 @@ int ad_emit_instruction(ad_fn_ctx *fc, LLVMValueRef inst) {
       return -1;
     return ad_is_active(fc, inst) ? emit_alloca(fc, inst, c) : 0;
   case LLVMStore:
-    if (!(c = ad_clone(fc, inst)))
+    if (!(c = ad_clone(fc, inst)) || emit_store(fc, inst, c) != 0)
       return -1;
-    return emit_store(fc, inst, c);
+    if (ad_points_only_into_unneeded(fc, LLVMGetOperand(inst, 1)))
+      ad_drop_unneeded_clone(fc, inst, c);
+    return 0;
   case LLVMAtomicRMW:
+    if (ad_points_only_into_unneeded(fc, LLVMGetOperand(inst, 0)))
+      return unneeded_update(fc, inst);
     if (!(c = ad_clone(fc, inst)))
       return -1;
     return emit_atomicrmw(fc, inst, c);
   case LLVMAtomicCmpXchg:
+    if (ad_points_only_into_unneeded(fc, LLVMGetOperand(inst, 0)))
+      return unneeded_update(fc, inst);
     if (ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
       return unsupported(fc, inst);
     return ad_clone(fc, inst) ? 0 : -1;

@@ -147,6 +147,28 @@ void ad_tangent_fmf(ad_fn_ctx *fc, LLVMValueRef to, LLVMValueRef from);
  * body, and records it in the value map.  NULL on out of memory. */
 LLVMValueRef ad_clone(ad_fn_ctx *fc, LLVMValueRef inst);
 
+/* ---- unneeded.c: enzyme_dupnoneed memory in forward mode ---- */
+/* Deletes `clone`, the clone of primal `inst` (a store, copy or set) whose
+ * effect lands only in memory whose primal the caller does not need
+ * (analysis/unneeded_memory.c); its tangent work is emitted already. */
+void ad_drop_unneeded_clone(ad_fn_ctx *fc, LLVMValueRef inst,
+                            LLVMValueRef clone);
+/* For a call with `rule`: 1 when it is a copy or set into such memory
+ * (its clone is dropped once the rule's tangent work is emitted), 0 when
+ * no operand points there, else -1 with an error naming the call (the
+ * rule would read or write the primal memory). */
+struct ad_call_rule;
+int ad_unneeded_call_effect(ad_fn_ctx *fc, const struct ad_call_rule *rule,
+                            LLVMValueRef call);
+/* Records `clone`, primal load `inst` from such memory: it must be dead
+ * once the body is built (ad_finish_unneeded_loads).  0 or -1. */
+int ad_note_unneeded_load(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef clone);
+/* Once the body is built: each recorded load, with the code computed from
+ * it alone, is deleted when nothing that stays uses it; a load that stays
+ * is an error naming it where primal writes into that memory were dropped
+ * (fc->unneeded_written), else kept (memory only read).  0 or -1. */
+int ad_finish_unneeded_loads(ad_fn_ctx *fc);
+
 /* ---- shadow_globals.c ---- */
 /* The shadow of a constant: constant globals get a read-only `<name>_shadow`
  * holding zero tangents (pointers inside replaced by their shadows); other
