@@ -17,7 +17,8 @@ void *tj_malloc(size_t n);
 void *tj_calloc(size_t count, size_t size);
 void *tj_realloc(void *p, size_t n);
 void tj_free(void *p);
-/* Heap copies (strbuf.c), from tj_malloc. */
+/* Heap copies (strbuf.c), from tj_malloc; tj_strndup copies at most n
+ * bytes and stops at a NUL. */
 char *tj_strdup(const char *s);
 char *tj_strndup(const char *s, size_t n);
 

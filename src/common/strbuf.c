@@ -67,11 +67,17 @@ char *sb_take(strbuf *sb) {
 }
 
 char *tj_strndup(const char *s, size_t n) {
-  char *p = tj_malloc(n + 1);
+  /* at most n bytes, and none past a NUL within them (as POSIX strndup):
+   * callers pass LLVM's (pointer, length) names, not always terminated,
+   * and C strings with a length bound */
+  size_t len = 0;
+  while (len < n && s[len])
+    len++;
+  char *p = tj_malloc(len + 1);
   if (!p)
     return NULL;
-  memcpy(p, s, n);
-  p[n] = '\0';
+  memcpy(p, s, len);
+  p[len] = '\0';
   return p;
 }
 
