@@ -2,6 +2,7 @@
 #include "common/alloc.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static atomic_ulong allocations;   /* counted since the hook was set */
@@ -34,6 +35,23 @@ void *tj_realloc(void *p, size_t n) {
 }
 
 void tj_free(void *p) { free(p); }
+
+void *tj_grow(void *p, size_t *cap, size_t need, size_t size, size_t first) {
+  if (need <= *cap)
+    return p;
+  size_t n = *cap ? *cap : first;
+  while (n < need) {
+    if (n > SIZE_MAX / 2)
+      return NULL;
+    n *= 2;
+  }
+  if (size && n > SIZE_MAX / size)
+    return NULL;
+  void *g = tj_realloc(p, n * size);
+  if (g)
+    *cap = n;
+  return g;
+}
 
 void tj_alloc_fail_at(unsigned long n, int persistent) {
   atomic_store(&fail_at, 0);

@@ -17,6 +17,16 @@ void *tj_malloc(size_t n);
 void *tj_calloc(size_t count, size_t size);
 void *tj_realloc(void *p, size_t n);
 void tj_free(void *p);
+/* A growing array's storage: p itself when its capacity *cap (elements of
+ * `size` bytes) holds `need`, else p reallocated to the next doubling of
+ * *cap (from `first` when 0) that does, *cap updated; NULL when out of
+ * memory, p then still valid and *cap unchanged.  The one copy of the
+ * push-back pattern:
+ *     T *g = tj_grow(a->v, &a->cap, a->n + 1, sizeof *g, 16);
+ *     if (!g) return -1;
+ *     a->v = g;
+ *     a->v[a->n++] = x;  */
+void *tj_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
 /* Heap copies (strbuf.c), from tj_malloc; tj_strndup copies at most n
  * bytes and stops at a NUL. */
 char *tj_strdup(const char *s);

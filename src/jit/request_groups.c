@@ -116,14 +116,10 @@ static int add_holder(planner *p, LLVMValueRef f, size_t *index) {
 }
 
 static int push(planner *p, LLVMValueRef f) {
-  if (p->sp == p->cap_stack) {
-    size_t cap = p->cap_stack ? 2 * p->cap_stack : 64;
-    LLVMValueRef *s = tj_realloc(p->stack, cap * sizeof *s);
-    if (!s)
-      return -1;
-    p->stack = s;
-    p->cap_stack = cap;
-  }
+  LLVMValueRef *s = tj_grow(p->stack, &p->cap_stack, p->sp + 1, sizeof *s, 64);
+  if (!s)
+    return -1;
+  p->stack = s;
   p->stack[p->sp++] = f;
   return 0;
 }

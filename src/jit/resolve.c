@@ -58,14 +58,10 @@ struct jit_resolver {
 
 
 static int list_push(library_list *l, library lib) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 8;
-    library *p = tj_realloc(l->items, cap * sizeof *p);
-    if (!p)
-      return -1;
-    l->items = p;
-    l->cap = cap;
-  }
+  library *p = tj_grow(l->items, &l->cap, l->n + 1, sizeof *p, 8);
+  if (!p)
+    return -1;
+  l->items = p;
   l->items[l->n++] = lib;
   return 0;
 }
@@ -85,17 +81,13 @@ const char *jit_resolver_keep_string(jit_resolver *r, const char *s) {
   if (!copy)
     return NULL;
   pthread_mutex_lock(&r->lock);
-  if (r->n_kept == r->cap_kept) {
-    size_t cap = r->cap_kept ? 2 * r->cap_kept : 16;
-    char **p = tj_realloc(r->kept, cap * sizeof *p);
-    if (!p) {
-      pthread_mutex_unlock(&r->lock);
-      free(copy);
-      return NULL;
-    }
-    r->kept = p;
-    r->cap_kept = cap;
+  char **p = tj_grow(r->kept, &r->cap_kept, r->n_kept + 1, sizeof *p, 16);
+  if (!p) {
+    pthread_mutex_unlock(&r->lock);
+    free(copy);
+    return NULL;
   }
+  r->kept = p;
   r->kept[r->n_kept++] = copy;
   pthread_mutex_unlock(&r->lock);
   return copy;

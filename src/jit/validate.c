@@ -494,14 +494,10 @@ typedef struct ptr_stack {
 } ptr_stack;
 
 static int ptr_stack_push(ptr_stack *st, void *p) {
-  if (st->n == st->cap) {
-    size_t cap = st->cap ? 2 * st->cap : 64;
-    void **items = tj_realloc(st->items, cap * sizeof *items);
-    if (!items)
-      return -1;
-    st->items = items;
-    st->cap = cap;
-  }
+  void **items = tj_grow(st->items, &st->cap, st->n + 1, sizeof *items, 64);
+  if (!items)
+    return -1;
+  st->items = items;
   st->items[st->n++] = p;
   return 0;
 }

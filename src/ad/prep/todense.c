@@ -70,14 +70,10 @@ typedef struct value_list {
 } value_list;
 
 static int list_push(value_list *l, LLVMValueRef v) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 32;
-    LLVMValueRef *g = tj_realloc(l->v, cap * sizeof *g);
-    if (!g)
-      return -1;
-    l->v = g;
-    l->cap = cap;
-  }
+  LLVMValueRef *g = tj_grow(l->v, &l->cap, l->n + 1, sizeof *g, 32);
+  if (!g)
+    return -1;
+  l->v = g;
   l->v[l->n++] = v;
   return 0;
 }

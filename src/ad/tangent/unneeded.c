@@ -46,14 +46,11 @@ void ad_drop_unneeded_clone(ad_fn_ctx *fc, LLVMValueRef inst,
 
 int ad_note_unneeded_load(ad_fn_ctx *fc, LLVMValueRef inst,
                           LLVMValueRef clone) {
-  if (fc->nunneeded_loads == fc->capunneeded_loads) {
-    size_t cap = fc->capunneeded_loads ? 2 * fc->capunneeded_loads : 8;
-    void *g = tj_realloc(fc->unneeded_loads, cap * sizeof *fc->unneeded_loads);
-    if (!g)
-      return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
-    fc->unneeded_loads = g;
-    fc->capunneeded_loads = cap;
-  }
+  void *g = tj_grow(fc->unneeded_loads, &fc->capunneeded_loads,
+                    fc->nunneeded_loads + 1, sizeof *fc->unneeded_loads, 8);
+  if (!g)
+    return ad_fail_code(fc->mc, TANJIT_ERR_NO_MEMORY, inst, "out of memory");
+  fc->unneeded_loads = g;
   fc->unneeded_loads[fc->nunneeded_loads].primal = inst;
   fc->unneeded_loads[fc->nunneeded_loads].clone = clone;
   fc->nunneeded_loads++;
@@ -143,14 +140,10 @@ typedef struct dead_set {
 static int dead_set_add(dead_set *d, LLVMValueRef v) {
   if (ad_map_get(&d->in, v))
     return 0;
-  if (d->n == d->cap) {
-    size_t cap = d->cap ? 2 * d->cap : 16;
-    LLVMValueRef *g = tj_realloc(d->v, cap * sizeof *g);
-    if (!g)
-      return -1;
-    d->v = g;
-    d->cap = cap;
-  }
+  LLVMValueRef *g = tj_grow(d->v, &d->cap, d->n + 1, sizeof *g, 16);
+  if (!g)
+    return -1;
+  d->v = g;
   if (ad_map_put(&d->in, v, (void *)1) != 0)
     return -1;
   d->v[d->n++] = v;
