@@ -1,11 +1,12 @@
 /*
- * tanjit: a JIT runtime that differentiates LLVM IR, in forward mode, as it
- * loads.
+ * tanjit: a JIT runtime that differentiates LLVM IR, in forward and reverse
+ * mode, as it loads.
  *
  * A frontend hands a session LLVM IR (text, bitcode or an in-process
  * LLVMModuleRef).  When a symbol of a module is first looked up, the module
  * is transformed (every __enzyme_fwddiff request is replaced by a call to a
- * generated derivative), verified, optimized and compiled on LLVM's ORC JIT.
+ * generated derivative, every __enzyme_autodiff request by a call to a
+ * generated gradient), verified, optimized and compiled on LLVM's ORC JIT.
  *
  * Ownership and errors, once for the whole API:
  *  - Every fallible call takes a `tanjit_error **err` (may be NULL).  On
