@@ -8,7 +8,8 @@
  *   -DCASE=9  the same in forward mode
  *   -DCASE=4  cblas_dsyr2k in reverse mode, which has no reverse rule
  *   -DCASE=5  cblas_dtrmv in forward mode, a rule of reverse mode only
- *   -DCASE=6  cublasDscal_v2 in forward mode (cuBLAS: reverse mode only)
+ *   -DCASE=6  cublasDdot_v2 in forward mode (its result goes through a
+ *             pointer: reverse mode only; cublasDdot, returning it, is taken)
  *   -DCASE=7  cublasDtrmv_v2 with an active A in reverse mode (its adjoint
  *             would read x's elements on the host)
  * (case 1, potrf through its C name, is differentiated now:
@@ -35,11 +36,11 @@ static double f(double *a, double *b) {
   return b[0];
 }
 #elif CASE == 6
-int cublasDscal_v2(void *, int, const double *, double *, int);
+int cublasDdot_v2(void *, int, const double *, int, const double *, int,
+                  double *);
 static double f(double *a, double *b) {
-  double two = 2;
-  cublasDscal_v2(0, 2, &two, a, 1);
-  return b[0] + a[0];
+  cublasDdot_v2(0, 2, a, 1, a, 1, b);
+  return b[0];
 }
 #elif CASE == 7
 int cublasDtrmv_v2(void *, int, int, int, int, const double *, int, double *,

@@ -18,8 +18,9 @@
  *   s...            the same in single precision
  *   cublasDgemv     cuBLAS (and _v2, _64, _v2_64; S in single): the
  *                   handle first, no layout, scalars by pointer, enums
- *                   by value; reverse mode only (forward refuses an
- *                   active call), LAPACK's rows not looked up
+ *                   by value (CUBLAS_OP_N and FILL_MODE_LOWER 0); both
+ *                   modes, but forward refuses _v2's dot and nrm2 (the
+ *                   result through a pointer); LAPACK's rows not looked up
  * and through a renamed ccall (`ejlstr$dgemv_64_$libblastrampoline`,
  * registry.c reads the inner name).  The calls a tangent makes are of the
  * same interface and precision, declared next to the primal call
@@ -408,6 +409,7 @@ static const ad_call_rule *blas_lookup(const char *name) {
 static LLVMContextRef ctx_of(blas_call *bc) { return bc->fc->mc->llctx; }
 static LLVMBuilderRef b_of(blas_call *bc) { return bc->fc->b; }
 static int fortran(const blas_call *bc) { return ad_blas_is_fortran(bc->iface); }
+static int cublas(const blas_call *bc) { return ad_blas_is_cublas(bc->iface); }
 
 /* The derivative body's value of role r's operand (the clone's operand). */
 static LLVMValueRef prim(blas_call *bc, unsigned r) {
@@ -440,10 +442,29 @@ static LLVMValueRef option_value(blas_call *bc, unsigned r) {
   return LLVMBuildIntCast2(b_of(bc), v, i32, 0, "blas.opt");
 }
 
+static const int codes_notrans[] = {111, 'N', 'n', 0};
+static const int codes_lower[] = {122, 'L', 'l', 0};
+static const int codes_rowmajor[] = {101, 0};
+
+/* option_is under cuBLAS: its enums are 0 for no transpose (CUBLAS_OP_N)
+ * and for the lower triangle (CUBLAS_FILL_MODE_LOWER); it has no layout
+ * (column-major always). */
+static LLVMValueRef cublas_option_is(blas_call *bc, unsigned r,
+                                     const int *codes) {
+  LLVMTypeRef i1 = LLVMInt1TypeInContext(ctx_of(bc));
+  if (codes != codes_notrans && codes != codes_lower)
+    return LLVMConstInt(i1, 0, 0);
+  return LLVMBuildICmp(b_of(bc), LLVMIntEQ, option_value(bc, r),
+                       LLVMConstInt(LLVMInt32TypeInContext(ctx_of(bc)), 0, 0),
+                       "");
+}
+
 /* Whether option r is one of `codes` (0-terminated): CBLAS enums and
  * characters both, since callers pass either (Enzyme's tests cast the
  * enums to char). */
 static LLVMValueRef option_is(blas_call *bc, unsigned r, const int *codes) {
+  if (cublas(bc)) /* cuBLAS's own enums: CUBLAS_OP_N, CUBLAS_FILL_MODE_LOWER */
+    return cublas_option_is(bc, r, codes);
   LLVMValueRef v = option_value(bc, r), any = NULL;
   for (; *codes; codes++) {
     LLVMValueRef eq = LLVMBuildICmp(
@@ -455,23 +476,29 @@ static LLVMValueRef option_is(blas_call *bc, unsigned r, const int *codes) {
   return any;
 }
 
-static const int codes_notrans[] = {111, 'N', 'n', 0};
-static const int codes_lower[] = {122, 'L', 'l', 0};
-static const int codes_rowmajor[] = {101, 0};
+/* Whether scalar role r comes by pointer (Fortran; cuBLAS, but for
+ * Enzyme's stand-in cublasDaxpy, which takes alpha by value): its tangent
+ * is then in the pointer's shadow (cuBLAS: host memory, the default
+ * CUBLAS_POINTER_MODE_HOST). */
+static int scalar_by_pointer(blas_call *bc, unsigned r) {
+  return fortran(bc) ||
+         (cublas(bc) &&
+          LLVMGetTypeKind(LLVMTypeOf(orig(bc, r))) == LLVMPointerTypeKind);
+}
 
 /* Whether a scalar role carries a tangent. */
 static int scalar_active(blas_call *bc, unsigned r) {
   if (!has(bc, r))
     return 0;
-  return fortran(bc) ? ad_shadow_or_null(bc->fc, orig(bc, r)) != NULL
-                     : ad_is_active(bc->fc, orig(bc, r));
+  return scalar_by_pointer(bc, r) ? ad_shadow_or_null(bc->fc, orig(bc, r)) != NULL
+                                  : ad_is_active(bc->fc, orig(bc, r));
 }
 
 /* Lane `lane` of a scalar role's tangent (0 where a Fortran scalar's
  * shadow is the scalar itself at run time). */
 static LLVMValueRef scalar_tangent(blas_call *bc, unsigned r, unsigned lane) {
   ad_fn_ctx *fc = bc->fc;
-  if (!fortran(bc))
+  if (!scalar_by_pointer(bc, r))
     return ad_lane(fc, ad_shadow_value(fc, orig(bc, r)), lane);
   LLVMValueRef s = ad_lane(fc, ad_shadow_or_null(fc, orig(bc, r)), lane);
   LLVMValueRef v = LLVMBuildLoad2(fc->b, bc->real, s, "blas.dscalar");
@@ -848,7 +875,8 @@ static int beta_term(blas_call *bc, LLVMValueRef dout, LLVMValueRef same_out,
   }
   /* a matrix: one axpy per column (per row in row-major), over the whole
    * column or over its part in triangle uplo */
-  LLVMValueRef rowmajor = !fortran(bc) ? option_is(bc, R_LAYOUT, codes_rowmajor)
+  LLVMValueRef rowmajor = !fortran(bc) && !cublas(bc)
+                               ? option_is(bc, R_LAYOUT, codes_rowmajor)
                                        : LLVMConstInt(LLVMInt1TypeInContext(c), 0, 0);
   LLVMValueRef outer, inner = NULL, lower_cm = NULL;
   if (rt->beta_form == BETA_MATRIX) {
@@ -940,7 +968,7 @@ static int update_lane(blas_call *bc, unsigned lane) {
       /* a Fortran scalar's slot is active memory whenever the call is
        * (it writes through its pointers): skip a zero tangent's term */
       LLVMValueRef d = scalar_tangent(bc, t->input, lane);
-      if (fortran(bc))
+      if (scalar_by_pointer(bc, t->input))
         same_in = LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
                                 LLVMConstNull(bc->real), "blas.zero");
       ops[t->input] = real_operand(bc, d);
@@ -969,6 +997,7 @@ static int update_lane(blas_call *bc, unsigned lane) {
       return -1;
   }
   if (pending_beta && rt->beta_form == BETA_TRIANGLE && !fortran(bc) &&
+      !cublas(bc) &&
       LLVMGetNamedFunction(fc->mc->mod, blas_names[RT_LASCL][bc->iface][bc->prec])) {
     /* dC := beta dC on the triangle alone: where the program's BLAS has
      * a C-interface lascl (Enzyme's does, and scales with it), by lascl;
@@ -1104,9 +1133,10 @@ static int scal_lane(blas_call *bc, unsigned lane, int dalpha) {
   ops[R_INCY] = ops[R_INCX];
   zero_sizes(bc, RT_AXPY, ops,
              either(bc, same,
-                    fortran(bc) ? LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
-                                                LLVMConstNull(bc->real), "")
-                                : NULL));
+                    scalar_by_pointer(bc, R_ALPHA)
+                        ? LLVMBuildFCmp(fc->b, LLVMRealOEQ, d,
+                                        LLVMConstNull(bc->real), "")
+                        : NULL));
   if (!emit_routine(bc, RT_AXPY, ops))
     return -1;
   return 0;
@@ -1540,12 +1570,23 @@ static int emit_blas(ad_fn_ctx *fc, const ad_call_rule *rule, LLVMValueRef call,
       bc.intty = t; /* CBLAS: the library's own int */
     }
   }
-  if (!v->rt->tangent || ad_blas_is_cublas(v->iface)) {
-    /* cuBLAS: reverse mode's rows only (rev/blas.c) */
+  /* cuBLAS _v2's dot and nrm2 write their result through a pointer
+   * (host or device memory): their tangents are reverse mode's only
+   * (rev/blas.c); the value-returning forms are taken */
+  int result_by_pointer = ad_blas_is_cublas(v->iface) && v->rt->returns_real &&
+                          ad_blas_result_by_pointer(v->iface);
+  if (!v->rt->tangent || result_by_pointer ||
+      (ad_blas_is_cublas(v->iface) && v->rt->lapack)) {
     for (unsigned k = 0; k < bc.nroles; k++)
       if (ad_shadow_or_null(fc, LLVMGetOperand(call, k)))
-        return ad_fail(fc->mc, call, "no forward-mode rule for a call to %s",
-                       rule->name);
+        return ad_fail(fc->mc, call, "no forward-mode rule for a call to %s%s",
+                       rule->name,
+                       result_by_pointer
+                           ? " (its result goes through a pointer, which "
+                             "forward mode does not follow; reverse mode "
+                             "does, and forward mode takes the cuBLAS "
+                             "forms that return it)"
+                           : "");
     return 0;
   }
   return v->rt->tangent(&bc);
