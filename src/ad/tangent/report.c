@@ -141,8 +141,7 @@ static LLVMValueRef global_shadow_check(ad_module_ctx *mc, LLVMTypeRef *ft) {
 
 void ad_emit_global_shadow_check(ad_fn_ctx *fc, LLVMValueRef load,
                                  LLVMValueRef clone, LLVMValueRef shadow) {
-  if (fc->width != 1 || !shadow ||
-      LLVMGetTypeKind(LLVMTypeOf(load)) != LLVMPointerTypeKind)
+  if (!shadow || LLVMGetTypeKind(LLVMTypeOf(load)) != LLVMPointerTypeKind)
     return;
   LLVMValueRef g = ad_strip_casts(LLVMGetOperand(load, 0), 0);
   if (!LLVMIsAGlobalVariable(g) || LLVMIsGlobalConstant(g))
@@ -172,11 +171,14 @@ void ad_emit_global_shadow_check(ad_fn_ctx *fc, LLVMValueRef load,
   LLVMTypeRef ft;
   LLVMValueRef fn = global_shadow_check(fc->mc, &ft);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(fc->mc->llctx, 0);
-  LLVMValueRef args[4] = {LLVMBuildPointerCast(fc->b, shadow, ptr, ""),
-                          LLVMBuildPointerCast(fc->b, clone, ptr, ""),
-                          module_string(fc->mc, what.data),
-                          module_string(fc->mc, why.data)};
-  LLVMBuildCall2(fc->b, ft, fn, args, 4, "");
+  /* every lane's shadow (enzyme_width N: N of them, all null here) */
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef args[4] = {
+        LLVMBuildPointerCast(fc->b, ad_lane(fc, shadow, lane), ptr, ""),
+        LLVMBuildPointerCast(fc->b, clone, ptr, ""),
+        module_string(fc->mc, what.data), module_string(fc->mc, why.data)};
+    LLVMBuildCall2(fc->b, ft, fn, args, 4, "");
+  }
   sb_free(&what);
   sb_free(&why);
 }
