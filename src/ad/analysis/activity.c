@@ -235,6 +235,7 @@ typedef struct ret_walk {
 } ret_walk;
 
 static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth);
+static int walk_returned_memory(ret_walk *w, LLVMValueRef call, int depth);
 
 static int walk_value(ret_walk *w, LLVMValueRef v, int depth);
 static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth);
@@ -283,7 +284,30 @@ static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth) {
   }
   if (LLVMIsAAllocaInst(root))
     return walk_slot_stores(w, root, depth);
+  if (LLVMIsACallInst(root) || LLVMIsAInvokeInst(root))
+    return walk_returned_memory(w, root, depth);
   return walk_value(w, addr, depth);
+}
+
+/* The memory at the address a call returns, where that address is one
+ * the callee was given (an iterator's operator-- returns `this`, a local
+ * copy of the caller's): the slot it leads to, walked as memory (as a
+ * value, a stack address is one no returned pointer may come from). */
+static int walk_returned_memory(ret_walk *w, LLVMValueRef call, int depth) {
+  const ad_call_rule *r = ad_rule_of_call(w->st->fc->mc, call);
+  if (!returns_from_a_body(r, call) || depth >= RET_WALK_FRAMES)
+    return walk_value(w, call, depth);
+  w->frames[depth] = call;
+  LLVMValueRef fn = ad_called_function(call);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMRet &&
+        LLVMGetNumOperands(t) == 1 &&
+        (--w->budget < 0 || walk_memory(w, LLVMGetOperand(t, 0), depth + 1)))
+      return 1;
+  }
+  return 0;
 }
 
 static int walk_value(ret_walk *w, LLVMValueRef v, int depth) {
