@@ -186,7 +186,10 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
     return ad_rev_fail_call(r, call,
                             "a call to variadic function %s with active arguments "
-                            "is not supported",
+                            "is not supported (va_arg is not differentiated; "
+                            "give it a custom gradient, or mark it inactive "
+                            "with __enzyme_inactivefn or the enzyme_inactive "
+                            "attribute if it only logs)",
                             ad_value_name(fn));
   if (LLVMGetNumArgOperands(call) != np)
     return ad_rev_fail_call(r, call, "a call to %s with a mismatched argument count",
