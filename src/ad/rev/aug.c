@@ -231,17 +231,17 @@ static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
  * same block) by an inactive integer: no adjoint, as Enzyme's constant
  * instruction (all the bytes integral); the shadow's bytes follow the
  * primal's, as an integer store's do (aug_store), the update absorbed
- * where the shadow may be the primal memory itself. */
+ * where the shadow may be the primal memory itself.  (An integer update
+ * of a float's bits would be bit arithmetic, which no program does
+ * atomically: std::atomic<double> adds with fadd or a compare-exchange.) */
 static int integer_update(ad_rev_fn *r, LLVMValueRef inst) {
   ad_fn_ctx *fc = &r->fc;
   LLVMValueRef p = LLVMGetOperand(inst, 0), v = LLVMGetOperand(inst, 1);
-  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind ||
-      !ad_shadow_or_null(fc, p) || !fc->types || ad_is_active(fc, v))
-    return 0;
-  /* unknown bytes too (`this` of _M_release at -O0): integer arithmetic
-   * on a float's bits is refused where the analysis sees them */
-  ad_tkind kind = ad_types_kind(fc->types, p, 0, NULL);
-  return kind != AD_T_FLOAT && kind != AD_T_CONFLICT;
+  /* whatever type analysis says of the bytes, as forward mode takes it
+   * (rules/inst.c): in a forward derivative's block the counts may read
+   * as float, the context-insensitive facts of the object beside them */
+  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind &&
+         ad_shadow_or_null(fc, p) && !ad_is_active(fc, v);
 }
 
 static int aug_integer_update(ad_rev_fn *r, LLVMValueRef inst) {
