@@ -7,9 +7,8 @@
 // through new[] scratch buffers (the reverse code's heap
 // memory and tape, differentiated forward).  Columns are checked against
 // central finite differences of the analytic gradient (long double), from
-// nonzero tangent seeds; reverse over forward as well.  (A std::vector in
-// the chain fails at -O0: its growth's llvm.memmove, in the forward
-// derivative of the reverse code, has bytes type analysis cannot classify.)
+// nonzero tangent seeds; reverse over forward as well (std::vector's
+// growth: cpp_hessian_vector.cpp).
 #include <cmath>
 #include <cstring>
 #define RC_OWN_PROTOTYPE

@@ -133,9 +133,29 @@ static void demand(activity_state *st, LLVMValueRef p);
 /* Whether v is a pointer, or an integer that carries one (a CUdeviceptr, a
  * uintptr_t): its memory must have a shadow when active data goes there.
  * Without type analysis every pointer-wide integer might be. */
+/* A struct or array with a pointer member (an augmented pass's
+ * {primal, shadow}, a std::pair of pointers returned in registers). */
+static int aggregate_holds_pointer(LLVMTypeRef t, int depth) {
+  if (ad_type_is_pointerish(t))
+    return 1;
+  if (depth > 8)
+    return 0;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMArrayTypeKind:
+    return aggregate_holds_pointer(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (aggregate_holds_pointer(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
 static int carries_pointer(activity_state *st, LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v);
-  if (ad_type_is_pointerish(t))
+  if (aggregate_holds_pointer(t, 0))
     return 1;
   if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
     return 0;
@@ -144,8 +164,15 @@ static int carries_pointer(activity_state *st, LLVMValueRef v) {
   return ad_types_kind(st->types, v, -1, NULL) == AD_T_POINTER;
 }
 
+/* Whether demand has nothing to do at p: an active pointer's roots are
+ * active, but an aggregate is active with one active member, and the
+ * pointers inserted into it may have none yet. */
+static int demand_done(activity_state *st, LLVMValueRef p) {
+  return ad_is_active(st->fc, p) && !LLVMIsAInsertValueInst(p);
+}
+
 static void push_demand(activity_state *st, LLVMValueRef p) {
-  if (!p || ad_is_active(st->fc, p) || ad_map_get(&st->demanded, p))
+  if (!p || demand_done(st, p) || ad_map_get(&st->demanded, p))
     return;
   if (st->ntodo == st->captodo) {
     size_t cap = st->captodo ? st->captodo * 2 : 64;
@@ -172,7 +199,7 @@ static void demand(activity_state *st, LLVMValueRef p) {
   push_demand(st, p);
   while (st->ntodo > 0 && !st->oom) {
     LLVMValueRef q = st->todo[--st->ntodo];
-    if (ad_is_active(st->fc, q) || ad_map_get(&st->demanded, q))
+    if (demand_done(st, q) || ad_map_get(&st->demanded, q))
       continue;
     if (ad_map_put(&st->demanded, q, (void *)1) != 0) {
       st->oom = 1;
@@ -208,6 +235,7 @@ typedef struct ret_walk {
 } ret_walk;
 
 static int walk_returns(ret_walk *w, LLVMValueRef fn, int depth);
+static int walk_returned_memory(ret_walk *w, LLVMValueRef call, int depth);
 
 static int walk_value(ret_walk *w, LLVMValueRef v, int depth);
 static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth);
@@ -256,7 +284,30 @@ static int walk_memory(ret_walk *w, LLVMValueRef addr, int depth) {
   }
   if (LLVMIsAAllocaInst(root))
     return walk_slot_stores(w, root, depth);
+  if (LLVMIsACallInst(root) || LLVMIsAInvokeInst(root))
+    return walk_returned_memory(w, root, depth);
   return walk_value(w, addr, depth);
+}
+
+/* The memory at the address a call returns, where that address is one
+ * the callee was given (an iterator's operator-- returns `this`, a local
+ * copy of the caller's): the slot it leads to, walked as memory (as a
+ * value, a stack address is one no returned pointer may come from). */
+static int walk_returned_memory(ret_walk *w, LLVMValueRef call, int depth) {
+  const ad_call_rule *r = ad_rule_of_call(w->st->fc->mc, call);
+  if (!returns_from_a_body(r, call) || depth >= RET_WALK_FRAMES)
+    return walk_value(w, call, depth);
+  w->frames[depth] = call;
+  LLVMValueRef fn = ad_called_function(call);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMRet &&
+        LLVMGetNumOperands(t) == 1 &&
+        (--w->budget < 0 || walk_memory(w, LLVMGetOperand(t, 0), depth + 1)))
+      return 1;
+  }
+  return 0;
 }
 
 static int walk_value(ret_walk *w, LLVMValueRef v, int depth) {
@@ -423,6 +474,15 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
     break;
   case LLVMSelect:
     demand_operands(st, p, 1, 3);
+    break;
+  case LLVMExtractValue:
+    push_demand(st, LLVMGetOperand(p, 0));
+    break;
+  case LLVMInsertValue:
+    /* the aggregate's pointers: the one inserted and those it had */
+    for (unsigned k = 0; k < 2; k++)
+      if (carries_pointer(st, LLVMGetOperand(p, k)))
+        push_demand(st, LLVMGetOperand(p, k));
     break;
   case LLVMLoad:
     push_demand(st, LLVMGetOperand(p, 0));

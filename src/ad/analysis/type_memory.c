@@ -846,8 +846,13 @@ void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b) {
     ta_set_addr(t, b, oa, fa);
 }
 
-/* A load or store of `ty` (value v, may be NULL) at pointer p. */
-void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
+/* A load or store of `ty` (value v, may be NULL) at pointer p; a tape
+ * record's (own_type: ad_is_tape_access) gives its bytes v's type and
+ * takes nothing back from them, since the buffer's one object joins
+ * every record pushed through it (ints, floats, pointers at offsets known
+ * only at run time) and v was written and is read at its own type. */
+void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty,
+               int own_type) {
   int obj;
   long long off;
   if (!ta_addr(t, p, &obj, &off, 0))
@@ -861,7 +866,8 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
      * stored is not (no float is a byte wide, and bytes written as
      * constants carry no derivative): a character, a flag (std::string's
      * 'x' and its terminating '\0'). */
-    ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
+    if (!own_type)
+      ta_note(t, v, ta_mem_get(t, obj, off, size, 0));
     tfact f = ta_value_fact(t, v);
     if (f.kind == AD_T_UNKNOWN && LLVMIsAConstantInt(v) && size == 1)
       f = ta_fact(AD_T_INTEGER, 0);
@@ -876,7 +882,8 @@ void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty) {
     unsigned long long size = LLVMStoreSizeOfType(t->td, LLVMGetElementType(ty));
     for (unsigned k = 0; k < n && k < 64; k++) {
       long long at = off + (long long)(k * size);
-      ta_note(t, v, ta_mem_get(t, obj, at, size, 0));
+      if (!own_type)
+        ta_note(t, v, ta_mem_get(t, obj, at, size, 0));
       ta_mem_note(t, obj, at, size, ta_value_fact(t, v));
     }
     return;

@@ -141,7 +141,8 @@ int ta_addr(ad_types *t, LLVMValueRef v, int *obj, long long *off, int depth);
 void ta_set_addr(ad_types *t, LLVMValueRef v, int obj, long long off);
 int ta_root(ad_types *t, LLVMValueRef v);
 void ta_unify(ad_types *t, LLVMValueRef a, LLVMValueRef b);
-void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty);
+void ta_access(ad_types *t, LLVMValueRef p, LLVMValueRef v, LLVMTypeRef ty,
+               int own_type);
 /* type_tbaa.c: what the !tbaa / !tbaa.struct of a load, store or memory
  * intrinsic promise about the bytes it touches, noted weak. */
 void ta_tbaa_learn(ad_types *t, LLVMValueRef inst);

@@ -486,7 +486,8 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     ta_root(t, inst);
     break;
   case LLVMLoad:
-    ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst));
+    ta_access(t, LLVMGetOperand(inst, 0), inst, LLVMTypeOf(inst),
+              ad_is_tape_access(inst));
     if (!t->in_generated && ta_addr(t, LLVMGetOperand(inst, 0), &obj, &off, 0) &&
         loads_pointer(t, inst, obj, off))
       ta_slot_note(t, obj, off, inst);
@@ -495,7 +496,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   case LLVMStore:
     ta_access(t, LLVMGetOperand(inst, 1), LLVMGetOperand(inst, 0),
-              LLVMTypeOf(LLVMGetOperand(inst, 0)));
+              LLVMTypeOf(LLVMGetOperand(inst, 0)), ad_is_tape_access(inst));
     if (!t->in_generated &&
         LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(inst, 0))) ==
             LLVMPointerTypeKind &&
@@ -504,7 +505,7 @@ static void visit(ad_types *t, LLVMValueRef inst) {
     break;
   case LLVMAtomicRMW:
     ta_access(t, LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1),
-              LLVMTypeOf(LLVMGetOperand(inst, 1)));
+              LLVMTypeOf(LLVMGetOperand(inst, 1)), 0);
     ta_unify(t, inst, LLVMGetOperand(inst, 1));
     break;
   case LLVMGetElementPtr: {

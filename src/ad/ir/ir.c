@@ -181,6 +181,26 @@ int ad_is_generated_function(LLVMValueRef fn) {
                                        sizeof generated_mark - 1) != NULL;
 }
 
+static const char tape_access_mark[] = "tanjit.tape";
+
+static unsigned tape_access_kind(LLVMValueRef inst) {
+  return LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(inst)),
+                                  tape_access_mark,
+                                  sizeof tape_access_mark - 1);
+}
+
+LLVMValueRef ad_mark_tape_access(LLVMValueRef inst) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMSetMetadata(inst, tape_access_kind(inst),
+                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
+  return inst;
+}
+
+int ad_is_tape_access(LLVMValueRef inst) {
+  return (LLVMIsALoadInst(inst) || LLVMIsAStoreInst(inst)) &&
+         LLVMGetMetadata(inst, tape_access_kind(inst)) != NULL;
+}
+
 void ad_name_after(LLVMValueRef v, LLVMValueRef from, const char *suffix) {
   size_t n;
   const char *name = LLVMGetValueName2(from, &n);

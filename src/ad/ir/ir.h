@@ -85,6 +85,14 @@ LLVMValueRef ad_add_generated_function(LLVMModuleRef m, const char *name,
 /* Whether fn carries the mark ad_add_generated_function sets. */
 int ad_is_generated_function(LLVMValueRef fn);
 
+/* A load or store of a tape record (rev/tape.c: a value pushed by the
+ * augmented pass, popped by the reverse at the same type and offset):
+ * metadata "tanjit.tape" marks it, so type analysis takes the value's
+ * type from the access alone (the buffer it goes through holds records of
+ * every kind at offsets known only at run time).  Returns inst. */
+LLVMValueRef ad_mark_tape_access(LLVMValueRef inst);
+int ad_is_tape_access(LLVMValueRef inst);
+
 /* ---- fn_env.c: the target and floating-point environment of the
  * functions the engine defines (string attributes such as "target-cpu",
  * "target-features", "denormal-fp-math") ---- */

@@ -81,6 +81,11 @@ static const ad_call_rule inactive_rules[] = {
      * way out of the derivative, whose tangents then go unused */
     INACTIVE("tanjit.rev.unwound"),
     INACTIVE("tanjit.rev.unwound.heap"),
+    /* what derivative code reports before it traps (tangent/report.c: a
+     * call through a pointer to no known target): text, and the target's
+     * address; forward over reverse keeps the reverse code's reports */
+    INACTIVE(AD_RUNTIME_REPORT_SYMBOL),
+    INACTIVE(AD_RUNTIME_TARGET_REPORT_SYMBOL),
     INACTIVE("llvm.lifetime.start"),
     INACTIVE("llvm.lifetime.end"),
     INACTIVE("llvm.assume"),

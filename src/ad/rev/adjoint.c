@@ -462,8 +462,8 @@ int ad_rev_atomic_is_linear(LLVMValueRef inst) {
  * value's adjoint is added into the shadow, atomically as the primal. */
 static int reverse_atomic(ad_rev_fn *r, LLVMValueRef inst) {
   LLVMValueRef p = LLVMGetOperand(inst, 0), v = LLVMGetOperand(inst, 1);
-  if (!ad_shadow_or_null(&r->fc, p))
-    return 0;
+  if (!ad_shadow_or_null(&r->fc, p) || !ad_rev_atomic_is_linear(inst))
+    return 0; /* an integer update (aug.c) has no adjoint */
   LLVMTypeRef t = LLVMTypeOf(v);
   LLVMValueRef d = ad_rev_has_adjoint(r, inst) ? ad_rev_take(r, inst) : NULL;
   LLVMBasicBlockRef after = ad_rev_guard(r, p);

@@ -226,6 +226,37 @@ static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
   return 0;
 }
 
+/* An atomic update of integer bytes in memory with a shadow (a
+ * shared_ptr's reference count beside the object make_shared put in the
+ * same block) by an inactive integer: no adjoint, as Enzyme's constant
+ * instruction (all the bytes integral); the shadow's bytes follow the
+ * primal's, as an integer store's do (aug_store), the update absorbed
+ * where the shadow may be the primal memory itself.  (An integer update
+ * of a float's bits would be bit arithmetic, which no program does
+ * atomically: std::atomic<double> adds with fadd or a compare-exchange.) */
+static int integer_update(ad_rev_fn *r, LLVMValueRef inst) {
+  ad_fn_ctx *fc = &r->fc;
+  LLVMValueRef p = LLVMGetOperand(inst, 0), v = LLVMGetOperand(inst, 1);
+  /* whatever type analysis says of the bytes, as forward mode takes it
+   * (rules/inst.c): in a forward derivative's block the counts may read
+   * as float, the context-insensitive facts of the object beside them */
+  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind &&
+         ad_shadow_or_null(fc, p) && !ad_is_active(fc, v);
+}
+
+static int aug_integer_update(ad_rev_fn *r, LLVMValueRef inst) {
+  ad_fn_ctx *fc = &r->fc;
+  LLVMValueRef c = ad_clone(fc, inst);
+  if (!c)
+    return -1;
+  LLVMValueRef s =
+      ad_lanewise_guarded(fc, inst, c, op01, 2, 0,
+                          LLVMTypeOf(LLVMGetOperand(inst, 1)), AD_ACCESS_UPDATE);
+  if (ad_is_active(fc, inst))
+    ad_set_shadow(fc, inst, s);
+  return r->mc->diag.failed ? -1 : 0;
+}
+
 static int aug_alloca(ad_rev_fn *r, LLVMValueRef inst) {
   ad_fn_ctx *fc = &r->fc;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(r->mc->llctx);
@@ -332,6 +363,8 @@ static int aug_instruction(ad_rev_fn *r, LLVMValueRef inst) {
     if (ad_rev_atomic_is_linear(inst) &&
         ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)))
       return ad_clone(fc, inst) ? 0 : -1; /* its reverse: adjoint.c */
+    if (integer_update(r, inst))
+      return aug_integer_update(r, inst);
     /* fall through */
   case LLVMAtomicCmpXchg:
     if (ad_shadow_or_null(fc, LLVMGetOperand(inst, 0)) ||

@@ -136,6 +136,39 @@ LLVMTypeRef ad_rev_float_of_bits(ad_module_ctx *mc, unsigned bits) {
   }
 }
 
+/* Whether t has a leaf that may hold a pointer: a pointer, or an integer
+ * as wide as one (a narrower integer never does: std::optional<double>'s
+ * {double, i8} flag is no shadow to pass). */
+static int holds_pointer_leaf(ad_module_ctx *mc, LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (holds_pointer_leaf(mc, LLVMStructGetTypeAtIndex(t, i)))
+        return 1;
+    return 0;
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind:
+    return holds_pointer_leaf(mc, LLVMGetElementType(t));
+  case LLVMPointerTypeKind:
+    return 1;
+  case LLVMIntegerTypeKind:
+    return LLVMGetIntTypeWidth(t) >= 8 * LLVMPointerSize(mc->td);
+  default:
+    return 0;
+  }
+}
+
+/* ad_rev_leaves of a call's argument or result, where floats beside
+ * narrow integers are floats alone: the value's adjoint is its floats',
+ * and the integers carry nothing (the extracted flag is inactive). */
+static void call_leaves(ad_rev_fn *r, LLVMValueRef v, int *f, int *o) {
+  LLVMTypeRef t = ad_rev_adjoint_type(r, v);
+  *f = 0, *o = 0;
+  ad_rev_leaves(t, f, o);
+  if (*f && *o && !holds_pointer_leaf(r->mc, t))
+    *o = 0;
+}
+
 /* The callee's activities for this call site. */
 static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                        ad_rev_call_plan *p) {
@@ -153,7 +186,10 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
   if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
     return ad_rev_fail_call(r, call,
                             "a call to variadic function %s with active arguments "
-                            "is not supported",
+                            "is not supported (va_arg is not differentiated; "
+                            "give it a custom gradient, or mark it inactive "
+                            "with __enzyme_inactivefn or the enzyme_inactive "
+                            "attribute if it only logs)",
                             ad_value_name(fn));
   if (LLVMGetNumArgOperands(call) != np)
     return ad_rev_fail_call(r, call, "a call to %s with a mismatched argument count",
@@ -166,8 +202,8 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
     LLVMValueRef a = LLVMGetOperand(call, k);
     if (!ad_is_active(fc, a))
       continue;
-    int f = 0, o = 0;
-    ad_rev_leaves(ad_rev_adjoint_type(r, a), &f, &o); /* float bits: OUT */
+    int f, o;
+    call_leaves(r, a, &f, &o); /* float bits: OUT */
     if (f && o)
       return ad_rev_fail_call(r, call,
                               "an argument of %s that mixes floats and pointers in "
@@ -185,8 +221,8 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
                 : ad_shadow_may_equal_primal(fc, a) ? AD_REV_DUP_RUNTIME
                                                     : AD_REV_DUP;
   }
-  int f = 0, o = 0;
-  ad_rev_leaves(ad_rev_adjoint_type(r, call), &f, &o);
+  int f, o;
+  call_leaves(r, call, &f, &o);
   if (ad_is_active(fc, call) && f && o)
     return ad_rev_fail_call(r, call,
                             "a result of %s that mixes floats and pointers is not "

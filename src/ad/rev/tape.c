@@ -280,7 +280,7 @@ LLVMValueRef ad_rev_peek_id(ad_rev_fn *r, LLVMBuilderRef b) {
   LLVMValueRef top = tape_top(r, b);
   LLVMValueRef l = LLVMBuildLoad2(b, LLVMInt64TypeInContext(r->mc->llctx),
                                   below(r->mc, b, top, 8), "block.id");
-  LLVMSetAlignment(l, 8);
+  LLVMSetAlignment(ad_mark_tape_access(l), 8);
   return l;
 }
 
@@ -335,7 +335,7 @@ static LLVMValueRef taped(ad_rev_fn *r, LLVMValueRef v, int shadow) {
   LLVMPositionBuilderBefore(hb, r->head_term);
   it->loaded = LLVMBuildLoad2(hb, t, below(r->mc, hb, r->top, it->off),
                               shadow ? "taped.shadow" : "taped");
-  LLVMSetAlignment(it->loaded, 8);
+  LLVMSetAlignment(ad_mark_tape_access(it->loaded), 8);
   LLVMDisposeBuilder(hb);
   return it->loaded;
 }
@@ -999,14 +999,14 @@ int ad_rev_end_block(ad_rev_fn *r, LLVMBasicBlockRef bb) {
                        : it->shadow ? ad_shadow_value(fc, it->v)
                                     : ad_primal(fc, it->v);
       LLVMValueRef st = LLVMBuildStore(fc->b, v, below(mc, fc->b, top, it->off));
-      LLVMSetAlignment(st, 8);
+      LLVMSetAlignment(ad_mark_tape_access(st), 8);
     }
     if (with_id) {
       uintptr_t id =
           (uintptr_t)ad_map_get(&r->block_id, LLVMBasicBlockAsValue(bb));
       LLVMValueRef st = LLVMBuildStore(fc->b, LLVMConstInt(i64, id, 0),
                                        below(mc, fc->b, top, 8));
-      LLVMSetAlignment(st, 8);
+      LLVMSetAlignment(ad_mark_tape_access(st), 8);
     }
   }
   return mc->diag.failed ? -1 : 0;
@@ -1040,19 +1040,19 @@ int ad_rev_edge_record(ad_rev_fn *r, LLVMBuilderRef ab, LLVMBuilderRef rb,
       LLVMBuildGEP2(ab, LLVMInt8TypeInContext(mc->llctx), base, &k, 1, "");
   for (size_t i = 0; i < n; i++) {
     LLVMValueRef st = LLVMBuildStore(ab, vals[i], below(mc, ab, top, off[i]));
-    LLVMSetAlignment(st, 8);
+    LLVMSetAlignment(ad_mark_tape_access(st), 8);
   }
   if (id >= 0) {
     LLVMValueRef st = LLVMBuildStore(
         ab, LLVMConstInt(i64, (unsigned long long)id, 0), below(mc, ab, top, 8));
-    LLVMSetAlignment(st, 8);
+    LLVMSetAlignment(ad_mark_tape_access(st), 8);
   }
   /* rev: pop into the slots */
   LLVMValueRef rtop = tape_top(r, rb);
   for (size_t i = 0; i < n; i++) {
     LLVMValueRef l = LLVMBuildLoad2(rb, LLVMTypeOf(vals[i]),
                                     below(mc, rb, rtop, off[i]), "loop.entry");
-    LLVMSetAlignment(l, 8);
+    LLVMSetAlignment(ad_mark_tape_access(l), 8);
     LLVMBuildStore(rb, l, slots[i]);
   }
   LLVMValueRef psize = LLVMBuildStructGEP2(rb, tt, local_tape(r, 1), 1, "");
