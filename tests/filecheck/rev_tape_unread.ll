@@ -2,10 +2,14 @@
 ; (src/ad/rev/tape.c, sync_one): the reverse only reads its copy of the
 ; header (it pops nothing), so it copies the header in and never back
 ; out; at -O2 it then no longer takes the tape, and the gradient keeps no
-; header, no memset of it and no free(NULL): only its two calls, as
-; sum of squares' gradient does.  A pair that records (keep, whose trip
-; count the data decide) keeps its header, the copy back and the
-; free.
+; header, no memset of it and no free(NULL).  An aug with no effect (no
+; store, no call that may write, unwind or not return: sumsq's loads and
+; fmuladds) is not called at all (src/ad/rev/cache.c,
+; aug_has_no_effect): sumsq's gradient is its reverse alone, as Enzyme's
+; is.  withsqrt's libm sqrt may set errno, so its aug is still called
+; (at -O2 LLVM deletes that call itself: sqrt(v * v) sets no errno and
+; the aug has no loop).  A pair that records (keep, whose trip
+; count the data decide) keeps its header, the copy back and the free.
 ; EMIT: -O 0
 ; EMIT: -O 2 | --check-prefix=OPT
 
@@ -43,7 +47,19 @@ exit:
   ret double %s1
 }
 
+define double @withsqrt(ptr nocapture readonly %x) #0 {
+entry:
+  %v = load double, ptr %x
+  %w = fmul double %v, %v
+  %r = call double @sqrt(double %w) #2
+  ret double %r
+}
+
 attributes #0 = { nofree norecurse nosync nounwind memory(argmem: read) }
+attributes #1 = { mustprogress nofree nounwind willreturn memory(write) }
+attributes #2 = { nounwind }
+
+declare double @sqrt(double) #1
 
 declare void @__enzyme_autodiff(ptr, ...)
 
@@ -52,10 +68,25 @@ define void @grad_sumsq(ptr %x, ptr %dx) {
   ret void
 }
 
+define void @grad_withsqrt(ptr %x, ptr %dx) {
+  call void (ptr, ...) @__enzyme_autodiff(ptr @withsqrt, ptr %x, ptr %dx)
+  ret void
+}
+
 define void @grad_keep(ptr %x, ptr %dx) {
   call void (ptr, ...) @__enzyme_autodiff(ptr @keep, ptr %x, ptr %dx)
   ret void
 }
+
+; CHECK-LABEL: define void @grad_sumsq(
+; CHECK-NEXT: %tape = alloca
+; CHECK-NEXT: store
+; CHECK-NEXT: call void @diffesumsq(ptr %x, ptr %dx, double 1.000000e+00, ptr %tape)
+; CHECK-LABEL: define void @grad_withsqrt(
+; CHECK: call double @augmented_withsqrt(
+; CHECK-NEXT: call void @diffewithsqrt(
+; CHECK-LABEL: define void @grad_keep(
+; CHECK: call double @augmented_keep(
 
 ; The caller's header's fields: three copied in, and three copied back
 ; at the return only where the reverse pops.
@@ -70,9 +101,9 @@ define void @grad_keep(ptr %x, ptr %dx) {
 ; CHECK: {{^}$}}
 
 ; OPT-LABEL: define void @grad_sumsq(
-; OPT-NEXT: tail call fastcc void @augmented_sumsq(
 ; OPT-NEXT: tail call fastcc void @diffesumsq(ptr %x, ptr %dx)
 ; OPT-NEXT: ret void
+
 
 ; OPT-LABEL: define void @grad_keep(
 ; OPT-NEXT: %tape = alloca
