@@ -23,12 +23,13 @@
  * the latch leaves on `icmp eq/ne next, N` with N a constant or parameter,
  * or one widened or narrowed: the final value is N minus the step; none
  * for another whose start is a constant or parameter either, when that
- * counter steps by one: it moved its step times as often), the loop-invariant values asked
- * for, and the id of the exiting block when the exit block's reverse asks
- * which predecessor ran.  The aug pushes it on the exit edge (a block of
- * its own on that edge), the reverse pops it on the reverse edge, before
- * the exiting block's reverse.  A loop run with nothing to record in its
- * blocks and a computable trip count leaves nothing on the tape.
+ * counter steps by one: it moved its step times as often), the
+ * loop-invariant values asked for, and the id of the exiting block when
+ * the exit block's reverse asks which predecessor ran.  The aug pushes it
+ * on the exit edge (a block of its own on that edge), the reverse pops it
+ * on the reverse edge, before the exiting block's reverse.  A loop run
+ * with nothing to record in its blocks and a computable trip count leaves
+ * nothing on the tape.
  */
 #include <stdint.h>
 #include <stdlib.h>
