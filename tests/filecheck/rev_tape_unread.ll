@@ -6,9 +6,9 @@
 ; store, no call that may write, unwind or not return: sumsq's loads and
 ; fmuladds) is not called at all (src/ad/rev/cache.c,
 ; aug_has_no_effect): sumsq's gradient is its reverse alone, as Enzyme's
-; is.  withsqrt's libm sqrt may set errno, so its aug is still called
-; (at -O2 LLVM deletes that call itself: sqrt(v * v) sets no errno and
-; the aug has no loop).  A pair that records (keep, whose trip
+; is.  withsqrt's libm sqrt of 3 x may set errno, so its aug is still
+; called; softsqrt's sqrt of x^2 + 0.01 cannot (never negative: n-body's
+; softened r2), so its aug is not.  A pair that records (keep, whose trip
 ; count the data decide) keeps its header, the copy back and the free.
 ; EMIT: -O 0
 ; EMIT: -O 2 | --check-prefix=OPT
@@ -50,7 +50,15 @@ exit:
 define double @withsqrt(ptr nocapture readonly %x) #0 {
 entry:
   %v = load double, ptr %x
-  %w = fmul double %v, %v
+  %w = fmul double %v, 3.0
+  %r = call double @sqrt(double %w) #2
+  ret double %r
+}
+
+define double @softsqrt(ptr nocapture readonly %x) #0 {
+entry:
+  %v = load double, ptr %x
+  %w = call double @llvm.fmuladd.f64(double %v, double %v, double 1.0e-2)
   %r = call double @sqrt(double %w) #2
   ret double %r
 }
@@ -60,6 +68,7 @@ attributes #1 = { mustprogress nofree nounwind willreturn memory(write) }
 attributes #2 = { nounwind }
 
 declare double @sqrt(double) #1
+declare double @llvm.fmuladd.f64(double, double, double)
 
 declare void @__enzyme_autodiff(ptr, ...)
 
@@ -70,6 +79,11 @@ define void @grad_sumsq(ptr %x, ptr %dx) {
 
 define void @grad_withsqrt(ptr %x, ptr %dx) {
   call void (ptr, ...) @__enzyme_autodiff(ptr @withsqrt, ptr %x, ptr %dx)
+  ret void
+}
+
+define void @grad_softsqrt(ptr %x, ptr %dx) {
+  call void (ptr, ...) @__enzyme_autodiff(ptr @softsqrt, ptr %x, ptr %dx)
   ret void
 }
 
@@ -85,6 +99,10 @@ define void @grad_keep(ptr %x, ptr %dx) {
 ; CHECK-LABEL: define void @grad_withsqrt(
 ; CHECK: call double @augmented_withsqrt(
 ; CHECK-NEXT: call void @diffewithsqrt(
+; CHECK-LABEL: define void @grad_softsqrt(
+; CHECK-NEXT: %tape = alloca
+; CHECK-NEXT: store
+; CHECK-NEXT: call void @diffesoftsqrt(
 ; CHECK-LABEL: define void @grad_keep(
 ; CHECK: call double @augmented_keep(
 

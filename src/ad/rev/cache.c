@@ -21,6 +21,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
 #include "common/strbuf.h"
@@ -402,13 +403,41 @@ static int call_is_dead_if_unused(LLVMValueRef call) {
   return m && (LLVMGetEnumAttributeValue(m) & 0x2a) == 0;
 }
 
+/* libm functions whose only effect is errno, set on a domain error
+ * below zero (sqrt) or a pole or domain error at zero and below (log):
+ * a call whose argument is never there has none (C11 7.12.7.5, 7.12.6.7). */
+static const struct {
+  const char *name;
+  int positive; /* the argument must be positive, not only non-negative */
+} errno_below_zero[] = {
+    {"sqrt", 0},  {"sqrtf", 0},  {"sqrtl", 0},  {"log", 1},   {"logf", 1},
+    {"logl", 1},  {"log2", 1},   {"log2f", 1},  {"log2l", 1}, {"log10", 1},
+    {"log10f", 1}, {"log10l", 1},
+};
+
+/* A libm call (a declaration of that name) in errno_below_zero whose
+ * argument is never where it sets errno. */
+static int libm_call_sets_no_errno(LLVMValueRef call, LLVMValueRef callee) {
+  if (LLVMGetFirstBasicBlock(callee) || LLVMGetNumArgOperands(call) != 1 ||
+      !call_attribute(call, callee, "nounwind"))
+    return 0;
+  size_t n = 0;
+  const char *name = LLVMGetValueName2(callee, &n);
+  for (size_t k = 0; k < sizeof errno_below_zero / sizeof *errno_below_zero;
+       k++)
+    if (strcmp(name, errno_below_zero[k].name) == 0)
+      return ad_math_never_negative(LLVMGetOperand(call, 0),
+                                    errno_below_zero[k].positive);
+  return 0;
+}
+
 /* Whether calling the built aug and dropping its result has no effect:
  * no store, atomic, fence, volatile load, invoke or call that may write,
  * unwind or not return.  Then it pushes nothing either (a push reserves
  * through a call), so the reverse pops nothing and the aug need not run:
  * sum of squares' gradient is its reverse alone, as Enzyme's is.  A
- * libm call that may set errno (n-body's sqrt, before LLVM shows its
- * argument is never negative) keeps the aug. */
+ * libm call that may set errno keeps the aug; n-body's sqrt of its
+ * softened r2 cannot (libm_call_sets_no_errno). */
 static int aug_has_no_effect(LLVMValueRef aug) {
   if (!LLVMGetFirstBasicBlock(aug))
     return 0;
@@ -431,10 +460,13 @@ static int aug_has_no_effect(LLVMValueRef aug) {
         if (LLVMGetVolatile(i))
           return 0;
         break;
-      case LLVMCall:
-        if (!call_is_dead_if_unused(i))
+      case LLVMCall: {
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!call_is_dead_if_unused(i) &&
+            !(LLVMIsAFunction(callee) && libm_call_sets_no_errno(i, callee)))
           return 0;
         break;
+      }
       default:
         break;
       }
