@@ -1,7 +1,8 @@
 /* Loops whose reverse steps induction variables back instead of reading
  * them from the tape (src/ad/rev/loops.c), and the shapes where that must
  * fall back: trip counts decided by the data, triangular nests whose inner
- * start is the outer index, counting down and by strides, pointer
+ * start is the outer index (or an induction variable of the outer loop
+ * beside its counter), counting down and by strides, pointer
  * induction variables, early exits (out of one loop and out of two, to an
  * exit block several edges reach), a return from inside a loop, cycles
  * that are no natural loop or have two latches and a switch out, and values
@@ -55,6 +56,23 @@ static double pointer_stride(double *x, int n) {
     s += *p * *p * *p;
   for (int k = 1; k < n; k += 3)
     s += sin(x[k]) * x[k - 1];
+  return s;
+}
+
+/* pairs i < j, the inner start i + 1 (clang -O2
+ * gives it an induction variable of its own beside i, whose final value
+ * the reverse derives from i's: n-body's nest), then a loop counting down
+ * from n with an index stepping by 3 beside its counter */
+static double pairs_after(double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      double d = x[j] - x[i];
+      s -= 1.0 / sqrt(d * d + 1.0);
+    }
+  long j = 0;
+  for (long i = n; i != 0; i--, j += 3)
+    s += x[j % n] * x[i - 1] * (1 + 0.1 * j);
   return s;
 }
 
@@ -162,6 +180,7 @@ RC_ARRAY_RUN(run_irreducible, irreducible, N)
 RC_ARRAY_RUN(run_two_latches_switch, two_latches_switch, N)
 RC_ARRAY_RUN(run_triangle_down, triangle_down, N)
 RC_ARRAY_RUN(run_pointer_stride, pointer_stride, N)
+RC_ARRAY_RUN(run_pairs_after, pairs_after, N)
 RC_ARRAY_RUN(run_break_out, break_out, N)
 RC_ARRAY_RUN(run_invariant_scale, invariant_scale, N)
 RC_ARRAY_RUN(run_return_inside, return_inside, N)
@@ -190,6 +209,8 @@ int main(void) {
   CHECK(param_trip, b);
   CHECK(triangle_down, a);
   CHECK(pointer_stride, b);
+  CHECK(pairs_after, a);
+  CHECK(pairs_after, b);
   CHECK(break_out, a);
   CHECK(break_out, b);
   CHECK(break_out, c);

@@ -21,6 +21,7 @@
 #include "ad/core/map.h"
 #include "ad/ir/ir.h"
 #include "ad/rev/rev.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
 #include "common/strbuf.h"
@@ -380,6 +381,99 @@ static void keep_out_of_line(ad_module_ctx *mc, LLVMValueRef call) {
                            LLVMCreateEnumAttribute(mc->llctx, kind, 0));
 }
 
+/* Whether the function attribute `name` is on the call or its callee. */
+static LLVMAttributeRef call_attribute(LLVMValueRef call, LLVMValueRef callee,
+                                       const char *name) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAttributeRef a =
+      LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind);
+  return a ? a : LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+                                            kind);
+}
+
+/* A call LLVM may delete when its result is unused: to a function that
+ * returns, never unwinds and writes no memory (`memory` with no Mod bit:
+ * LLVM 19 keeps two bits, Ref and Mod, for each of its three locations). */
+static int call_is_dead_if_unused(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!LLVMIsAFunction(callee) || !call_attribute(call, callee, "nounwind") ||
+      !call_attribute(call, callee, "willreturn"))
+    return 0;
+  LLVMAttributeRef m = call_attribute(call, callee, "memory");
+  return m && (LLVMGetEnumAttributeValue(m) & 0x2a) == 0;
+}
+
+/* libm functions whose only effect is errno, set on a domain error
+ * below zero (sqrt) or a pole or domain error at zero and below (log):
+ * a call whose argument is never there has none (C11 7.12.7.5, 7.12.6.7). */
+static const struct {
+  const char *name;
+  int positive; /* the argument must be positive, not only non-negative */
+} errno_below_zero[] = {
+    {"sqrt", 0},  {"sqrtf", 0},  {"sqrtl", 0},  {"log", 1},   {"logf", 1},
+    {"logl", 1},  {"log2", 1},   {"log2f", 1},  {"log2l", 1}, {"log10", 1},
+    {"log10f", 1}, {"log10l", 1},
+};
+
+/* A libm call (a declaration of that name) in errno_below_zero whose
+ * argument is never where it sets errno. */
+static int libm_call_sets_no_errno(LLVMValueRef call, LLVMValueRef callee) {
+  if (LLVMGetFirstBasicBlock(callee) || LLVMGetNumArgOperands(call) != 1 ||
+      !call_attribute(call, callee, "nounwind"))
+    return 0;
+  size_t n = 0;
+  const char *name = LLVMGetValueName2(callee, &n);
+  for (size_t k = 0; k < sizeof errno_below_zero / sizeof *errno_below_zero;
+       k++)
+    if (strcmp(name, errno_below_zero[k].name) == 0)
+      return ad_math_never_negative(LLVMGetOperand(call, 0),
+                                    errno_below_zero[k].positive);
+  return 0;
+}
+
+/* Whether calling the built aug and dropping its result has no effect:
+ * no store, atomic, fence, volatile load, invoke or call that may write,
+ * unwind or not return.  Then it pushes nothing either (a push reserves
+ * through a call), so the reverse pops nothing and the aug need not run:
+ * sum of squares' gradient is its reverse alone, as Enzyme's is.  A
+ * libm call that may set errno keeps the aug; n-body's sqrt of its
+ * softened r2 cannot (libm_call_sets_no_errno). */
+static int aug_has_no_effect(LLVMValueRef aug) {
+  if (!LLVMGetFirstBasicBlock(aug))
+    return 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(aug); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      switch (LLVMGetInstructionOpcode(i)) {
+      case LLVMStore:
+      case LLVMAtomicRMW:
+      case LLVMAtomicCmpXchg:
+      case LLVMFence:
+      case LLVMVAArg:
+      case LLVMInvoke:
+      case LLVMCallBr:
+      case LLVMResume:
+      case LLVMUnreachable:
+        return 0;
+      case LLVMLoad:
+        if (LLVMGetVolatile(i))
+          return 0;
+        break;
+      case LLVMCall: {
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!call_is_dead_if_unused(i) &&
+            !(LLVMIsAFunction(callee) && libm_call_sets_no_errno(i, callee)))
+          return 0;
+        break;
+      }
+      default:
+        break;
+      }
+    }
+  return 1;
+}
+
 LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
                                          LLVMValueRef holder,
                                          const ad_rev_pair *p,
@@ -400,8 +494,11 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
   }
   memcpy(a, args, nargs * sizeof *a);
   a[nargs] = tape;
-  LLVMValueRef result =
-      LLVMBuildCall2(b, LLVMGlobalGetValueType(aug), aug, a, nargs + 1, "");
+  LLVMValueRef result = NULL;
+  if (primal || !aug_has_no_effect(p->aug)) {
+    result = LLVMBuildCall2(b, LLVMGlobalGetValueType(aug), aug, a, nargs + 1, "");
+    keep_out_of_line(mc, result);
+  }
   if (primal)
     *primal = result;
   unsigned k = nargs;
@@ -411,7 +508,6 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
   LLVMValueRef res =
       LLVMBuildCall2(b, LLVMGlobalGetValueType(p->rev), p->rev, a, k, "");
   free(a);
-  keep_out_of_line(mc, result);
   keep_out_of_line(mc, res);
   LLVMValueRef buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0),
                                     tape, "");

@@ -21,12 +21,15 @@
  * What the reverse needs at its entry into a loop goes in the exit record:
  * the final values of the induction variables (none for the counter when
  * the latch leaves on `icmp eq/ne next, N` with N a constant or parameter,
- * or one widened or narrowed: the final value is N minus the step), the loop-invariant values asked
- * for, and the id of the exiting block when the exit block's reverse asks
- * which predecessor ran.  The aug pushes it on the exit edge (a block of
- * its own on that edge), the reverse pops it on the reverse edge, before
- * the exiting block's reverse.  A loop run with nothing to record in its
- * blocks and a computable trip count leaves nothing on the tape.
+ * or one widened or narrowed: the final value is N minus the step; none
+ * for another whose start is a constant or parameter either, when that
+ * counter steps by one: it moved its step times as often), the
+ * loop-invariant values asked for, and the id of the exiting block when
+ * the exit block's reverse asks which predecessor ran.  The aug pushes it
+ * on the exit edge (a block of its own on that edge), the reverse pops it
+ * on the reverse edge, before the exiting block's reverse.  A loop run
+ * with nothing to record in its blocks and a computable trip count leaves
+ * nothing on the tape.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -686,6 +689,50 @@ static LLVMValueRef final_from_exit(ad_rev_fn *r, rev_loop *L, rev_iv *iv,
   return LLVMBuildSub(b, nv, iv->delta, "iv.final");
 }
 
+/* A loop-invariant integer the reverse has without a record: a constant
+ * or a parameter; else NULL. */
+static LLVMValueRef free_in_reverse(ad_rev_fn *r, LLVMValueRef v) {
+  if (LLVMIsAConstantInt(v))
+    return v;
+  if (LLVMIsAArgument(v))
+    return ad_map_get(&r->rparam, v);
+  return NULL;
+}
+
+/* The final value of integer iv on exit x, from another induction
+ * variable of L whose final value the latch's branch gives
+ * (final_from_exit) and which steps by 1 or -1: the loop ran t = (its
+ * final - its start) * its step iterations past the first, so iv ends at
+ * its start + t * iv's step.  Exact in wrapping arithmetic, whatever the
+ * flags.  Both starts must be free in the reverse (free_in_reverse), the
+ * two types one.  (A pointer induction variable's loads are recorded, so
+ * none is asked for here.)  n-body's triangular loop: the inner
+ * start j = i + 1 is an induction variable of the outer loop beside i,
+ * and its final value is no longer recorded.  NULL when none fits. */
+static LLVMValueRef final_in_step(ad_rev_fn *r, rev_loop *L, rev_iv *iv,
+                                  rev_exit *x, LLVMBuilderRef b) {
+  LLVMValueRef iv_start = iv->gep_type ? NULL : free_in_reverse(r, iv->start);
+  if (!iv_start)
+    return NULL;
+  for (size_t k = 0; k < L->nivs; k++) {
+    rev_iv *a = &L->ivs[k];
+    if (a == iv || a->gep_type || LLVMTypeOf(a->phi) != LLVMTypeOf(iv->delta))
+      continue;
+    long long step = LLVMConstIntGetSExtValue(a->delta);
+    LLVMValueRef a_start = free_in_reverse(r, a->start);
+    if ((step != 1 && step != -1) || !a_start)
+      continue;
+    LLVMValueRef a_final = final_from_exit(r, L, a, x, b);
+    if (!a_final)
+      continue;
+    LLVMValueRef t = step == 1 ? LLVMBuildSub(b, a_final, a_start, "trip")
+                               : LLVMBuildSub(b, a_start, a_final, "trip");
+    LLVMValueRef moved = LLVMBuildMul(b, t, iv->delta, "iv.moved");
+    return LLVMBuildAdd(b, iv_start, moved, "iv.final");
+  }
+  return NULL;
+}
+
 /* Each induction variable the reverse reads steps back on the way from
  * its header's reverse to the latch's. */
 static void step_back(ad_rev_fn *r, rev_loop *L) {
@@ -750,6 +797,8 @@ int ad_rev_loops_finish(ad_rev_fn *r) {
         if (!iv->slot)
           continue;
         LLVMValueRef f = final_from_exit(r, L, iv, x, rb);
+        if (!f)
+          f = final_in_step(r, L, iv, x, rb);
         if (f) {
           LLVMBuildStore(rb, f, iv->slot);
           continue;

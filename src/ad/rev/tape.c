@@ -203,6 +203,34 @@ static void copy_at_start(ad_module_ctx *mc, LLVMBuilderRef b,
   copy_header(mc, b, to, from);
 }
 
+/* Whether the body only reads its copy of the header (loads through it
+ * and its field addresses): a reverse that pops nothing, only the block
+ * heads' tops computed.  A pushing aug reserves through it, a popping
+ * reverse stores the smaller size. */
+static int only_read(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsALoadInst(user))
+      continue;
+    if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == v &&
+        only_read(user))
+      continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Whether a call in fn hands it the caller's header. */
+static int header_handed_on(LLVMValueRef fn, LLVMValueRef param) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if ((LLVMIsACallInst(i) || LLVMIsAInvokeInst(i)) && takes(i, param))
+        return 1;
+  return 0;
+}
+
 /* In aug (unwinding set), the caller's header must also be right whenever
  * an exception may leave the body, since the gradient frees the records
  * behind it (exceptions.c): the copy goes out before every call that may
@@ -212,9 +240,19 @@ static void sync_one(ad_module_ctx *mc, LLVMValueRef fn, LLVMValueRef local,
                      LLVMValueRef param, int unwinding) {
   if (!local)
     return;
+  /* a body that never changes its copy and hands the header to no call
+   * would copy back what it read: it copies in only, so that once its
+   * dead tops are gone the header is not its memory at all (LLVM drops
+   * the parameter, and the gradient's header and free(NULL) fold away:
+   * sum of squares, n-body) */
+  int read_only = only_read(local) && !header_handed_on(fn, param);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->llctx);
   LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(local));
   copy_header(mc, b, local, param);
+  if (read_only) {
+    LLVMDisposeBuilder(b);
+    return;
+  }
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
        bb = LLVMGetNextBasicBlock(bb)) {
     if (unwinding && ad_ir_is_landing_block(bb))

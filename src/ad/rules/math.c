@@ -634,6 +634,10 @@ static int never_zero_or_negative(LLVMValueRef v, int nonneg_is_enough,
   return 0;
 }
 
+int ad_math_never_negative(LLVMValueRef v, int positive) {
+  return never_zero_or_negative(v, !positive, 8);
+}
+
 /* Whether a row's guard `a c nz` can go: c is argument k of the primal
  * call, which is never zero (sqrt's partial at a softened r2). */
 static int guard_needless(const eval_ctx *e, int arg) {

@@ -44,6 +44,10 @@ unsigned ad_math_table_out_args(size_t i);
  * *chooses set (fmin, fmax) partial 0 is the indicator that argument 0 is
  * chosen, the others NULL.  0 or -1. */
 struct ad_call_rule;
+/* Whether float v is never negative (positive too when `positive`) by
+ * its expression (NaN allowed): a sum of squares plus a positive
+ * constant, n-body's softened r2. */
+int ad_math_never_negative(LLVMValueRef v, int positive);
 int ad_math_is_row(const struct ad_call_rule *rule);
 int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
                      LLVMValueRef call, LLVMValueRef *args,
