@@ -36,7 +36,7 @@ define double @grad(ptr %x, ptr %dx, double %k) {
 
 ; d's adjoint is k dd' + k dd' (two uses of d), w's += it, v's -= it:
 ; STRICT-LABEL: define internal {{.*}} @diffeenergy(
-; STRICT: %[[KD:[0-9]+]] = fmul double %recomputed10, %k
+; STRICT: %[[KD:[0-9]+]] = fmul double {{(%recomputed10, %k|%k, %recomputed10)}}
 ; STRICT-NEXT: %[[D:[0-9]+]] = fadd double %[[KD]], %[[KD]]
 ; STRICT-NEXT: %[[W:[0-9]+]] = load double, ptr %recomputed.shadow,
 ; STRICT-NEXT: fadd double %[[W]], %[[D]]

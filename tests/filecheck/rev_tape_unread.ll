@@ -109,12 +109,12 @@ define void @grad_keep(ptr %x, ptr %dx) {
 ; The caller's header's fields: three copied in, and three copied back
 ; at the return only where the reverse pops.
 ; CHECK-LABEL: define internal void @diffekeep(
-; CHECK-COUNT-6: getelementptr inbounds { ptr, i64, i64 }, ptr %tape, i32 0, i32
+; CHECK-COUNT-6: getelementptr inbounds {{(nuw )?}}{ ptr, i64, i64 }, ptr %tape, i32 0, i32
 ; CHECK-NOT: ptr %tape, i32
 ; CHECK: {{^}$}}
 
 ; CHECK-LABEL: define internal void @diffesumsq(
-; CHECK-COUNT-3: getelementptr inbounds { ptr, i64, i64 }, ptr %tape, i32 0, i32
+; CHECK-COUNT-3: getelementptr inbounds {{(nuw )?}}{ ptr, i64, i64 }, ptr %tape, i32 0, i32
 ; CHECK-NOT: ptr %tape, i32
 ; CHECK: {{^}$}}
 
@@ -125,7 +125,7 @@ define void @grad_keep(ptr %x, ptr %dx) {
 
 ; OPT-LABEL: define void @grad_keep(
 ; OPT-NEXT: %tape = alloca
-; OPT: @diffekeep({{.*}}ptr nonnull %tape)
+; OPT: @diffekeep({{.*}}ptr {{(nonnull )?}}%tape)
 ; OPT: call void @free(
 
 ; OPT-LABEL: define internal fastcc void @diffesumsq(ptr
