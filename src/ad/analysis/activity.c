@@ -130,32 +130,13 @@ LLVMValueRef ad_pointer_root(LLVMValueRef p) {
 
 static void demand(activity_state *st, LLVMValueRef p);
 
-/* Whether v is a pointer, or an integer that carries one (a CUdeviceptr, a
- * uintptr_t): its memory must have a shadow when active data goes there.
- * Without type analysis every pointer-wide integer might be. */
-/* A struct or array with a pointer member (an augmented pass's
- * {primal, shadow}, a std::pair of pointers returned in registers). */
-static int aggregate_holds_pointer(LLVMTypeRef t, int depth) {
-  if (ad_type_is_pointerish(t))
-    return 1;
-  if (depth > 8)
-    return 0;
-  switch (LLVMGetTypeKind(t)) {
-  case LLVMArrayTypeKind:
-    return aggregate_holds_pointer(LLVMGetElementType(t), depth + 1);
-  case LLVMStructTypeKind:
-    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
-      if (aggregate_holds_pointer(LLVMStructGetTypeAtIndex(t, i), depth + 1))
-        return 1;
-    return 0;
-  default:
-    return 0;
-  }
-}
-
+/* Whether v is a pointer, an aggregate holding one, or an integer that
+ * carries one (a CUdeviceptr, a uintptr_t): its memory must have a shadow
+ * when active data goes there.  Without type analysis every pointer-wide
+ * integer might be. */
 static int carries_pointer(activity_state *st, LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v);
-  if (aggregate_holds_pointer(t, 0))
+  if (ad_type_holds_pointer(t))
     return 1;
   if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
     return 0;

@@ -78,29 +78,6 @@ static LLVMValueRef active_integer_argument(ad_fn_ctx *fc, LLVMValueRef call) {
   return NULL;
 }
 
-/* A pointer, or an aggregate or vector holding one (Julia passes an array
- * descriptor {ptr, len} by value). */
-static int holds_pointer(LLVMTypeRef t, int depth) {
-  if (ad_type_is_pointerish(t))
-    return 1;
-  if (depth > 8)
-    return 0;
-  switch (LLVMGetTypeKind(t)) {
-  case LLVMArrayTypeKind:
-  case LLVMVectorTypeKind:
-    return holds_pointer(LLVMGetElementType(t), depth + 1);
-  case LLVMStructTypeKind: {
-    unsigned n = LLVMCountStructElementTypes(t);
-    for (unsigned i = 0; i < n; i++)
-      if (holds_pointer(LLVMStructGetTypeAtIndex(t, i), depth + 1))
-        return 1;
-    return 0;
-  }
-  default:
-    return 0;
-  }
-}
-
 int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
                        int build_now, LLVMValueRef *primal_out,
                        LLVMValueRef *shadow_out) {
@@ -136,7 +113,7 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
       /* the callee's derivative leaves out its primal writes there */
       act[i] = AD_ARG_DUPNONEED;
       fc->unneeded_written |= ad_unneeded_parameters(fc, a);
-    } else if (holds_pointer(LLVMTypeOf(a), 0) &&
+    } else if (ad_type_holds_pointer(LLVMTypeOf(a)) &&
                ad_shadow_may_equal_primal(fc, a)) {
       act[i] = AD_ARG_DUP_RUNTIME;
     } else {

@@ -111,6 +111,10 @@ void ad_settle_helper_environments(LLVMModuleRef m);
 int ad_type_is_float(LLVMTypeRef t);        /* float scalar or float vector */
 int ad_type_is_float_scalar(LLVMTypeRef t); /* half .. fp128, x86_fp80 */
 int ad_type_is_pointerish(LLVMTypeRef t);   /* ptr or vector of ptr */
+/* A pointer, or a struct or array holding one (Julia's {ptr, len} array
+ * descriptor by value, an augmented pass's {primal, shadow}), nested up
+ * to 8 deep. */
+int ad_type_holds_pointer(LLVMTypeRef t);
 /* Whether values of this type can carry a derivative on their own (float,
  * pointer, or an aggregate holding either); integers cannot. */
 int ad_type_can_carry(LLVMTypeRef t);

@@ -29,6 +29,26 @@ int ad_type_is_pointerish(LLVMTypeRef t) {
   return LLVMGetTypeKind(t) == LLVMPointerTypeKind;
 }
 
+static int holds_pointer_depth(LLVMTypeRef t, int depth) {
+  if (ad_type_is_pointerish(t))
+    return 1;
+  if (depth > 8)
+    return 0;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMArrayTypeKind:
+    return holds_pointer_depth(LLVMGetElementType(t), depth + 1);
+  case LLVMStructTypeKind:
+    for (unsigned i = 0; i < LLVMCountStructElementTypes(t); i++)
+      if (holds_pointer_depth(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 1;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+int ad_type_holds_pointer(LLVMTypeRef t) { return holds_pointer_depth(t, 0); }
+
 static int can_carry_depth(LLVMTypeRef t, int depth) {
   if (depth > 16)
     return 0;
