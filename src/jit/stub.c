@@ -43,7 +43,7 @@ void jit_report_runtime_failure(void *session, const char *what,
                                 const char *why) {
   tanjit_session *s = session;
   if (s->on_unresolved) {
-    report_unresolved_call(s, what, "", why);
+    s->on_unresolved(s->on_unresolved_user, what, NULL, why);
     return;
   }
   fprintf(stderr, "tanjit: %s: %s\n", what, why);
