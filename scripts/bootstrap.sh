@@ -2,6 +2,8 @@
 # Installs what tanjit needs on Debian 12 (when missing), then configures and
 # builds it.  Usage: scripts/bootstrap.sh [BUILD_DIR] [LLVM_MAJOR] [meson options...]
 # Defaults: build, LLVM 19.  Idempotent: a second run only rebuilds.
+# BOOTSTRAP_TESTS="NAME..." builds only what those tests or suites need
+# (scripts/test-targets.py); run them with `meson test --no-rebuild`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -28,8 +30,14 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 # A line per quarter of the build, not ninja's line per file (that goes to
 # the log, shown if the build fails).
+targets=()
+if [ -n "${BOOTSTRAP_TESTS:-}" ]; then
+  # shellcheck disable=SC2086 # a list of names
+  mapfile -t targets < <(python3 scripts/test-targets.py "$build" $BOOTSTRAP_TESTS) &&
+    ((${#targets[@]})) || { echo "bootstrap: no targets for tests: $BOOTSTRAP_TESTS"; exit 1; }
+fi
 start=$SECONDS
-if ! ninja -C "$build" 2>&1 | tee "$log" | awk -v build="$build" '
+if ! ninja -C "$build" "${targets[@]}" 2>&1 | tee "$log" | awk -v build="$build" '
   match($0, /^\[[0-9]+\/[0-9]+\]/) {
     split(substr($0, 2, RLENGTH - 2), step, "/")
     if (!announced) { printf "bootstrap: building %s (ninja)\n", build; announced = 1 }
