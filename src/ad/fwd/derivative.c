@@ -238,6 +238,26 @@ static int fill_phis(ad_fn_ctx *fc) {
   return 0;
 }
 
+/* A DUP pointer's shadow is another object; a DUPNONEED one's primal
+ * may be anything the caller had at hand, and AD_ARG_DUP_RUNTIME's shadow
+ * may be the pointer itself. */
+static void scope_disjoint_shadows(ad_fn_ctx *fc) {
+  ad_disjoint_params pairs[AD_MAX_DISJOINT_PAIRS];
+  unsigned npairs = 0, k = 0;
+  for (unsigned i = 0; i < fc->sig->nparams; i++) {
+    unsigned at = k++;
+    if (fc->sig->activity[i] == AD_ARG_CONST)
+      continue;
+    unsigned shadow_at = k++;
+    if (fc->sig->activity[i] == AD_ARG_DUP && npairs < AD_MAX_DISJOINT_PAIRS &&
+        LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(fc->primal_fn, i))) ==
+            LLVMPointerTypeKind)
+      pairs[npairs++] = (ad_disjoint_params){LLVMGetParam(fc->deriv_fn, at),
+                                             LLVMGetParam(fc->deriv_fn, shadow_at), i};
+  }
+  ad_scope_disjoint_params(fc->deriv_fn, pairs, npairs);
+}
+
 static int build_body(ad_fn_ctx *fc) {
   ad_module_ctx *mc = fc->mc;
   LLVMValueRef fn = fc->primal_fn, d = fc->deriv_fn;
@@ -298,6 +318,8 @@ static int build_body(ad_fn_ctx *fc) {
     rc = fill_phis(fc);
   if (rc == 0)
     rc = ad_finish_unneeded_loads(fc);
+  if (rc == 0 && !mc->diag.failed)
+    scope_disjoint_shadows(fc);
   free(rpo);
   return mc->diag.failed ? -1 : rc;
 }

@@ -93,6 +93,22 @@ int ad_is_generated_function(LLVMValueRef fn);
 LLVMValueRef ad_mark_tape_access(LLVMValueRef inst);
 int ad_is_tape_access(LLVMValueRef inst);
 
+/* ---- alias_scopes.c: a duplicated pointer and its shadow are disjoint ---- */
+enum { AD_MAX_DISJOINT_PAIRS = 64 };
+/* A pointer parameter of a derivative and the parameter holding its
+ * shadow (a pointer, or [N x ptr] in vector mode), which point to
+ * disjoint objects; index: the primal parameter's position (for the
+ * scopes' names). */
+typedef struct ad_disjoint_params {
+  LLVMValueRef primal, shadow;
+  unsigned index;
+} ad_disjoint_params;
+/* Tells LLVM, with alias scopes, that fn's accesses based on each pair's
+ * primal do not alias those based on its shadow (the first
+ * AD_MAX_DISJOINT_PAIRS pairs).  Run once fn's body is complete. */
+void ad_scope_disjoint_params(LLVMValueRef fn, const ad_disjoint_params *pairs,
+                              unsigned npairs);
+
 /* ---- fn_env.c: the target and floating-point environment of the
  * functions the engine defines (string attributes such as "target-cpu",
  * "target-features", "denormal-fp-math") ---- */

@@ -243,6 +243,27 @@ static int seed_float_bit_params(ad_rev_fn *r) {
   return 0;
 }
 
+/* aug and rev take the parameters alike (a shadow after each DUP one):
+ * a DUP pointer's shadow is another object (not AD_REV_DUP_RUNTIME's,
+ * which may be the pointer itself; not an integer's, never dereferenced
+ * as such). */
+static void scope_disjoint_shadows(const ad_rev_sig *sig, LLVMValueRef f) {
+  ad_disjoint_params pairs[AD_MAX_DISJOINT_PAIRS];
+  unsigned npairs = 0, k = 0;
+  for (unsigned i = 0; i < sig->nparams; i++) {
+    unsigned at = k++;
+    if (!ad_rev_has_shadow_param(sig->activity[i]))
+      continue;
+    unsigned shadow_at = k++;
+    if (sig->activity[i] == AD_REV_DUP && npairs < AD_MAX_DISJOINT_PAIRS &&
+        LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(sig->fn, i))) ==
+            LLVMPointerTypeKind)
+      pairs[npairs++] = (ad_disjoint_params){LLVMGetParam(f, at),
+                                             LLVMGetParam(f, shadow_at), i};
+  }
+  ad_scope_disjoint_params(f, pairs, npairs);
+}
+
 static int build_entry(ad_module_ctx *mc, size_t idx) {
   mc->rev->e[idx].built = 1;
   rev_entry own = mc->rev->e[idx]; /* the array may move */
@@ -324,6 +345,10 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     rc = ad_rev_build_aug(&r);
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
+  if (rc == 0 && !mc->diag.failed) {
+    scope_disjoint_shadows(&own.sig, r.aug);
+    scope_disjoint_shadows(&own.sig, r.rev);
+  }
   ad_rev_free_plans(&r);
   ad_rev_loops_free(&r);
   ad_rev_custom_free(&r);
