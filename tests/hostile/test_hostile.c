@@ -300,6 +300,37 @@ START_TEST(deep_constant_expressions_compile_right) {
 }
 END_TEST
 
+/* Selects that each name the pointer below twice, 60 deep: the walk that
+ * finds what an address is based on (src/ad/ir/alias_scopes.c) once
+ * doubled per level, and the load never finished.  The derivative of
+ * x[0]^2 through them is 2 x[0] dx[0]. */
+START_TEST(a_diamond_chain_of_selects_differentiates) {
+  static char ir[8192];
+  size_t n = (size_t)snprintf(ir, sizeof ir, "define double @sq(ptr %%x, i1 %%c) {\nentry:\n"
+                              "  %%s0 = select i1 %%c, ptr %%x, ptr %%x\n");
+  for (int i = 1; i < 60; i++)
+    n += (size_t)snprintf(ir + n, sizeof ir - n,
+                          "  %%s%d = select i1 %%c, ptr %%s%d, ptr %%s%d\n", i, i - 1, i - 1);
+  n += (size_t)snprintf(ir + n, sizeof ir - n, "%s",
+            "  %v = load double, ptr %s59\n  %r = fmul double %v, %v\n  ret double %r\n}\n"
+            "declare double @__enzyme_fwddiff(ptr, ...)\n"
+            "define double @dsq(ptr %x, ptr %dx, i1 %c) {\n"
+            "  %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @sq, metadata !\"enzyme_dup\", "
+            "ptr %x, ptr %dx, metadata !\"enzyme_const\", i1 %c)\n  ret double %d\n}\n");
+  ck_assert_uint_lt(n, sizeof ir);
+  tanjit_session *s = new_session();
+  load_ok(s, ir, "diamond.ll");
+  tanjit_error *err = NULL;
+  double (*dsq)(double *, double *, _Bool) =
+      (double (*)(double *, double *, _Bool))(uintptr_t)tanjit_lookup(s, "dsq", &err);
+  ck_assert_msg(dsq, "%s", tanjit_error_message(err));
+  double x = 3.0, dx = 0.5;
+  ck_assert_double_eq_tol(dsq(&x, &dx, 1), 3.0, 1e-15);
+  assert_still_usable(s);
+  tanjit_session_free(s);
+}
+END_TEST
+
 START_TEST(deep_array_types_and_metadata_are_refused) {
   tanjit_session *s = new_session();
   char *arrays = nest("@a = global ", "[1 x ", "i8", "]",
@@ -804,6 +835,7 @@ int main(void) {
   tcase_add_test(tc, a_request_declared_with_the_wrong_result_is_refused);
   tcase_add_test(tc, a_request_inside_its_own_function_is_refused);
   tcase_add_test(tc, split_requests_short_of_arguments_are_refused);
+  tcase_add_test(tc, a_diamond_chain_of_selects_differentiates);
   suite_add_tcase(suite, tc);
   return run_suite(suite);
 }

@@ -49,16 +49,21 @@ static LLVMMetadataRef self_referential(LLVMContextRef c, LLVMMetadataRef *rest,
 /* The object address v is based on when the function's own GEPs, casts,
  * PHIs and selects are followed (all incoming values of a PHI or select
  * agreeing; a PHI met again on the walk agrees with anything), or NULL.
- * `open` holds the PHIs being walked; depth bounds the walk. */
+ * `open` holds the PHIs being walked; depth bounds the walk's length and
+ * `steps_left` its size: PHIs and selects that each name the one below
+ * twice (a diamond chain) would otherwise double the walk per level. */
 typedef struct walk {
   LLVMValueRef open[16];
   unsigned nopen;
+  unsigned steps_left;
 } walk;
 
 static LLVMValueRef const self_loop_marker = (LLVMValueRef)&self_loop_marker;
 
 static LLVMValueRef based_on(walk *w, LLVMValueRef v, unsigned depth) {
   for (; depth < 64; depth++) {
+    if (!w->steps_left--)
+      return NULL;
     if (LLVMIsAArgument(v))
       return v;
     if (LLVMIsAGetElementPtrInst(v) || LLVMIsABitCastInst(v) ||
@@ -157,7 +162,7 @@ void ad_scope_disjoint_params(LLVMValueRef fn, const ad_disjoint_params *pairs,
       LLVMValueRef addr = access_address(inst);
       if (!addr)
         continue;
-      walk w = {.nopen = 0};
+      walk w = {.nopen = 0, .steps_left = 256};
       LLVMValueRef base = based_on(&w, addr, 0);
       if (!base || base == self_loop_marker)
         continue;
