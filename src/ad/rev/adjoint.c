@@ -252,6 +252,41 @@ static int reads(const char *program, char tok) {
   return 0;
 }
 
+/*
+ * k / sqrt(x), the sqrt used nowhere else (n-body's 1 / sqrt(r2)), under
+ * the derivative flags: x's adjoint += adjoint * (-k/2) / (x sqrt(x)),
+ * and the sqrt's own reverse is dropped (it would add nothing: its slot
+ * receives nothing).  Read row by row, the chain is the quotient's -q^2
+ * then sqrt's 0.5/s, three multiplies after the division q = k/s waits
+ * for the sqrt; folded, the only wait after the sqrt is x*s and one
+ * division, as Enzyme's fast-math folding gets (1/(2 r2 sqrt r2)): the
+ * n-body gradient 1.17 -> 1.04 of its time (docs/bench-gradient.md).  At
+ * x = 0 both forms are non-finite (inf here, NaN read row by row).
+ */
+static int fold_reciprocal_sqrt(ad_rev_fn *r, LLVMValueRef inst,
+                                LLVMValueRef d, double k) {
+  LLVMValueRef s = LLVMGetOperand(inst, 1);
+  if (!ad_engine_fast_derivatives(r->mc->engine) || !LLVMIsACallInst(s) ||
+      LLVMGetNumArgOperands(s) != 1)
+    return 0;
+  LLVMUseRef u = LLVMGetFirstUse(s);
+  if (!u || LLVMGetNextUse(u))
+    return 0;
+  ad_rev_call_plan *p = ad_map_get(&r->plans, s);
+  if (!p || p->kind != PLAN_MATH || !ad_math_is_sqrt(p->rule))
+    return 0;
+  LLVMValueRef x = LLVMGetOperand(s, 0);
+  if (ad_rev_has_adjoint(r, x)) {
+    LLVMValueRef xs = fmul(r, ad_rev_primal(r, x), ad_rev_primal(r, s), inst);
+    LLVMValueRef c = LLVMBuildFDiv(r->rb, ad_const_fp(LLVMTypeOf(inst), -0.5 * k),
+                                   xs, "");
+    copy_fmf(c, inst);
+    ad_rev_accumulate(r, x, fmul(r, d, c, inst), inst);
+  }
+  p->kind = PLAN_NONE;
+  return 1;
+}
+
 /* A quotient's two partials, 1/b and -(a/b)/b, share one division:
  * with q = adjoint / b, a's adjoint += q and b's -= q * (a/b).  Read
  * one by one they divide twice per operand (and a loop's 1 / sqrt(r2)
@@ -262,18 +297,19 @@ static int reverse_quotient(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef d) {
   int da = ad_rev_has_adjoint(r, a), db = ad_rev_has_adjoint(r, b);
   if (!da && !db)
     return 0;
+  double k = 0;
+  int constant = !da && ad_const_fp_splat(a, &k);
+  /* k - k is 0 for a finite k (<math.h>'s isfinite would bring its fmul) */
+  if (constant && k != 0 && k - k == 0 && fold_reciprocal_sqrt(r, inst, d, k))
+    return 0;
   /* the quotient a/b, read only for b's partial (as the row reads it) */
   LLVMValueRef res = db ? ad_rev_primal(r, inst) : NULL;
-  if (!da && LLVMIsAConstantFP(a)) {
-    /* k/b for k = 1 or -1: b's partial -k/b^2 = -(k/b)^2/k is minus or
-     * plus the quotient squared, no division at all */
-    LLVMBool lost = 0;
-    double k = LLVMConstRealGetDouble(a, &lost);
-    if (!lost && (k == 1.0 || k == -1.0)) {
-      LLVMValueRef g = fmul(r, fmul(r, d, res, inst), res, inst);
-      ad_rev_accumulate(r, b, k == 1.0 ? fneg(r, g, inst) : g, inst);
-      return 0;
-    }
+  /* k/b for k = 1 or -1: b's partial -k/b^2 = -(k/b)^2/k is minus or
+   * plus the quotient squared, no division at all */
+  if (constant && (k == 1.0 || k == -1.0)) {
+    LLVMValueRef g = fmul(r, fmul(r, d, res, inst), res, inst);
+    ad_rev_accumulate(r, b, k == 1.0 ? fneg(r, g, inst) : g, inst);
+    return 0;
   }
   LLVMValueRef q = LLVMBuildFDiv(r->rb, d, ad_rev_primal(r, b), "");
   copy_fmf(q, inst);
@@ -1213,10 +1249,11 @@ static int reciprocal_of(LLVMValueRef v, LLVMValueRef x) {
 /*
  * An adjoint `k / x` (k a constant, reassociation allowed) where the
  * reverse also computes the primal's `1 / x` becomes `k * (1 / x)`, so
- * LLVM shares the one division: n-body's reverse of `1 / sqrt(r2)`
- * rebuilds q = 1 / s for the quotient's partial -q^2 and the sqrt row
- * reads 0.5 / s, three divider operations per pair (sqrt included) where
- * two do.  Only under the derivative flags (tanjit_options.derivative_fp
+ * LLVM shares the one division: the reverse of `1 / sqrt(r2)` whose sqrt
+ * has other uses (fold_reciprocal_sqrt takes the others) rebuilds
+ * q = 1 / s for the quotient's partial -q^2 and the sqrt row reads
+ * 0.5 / s, three divider operations per pair (sqrt included) where two
+ * do.  Only under the derivative flags (tanjit_options.derivative_fp
  * not strict): one more rounding, as LLVM's own reciprocal folds make.
  */
 static void share_reciprocals(ad_rev_fn *r) {

@@ -50,15 +50,14 @@ static int emit_ret(ad_fn_ctx *fc, LLVMValueRef inst) {
   return 0;
 }
 
-/* The value of a floating-point constant, scalar or splat vector. */
-static int const_fp_value(LLVMValueRef v, double *out) {
+int ad_const_fp_splat(LLVMValueRef v, double *out) {
   if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
     LLVMTypeRef vt = LLVMTypeOf(v);
     unsigned n = LLVMGetVectorSize(vt);
     double first = 0;
     for (unsigned i = 0; i < n; i++) {
       double e;
-      if (!const_fp_value(LLVMGetAggregateElement(v, i), &e))
+      if (!ad_const_fp_splat(LLVMGetAggregateElement(v, i), &e))
         return 0;
       if (i == 0)
         first = e;
@@ -186,10 +185,10 @@ static int emit_float_arith(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
      * d(a/b) = (da - (a/b) db) / b. */
     double k;
     LLVMValueRef inv_k = NULL;
-    if (!da && const_fp_value(pa, &k) && k != 0 && isfinite(k)) {
+    if (!da && ad_const_fp_splat(pa, &k) && k != 0 && isfinite(k)) {
       inv_k = LLVMBuildFDiv(fc->b, ad_const_fp(t, 1.0), pa, "");
       double r;
-      if (!const_fp_value(inv_k, &r) || !isfinite(r) || r == 0)
+      if (!ad_const_fp_splat(inv_k, &r) || !isfinite(r) || r == 0)
         inv_k = NULL;
     }
     if (inv_k) {

@@ -979,6 +979,11 @@ int ad_math_is_row(const ad_call_rule *rule) {
   return rule && rule->emit == emit_math;
 }
 
+int ad_math_is_sqrt(const ad_call_rule *rule) {
+  return ad_math_is_row(rule) &&
+         strcmp(((const math_entry *)rule->data)->row->names[0], "sqrt") == 0;
+}
+
 /* The same row read backwards (reverse mode): each argument's partial,
  * evaluated at fc->b on the values given. */
 int ad_math_partials(ad_fn_ctx *fc, const ad_call_rule *rule,

@@ -49,6 +49,8 @@ struct ad_call_rule;
  * constant, n-body's softened r2. */
 int ad_math_never_negative(LLVMValueRef v, int positive);
 int ad_math_is_row(const struct ad_call_rule *rule);
+/* Whether `rule` is sqrt's row (reverse mode folds k / sqrt(x)). */
+int ad_math_is_sqrt(const struct ad_call_rule *rule);
 int ad_math_partials(ad_fn_ctx *fc, const struct ad_call_rule *rule,
                      LLVMValueRef call, LLVMValueRef *args,
                      LLVMValueRef result, LLVMValueRef *partials,
@@ -82,6 +84,9 @@ typedef struct ad_inst_partial {
   int negate;
 } ad_inst_partial;
 int ad_inst_partial_of(LLVMOpcode op, unsigned k, ad_inst_partial *out);
+/* The value of a floating-point constant, scalar or splat vector, exact
+ * as a double: 1, or 0 when v is none. */
+int ad_const_fp_splat(LLVMValueRef v, double *out);
 
 /* ---- custom.c: custom rules (in-IR registrations, tanjit_register_fwd_rule,
  * the enzyme_inactive attribute); consulted before the built-in tables
