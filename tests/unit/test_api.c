@@ -530,6 +530,41 @@ START_TEST(unload_relinks_requests_made_through_views) {
 }
 END_TEST
 
+/* A module ORC never compiles (one defining nothing; a duplicate, refused)
+ * has its IR freed untransformed, and a later module's IR may be allocated
+ * at the same address: the transform must still tell whose code it
+ * compiled, or unloading f leaves g unlinked, calling freed code (the
+ * tester's crash).  Rounds, since the reuse is the allocator's. */
+START_TEST(unload_relinks_after_modules_never_compiled) {
+  static const char calls_f_ir[] =
+      "declare double @f(double)\n"
+      "define double @g(double %x) {\n"
+      "  %y = call double @f(double %x)\n  %r = fmul double %y, 2.0\n  ret double %r\n}\n";
+  for (int round = 0; round < 16; round++) {
+    tanjit_session *s = new_session();
+    tanjit_error *err = NULL;
+    ck_assert_int_eq(tanjit_load_memory(s, "", 0, "f.ll", &err), 0);
+    ck_assert_int_eq(tanjit_load_memory(s, "", 0, NULL, &err), 0);
+    load_ok(s, lin_ir, "f.ll");
+    ck_assert_int_eq(tanjit_load_memory(s, lin_ir, strlen(lin_ir), "f-again.ll", &err), -1);
+    tanjit_error_free(err);
+    err = NULL;
+    ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "f"))(3.0), 6.0);
+    load_ok(s, calls_f_ir, "g.ll");
+    ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "g"))(3.0), 12.0);
+    ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+    /* g was re-linked: with no f it cannot compile */
+    ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
+    ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+    const char *want = "cannot compile 'g': unresolved external f (";
+    ck_assert_msg(strncmp(tanjit_error_message(err), want, strlen(want)) == 0, "%s",
+                  tanjit_error_message(err));
+    tanjit_error_free(err);
+    tanjit_session_free(s);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -549,6 +584,7 @@ int main(void) {
   tcase_add_test(tc, error_location_through_accessors);
   tcase_add_test(tc, request_errors_name_the_request);
   tcase_add_test(tc, unload_relinks_requests_made_through_views);
+  tcase_add_test(tc, unload_relinks_after_modules_never_compiled);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
