@@ -967,6 +967,17 @@ START_TEST(test_error_malformed) {
     const char *parts[] = {cases[i].part, " in caller", NULL};
     expect_error(ir, TANJIT_ERR_DIFFERENTIATE, parts);
   }
+  /* __enzyme_augmentsize with the markers alone: one per parameter at most */
+  static const char size_ir[] =
+      REQ_DECLS SIMPLE_F "declare i64 @__enzyme_augmentsize(ptr, ...)\n"
+      "define i64 @caller() {\n"
+      "  %dup = load i32, ptr @enzyme_dup\n"
+      "  %n = call i64 (ptr, ...) @__enzyme_augmentsize(ptr @f, i32 %dup, i32 %dup, i32 %dup)\n"
+      "  ret i64 %n\n}\n";
+  const char *size_parts[] = {
+      "__enzyme_augmentsize of f: 3 activity markers, but f takes 2 parameters",
+      " in caller", NULL};
+  expect_error(size_ir, TANJIT_ERR_DIFFERENTIATE, size_parts);
 }
 END_TEST
 
