@@ -69,8 +69,10 @@ TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
  * Where the error arose, when known (a differentiation error always has its
  * function, usually its instruction; file, line and column come from the
  * IR's debug info): the function as the frontend named it, the IR text of
- * the instruction, the source file.  NULL or 0 when unknown; strings are
- * borrowed, valid until tanjit_error_free(err).
+ * the instruction, the source file.  A tanjit_fwddiff or tanjit_autodiff
+ * request refused as a whole is located at the function requested, with
+ * no instruction.  NULL or 0 when unknown; strings are borrowed, valid
+ * until tanjit_error_free(err).
  */
 TANJIT_API const char *tanjit_error_function(const tanjit_error *err);
 TANJIT_API const char *tanjit_error_instruction(const tanjit_error *err);

@@ -274,10 +274,16 @@ static void describe_request(strbuf *sb, const char *function,
 /*
  * A failed compile of the request's module speaks of the wrapper tanjit
  * made ("cannot compile 'tanjit.fwddiff.3'", "in tanjit.fwddiff.3"), a name
- * the frontend never saw: the message names the request instead.
+ * the frontend never saw: the message names the request instead.  An error
+ * located in the wrapper (the request refused as a whole: a variadic
+ * function, a result reverse mode cannot seed) is located at `function`,
+ * with no instruction: the wrapper's call of __enzyme_fwddiff is tanjit's.
  */
 static void name_the_request(tanjit_error *e, const char *wrapper,
-                             const char *request) {
+                             const char *request, const char *function) {
+  const char *where = tanjit_error_function(e);
+  if (where && strcmp(where, wrapper) == 0)
+    tj_error_set_location(e, function, NULL, NULL, 0, 0);
   const char *msg = tanjit_error_message(e);
   strbuf quoted, out;
   sb_init(&quoted);
@@ -417,7 +423,7 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
         address = NULL;
       }
       if (e)
-        name_the_request(e, wrapper, request);
+        name_the_request(e, wrapper, request, function);
       if (err)
         *err = e;
       else

@@ -508,6 +508,29 @@ START_TEST(request_errors_name_the_request) {
 }
 END_TEST
 
+/* A request refused as a whole is located at the function requested,
+ * with no instruction: the call of __enzyme_fwddiff is tanjit's wrapper's,
+ * never the frontend's. */
+START_TEST(request_refusals_are_located_at_the_function) {
+  tanjit_session *s = new_session();
+  load_ok(s, "define double @varf(double %x, ...) {\n  ret double %x\n}\n", "varf.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity dup[] = {TANJIT_DUP}, active[] = {TANJIT_ACTIVE};
+  for (int reverse = 0; reverse < 2; reverse++) {
+    void *d = reverse ? tanjit_autodiff(s, "varf", active, 1, 1, &err)
+                      : tanjit_fwddiff(s, "varf", dup, 1, 1, &err);
+    ck_assert_ptr_null(d);
+    const char *msg = tanjit_error_message(err);
+    ck_assert_msg(strstr(msg, "cannot differentiate variadic function varf"), "%s", msg);
+    ck_assert_str_eq(tanjit_error_function(err), "varf");
+    ck_assert_ptr_null(tanjit_error_instruction(err));
+    tanjit_error_free(err);
+    err = NULL;
+  }
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* A module whose own request differentiated through another module's f
  * holds f's code in its derivative, though it may not call f by name:
  * unloading f re-links it too. */
@@ -583,6 +606,7 @@ int main(void) {
   tcase_add_test(tc, fwddiff_with_primal);
   tcase_add_test(tc, error_location_through_accessors);
   tcase_add_test(tc, request_errors_name_the_request);
+  tcase_add_test(tc, request_refusals_are_located_at_the_function);
   tcase_add_test(tc, unload_relinks_requests_made_through_views);
   tcase_add_test(tc, unload_relinks_after_modules_never_compiled);
   suite_add_tcase(s, tc);
