@@ -381,8 +381,9 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  * activities, width): a repeat request is a hash lookup.  The address lives
  * as long as the session, or until tanjit_unload of a module loaded before
  * it was made.  Returns NULL with an error for an unknown
- * function, a wrong activity count or value (TANJIT_ACTIVE is reverse
- * mode's), width 0, or a function that cannot be differentiated (the
+ * function, a wrong activity count (found before any activity is read:
+ * `activities` may be shorter than a wrong `nargs`) or value (TANJIT_ACTIVE
+ * is reverse mode's), width 0, or a function that cannot be differentiated (the
  * engine's message).
  */
 typedef enum tanjit_activity {

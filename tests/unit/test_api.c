@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check_main.h"
@@ -531,6 +532,42 @@ START_TEST(request_refusals_are_located_at_the_function) {
 }
 END_TEST
 
+/* A wrong count is refused before any activity is read: `act` may hold
+ * fewer entries than `nargs` says, here 2 before an unmapped page, for
+ * a first request and for one whose function has a cached derivative. */
+START_TEST(wrong_activity_count_reads_no_further) {
+  tanjit_session *s = new_session();
+  load_ok(s, p_ir, "p.ll");
+  long page = sysconf(_SC_PAGESIZE);
+  char *pages = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(pages, MAP_FAILED);
+  ck_assert_int_eq(mprotect(pages + page, (size_t)page, PROT_NONE), 0);
+  tanjit_activity *act = (tanjit_activity *)(pages + page) - 2;
+  for (int round = 0; round < 2; round++) {
+    for (int reverse = 0; reverse < 2; reverse++) {
+      act[0] = act[1] = reverse ? TANJIT_ACTIVE : TANJIT_DUP;
+      tanjit_error *err = NULL;
+      void *d = reverse ? tanjit_autodiff(s, "p", act, 3, 1, &err)
+                        : tanjit_fwddiff(s, "p", act, 3, 1, &err);
+      ck_assert_ptr_null(d);
+      ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+      ck_assert_str_eq(tanjit_error_message(err),
+                       reverse ? "tanjit_autodiff of p: 3 activities given, but p takes 2 parameters"
+                               : "tanjit_fwddiff of p: 3 activities given, but p takes 2 parameters");
+      tanjit_error_free(err);
+      /* the right count: a derivative, cached for the next round */
+      err = NULL;
+      d = reverse ? tanjit_autodiff(s, "p", act, 2, 1, &err)
+                  : tanjit_fwddiff(s, "p", act, 2, 1, &err);
+      ck_assert_msg(d, "%s", tanjit_error_message(err));
+    }
+  }
+  munmap(pages, 2 * (size_t)page);
+  tanjit_session_free(s);
+}
+END_TEST
+
 /* A module whose own request differentiated through another module's f
  * holds f's code in its derivative, though it may not call f by name:
  * unloading f re-links it too. */
@@ -607,6 +644,7 @@ int main(void) {
   tcase_add_test(tc, error_location_through_accessors);
   tcase_add_test(tc, request_errors_name_the_request);
   tcase_add_test(tc, request_refusals_are_located_at_the_function);
+  tcase_add_test(tc, wrong_activity_count_reads_no_further);
   tcase_add_test(tc, unload_relinks_requests_made_through_views);
   tcase_add_test(tc, unload_relinks_after_modules_never_compiled);
   suite_add_tcase(s, tc);
