@@ -226,8 +226,6 @@ static int fail_type(request *r, const char *what, LLVMTypeRef have,
   return rc;
 }
 
-/* Operand i of the request as parameter p's type, or NULL after setting *rc
- * to an error naming "<role> parameter <p+1>". */
 /* What reverse mode can duplicate: a pointer, or an integer of a
  * pointer's width holding one (Julia's Ptr{Float64} in a signature, a
  * CUdeviceptr), whose shadow is an integer too, as in forward mode. */
@@ -238,12 +236,27 @@ static int duplicable_in_reverse(ad_module_ctx *mc, LLVMTypeRef t) {
          LLVMGetIntTypeWidth(t) == 8 * LLVMPointerSize(mc->td);
 }
 
+/* Operand i of the request as parameter p's type, or NULL after setting *rc
+ * to an error naming "<role> parameter <p+1>" ("argument for", "shadow
+ * for"), or the marker found where that value was expected. */
 static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef want,
                                    unsigned i, const char *role, unsigned p,
                                    int *rc) {
   LLVMValueRef operand = LLVMGetOperand(r->call, i);
   LLVMValueRef v = coerce_arg(b, want, operand);
-  if (!v) {
+  if (!v && marker_of(operand) != AD_MARK_NONE) {
+    /* a marker too many, or a value left out: its type says nothing */
+    char name[64];
+    char *t = type_text(want);
+    *rc = ad_fail(r->mc, r->call,
+                  "%s of %s: argument %u is the marker %s where parameter %u's "
+                  "%s (%s) was expected",
+                  r->who, ad_value_name(r->fn), i + 2 - r->first,
+                  marker_text(operand, name, sizeof name), p + 1,
+                  strcmp(role, "shadow for") == 0 ? "shadow" : "value",
+                  t ? t : "?");
+    free(t);
+  } else if (!v) {
     char what[64];
     snprintf(what, sizeof what, "%s parameter %u", role, p + 1);
     *rc = fail_type(r, what, LLVMTypeOf(operand), want);

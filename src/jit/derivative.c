@@ -434,7 +434,7 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
   LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
   LLVMValueRef fn = m ? named_function(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
-    tj_fail(err, TANJIT_ERR_SYMBOL, "%s: no loaded module defines a function %s",
+    tj_fail(err, TANJIT_ERR_SYMBOL, "%s: no loaded module defines a function `%s`",
             api_name(flags), function);
   } else if (m && LLVMCountParams(fn) != nargs) {
     unsigned np = LLVMCountParams(fn);

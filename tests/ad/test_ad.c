@@ -936,6 +936,10 @@ START_TEST(test_error_malformed) {
        "marker with no value"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, ptr %p, ptr %p, double %x, double 1.0)",
        "has type ptr, expected double"},
+      /* a marker where a value belongs: named as one, not by its type */
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dup\", metadata !\"enzyme_const\", double %x, double 1.0, double %x)",
+       "__enzyme_fwddiff of f: argument 3 is the marker enzyme_const where "
+       "parameter 1's value (double) was expected"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, double %x, double 1.0, double 2.0)",
        "too many arguments"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 0, double %x, double 1.0, double %x, double 1.0)",

@@ -344,7 +344,7 @@ START_TEST(errors_name_the_problem_and_leave_the_session_usable) {
   tanjit_activity good[] = {TANJIT_ACTIVE, TANJIT_DUP, TANJIT_ACTIVE,
                             TANJIT_CONST};
   expect_error(s, "nosuch", good, 4, 1, TANJIT_ERR_SYMBOL,
-               "tanjit_autodiff: no loaded module defines a function nosuch");
+               "tanjit_autodiff: no loaded module defines a function `nosuch`");
   expect_error(s, "f", good, 3, 1, TANJIT_ERR_INVALID_ARGUMENT,
                "tanjit_autodiff of f: 3 activities given, but f takes 4 "
                "parameters");

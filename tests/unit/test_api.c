@@ -505,6 +505,13 @@ START_TEST(request_errors_name_the_request) {
   ck_assert_str_eq(tanjit_error_message(err),
                    "tanjit_fwddiff of p: 1 activity given, but p takes 2 parameters");
   tanjit_error_free(err);
+  err = NULL;
+  /* an empty name shows as one */
+  ck_assert_ptr_null(tanjit_fwddiff(s, "", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff: no loaded module defines a function ``");
+  tanjit_error_free(err);
   tanjit_session_free(s);
 }
 END_TEST
