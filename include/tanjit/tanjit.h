@@ -69,8 +69,10 @@ TANJIT_API void tanjit_error_free(tanjit_error *err); /* NULL-tolerant */
  * Where the error arose, when known (a differentiation error always has its
  * function, usually its instruction; file, line and column come from the
  * IR's debug info): the function as the frontend named it, the IR text of
- * the instruction, the source file.  NULL or 0 when unknown; strings are
- * borrowed, valid until tanjit_error_free(err).
+ * the instruction, the source file.  A tanjit_fwddiff or tanjit_autodiff
+ * request refused as a whole is located at the function requested, with
+ * no instruction.  NULL or 0 when unknown; strings are borrowed, valid
+ * until tanjit_error_free(err).
  */
 TANJIT_API const char *tanjit_error_function(const tanjit_error *err);
 TANJIT_API const char *tanjit_error_instruction(const tanjit_error *err);
@@ -379,8 +381,9 @@ TANJIT_API char *tanjit_emit_memory(tanjit_session *s, const void *buf, size_t l
  * activities, width): a repeat request is a hash lookup.  The address lives
  * as long as the session, or until tanjit_unload of a module loaded before
  * it was made.  Returns NULL with an error for an unknown
- * function, a wrong activity count or value (TANJIT_ACTIVE is reverse
- * mode's), width 0, or a function that cannot be differentiated (the
+ * function, a wrong activity count (found before any activity is read:
+ * `activities` may be shorter than a wrong `nargs`) or value (TANJIT_ACTIVE
+ * is reverse mode's), width 0, or a function that cannot be differentiated (the
  * engine's message).
  */
 typedef enum tanjit_activity {

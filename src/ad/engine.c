@@ -416,8 +416,14 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
     reach_memo reach;
     reach_memo_init(&reach, m);
     while (rc == 0 && nall) {
-      size_t pick = 0;
-      for (size_t i = 0; i < nall; i++) {
+      /* Sizes first, in any function: other requests' enzyme_allocated N
+       * must read them as the constants they become (the pick below moves
+       * the last request forward, so program order is not kept). */
+      size_t pick = nall;
+      for (size_t i = 0; i < nall && pick == nall; i++)
+        if (ad_request_is_tape_size(all[i]))
+          pick = i;
+      for (size_t i = 0; i < nall && pick == nall; i++) {
         int blocked = 0;
         for (size_t j = 0; j < nall && !blocked; j++)
           if (j != i && request_reaches(&reach, all[i], all[j]))
@@ -427,6 +433,8 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
           break;
         }
       }
+      if (pick == nall) /* every one waits on another: a cycle */
+        pick = 0;
       LLVMValueRef call = all[pick];
       all[pick] = all[--nall];
       rc = ad_request_kind_of(LLVMGetCalledValue(call)) == AD_REQUEST_BATCH

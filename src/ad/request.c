@@ -226,8 +226,6 @@ static int fail_type(request *r, const char *what, LLVMTypeRef have,
   return rc;
 }
 
-/* Operand i of the request as parameter p's type, or NULL after setting *rc
- * to an error naming "<role> parameter <p+1>". */
 /* What reverse mode can duplicate: a pointer, or an integer of a
  * pointer's width holding one (Julia's Ptr{Float64} in a signature, a
  * CUdeviceptr), whose shadow is an integer too, as in forward mode. */
@@ -238,12 +236,27 @@ static int duplicable_in_reverse(ad_module_ctx *mc, LLVMTypeRef t) {
          LLVMGetIntTypeWidth(t) == 8 * LLVMPointerSize(mc->td);
 }
 
+/* Operand i of the request as parameter p's type, or NULL after setting *rc
+ * to an error naming "<role> parameter <p+1>" ("argument for", "shadow
+ * for"), or the marker found where that value was expected. */
 static LLVMValueRef coerce_or_fail(request *r, LLVMBuilderRef b, LLVMTypeRef want,
                                    unsigned i, const char *role, unsigned p,
                                    int *rc) {
   LLVMValueRef operand = LLVMGetOperand(r->call, i);
   LLVMValueRef v = coerce_arg(b, want, operand);
-  if (!v) {
+  if (!v && marker_of(operand) != AD_MARK_NONE) {
+    /* a marker too many, or a value left out: its type says nothing */
+    char name[64];
+    char *t = type_text(want);
+    *rc = ad_fail(r->mc, r->call,
+                  "%s of %s: argument %u is the marker %s where parameter %u's "
+                  "%s (%s) was expected",
+                  r->who, ad_value_name(r->fn), i + 2 - r->first,
+                  marker_text(operand, name, sizeof name), p + 1,
+                  strcmp(role, "shadow for") == 0 ? "shadow" : "value",
+                  t ? t : "?");
+    free(t);
+  } else if (!v) {
     char what[64];
     snprintf(what, sizeof what, "%s parameter %u", role, p + 1);
     *rc = fail_type(r, what, LLVMTypeOf(operand), want);
@@ -613,6 +626,13 @@ static rev_mode split_mode_of(LLVMValueRef callee) {
   }
   return REV_REVERSE;
 }
+int ad_request_is_tape_size(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  return callee && LLVMIsAFunction(callee) &&
+         ad_request_kind_of(callee) == AD_REQUEST_SPLIT &&
+         split_mode_of(callee) == REV_SIZE;
+}
+
 static int has_sret_param(LLVMValueRef fn) {
   return LLVMGetEnumAttributeAtIndex(
              fn, 1, LLVMGetEnumAttributeKindForName("sret", 4)) != NULL;
@@ -1098,6 +1118,44 @@ static int rewrite_virtual(request *r, LLVMBuilderRef b) {
   return rc;
 }
 
+/* __enzyme_augmentsize's answer: the bytes of the tape header kept in
+ * the caller's buffer, the same for every function and markers.  0 or -1. */
+static int replace_with_tape_size(request *r) {
+  LLVMTypeRef want = LLVMTypeOf(r->call);
+  if (LLVMGetTypeKind(want) == LLVMIntegerTypeKind)
+    LLVMReplaceAllUsesWith(r->call, LLVMConstInt(want, AD_REV_SPLIT_TAPE_BYTES, 0));
+  else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind)
+    return ad_fail(r->mc, r->call, "%s of %s must be declared to return an integer",
+                   rev_who[REV_SIZE], ad_value_name(r->fn));
+  LLVMInstructionEraseFromParent(r->call);
+  return 0;
+}
+
+/* Whether an __enzyme_augmentsize call gives its activity markers alone,
+ * no values after them, as Enzyme's own split-mode tests write it
+ * (__enzyme_augmentsize(f, enzyme_dup, enzyme_const)): 1, or 0 where it
+ * passes values as __enzyme_augmentfwd would (read as such), or -1 with
+ * more markers than f has parameters. */
+static int gives_markers_only(request *r, unsigned np) {
+  unsigned markers = 0;
+  for (unsigned i = r->first; i < r->nargs;) {
+    if (skip_request_marker(r->call, &i, 1))
+      continue;
+    ad_marker m = marker_of(LLVMGetOperand(r->call, i));
+    if (m != AD_MARK_DUP && m != AD_MARK_DUPNONEED && m != AD_MARK_CONST &&
+        m != AD_MARK_OUT)
+      return 0; /* a value, or a marker the full reading reports */
+    markers++;
+    i++;
+  }
+  if (markers > np)
+    return ad_fail(r->mc, r->call,
+                   "%s of %s: %u activity markers, but %s takes %u parameter%s",
+                   rev_who[REV_SIZE], ad_value_name(r->fn), markers,
+                   ad_value_name(r->fn), np, np == 1 ? "" : "s");
+  return 1;
+}
+
 static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) {
   const char *who = rev_who[mode];
   if (LLVMIsAInvokeInst(call))
@@ -1163,6 +1221,13 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
 
   LLVMTypeRef ft = LLVMGlobalGetValueType(r.fn);
   unsigned np = LLVMCountParamTypes(ft);
+  if (mode == REV_SIZE) {
+    int markers_only = gives_markers_only(&r, np);
+    if (markers_only) {
+      LLVMDisposeBuilder(b);
+      return markers_only < 0 ? -1 : replace_with_tape_size(&r);
+    }
+  }
   LLVMTypeRef *pt = tj_malloc((np ? np : 1) * sizeof *pt);
   unsigned char *act = tj_malloc(np ? np : 1);
   LLVMValueRef *args = tj_malloc((np * 2 + 1) * sizeof *args);
@@ -1402,15 +1467,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     }
   }
   if (mode == REV_SIZE) {
-    LLVMTypeRef want = LLVMTypeOf(call);
-    if (LLVMGetTypeKind(want) == LLVMIntegerTypeKind)
-      LLVMReplaceAllUsesWith(call, LLVMConstInt(want, AD_REV_SPLIT_TAPE_BYTES, 0));
-    else if (LLVMGetTypeKind(want) != LLVMVoidTypeKind) {
-      rc = ad_fail(mc, call, "%s of %s must be declared to return an integer",
-                   who, ad_value_name(r.fn));
-      goto out;
-    }
-    LLVMInstructionEraseFromParent(call);
+    rc = replace_with_tape_size(&r);
     goto out;
   }
   ad_rev_pair pair;

@@ -21,6 +21,11 @@ typedef struct ad_request_head {
 int ad_request_head_read(ad_module_ctx *mc, LLVMValueRef call,
                          const char *who, ad_request_head *h);
 
+/* Whether `call` is an __enzyme_augmentsize request: it becomes a
+ * constant that other requests' enzyme_allocated N must read as one, so
+ * engine.c rewrites it before them. */
+int ad_request_is_tape_size(LLVMValueRef call);
+
 /* Rewrites one __enzyme_fwddiff call.  0 or -1. */
 int ad_rewrite_request(ad_module_ctx *mc, LLVMValueRef call);
 

@@ -530,9 +530,10 @@ void jit_cache_expect_object(tanjit_session *s, LLVMModuleRef m) {
    * question is asked of its pristine copy's answer at transform time,
    * kept by the transform) */
   int views = jit_thread_linked_views;
+  unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].pending == m) {
+  for (size_t i = 0; id && i < s->n_modules; i++)
+    if (s->modules[i].id == id) {
       if (s->modules[i].cache_policy != JIT_CACHE_NEVER) {
         module_key(s, &s->modules[i], views, expected_key);
         expecting_object = 1;

@@ -274,10 +274,16 @@ static void describe_request(strbuf *sb, const char *function,
 /*
  * A failed compile of the request's module speaks of the wrapper tanjit
  * made ("cannot compile 'tanjit.fwddiff.3'", "in tanjit.fwddiff.3"), a name
- * the frontend never saw: the message names the request instead.
+ * the frontend never saw: the message names the request instead.  An error
+ * located in the wrapper (the request refused as a whole: a variadic
+ * function, a result reverse mode cannot seed) is located at `function`,
+ * with no instruction: the wrapper's call of __enzyme_fwddiff is tanjit's.
  */
 static void name_the_request(tanjit_error *e, const char *wrapper,
-                             const char *request) {
+                             const char *request, const char *function) {
+  const char *where = tanjit_error_function(e);
+  if (where && strcmp(where, wrapper) == 0)
+    tj_error_set_location(e, function, NULL, NULL, 0, 0);
   const char *msg = tanjit_error_message(e);
   strbuf quoted, out;
   sb_init(&quoted);
@@ -306,6 +312,9 @@ static void name_the_request(tanjit_error *e, const char *wrapper,
   sb_free(&out);
 }
 
+/* What a request can be refused for before its function is found; its
+ * activities are read only once their count is known to be the function's
+ * (check_activities), since `act` may hold fewer than a wrong `nargs`. */
 static int check_request(tanjit_session *s, const char *function,
                          const tanjit_activity *act, size_t nargs, unsigned width,
                          int reverse, tanjit_error **err) {
@@ -322,6 +331,14 @@ static int check_request(tanjit_session *s, const char *function,
                    "tanjit_autodiff of %s: width %u (vector reverse mode) is "
                    "not supported; the width must be 1",
                    function, width);
+  return 0;
+}
+
+/* Each activity of a request whose count matched the parameters (only
+ * then is `act` known to hold that many). */
+static int check_activities(const char *function, const tanjit_activity *act,
+                            size_t nargs, int reverse, tanjit_error **err) {
+  const char *api = reverse ? "tanjit_autodiff" : "tanjit_fwddiff";
   for (size_t i = 0; i < nargs; i++) {
     if (act[i] == TANJIT_CONST || act[i] == TANJIT_DUP ||
         act[i] == TANJIT_DUPNONEED || (reverse && act[i] == TANJIT_ACTIVE))
@@ -351,21 +368,63 @@ static void request_key(strbuf *key, const char *function,
     sb_printf(key, "%d", (int)act[i]);
 }
 
+/*
+ * The cache also says, under "<function>/n<N>" (never a request's key,
+ * whose last part is digits), that `function` took N parameters when a
+ * derivative still cached was made: its value is that derivative's
+ * address, so the entry leaves the cache with it (tanjit_unload), and one
+ * present means the function is still the one it was.  A repeat request
+ * reads its activities only once its count is known to be right: `act`
+ * may hold fewer than a wrong `nargs` says.
+ */
+static void arity_key(strbuf *key, const char *function, size_t nargs) {
+  sb_init(key);
+  sb_printf(key, "%s/n%zu", function, nargs);
+}
+
+/* The cached derivative of the request, or NULL.  Under jit_lock. */
+static void *cached_derivative(tanjit_session *s, const char *function,
+                               const tanjit_activity *act, size_t nargs,
+                               unsigned width, unsigned flags) {
+  strbuf key;
+  arity_key(&key, function, nargs);
+  void *address = NULL;
+  if (!key.failed && strmap_get(&s->derivatives, key.data)) {
+    sb_free(&key);
+    request_key(&key, function, act, nargs, width, flags);
+    if (!key.failed)
+      address = strmap_get(&s->derivatives, key.data);
+  }
+  sb_free(&key);
+  return address;
+}
+
+/* Caches a derivative, after its function's parameter count (a count
+ * alone is still true).  0, or -1 on out of memory.  Under jit_lock. */
+static int cache_derivative(tanjit_session *s, const char *function,
+                            const tanjit_activity *act, size_t nargs,
+                            unsigned width, unsigned flags, void *address) {
+  strbuf key, arity;
+  request_key(&key, function, act, nargs, width, flags);
+  arity_key(&arity, function, nargs);
+  int rc = key.failed || arity.failed ||
+                   strmap_put(&s->derivatives, arity.data, address) ||
+                   strmap_put(&s->derivatives, key.data, address)
+               ? -1
+               : 0;
+  sb_free(&key);
+  sb_free(&arity);
+  return rc;
+}
+
 /* tanjit_fwddiff's work, on a big stack: it parses, transforms, compiles. */
 static void *fwddiff_here(tanjit_session *s, const char *function,
                           const tanjit_activity *act, size_t nargs,
                           unsigned width, unsigned flags, tanjit_error **err) {
-  strbuf key;
-  request_key(&key, function, act, nargs, width, flags);
-  if (key.failed) {
-    sb_free(&key);
-    tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory");
-    return NULL;
-  }
   /* One request at a time per session: a second thread asking for the same
    * derivative waits and then finds it cached. */
   pthread_mutex_lock(&s->jit_lock);
-  void *address = strmap_get(&s->derivatives, key.data);
+  void *address = cached_derivative(s, function, act, nargs, width, flags);
   if (address)
     goto done;
 
@@ -375,7 +434,7 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
   LLVMModuleRef m = jit_gather_views(s, c.ctx, NULL, NULL, err);
   LLVMValueRef fn = m ? named_function(m, function) : NULL;
   if (m && (!fn || LLVMIsDeclaration(fn))) {
-    tj_fail(err, TANJIT_ERR_SYMBOL, "%s: no loaded module defines a function %s",
+    tj_fail(err, TANJIT_ERR_SYMBOL, "%s: no loaded module defines a function `%s`",
             api_name(flags), function);
   } else if (m && LLVMCountParams(fn) != nargs) {
     unsigned np = LLVMCountParams(fn);
@@ -383,6 +442,9 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
             "%s of %s: %zu activit%s given, but %s takes %u parameter%s",
             api_name(flags), function, nargs, nargs == 1 ? "y" : "ies",
             function, np, np == 1 ? "" : "s");
+  } else if (m && check_activities(function, act, nargs,
+                                   (flags & REQUEST_REVERSE) != 0, err)) {
+    /* *err says which */
   } else if (m) {
     char wrapper[64];
     snprintf(wrapper, sizeof wrapper, "tanjit.%s.%lu",
@@ -412,12 +474,12 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
       tanjit_error *e = NULL;
       if (jit_session_add_module(s, &c, module, request, 1, &e) == 0 &&
           (address = tanjit_lookup(s, wrapper, &e)) &&
-          strmap_put(&s->derivatives, key.data, address)) {
+          cache_derivative(s, function, act, nargs, width, flags, address)) {
         tj_fail(&e, TANJIT_ERR_NO_MEMORY, "out of memory");
         address = NULL;
       }
       if (e)
-        name_the_request(e, wrapper, request);
+        name_the_request(e, wrapper, request, function);
       if (err)
         *err = e;
       else
@@ -431,7 +493,6 @@ static void *fwddiff_here(tanjit_session *s, const char *function,
   jit_context_abandon(&c);
 done:
   pthread_mutex_unlock(&s->jit_lock);
-  sb_free(&key);
   return address;
 }
 
@@ -463,15 +524,9 @@ static void *request_derivative(tanjit_session *s, const char *function,
                                 unsigned width, unsigned flags,
                                 tanjit_error **err) {
   /* A repeat request is a hash lookup, with no thread to start. */
-  strbuf key;
-  request_key(&key, function, act, nargs, width, flags);
-  void *cached = NULL;
-  if (!key.failed) {
-    pthread_mutex_lock(&s->jit_lock);
-    cached = strmap_get(&s->derivatives, key.data);
-    pthread_mutex_unlock(&s->jit_lock);
-  }
-  sb_free(&key);
+  pthread_mutex_lock(&s->jit_lock);
+  void *cached = cached_derivative(s, function, act, nargs, width, flags);
+  pthread_mutex_unlock(&s->jit_lock);
   if (cached)
     return cached;
   fwddiff_job job = {s, function, act, nargs, width, flags, err, NULL};

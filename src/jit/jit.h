@@ -48,7 +48,10 @@ typedef struct jit_module {
   unsigned long id;
   char *name;                 /* as given at load, for messages */
   LLVMOrcResourceTrackerRef tracker;
-  LLVMModuleRef pending;      /* identity only, until materialized */
+  /* its IR until transformed, NULL after; never an identity (ORC may free
+   * a module it will not compile, and a later module take its address):
+   * the transform finds a module's record by `id` (jit_module_id_of) */
+  LLVMModuleRef pending;
   char **defined;             /* externally visible definitions */
   unsigned char *defined_is_function; /* per entry of `defined` */
   size_t n_defined;
@@ -128,11 +131,19 @@ struct tanjit_session {
 int jit_session_lock(tanjit_session *s);
 void jit_session_unlock(tanjit_session *s);
 /* Records the outcome of transforming module `m` (the transform calls this
- * on success, e NULL, and on failure): forgets `m`'s address, which ORC may
- * reuse, and on failure marks the module for removal by the lookup that
+ * on success, e NULL, and on failure): forgets `m`'s IR, which ORC frees
+ * next, and on failure marks the module for removal by the lookup that
  * triggered it, which returns e.  Takes ownership of e. */
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e);
+/* The record id add_module put on m's IR (0: m is no record's, e.g. a
+ * lazy stub).  A module's address is no identity: ORC frees a module it
+ * will never compile (one defining nothing, or whose weak definitions all
+ * lost to earlier ones) without a transform, and a later module may be
+ * allocated there; an id is never reused. */
+unsigned long jit_module_id_of(LLVMModuleRef m);
+/* The named metadata that carries it; loads refuse a module holding one. */
+#define JIT_MODULE_ID_METADATA "tanjit.module_id"
 /* Frees a module record's own memory and releases its tracker (after the
  * caller removed the tracker's code, if it had to). */
 void jit_module_record_free(jit_module *m);

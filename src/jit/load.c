@@ -189,6 +189,17 @@ int jit_parse_module(tanjit_session *s, LLVMContextRef ctx, const void *data,
     LLVMDisposeModule(m);
     return -1;
   }
+  /* the session's record id (session.c): a module bringing one could pass
+   * for another module when it is compiled */
+  if (LLVMGetNamedMetadata(m, JIT_MODULE_ID_METADATA,
+                           sizeof JIT_MODULE_ID_METADATA - 1)) {
+    tj_fail(err, TANJIT_ERR_LINK,
+            "%s: the module holds the named metadata `!" JIT_MODULE_ID_METADATA
+            "`, reserved for tanjit's own use: drop it",
+            name);
+    LLVMDisposeModule(m);
+    return -1;
+  }
   jit_drop_request_stubs(m);
   /* Julia's GOTs are bound here, before anything copies the module, so every
    * later view of it (the JIT's, a derivative's) sees direct calls. */

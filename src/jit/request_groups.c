@@ -215,10 +215,11 @@ static int reaches_other_modules(tanjit_session *s, LLVMModuleRef m, planner *p,
     return 0;
   strmap elsewhere;
   strmap_init(&elsewhere);
+  unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
   for (size_t i = 0; i < s->n_modules && !*oom; i++) {
     const jit_module *rec = &s->modules[i];
-    if (rec->generated || rec->pending == m)
+    if (rec->generated || rec->id == id)
       continue;
     for (size_t k = 0; k < rec->n_defined && !*oom; k++)
       *oom = strmap_put(&elsewhere, rec->defined[k], (void *)1) != 0;

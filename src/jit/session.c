@@ -618,6 +618,29 @@ LLVMMemoryBufferRef jit_module_pristine(tanjit_session *s, unsigned long id) {
   return made;
 }
 
+/* Puts the record id on m's IR, after its pristine copy was written (a
+ * view linked into another module must not bring its id along). */
+static void stamp_module_id(LLVMModuleRef m, unsigned long id) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMMetadataRef value =
+      LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(ctx), id, 0));
+  LLVMAddNamedMetadataOperand(
+      m, JIT_MODULE_ID_METADATA,
+      LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &value, 1)));
+}
+
+unsigned long jit_module_id_of(LLVMModuleRef m) {
+  /* (loads refuse the name, views come from unstamped copies: one operand) */
+  if (LLVMGetNamedMetadataNumOperands(m, JIT_MODULE_ID_METADATA) != 1)
+    return 0;
+  LLVMValueRef node, value;
+  LLVMGetNamedMetadataOperands(m, JIT_MODULE_ID_METADATA, &node);
+  if (LLVMGetMDNodeNumOperands(node) != 1)
+    return 0;
+  LLVMGetMDNodeOperands(node, &value);
+  return value && LLVMIsAConstantInt(value) ? LLVMConstIntGetZExtValue(value) : 0;
+}
+
 static int add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
                       const char *name, int generated, const void *source,
                       size_t source_len, tanjit_error **err) {
@@ -638,7 +661,9 @@ static int add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
     jit_context_abandon(c);
     return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory loading %s", name);
   }
-  rec.pending = m;
+  stamp_module_id(m, id);
+  /* ORC drops a module with no definition at once, untransformed */
+  rec.pending = rec.n_defined ? m : NULL;
   rec.generated = generated;
   rec.cache_policy = s->cache ? jit_cache_policy(m, generated) : JIT_CACHE_NEVER;
   /* a request module's own derivative wrapper gains nothing by a split */
@@ -711,15 +736,15 @@ static int add_module(tanjit_session *s, jit_context *c, LLVMModuleRef m,
 
 void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e) {
+  unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].pending == m) {
+  for (size_t i = 0; id && i < s->n_modules; i++)
+    if (s->modules[i].id == id) {
       /* (under jit_lock, as the frontend lookup that compiles it) */
       if (!e && jit_frontend_lookup &&
           s->n_compiled_in_lookup < JIT_MAX_COMPILED_PER_LOOKUP)
         s->compiled_in_lookup[s->n_compiled_in_lookup++] = s->modules[i].id;
-      /* ORC frees the module after this; a later module may reuse the
-       * address, so the identity must not outlive the transform. */
+      /* ORC frees the module after this */
       s->modules[i].pending = NULL;
       if (!e)
         jit_record_references(&s->modules[i], m);

@@ -199,13 +199,13 @@ struct transform_job {
  * may compile in partitions; else 0.  *name: its name (caller frees). */
 static unsigned long partition_module_id(tanjit_session *s, LLVMModuleRef m,
                                          int *lazy, char **name) {
-  unsigned long id = 0;
+  unsigned long id = 0, own = jit_module_id_of(m);
   *lazy = 0;
   *name = NULL;
   jit_session_lock(s);
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].pending == m && s->modules[i].partitionable) {
-      id = s->modules[i].id;
+  for (size_t i = 0; own && i < s->n_modules; i++)
+    if (s->modules[i].id == own && s->modules[i].partitionable) {
+      id = own;
       *lazy = s->modules[i].lazy;
       *name = tj_strdup(s->modules[i].name);
     }

@@ -160,12 +160,13 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
     tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory copying the loaded modules");
     return NULL;
   }
+  unsigned long excluded = exclude ? jit_module_id_of(exclude) : 0;
   jit_session_lock(s);
   size_t n = s->n_modules;
   LLVMMemoryBufferRef *copies = tj_calloc(n ? n : 1, sizeof *copies);
   for (size_t i = 0; copies && i < n; i++)
     if (!s->modules[i].generated && s->modules[i].pristine &&
-        !(exclude && s->modules[i].pending == exclude))
+        !(excluded && s->modules[i].id == excluded))
       copies[i] = LLVMCreateMemoryBufferWithMemoryRangeCopy(
         LLVMGetBufferStart(s->modules[i].pristine),
         LLVMGetBufferSize(s->modules[i].pristine), s->modules[i].name);
@@ -232,9 +233,10 @@ LLVMModuleRef jit_gather_views(tanjit_session *s, LLVMContextRef ctx,
  * bodies it must not see): never. */
 static int calls_into_other_modules(tanjit_session *s, LLVMModuleRef m) {
   int found = 0;
+  unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].pending == m && s->modules[i].generated)
+  for (size_t i = 0; id && i < s->n_modules; i++)
+    if (s->modules[i].id == id && s->modules[i].generated)
       found = -1;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !found;
        f = LLVMGetNextFunction(f)) {
@@ -244,7 +246,7 @@ static int calls_into_other_modules(tanjit_session *s, LLVMModuleRef m) {
     const char *name = LLVMGetValueName2(f, &len);
     for (size_t i = 0; i < s->n_modules && !found; i++) {
       const jit_module *rec = &s->modules[i];
-      if (rec->generated || rec->pending == m)
+      if (rec->generated || rec->id == id)
         continue;
       for (size_t k = 0; k < rec->n_defined && !found; k++)
         found = strlen(rec->defined[k]) == len &&
@@ -275,9 +277,10 @@ static int has_indirect_call(LLVMModuleRef m) {
 /* Whether other modules are loaded that views could come from. */
 static int other_modules(tanjit_session *s, LLVMModuleRef m) {
   int any = 0;
+  unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
   for (size_t i = 0; i < s->n_modules && !any; i++)
-    any = !s->modules[i].generated && s->modules[i].pending != m;
+    any = !s->modules[i].generated && s->modules[i].id != id;
   jit_session_unlock(s);
   return any;
 }

@@ -936,6 +936,10 @@ START_TEST(test_error_malformed) {
        "marker with no value"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, ptr %p, ptr %p, double %x, double 1.0)",
        "has type ptr, expected double"},
+      /* a marker where a value belongs: named as one, not by its type */
+      {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, metadata !\"enzyme_dup\", metadata !\"enzyme_const\", double %x, double 1.0, double %x)",
+       "__enzyme_fwddiff of f: argument 3 is the marker enzyme_const where "
+       "parameter 1's value (double) was expected"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, double %x, double 1.0, double %x, double 1.0, double 2.0)",
        "too many arguments"},
       {"call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %w, i64 0, double %x, double 1.0, double %x, double 1.0)",
@@ -967,6 +971,17 @@ START_TEST(test_error_malformed) {
     const char *parts[] = {cases[i].part, " in caller", NULL};
     expect_error(ir, TANJIT_ERR_DIFFERENTIATE, parts);
   }
+  /* __enzyme_augmentsize with the markers alone: one per parameter at most */
+  static const char size_ir[] =
+      REQ_DECLS SIMPLE_F "declare i64 @__enzyme_augmentsize(ptr, ...)\n"
+      "define i64 @caller() {\n"
+      "  %dup = load i32, ptr @enzyme_dup\n"
+      "  %n = call i64 (ptr, ...) @__enzyme_augmentsize(ptr @f, i32 %dup, i32 %dup, i32 %dup)\n"
+      "  ret i64 %n\n}\n";
+  const char *size_parts[] = {
+      "__enzyme_augmentsize of f: 3 activity markers, but f takes 2 parameters",
+      " in caller", NULL};
+  expect_error(size_ir, TANJIT_ERR_DIFFERENTIATE, size_parts);
 }
 END_TEST
 

@@ -344,7 +344,7 @@ START_TEST(errors_name_the_problem_and_leave_the_session_usable) {
   tanjit_activity good[] = {TANJIT_ACTIVE, TANJIT_DUP, TANJIT_ACTIVE,
                             TANJIT_CONST};
   expect_error(s, "nosuch", good, 4, 1, TANJIT_ERR_SYMBOL,
-               "tanjit_autodiff: no loaded module defines a function nosuch");
+               "tanjit_autodiff: no loaded module defines a function `nosuch`");
   expect_error(s, "f", good, 3, 1, TANJIT_ERR_INVALID_ARGUMENT,
                "tanjit_autodiff of f: 3 activities given, but f takes 4 "
                "parameters");
@@ -383,6 +383,13 @@ START_TEST(errors_name_the_problem_and_leave_the_session_usable) {
   expect_error(s, "pair", pair, 1, 1, TANJIT_ERR_UNSUPPORTED,
                "its result has type { double, double }; reverse mode seeds "
                "a float result only");
+  /* located at the function asked for, not at tanjit's wrapper calling
+   * __enzyme_autodiff */
+  tanjit_error *pair_err = NULL;
+  ck_assert_ptr_null(tanjit_autodiff(s, "pair", pair, 1, 1, &pair_err));
+  ck_assert_str_eq(tanjit_error_function(pair_err), "pair");
+  ck_assert_ptr_null(tanjit_error_instruction(pair_err));
+  tanjit_error_free(pair_err);
   /* forward mode refuses reverse mode's activity */
   tanjit_error *err = NULL;
   ck_assert_ptr_null(tanjit_fwddiff(s, "f", good, 4, 1, &err));

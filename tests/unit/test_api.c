@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check_main.h"
@@ -504,6 +505,72 @@ START_TEST(request_errors_name_the_request) {
   ck_assert_str_eq(tanjit_error_message(err),
                    "tanjit_fwddiff of p: 1 activity given, but p takes 2 parameters");
   tanjit_error_free(err);
+  err = NULL;
+  /* an empty name shows as one */
+  ck_assert_ptr_null(tanjit_fwddiff(s, "", act, 1, 1, &err));
+  ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+  ck_assert_str_eq(tanjit_error_message(err),
+                   "tanjit_fwddiff: no loaded module defines a function ``");
+  tanjit_error_free(err);
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A request refused as a whole is located at the function requested,
+ * with no instruction: the call of __enzyme_fwddiff is tanjit's wrapper's,
+ * never the frontend's. */
+START_TEST(request_refusals_are_located_at_the_function) {
+  tanjit_session *s = new_session();
+  load_ok(s, "define double @varf(double %x, ...) {\n  ret double %x\n}\n", "varf.ll");
+  tanjit_error *err = NULL;
+  tanjit_activity dup[] = {TANJIT_DUP}, active[] = {TANJIT_ACTIVE};
+  for (int reverse = 0; reverse < 2; reverse++) {
+    void *d = reverse ? tanjit_autodiff(s, "varf", active, 1, 1, &err)
+                      : tanjit_fwddiff(s, "varf", dup, 1, 1, &err);
+    ck_assert_ptr_null(d);
+    const char *msg = tanjit_error_message(err);
+    ck_assert_msg(strstr(msg, "cannot differentiate variadic function varf"), "%s", msg);
+    ck_assert_str_eq(tanjit_error_function(err), "varf");
+    ck_assert_ptr_null(tanjit_error_instruction(err));
+    tanjit_error_free(err);
+    err = NULL;
+  }
+  tanjit_session_free(s);
+}
+END_TEST
+
+/* A wrong count is refused before any activity is read: `act` may hold
+ * fewer entries than `nargs` says, here 2 before an unmapped page, for
+ * a first request and for one whose function has a cached derivative. */
+START_TEST(wrong_activity_count_reads_no_further) {
+  tanjit_session *s = new_session();
+  load_ok(s, p_ir, "p.ll");
+  long page = sysconf(_SC_PAGESIZE);
+  char *pages = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(pages, MAP_FAILED);
+  ck_assert_int_eq(mprotect(pages + page, (size_t)page, PROT_NONE), 0);
+  tanjit_activity *act = (tanjit_activity *)(pages + page) - 2;
+  for (int round = 0; round < 2; round++) {
+    for (int reverse = 0; reverse < 2; reverse++) {
+      act[0] = act[1] = reverse ? TANJIT_ACTIVE : TANJIT_DUP;
+      tanjit_error *err = NULL;
+      void *d = reverse ? tanjit_autodiff(s, "p", act, 3, 1, &err)
+                        : tanjit_fwddiff(s, "p", act, 3, 1, &err);
+      ck_assert_ptr_null(d);
+      ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_INVALID_ARGUMENT);
+      ck_assert_str_eq(tanjit_error_message(err),
+                       reverse ? "tanjit_autodiff of p: 3 activities given, but p takes 2 parameters"
+                               : "tanjit_fwddiff of p: 3 activities given, but p takes 2 parameters");
+      tanjit_error_free(err);
+      /* the right count: a derivative, cached for the next round */
+      err = NULL;
+      d = reverse ? tanjit_autodiff(s, "p", act, 2, 1, &err)
+                  : tanjit_fwddiff(s, "p", act, 2, 1, &err);
+      ck_assert_msg(d, "%s", tanjit_error_message(err));
+    }
+  }
+  munmap(pages, 2 * (size_t)page);
   tanjit_session_free(s);
 }
 END_TEST
@@ -530,6 +597,41 @@ START_TEST(unload_relinks_requests_made_through_views) {
 }
 END_TEST
 
+/* A module ORC never compiles (one defining nothing; a duplicate, refused)
+ * has its IR freed untransformed, and a later module's IR may be allocated
+ * at the same address: the transform must still tell whose code it
+ * compiled, or unloading f leaves g unlinked, calling freed code (the
+ * tester's crash).  Rounds, since the reuse is the allocator's. */
+START_TEST(unload_relinks_after_modules_never_compiled) {
+  static const char calls_f_ir[] =
+      "declare double @f(double)\n"
+      "define double @g(double %x) {\n"
+      "  %y = call double @f(double %x)\n  %r = fmul double %y, 2.0\n  ret double %r\n}\n";
+  for (int round = 0; round < 16; round++) {
+    tanjit_session *s = new_session();
+    tanjit_error *err = NULL;
+    ck_assert_int_eq(tanjit_load_memory(s, "", 0, "f.ll", &err), 0);
+    ck_assert_int_eq(tanjit_load_memory(s, "", 0, NULL, &err), 0);
+    load_ok(s, lin_ir, "f.ll");
+    ck_assert_int_eq(tanjit_load_memory(s, lin_ir, strlen(lin_ir), "f-again.ll", &err), -1);
+    tanjit_error_free(err);
+    err = NULL;
+    ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "f"))(3.0), 6.0);
+    load_ok(s, calls_f_ir, "g.ll");
+    ck_assert_double_eq(((unary_t)(uintptr_t)lookup_ok(s, "g"))(3.0), 12.0);
+    ck_assert_int_eq(tanjit_unload(s, "f.ll", &err), 0);
+    /* g was re-linked: with no f it cannot compile */
+    ck_assert_ptr_null(tanjit_lookup(s, "g", &err));
+    ck_assert_int_eq(tanjit_error_get_code(err), TANJIT_ERR_SYMBOL);
+    const char *want = "cannot compile 'g': unresolved external f (";
+    ck_assert_msg(strncmp(tanjit_error_message(err), want, strlen(want)) == 0, "%s",
+                  tanjit_error_message(err));
+    tanjit_error_free(err);
+    tanjit_session_free(s);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("api");
   TCase *tc = tcase_create("api");
@@ -548,7 +650,10 @@ int main(void) {
   tcase_add_test(tc, fwddiff_with_primal);
   tcase_add_test(tc, error_location_through_accessors);
   tcase_add_test(tc, request_errors_name_the_request);
+  tcase_add_test(tc, request_refusals_are_located_at_the_function);
+  tcase_add_test(tc, wrong_activity_count_reads_no_further);
   tcase_add_test(tc, unload_relinks_requests_made_through_views);
+  tcase_add_test(tc, unload_relinks_after_modules_never_compiled);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

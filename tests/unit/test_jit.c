@@ -601,7 +601,9 @@ END_TEST
 
 /* tanjit's own names (run-time request wrappers tanjit.fwddiff.<n>, the
  * session's renames <name>.tanjit.m<N>) are refused in a module, defined
- * or declared; so tanjit_fwddiff never returns a module's function. */
+ * or declared; so tanjit_fwddiff never returns a module's function.  So is
+ * the metadata naming a loaded module's record, which would let a module
+ * pass for another when compiled. */
 START_TEST(reserved_names_are_refused) {
   static const char *const names[] = {"tanjit.fwddiff.1", "helper.tanjit.m1",
                                       "tanjit.view_indirect_targets"};
@@ -620,6 +622,14 @@ START_TEST(reserved_names_are_refused) {
     ck_assert_msg(strstr(msg, names[i]) && strstr(msg, "reserved"), "%s", msg);
     tanjit_error_free(err);
   }
+  static const char id_ir[] = "!tanjit.module_id = !{!0}\n!0 = !{i64 1}\n";
+  tanjit_error *id_err = NULL;
+  ck_assert_int_eq(tanjit_load_memory(s, id_ir, strlen(id_ir), "id.ll", &id_err), -1);
+  ck_assert_int_eq(tanjit_error_get_code(id_err), TANJIT_ERR_LINK);
+  ck_assert_str_eq(tanjit_error_message(id_err),
+                   "id.ll: the module holds the named metadata `!tanjit.module_id`, "
+                   "reserved for tanjit's own use: drop it");
+  tanjit_error_free(id_err);
   load_ok(s, "define double @twice(double %x) {\n  %r = fmul double %x, 2.0\n"
              "  ret double %r\n}\n", "twice.ll");
   tanjit_activity dup = TANJIT_DUP;
