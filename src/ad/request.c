@@ -1411,6 +1411,19 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
   LLVMValueRef seed = NULL, tape_value = NULL;
   if (mode == REV_REVERSE) {
     unsigned want = (sig.ret_adjoint ? 1u : 0u) + (sm.tape_at ? 0u : 1u);
+    /* A float result's adjoint left out is 1.0, as Enzyme seeds it
+     * (__enzyme_reverse(f, enzyme_tape, t, x, dx) or (f, x, dx, t)): what
+     * follows the arguments is then the tape alone, never a float. */
+    int seed_one =
+        sig.ret_adjoint && nextra + 1 == want &&
+        (nextra == 0 || !ad_type_is_float_scalar(
+                            LLVMTypeOf(LLVMGetOperand(call, extra[0]))));
+    if (seed_one) {
+      if (nextra)
+        extra[1] = extra[0];
+      nextra = want;
+      seed = ad_const_fp(rt, 1.0);
+    }
     char *t = type_text(rt);
     if (nextra < want)
       rc = ad_fail(mc, call,
@@ -1434,7 +1447,7 @@ static int rewrite_reverse(ad_module_ctx *mc, LLVMValueRef call, rev_mode mode) 
     free(t);
     if (rc)
       goto out;
-    if (sig.ret_adjoint) {
+    if (sig.ret_adjoint && !seed_one) {
       LLVMValueRef d = LLVMGetOperand(call, extra[0]);
       if (!(seed = coerce_arg(b, rt, d))) {
         char *a = type_text(LLVMTypeOf(d)), *c = type_text(rt);

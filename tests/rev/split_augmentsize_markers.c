@@ -25,6 +25,28 @@ void test_derivative(double *x, double *dx) {
   free(data);
 }
 
+/* as Enzyme's own split-mode tests write it: no result adjoint after the
+ * arguments, which Enzyme seeds with 1.0 (the tape by marker, then by
+ * position, the only thing after the arguments) */
+void test_derivative_default_seed(double *x, double *dx) {
+  int size = __enzyme_augmentsize((void *)tester, enzyme_dup);
+  void *data = malloc(size);
+  __enzyme_augmentfwd((void *)tester, enzyme_allocated, size, enzyme_tape, data, x, dx);
+  __enzyme_reverse((void *)tester, enzyme_allocated, size, enzyme_tape, data, x, dx);
+  free(data);
+}
+
+typedef struct {
+  void *tape;
+  double result;
+} tape_result;
+tape_result __enzyme_augmentfwd_tape(void *, ...) __asm__("__enzyme_augmentfwd");
+
+void test_derivative_positional_tape(double *x, double *dx) {
+  tape_result t = __enzyme_augmentfwd_tape((void *)tester, x, dx);
+  __enzyme_reverse((void *)tester, x, dx, t.tape);
+}
+
 static double f(double *x, double k, int n) {
   double e = 0;
   for (int i = 0; i < n; i++) {
@@ -48,6 +70,13 @@ int main(void) {
   double in[1] = {3.14}, grad_in[1] = {0.0};
   test_derivative(in, grad_in);
   rc_expect("augmentsize markers tester", grad_in[0], 6.28, 1e-12);
+  grad_in[0] = 0.5;
+  test_derivative_default_seed(in, grad_in);
+  rc_expect("reverse seeded with 1.0 by default", grad_in[0], 0.5 + 6.28, 1e-12);
+  grad_in[0] = 0.25;
+  test_derivative_positional_tape(in, grad_in);
+  rc_expect("reverse seeded with 1.0, tape by position", grad_in[0], 0.25 + 6.28,
+            1e-12);
 
   /* one marker per parameter, as Enzyme's users write it */
   int markers = __enzyme_augmentsize((void *)f, enzyme_dup, enzyme_out, enzyme_const);
