@@ -316,7 +316,10 @@ extern _Thread_local int jit_thread_linked_views;
 /* After differentiation: the views' functions become declarations again
  * (calls go to the compiled originals); `own` as filled above. */
 void jit_unlink_views(LLVMModuleRef m, const strmap *own);
-/* Deletes f's body (f becomes a declaration), safely for cross-block uses. */
+/* Deletes f's body (f becomes a declaration), safely for cross-block
+ * uses, and the attachments a declaration may not have (its definition's
+ * !dbg subprogram, !prof).  Every definition tanjit turns back into a
+ * declaration goes through here. */
 void jit_drop_body(LLVMValueRef f);
 
 /* stub.c */

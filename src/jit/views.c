@@ -376,6 +376,15 @@ void jit_drop_body(LLVMValueRef f) {
   LLVMBasicBlockRef bb;
   while ((bb = LLVMGetFirstBasicBlock(f)))
     LLVMDeleteBasicBlock(bb);
+  /* The verifier refuses a declaration with its definition's !dbg (a
+   * distinct DISubprogram: any body compiled with -g or
+   * -gline-tables-only) or a !prof.  The others stay: the engine reads
+   * registrations from them (!enzyme_derivative, !enzyme_gradient). */
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+  static const char *const refused[] = {"dbg", "prof"};
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+    LLVMGlobalEraseMetadata(
+        f, LLVMGetMDKindIDInContext(ctx, refused[k], (unsigned)strlen(refused[k])));
 }
 
 void jit_unlink_views(LLVMModuleRef m, const strmap *own) {

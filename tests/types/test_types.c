@@ -1037,6 +1037,123 @@ START_TEST(struct_padding_memset) {
 }
 END_TEST
 
+/* struct { long double v; int k; long double w; } on x86-64: an x86_fp80
+ * stores 10 bytes in 16 and is 16-byte aligned, so the int leaves 12
+ * bytes (20 to 32) before w, which no access reaches.  Copies between
+ * records declared as such (elements of a local array, swapped through a
+ * temporary; the whole array at a run-time length) take those bytes, and
+ * each x86_fp80's last 6, for holes of the declared type: padding,
+ * however long.  Between pointers with no declared type, unknown bytes
+ * past the short tails are no padding (a double or a pointer could lie
+ * there, unread). */
+static const char *ld_record_ir =
+    "target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-"
+    "i128:128-f80:128-n8:16:32:64-S128\"\n"
+    "%rec = type { x86_fp80, i32, x86_fp80 }\n"
+    "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+    "define x86_fp80 @swap(i64 %i, i64 %j, i64 %n, x86_fp80 %x, i32 %k,\n"
+    "                      ptr %p, ptr %q) {\n"
+    "  %a = alloca [4 x %rec], align 16\n"
+    "  %b = alloca [4 x %rec], align 16\n"
+    "  %t = alloca %rec, align 16\n"
+    "  %ai = getelementptr inbounds [4 x %rec], ptr %a, i64 0, i64 %i\n"
+    "  store x86_fp80 %x, ptr %ai, align 16\n"
+    "  %ki = getelementptr inbounds %rec, ptr %ai, i64 0, i32 1\n"
+    "  store i32 %k, ptr %ki, align 16\n"
+    "  %wi = getelementptr inbounds %rec, ptr %ai, i64 0, i32 2\n"
+    "  store x86_fp80 %x, ptr %wi, align 16\n"
+    "  %aj = getelementptr inbounds [4 x %rec], ptr %a, i64 0, i64 %j\n"
+    "  call void @llvm.memcpy.p0.p0.i64(ptr %t, ptr %ai, i64 48, i1 0)\n"
+    "  call void @llvm.memcpy.p0.p0.i64(ptr %ai, ptr %aj, i64 48, i1 0)\n"
+    "  %bytes = mul i64 %n, 48\n"
+    "  call void @llvm.memcpy.p0.p0.i64(ptr %b, ptr %a, i64 %bytes, i1 0)\n"
+    "  store x86_fp80 %x, ptr %p, align 16\n"
+    "  %kp = getelementptr inbounds i8, ptr %p, i64 16\n"
+    "  store i32 %k, ptr %kp, align 16\n"
+    "  %wp = getelementptr inbounds i8, ptr %p, i64 32\n"
+    "  store x86_fp80 %x, ptr %wp, align 16\n"
+    "  call void @llvm.memcpy.p0.p0.i64(ptr %q, ptr %p, i64 48, i1 0)\n"
+    "  %r = load x86_fp80, ptr %b, align 16\n"
+    "  ret x86_fp80 %r\n"
+    "}\n";
+
+/* The layout of call number `which` (0: the first) of p's function. */
+static void layout_of_call(parsed *p, int which, ad_copy_layout *l) {
+  LLVMValueRef call = NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p->fn));
+       i && !call; i = LLVMGetNextInstruction(i))
+    if (LLVMIsACallInst(i) && which-- == 0)
+      call = i;
+  ck_assert_ptr_nonnull(call);
+  ck_assert_int_eq(ad_types_copy_layout(p->t, LLVMGetOperand(call, 0),
+                                        LLVMGetOperand(call, 1),
+                                        LLVMGetOperand(call, 2), l),
+                   0);
+}
+
+/* l's segments are the record's: x86_fp80, its tail, the int, the hole
+ * before w, w, its tail.  The three gaps are integer bytes (`holes` 2:
+ * the destination a struct alloca, holes_between_members) or unknown
+ * bytes marked holes of the declared type (1): padding, all three. */
+static void ck_ld_record(const ad_copy_layout *l, int holes) {
+  static const struct {
+    unsigned long long off, size;
+    ad_byte_kind kind;
+  } want[] = {{0, 10, AD_BYTES_FLOAT},   {10, 6, AD_BYTES_UNKNOWN},
+              {16, 4, AD_BYTES_INTEGER}, {20, 12, AD_BYTES_UNKNOWN},
+              {32, 10, AD_BYTES_FLOAT},  {42, 6, AD_BYTES_UNKNOWN}};
+  ck_assert_uint_eq(l->n, 6);
+  for (size_t i = 0; i < 6; i++) {
+    ck_assert_uint_eq(l->segs[i].offset, want[i].off);
+    ck_assert_uint_eq(l->segs[i].size, want[i].size);
+    if (holes == 2 && want[i].kind == AD_BYTES_UNKNOWN) {
+      ck_assert_int_eq(l->segs[i].kind, AD_BYTES_INTEGER);
+      continue;
+    }
+    ck_assert_int_eq(l->segs[i].kind, want[i].kind);
+    if (want[i].kind == AD_BYTES_FLOAT)
+      ck_assert_uint_eq(l->segs[i].bits, 80);
+    if (want[i].kind == AD_BYTES_UNKNOWN) {
+      ck_assert_int_eq(l->segs[i].hole, 1);
+      ck_assert_int_eq(ad_copy_segment_is_padding(l, i), 1);
+    }
+  }
+}
+
+START_TEST(long_double_record_holes) {
+  parsed p = analyze(ld_record_ir, "swap");
+  ad_copy_layout l;
+  /* into the temporary, a struct alloca */
+  layout_of_call(&p, 0, &l);
+  ck_assert_uint_eq(l.period, 0);
+  ck_ld_record(&l, 2);
+  ad_copy_layout_free(&l);
+  /* one array element into another, both at run-time indices */
+  layout_of_call(&p, 1, &l);
+  ck_assert_uint_eq(l.period, 0);
+  ck_ld_record(&l, 1);
+  ad_copy_layout_free(&l);
+  /* the whole array, a run-time count of records: repeats every 48 */
+  layout_of_call(&p, 2, &l);
+  ck_assert_uint_eq(l.period, 48);
+  ck_ld_record(&l, 1);
+  ad_copy_layout_free(&l);
+  /* between pointers: nothing declared (nor the int: a parameter's value
+   * of no known kind), bytes 10 to 32 unknown and no padding */
+  layout_of_call(&p, 3, &l);
+  ck_assert_uint_eq(l.period, 0);
+  ck_assert_uint_eq(l.n, 4);
+  ck_assert_uint_eq(l.segs[1].offset, 10);
+  ck_assert_uint_eq(l.segs[1].size, 22);
+  ck_assert_int_eq(l.segs[1].kind, AD_BYTES_UNKNOWN);
+  ck_assert_int_eq(l.segs[1].hole, 0);
+  ck_assert_int_eq(ad_copy_segment_is_padding(&l, 1), 0);
+  ck_assert_int_eq(ad_copy_segment_is_padding(&l, 3), 1); /* w's tail */
+  ad_copy_layout_free(&l);
+  release(&p);
+}
+END_TEST
+
 /* -new-struct-path-tbaa's format: the copy of struct { double x[3]; long
  * n; } carries a tag whose access type is the struct, with sizes; the
  * array member is three doubles. */
@@ -1090,6 +1207,7 @@ int main(void) {
   tcase_add_test(tc, tbaa_tagged_load_store);
   tcase_add_test(tc, tbaa_struct_memcpy);
   tcase_add_test(tc, struct_padding_memset);
+  tcase_add_test(tc, long_double_record_holes);
   tcase_add_test(tc, tbaa_new_format_struct_copy);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("engine");

@@ -89,7 +89,7 @@ static int take_proven(const ad_copy_layout *wide, const ad_copy_layout *paths,
     g.size = end == ~0ull ? ~0ull - at : end - at;
     ad_segment *last = out->n ? &out->segs[out->n - 1] : NULL;
     if (last && last->kind == g.kind && last->bits == g.bits &&
-        seg_end(last) == at && end != ~0ull)
+        last->hole == g.hole && seg_end(last) == at && end != ~0ull)
       last->size += g.size;
     else
       out->segs[out->n++] = g;
@@ -201,6 +201,7 @@ static int push_seg(ad_copy_layout *out, size_t *cap, unsigned long long off,
   out->segs[out->n].size = size;
   out->segs[out->n].kind = k;
   out->segs[out->n].bits = bits;
+  out->segs[out->n].hole = 0;
   out->n++;
   return 0;
 }
@@ -526,6 +527,79 @@ static void holes_between_members(const ad_types *t, LLVMValueRef dst,
   }
 }
 
+/* Whether bytes [off, off + size) of memory declared as ty lie in no
+ * member of it: a struct's holes and its tail (up to its alignment), an
+ * x86_fp80's 6 bytes past the 10 it stores.  `repeated`: the memory is ty
+ * over and over (a copy's repeating element), offsets taken modulo its
+ * size.  An array's elements are alike, so the bytes are looked for in
+ * one; bytes that straddle two elements are not taken for a hole. */
+static int in_declared_hole(LLVMTargetDataRef td, LLVMTypeRef ty,
+                            unsigned long long off, unsigned long long size,
+                            int repeated) {
+  for (int depth = 0; ty && depth < 16; depth++) {
+    if (!LLVMTypeIsSized(ty))
+      return 0;
+    unsigned long long n = LLVMABISizeOfType(td, ty);
+    if (repeated && n)
+      off %= n;
+    if (!n || off + size > n)
+      return 0;
+    if (LLVMGetTypeKind(ty) != LLVMArrayTypeKind)
+      return !overlaps_member(td, ty, 0, off, size, 0);
+    ty = LLVMGetElementType(ty);
+    repeated = 1;
+  }
+  return 0;
+}
+
+/* Whether segment s of a layout repeating every `period` bytes (0: once)
+ * is a hole of memory declared as ty from the copy's start.  Repeated,
+ * the segment is one at every repetition within ty's element (an array's
+ * element or ty itself), which the period must divide or be a multiple
+ * of; otherwise the two do not line up and nothing is said. */
+static int segment_in_declared_hole(LLVMTargetDataRef td, LLVMTypeRef ty,
+                                    const ad_segment *s,
+                                    unsigned long long period) {
+  if (!period)
+    return in_declared_hole(td, ty, s->offset, s->size, 0);
+  LLVMTypeRef unit = ty;
+  for (int depth = 0; unit && LLVMGetTypeKind(unit) == LLVMArrayTypeKind &&
+                      depth < 16;
+       depth++)
+    unit = LLVMGetElementType(unit);
+  unsigned long long u =
+      unit && LLVMTypeIsSized(unit) ? LLVMABISizeOfType(td, unit) : 0;
+  if (!u || (period % u != 0 && u % period != 0))
+    return 0;
+  for (unsigned long long k = 0; k == 0 || k * period < u; k++)
+    if (!in_declared_hole(td, unit, s->offset + k * period, s->size, 1))
+      return 0;
+  return 1;
+}
+
+/* Marks the unknown segments of l that the type each end of the copy
+ * was declared with (one at least; both where both have one) puts in no
+ * member: holes, padding whatever their size (ad_copy_segment_is_padding).
+ * Without a declared type, padding is guessed from short holes alone, and
+ * an int before a 16-byte aligned x86_fp80 leaves 12 bytes (`struct {long
+ * double v; int k; long double w;}`: bytes 20 to 32), too many for the
+ * guess.  Their kind stays unknown, so a copy's rule moves them as it
+ * moved the short holes (a long double array's copy stays one copy of its
+ * shadow, not one per element around each 6-byte tail). */
+static void declared_holes(LLVMTargetDataRef td, LLVMTypeRef dty,
+                           LLVMTypeRef sty, ad_copy_layout *l) {
+  if (!dty && !sty)
+    return;
+  for (size_t i = 0; i < l->n; i++) {
+    ad_segment *s = &l->segs[i];
+    if (s->kind != AD_BYTES_UNKNOWN || !s->size || s->size == ~0ull ||
+        (l->period && s->offset + s->size > l->period))
+      continue;
+    s->hole = (!dty || segment_in_declared_hole(td, dty, s, l->period)) &&
+              (!sty || segment_in_declared_hole(td, sty, s, l->period));
+  }
+}
+
 int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                          LLVMValueRef len, ad_copy_layout *out) {
   const tval *vd = ta_vget(t, dst), *vs = ta_vget(t, src);
@@ -612,20 +686,27 @@ int ad_types_copy_layout(const ad_types *t, LLVMValueRef dst, LLVMValueRef src,
                AD_BYTES_UNKNOWN, 0) != 0)
     return -1;
   out->period = period;
-  if (n < 0 && !period)
+  if (n < 0 && !period) {
     first_byte_rule(out);
-  else if (!period)
-    holes_between_members(t, dst, fd, out);
+  } else {
+    if (!period)
+      holes_between_members(t, dst, fd, out);
+    declared_holes(t->td, dty, sty, out);
+  }
   return 0;
 }
 
-/* Padding is what type analysis never sees accessed: a few bytes after a
- * known segment, up to the next known one or the end of the copy (or of
- * its period).  Fewer than 8 bytes: a hole of a whole double or pointer
- * may be one left unaccessed, and is not taken for padding. */
+/* Padding is bytes no member of the ends' declared types covers
+ * (declared_holes), or, where those say nothing, what type analysis never
+ * sees accessed: a few bytes after a known segment, up to the next known
+ * one or the end of the copy (or of its period).  Fewer than 8 bytes: a
+ * hole of a whole double or pointer may be one left unaccessed, and is not
+ * taken for padding. */
 enum { PADDING_MAX = 8 };
 
 int ad_copy_segment_is_padding(const ad_copy_layout *l, size_t i) {
+  if (i < l->n && l->segs[i].kind == AD_BYTES_UNKNOWN && l->segs[i].hole)
+    return 1;
   if (i == 0 || i >= l->n || l->segs[i].kind != AD_BYTES_UNKNOWN ||
       l->segs[i].size >= PADDING_MAX)
     return 0;

@@ -62,6 +62,10 @@ typedef struct ad_segment {
   ad_byte_kind kind;
   unsigned bits; /* AD_BYTES_FLOAT: the floats' width (segments of two
                     widths never merge); 0 otherwise */
+  /* AD_BYTES_UNKNOWN: bytes the types the copy's ends were declared with
+   * put in no member (a struct's holes, its tail, an x86_fp80's last 6
+   * bytes): padding, whatever their size.  0 otherwise. */
+  unsigned char hole;
 } ad_segment;
 typedef struct ad_copy_layout {
   ad_segment *segs; /* sorted, non-overlapping; malloc'd */
@@ -79,8 +83,9 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
                       LLVMValueRef src, LLVMValueRef len, ad_copy_layout *out);
 void ad_copy_layout_free(ad_copy_layout *l);
 /* Whether unknown segment i of l reads as padding (a struct's holes, the
- * tail of an x86_fp80): fewer than 8 bytes that follow a known segment and
- * end at the next known one or at the end of the layout. */
+ * tail of an x86_fp80): a hole of the declared types (its `hole`), or
+ * fewer than 8 bytes that follow a known segment and end at the next
+ * known one or at the end of the layout. */
 int ad_copy_segment_is_padding(const ad_copy_layout *l, size_t i);
 
 /*
