@@ -12,12 +12,15 @@
 #include <llvm-c/IRReader.h>
 
 #include "ad/ad.h"
+#include "ad/ir/ir.h"
 #include "ad/registry/registry.h"
 
 /* The order ARCHITECTURE.md states: custom rules first, the inactive
- * table, then the built-in families. */
+ * table, then the built-in families, and last the calls that never
+ * return. */
 static const char *const documented_order[] = {
     "custom", "inactive", "math", "memory", "vector", "cuda", "complex", "tree", "blas",
+    "noreturn",
 };
 
 START_TEST(test_families_in_documented_order) {
@@ -220,6 +223,104 @@ START_TEST(test_inactive_library_rows) {
 }
 END_TEST
 
+/* The noreturn family (registry/inactive.c, asked last): a call to a
+ * declaration that never returns, by its callee's or call site's noreturn
+ * or by `unreachable` right after it (a debug intrinsic between), keeps its
+ * primal call alone; a call that returns, an invoke (its unwind edge goes
+ * on) and a callee with a body are not its, and a call some family covers
+ * gets that family's rule. */
+START_TEST(test_noreturn_calls) {
+  static const char ir[] =
+      "declare void @raise(double) noreturn\n"
+      "declare void @bounds(ptr, i64)\n"
+      "declare double @sqrt(double)\n"
+      "declare void @llvm.dbg.value(metadata, metadata, metadata)\n"
+      "declare i32 @__gxx_personality_v0(...)\n"
+      "define void @thrower(double %x) {\n"
+      "  call void @raise(double %x)\n"
+      "  unreachable\n"
+      "}\n"
+      "define double @f(double %x, ptr %a) personality ptr "
+      "@__gxx_personality_v0 !dbg !2 {\n"
+      "top:\n"
+      "  switch i32 0, label %e0 [i32 1, label %e1\n"
+      "                           i32 2, label %e2\n"
+      "                           i32 3, label %e3\n"
+      "                           i32 4, label %e4\n"
+      "                           i32 5, label %e5\n"
+      "                           i32 6, label %e6]\n"
+      "e0:\n"
+      "  call void @raise(double %x)\n" /* 0: noreturn callee */
+      "  ret double 0.0\n"
+      "e1:\n"
+      "  call void @bounds(ptr %a, i64 1)\n" /* 1: unreachable next */
+      "  call void @llvm.dbg.value(metadata double %x, metadata !1, "
+      "metadata !DIExpression()), !dbg !6\n"
+      "  unreachable\n"
+      "e2:\n"
+      "  call void @bounds(ptr %a, i64 2)\n" /* 2: returns */
+      "  ret double %x\n"
+      "e3:\n"
+      "  call void @bounds(ptr %a, i64 3) noreturn\n" /* 3: call site's */
+      "  ret double %x\n"
+      "e4:\n"
+      "  invoke void @raise(double %x) to label %e0 unwind label %lp\n" /* 4 */
+      "e5:\n"
+      "  call void @thrower(double %x)\n" /* 5: a body */
+      "  unreachable\n"
+      "e6:\n"
+      "  %s = call double @sqrt(double %x)\n" /* 6: math's */
+      "  unreachable\n"
+      "lp:\n"
+      "  %l = landingpad { ptr, i32 } cleanup\n"
+      "  ret double %x\n"
+      "}\n"
+      "!llvm.module.flags = !{!0}\n"
+      "!llvm.dbg.cu = !{!3}\n"
+      "!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+      "!1 = !DILocalVariable(name: \"x\", scope: !2)\n"
+      "!2 = distinct !DISubprogram(name: \"f\", unit: !3, spFlags: "
+      "DISPFlagDefinition)\n"
+      "!3 = distinct !DICompileUnit(language: DW_LANG_C, file: !4, "
+      "emissionKind: FullDebug)\n"
+      "!4 = !DIFile(filename: \"f.c\", directory: \"/\")\n"
+      "!6 = !DILocation(line: 1, scope: !2)\n";
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_msg(
+      LLVMParseIRInContext(
+          ctx, LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "t"),
+          &m, &msg) == 0,
+      "%s", msg ? msg : "");
+  LLVMValueRef calls[7];
+  LLVMBasicBlockRef bb =
+      LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(LLVMGetNamedFunction(m, "f")));
+  for (int k = 0; k < 7; k++, bb = LLVMGetNextBasicBlock(bb))
+    calls[k] = LLVMGetFirstInstruction(bb);
+  ad_engine *e = ad_engine_new();
+  const ad_rule_family *noreturn = family_named("noreturn");
+  ck_assert_ptr_nonnull(noreturn);
+  /* asked alone it answers for sqrt too: the order keeps that math's */
+  const int expect[7] = {1, 1, 0, 1, 0, 0, 1};
+  for (int k = 0; k < 7; k++) {
+    const ad_call_rule *r = noreturn->lookup_call(e, calls[k]);
+    ck_assert_msg(!!r == expect[k], "call %d: %s", k, r ? "noreturn" : "none");
+    if (r)
+      ck_assert_int_eq(r->inactive, 1);
+  }
+  /* the registry asks it only after every family: sqrt stays math's */
+  ck_assert_ptr_eq(ad_find_call_rule(e, calls[6]), family_named("math")->lookup("sqrt"));
+  ck_assert_ptr_eq(ad_find_call_rule(e, calls[1]), noreturn->lookup_call(e, calls[1]));
+  ck_assert_ptr_null(ad_find_call_rule(e, calls[2]));
+  /* the invoke's callee is noreturn, which the shared predicate says */
+  ck_assert_int_eq(ad_call_never_returns(calls[4]), 1);
+  ad_engine_free(e);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("registry");
   TCase *t = tcase_create("families");
@@ -227,6 +328,7 @@ int main(void) {
   tcase_add_test(t, test_registered_lookup_takes_the_first_answer);
   tcase_add_test(t, test_lookup_stops_at_the_first_family_that_answers);
   tcase_add_test(t, test_inactive_library_rows);
+  tcase_add_test(t, test_noreturn_calls);
   suite_add_tcase(s, t);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -11,6 +11,8 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 double julia_log_123(double x);
 
@@ -37,4 +39,28 @@ void *julia_gc_alloc_obj(void *ptls, size_t size, void *type) {
   void *p = arena + arena_used;
   arena_used += size;
   return p;
+}
+
+/* Julia's error paths in tests/julia/noreturn_checks.ll and
+ * rev_noreturn_checks.ll: a domain error's throw (two specializations,
+ * as a system image has them) and the runtime's bounds error.  They never
+ * return, as Julia's throw never does; the tests never take them. */
+void j_throw_complex_domainerror_123(void *sym, double x);
+void j_throw_complex_domainerror_456(void *sym, double x);
+void ijl_bounds_error_ints(void *array, long *index, size_t n);
+
+void j_throw_complex_domainerror_123(void *sym, double x) {
+  (void)sym;
+  fprintf(stderr, "DomainError with %g\n", x);
+  abort();
+}
+
+void j_throw_complex_domainerror_456(void *sym, double x) {
+  j_throw_complex_domainerror_123(sym, x);
+}
+
+void ijl_bounds_error_ints(void *array, long *index, size_t n) {
+  (void)array;
+  fprintf(stderr, "BoundsError at index %ld (%zu)\n", n ? index[0] : 0L, n);
+  abort();
 }

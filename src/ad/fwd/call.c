@@ -2,7 +2,9 @@
  * Calls: a rule from the registry when there is one; else a defined callee
  * is differentiated (its derivative called with the activities its
  * arguments have here), and a callee with neither a rule nor a body is an
- * error naming it.  Indirect calls: indirect.c.
+ * error naming it (one that never returns has a rule: the registry's
+ * noreturn family keeps its primal call alone).  Indirect calls:
+ * indirect.c.
  */
 #include <stdlib.h>
 #include <string.h>

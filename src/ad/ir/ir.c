@@ -229,6 +229,20 @@ LLVMValueRef ad_called_function(LLVMValueRef call) {
   return v && LLVMIsAFunction(v) ? v : NULL;
 }
 
+int ad_call_never_returns(LLVMValueRef call) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  LLVMValueRef fn = ad_called_function(call);
+  if (LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, kind) ||
+      (fn && LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind)))
+    return 1;
+  if (!LLVMIsACallInst(call))
+    return 0;
+  LLVMValueRef next = LLVMGetNextInstruction(call);
+  while (next && LLVMIsADbgInfoIntrinsic(next))
+    next = LLVMGetNextInstruction(next);
+  return next && LLVMGetInstructionOpcode(next) == LLVMUnreachable;
+}
+
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);

@@ -47,6 +47,13 @@ LLVMValueRef ad_strip_casts(LLVMValueRef v, unsigned what);
 
 /* The function a call calls after stripping casts, or NULL if indirect. */
 LLVMValueRef ad_called_function(LLVMValueRef call);
+/* Whether control never goes on past `call` (a call or an invoke): its
+ * callee or the call site is noreturn, or, for a call, the next
+ * instruction (debug intrinsics skipped) is `unreachable`, which is how
+ * Julia and clang end an error branch after a call that throws or exits
+ * (were the call to return there, the program's behavior is undefined).
+ * An invoke's unwind edge may still go on: only noreturn counts for it. */
+int ad_call_never_returns(LLVMValueRef call);
 /* Visits the value of every store into a local slot `addr` (an alloca,
  * or a GEP or cast of one, followed through its GEPs and casts):
  * 1 as soon as `stored` returns nonzero, or when the slot's address goes

@@ -1,7 +1,9 @@
 /*
  * The "inactive" family: functions and intrinsics with no derivative effect
  * (printing, lifetime markers, ...), whose primal call is simply kept.
- * Data only: the dispatcher never runs an inactive rule's emitter.
+ * Data only: the dispatcher never runs an inactive rule's emitter.  And the
+ * "noreturn" family, asked after every other: calls that never return
+ * (end of file).
  *
  * The library rows follow the functions Enzyme's activity analysis knows
  * are inactive (its known-inactive list and the iostream prefixes it
@@ -284,4 +286,36 @@ const ad_rule_family ad_inactive_family = {
     .name = "inactive",
     .lookup = inactive_lookup,
     .typed_lookup = inactive_typed_lookup,
+};
+
+/*
+ * The "noreturn" family, asked last: a call after which control never goes
+ * on (ad_call_never_returns: a noreturn callee, or `unreachable` next, as
+ * every Julia domain or bounds check ends: `throw_complex_domainerror(:sqrt,
+ * x)`, `ijl_bounds_error_ints(A, idx, n)`) to a function with no body and
+ * no rule.  Nothing after such a call runs, so no derivative it could
+ * produce (a tangent, an adjoint for its float arguments, a shadow of the
+ * arrays it is given) is ever read: the primal call alone is kept, in
+ * both modes, and its arguments need no shadows.  Enzyme's activity
+ * analysis likewise gives code that can only end in `unreachable` no
+ * derivative.  An invoke is not covered: its unwind edge goes on in the
+ * function, and a callee without a body may leave there what that code
+ * reads.  A callee with a body is differentiated as any other (its
+ * throwing path then ends at its own call of this kind).
+ */
+static const ad_call_rule noreturn_rule = {
+    .name = "noreturn", .emit = emit_nothing, .inactive = 1};
+
+static const ad_call_rule *noreturn_lookup(const ad_engine *e,
+                                           LLVMValueRef call) {
+  (void)e;
+  LLVMValueRef fn = ad_called_function(call);
+  if (!fn || LLVMCountBasicBlocks(fn) > 0 || !LLVMIsACallInst(call))
+    return NULL;
+  return ad_call_never_returns(call) ? &noreturn_rule : NULL;
+}
+
+const ad_rule_family ad_noreturn_family = {
+    .name = "noreturn",
+    .lookup_call = noreturn_lookup,
 };

@@ -13,8 +13,9 @@
  * The registered families, in the order they are asked: custom rules
  * first (they override the tables), then the inactive table (so that an
  * I/O or locale call never reaches a numeric family), then the built-in
- * families.  Registering a family is one line here; its descriptor is
- * `ad_<id>_family`, defined in its own file.
+ * families, and last the calls no family covers that never return (no
+ * derivative of theirs is ever read).  Registering a family is one line
+ * here; its descriptor is `ad_<id>_family`, defined in its own file.
  */
 #define AD_RULE_FAMILIES(X)                                                    \
   X(custom)   /* rules/custom.c */                                             \
@@ -25,7 +26,8 @@
   X(cuda)     /* rules/cuda.c */                                               \
   X(complex)  /* rules/complex.c */                                            \
   X(tree)     /* rules/tree.c */                                             \
-  X(blas)     /* rules/blas.c */
+  X(blas)     /* rules/blas.c */                                             \
+  X(noreturn) /* registry/inactive.c: never returning, no rule, no body */
 
 #define AD_DECLARE_FAMILY(id) extern const ad_rule_family ad_##id##_family;
 AD_RULE_FAMILIES(AD_DECLARE_FAMILY)

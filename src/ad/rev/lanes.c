@@ -264,17 +264,6 @@ typedef enum primal_scan {
                     function itself through its arguments */
 } primal_scan;
 
-/* Whether a call to an external function never comes back (the C++
- * library's __throw_* helpers std::vector calls at -O0): whatever it does,
- * no lane's primal goes on after it, so it cannot make lanes differ. */
-static int never_returns(LLVMValueRef call, LLVMValueRef callee) {
-  unsigned kind = LLVMGetEnumAttributeKindForName("noreturn", 8);
-  return LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
-                                     kind) != NULL ||
-         LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex,
-                                      kind) != NULL;
-}
-
 /* 1 with *f set when inst has what `mode` looks for, 0 when not, -1 out
  * of memory.  Defined callees are pushed on work.  `params`: the
  * parameters of the function inst is in whose writes through them path 3
@@ -349,7 +338,10 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
                    "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
   }
-  if (globals_only || never_returns(inst, callee))
+  /* an external call that never comes back (the C++ library's __throw_*
+   * helpers std::vector calls at -O0): whatever it does, no lane's primal
+   * goes on after it, so it cannot make lanes differ */
+  if (globals_only || ad_call_never_returns(inst))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
   if (!rule || rule->writes_pointer_args || rule->inactive)
