@@ -538,6 +538,11 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
+      /* a handle the rule says carries no data (a CUDA stream) needs no
+       * shadow: demanding one would make the mutable global it was
+       * loaded from (CUDA.jl's task stream) active, its shadow null */
+      if (ad_rule_arg_is_handle(r, k))
+        continue;
       if (carries_pointer(st, a) &&
           (r || ad_is_active(fc, a) ||
            ad_call_may_write_argument(fc->mc, call, k)))
