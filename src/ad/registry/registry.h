@@ -65,6 +65,11 @@ struct ad_call_rule {
    * axpy's y, gemm's C, trtrs's B); 0: none.  Those reads do not read the
    * memory back (analysis/pointer_access.c). */
   unsigned char updates_in_place;
+  /* 1 + the pointer argument whose object the result addresses (Julia's
+   * julia.pointer_from_objref: the object's own address, untracked): a
+   * shadow demanded of the result is demanded of that argument, and the
+   * result's shadow is the same call on the argument's shadow; 0: none */
+  unsigned char views_argument;
 };
 
 /*
