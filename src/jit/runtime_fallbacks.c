@@ -9,7 +9,9 @@
  * binding the name to that keeps such a program running instead of failing
  * its link with "unresolved external".  Only entries whose absence is
  * exactly that are listed: a missing function with real work to do stays
- * an error.
+ * an error.  Likewise a Julia codegen intrinsic that Julia's GC lowering
+ * would have replaced by a cast: unlowered IR run here calls it, and no
+ * runtime library defines it.
  */
 #include <stdint.h>
 #include <string.h>
@@ -25,6 +27,12 @@ static void omp_dispatch_deinit_noop(void *loc, int32_t gtid) {
   (void)gtid;
 }
 
+/* julia.pointer_from_objref(obj): the object's address, untracked; Julia's
+ * late GC lowering makes it an addrspacecast (address spaces 10 and 11 are
+ * the host's pointers).  The differentiation rule (rules/memory.c) needs
+ * the call to stay a call until then. */
+static void *julia_pointer_from_objref(void *obj) { return obj; }
+
 typedef void (*entry_point)(void);
 
 static const struct {
@@ -32,6 +40,7 @@ static const struct {
   entry_point definition;
 } fallbacks[] = {
     {"__kmpc_dispatch_deinit", (entry_point)omp_dispatch_deinit_noop},
+    {"julia.pointer_from_objref", (entry_point)julia_pointer_from_objref},
 };
 
 entry_point jit_runtime_fallback(const char *name) {

@@ -113,6 +113,16 @@ static const program programs[] = {
      * each of the 4 items, the int left alone) */
     {"driver_structs-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
     {"driver_structs-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 27, 27, 27, 4, 10},
+    /* a stream in a mutable global, set by main: 1 primal (1 alloc, 1
+     * htod, 1 dtoh) + 3 directions and one width-2 call (2 and 3 of each,
+     * 1 and 2 memsets) + one gradient (aug: 2 alloc, 1 htod, 1 dtoh, 1
+     * memset; the reverse of the DtoH reads and writes the device
+     * adjoint: 1 dtoh, 1 htod; of the HtoD reads and zeroes it: 1 dtoh,
+     * 1 memset) */
+    {"driver_stream_global-O0.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 12, 13, 0, 7, 12},
+    {"driver_stream_global-O2.ll", "CUDA_TEST_BUILD", "libcuda.so.1", 12, 13, 0, 7, 12},
+    {"runtime_stream_global-O0.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 12, 13, 0, 7, 12},
+    {"runtime_stream_global-O2.ll", "CUDA_TEST_BUILD", "libcudart.so.12", 12, 13, 0, 7, 12},
 };
 #define NPROGRAMS (int)(sizeof programs / sizeof *programs)
 

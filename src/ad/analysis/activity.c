@@ -475,7 +475,12 @@ static void demand_one(activity_state *st, LLVMValueRef p) {
      * pointer it returns can have one (see returned_pointer_may_be_shadowed:
      * the arguments it was given come first). */
     const ad_call_rule *r = ad_rule_of_call(fc->mc, p);
-    if (r && r->returns_allocation)
+    if (r && r->views_argument &&
+        r->views_argument <= LLVMGetNumArgOperands(p))
+      /* the address of the object argument: its shadow comes from the
+       * object's, as a GEP's does */
+      push_demand(st, LLVMGetOperand(p, r->views_argument - 1u));
+    else if (r && r->returns_allocation)
       mark(st, p);
     else if ((returns_from_a_body(r, p) &&
               returned_pointer_may_be_shadowed(st, p, 1)) ||
@@ -538,6 +543,11 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   if (!r || r->writes_pointer_args)
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
+      /* a handle the rule says carries no data (a CUDA stream) needs no
+       * shadow: demanding one would make the mutable global it was
+       * loaded from (CUDA.jl's task stream) active, its shadow null */
+      if (ad_rule_arg_is_handle(r, k))
+        continue;
       if (carries_pointer(st, a) &&
           (r || ad_is_active(fc, a) ||
            ad_call_may_write_argument(fc->mc, call, k)))

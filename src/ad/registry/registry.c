@@ -117,6 +117,17 @@ const ad_typed_rule *ad_typed_rule_of(const char *name) {
   return NULL;
 }
 
+int ad_rule_arg_is_handle(const ad_call_rule *r, unsigned k) {
+  if (!r || !r->name)
+    return 0;
+  /* the typed row of the same name must be r itself: a custom rule or an
+   * earlier family's row of that name classifies nothing */
+  const ad_typed_rule *t = ad_typed_rule_of(r->name);
+  if (!t || &t->rule != r || !t->arg_types)
+    return 0;
+  return k < strlen(t->arg_types) && t->arg_types[k] == 'h';
+}
+
 void ad_rule_memo_init(ad_rule_memo *m) {
   ad_map_init(&m->rule);
   ad_map_init(&m->callee);

@@ -65,6 +65,11 @@ struct ad_call_rule {
    * axpy's y, gemm's C, trtrs's B); 0: none.  Those reads do not read the
    * memory back (analysis/pointer_access.c). */
   unsigned char updates_in_place;
+  /* 1 + the pointer argument whose object the result addresses (Julia's
+   * julia.pointer_from_objref: the object's own address, untracked): a
+   * shadow demanded of the result is demanded of that argument, and the
+   * result's shadow is the same call on the argument's shadow; 0: none */
+  unsigned char views_argument;
 };
 
 /*
@@ -80,7 +85,11 @@ struct ad_call_rule {
  *   I  an out-parameter that receives an int (4 bytes)
  *   Z  an out-parameter that receives a size_t (pointer-sized integer)
  *   F  an out-parameter that receives a float of the call's result type
- *   -  not classified (a stream, a context)
+ *   -  not classified
+ *   h  a handle (a stream, context, event, a cuBLAS handle): opaque, no
+ *      data the derivative reads or writes through it, so it never needs
+ *      a shadow (activity does not demand one: a stream kept in a mutable
+ *      global the program set does not make that global active)
  *   D S  a pointer to an array of doubles (D) or floats (S) from the
  *      pointer on (BLAS's vectors, matrices and Fortran's scalars)
  * A rule with `returns_allocation` makes its result a fresh object.
@@ -147,6 +156,9 @@ LLVMValueRef ad_declared_target_with_rule(ad_module_ctx *mc, LLVMValueRef call,
 /* The typed entry (argument classes) for rule name `name`, or NULL: the
  * first family in order with typed rows that has one. */
 const ad_typed_rule *ad_typed_rule_of(const char *name);
+/* Whether rule r (a row ad_rule_of_call gave) classifies argument k as a
+ * handle ('h' above).  0 for rules without argument types. */
+int ad_rule_arg_is_handle(const ad_call_rule *r, unsigned k);
 
 /* Custom rules (rules/custom.c, the first family): an inactive rule for an
  * "enzyme_inactive" callee or call site, the in-IR derivative of the

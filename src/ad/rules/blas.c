@@ -296,7 +296,8 @@ static void type_letters(const blas_routine *rt, blas_iface iface,
     if (ad_blas_is_cublas(iface))
       /* a scalar by pointer or (Enzyme's cublasDaxpy) by value */
       out[n++] = c == C_ARRAY || c == C_RESULT ? real
-                 : c == C_SCALAR || c == C_HANDLE ? '-'
+                 : c == C_HANDLE ? 'h'
+                 : c == C_SCALAR ? '-'
                  : c == C_INFO ? 'I' : 'i';
     else if (*r == R_LAYOUT)
       out[n++] = 'i';

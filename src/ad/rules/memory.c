@@ -369,11 +369,102 @@ static int emit_store_like(ad_fn_ctx *fc, const ad_call_rule *rule,
   return 0;
 }
 
+/* ---- Julia's runtime ---- */
+
+/* ijl_alloc_array_1d / jl_alloc_array_1d: the same call for the shadow
+ * array, its data zeroed (Julia leaves isbits data uninitialized).  The
+ * bytes come from the jl_array_t the call returned (Julia 1.6 to 1.10:
+ * the data pointer at 0, the length, a size_t, at 8, the element size, a
+ * uint16, at 18), since the element type is only in the type argument. */
+static int emit_julia_array(ad_fn_ctx *fc, const ad_call_rule *rule,
+                            LLVMValueRef call, LLVMValueRef clone) {
+  (void)clone;
+  mem_call m;
+  if (!ad_is_active(fc, call))
+    return 0;
+  if (begin_memory_call(fc, rule, call, &m) != 0)
+    return -1;
+  LLVMContextRef c = fc->mc->llctx;
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(c), i16 = LLVMInt16TypeInContext(c);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMValueRef fn = helper_like(fc, call, m.rname);
+  LLVMValueRef lanes[AD_MAX_WIDTH];
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef a = ad_call_helper(fc->b, fn, m.args, m.nargs, "shadow");
+    lanes[lane] = a;
+    LLVMValueRef h = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMPointerTypeKind
+                         ? LLVMBuildAddrSpaceCast(fc->b, a, ptr, "")
+                         : ad_address_as(fc, a, ptr);
+    LLVMValueRef at8 = LLVMConstInt(i64, 8, 0), at18 = LLVMConstInt(i64, 18, 0);
+    LLVMValueRef len = LLVMBuildLoad2(
+        fc->b, i64, LLVMBuildGEP2(fc->b, i8, h, &at8, 1, ""), "shadow.length");
+    LLVMValueRef elsize = LLVMBuildZExt(
+        fc->b,
+        LLVMBuildLoad2(fc->b, i16, LLVMBuildGEP2(fc->b, i8, h, &at18, 1, ""),
+                       "shadow.elsize"),
+        i64, "");
+    LLVMValueRef data = LLVMBuildLoad2(fc->b, ptr, h, "shadow.data");
+    zero_bytes(fc, data, LLVMBuildMul(fc->b, len, elsize, ""));
+  }
+  ad_set_shadow(fc, call, ad_pack(fc, LLVMTypeOf(call), lanes));
+  return 0;
+}
+
+/* julia.pointer_from_objref: the same call on the object's shadow. */
+static int emit_view(ad_fn_ctx *fc, const ad_call_rule *rule,
+                     LLVMValueRef call, LLVMValueRef clone) {
+  unsigned k = rule->views_argument - 1u;
+  if (!ad_is_active(fc, call) || k >= LLVMGetNumArgOperands(call) ||
+      !ad_shadow_or_null(fc, LLVMGetOperand(call, k)))
+    return 0;
+  ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, &k, 1));
+  return 0;
+}
+
+/* julia.write_barrier(parent, children...): no derivative of its own, but
+ * a shadow parent now holds the children's shadows, so the barrier is
+ * repeated on it (Enzyme's mirroring; the collector must see the shadow
+ * store as it sees the primal one), a child with no shadow passed as
+ * itself.  A parent with no shadow: nothing to mirror. */
+static int emit_mirror(ad_fn_ctx *fc, const ad_call_rule *rule,
+                       LLVMValueRef call, LLVMValueRef clone) {
+  (void)rule;
+  unsigned n = LLVMGetNumArgOperands(call);
+  if (n == 0 || n > 8 || !ad_shadow_or_null(fc, LLVMGetOperand(call, 0)))
+    return 0;
+  unsigned ops[8], nops = 0;
+  for (unsigned k = 0; k < n; k++)
+    if (ad_shadow_or_null(fc, LLVMGetOperand(call, k)))
+      ops[nops++] = k;
+  for (unsigned lane = 0; lane < fc->width; lane++) {
+    LLVMValueRef vals[8];
+    for (unsigned i = 0; i < nops; i++)
+      vals[i] = ad_lane(
+          fc, ad_shadow_or_null(fc, LLVMGetOperand(call, ops[i])), lane);
+    ad_replay_call(fc, clone, ops, vals, nops);
+  }
+  return 0;
+}
+
+/* ijl_box_float64(x): the shadow is a box of x's tangent (0 for an inactive
+ * x), so a load from the box gives the tangent. */
+static int emit_box(ad_fn_ctx *fc, const ad_call_rule *rule,
+                    LLVMValueRef call, LLVMValueRef clone) {
+  (void)rule;
+  static const unsigned op0[1] = {0};
+  if (!ad_is_active(fc, call) || LLVMGetNumArgOperands(call) != 1)
+    return 0;
+  ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, op0, 1));
+  return 0;
+}
+
 static const mem_rule_data d_size0 = {.size_arg = 0};
 static const mem_rule_data d_size0_zeroed = {.size_arg = 0, .zero = 1};
 static const mem_rule_data d_size1 = {.size_arg = 1};
 static const mem_rule_data d_size1_zeroed = {.size_arg = 1, .zero = 1};
 static const mem_rule_data d_size2 = {.size_arg = 2};
+static const mem_rule_data d_size2_zeroed = {.size_arg = 2, .zero = 1};
 static const mem_rule_data d_none = {.size_arg = 0};
 static const mem_rule_data d_reduce = {.ops = {0, 1}, .nops = 2};
 static const mem_rule_data d_mload = {.ops = {0, LAST_ARG}, .nops = 2};
@@ -404,6 +495,28 @@ static const ad_typed_rule memory_rules[] = {
      * type); its shadow is another one, zeroed, which the collector owns
      * as it owns the primal (never freed explicitly) */
     ALLOC("julia.gc_alloc_obj", emit_allocation, d_size1_zeroed, "-i-"),
+    /* the same after GC lowering, and libjulia's own: (ptls, size, type),
+     * (ptls, size), (ptls, pool offset, object size) */
+    ALLOC("ijl_gc_alloc_typed", emit_allocation, d_size1_zeroed, "-i-"),
+    ALLOC("jl_gc_alloc_typed", emit_allocation, d_size1_zeroed, "-i-"),
+    ALLOC("ijl_gc_big_alloc", emit_allocation, d_size1_zeroed, "-i"),
+    ALLOC("jl_gc_big_alloc", emit_allocation, d_size1_zeroed, "-i"),
+    ALLOC("ijl_gc_pool_alloc", emit_allocation, d_size2_zeroed, "-ii"),
+    ALLOC("jl_gc_pool_alloc", emit_allocation, d_size2_zeroed, "-ii"),
+    /* (array type, length): a shadow array, its data zeroed */
+    ALLOC("ijl_alloc_array_1d", emit_julia_array, d_none, "-i"),
+    ALLOC("jl_alloc_array_1d", emit_julia_array, d_none, "-i"),
+    /* a box of a Float64: the shadow box holds the tangent */
+    ALLOC("ijl_box_float64", emit_box, d_none, "-"),
+    ALLOC("jl_box_float64", emit_box, d_none, "-"),
+    /* an object's address, untracked: the shadow object's */
+    {{.name = "julia.pointer_from_objref", .emit = emit_view, .data = &d_none,
+      .views_argument = 1}, "p"},
+    /* no derivative; repeated on a shadow parent */
+    {{.name = "julia.write_barrier", .emit = emit_mirror, .data = &d_none},
+     NULL},
+    {{.name = "julia.write_barrier_binding", .emit = emit_mirror,
+      .data = &d_none}, NULL},
     /* reverse over reverse's reservation of an inner tape's shadow
      * (rev/nested.c): zero pages of its own for a tangent, unmapped with
      * the primal's (forward over reverse over reverse) */
