@@ -55,11 +55,15 @@ const char *ad_call_rule_name(const ad_engine *e, LLVMValueRef call, char *buf,
   size_t n;
   const char *name = LLVMGetValueName2(fn, &n);
   (void)e; /* rule names come from the IR; registered rules are rules/custom.c's */
-  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-      fn, LLVMAttributeFunctionIndex, "enzyme_math", 11);
+  /* the call site's tag first, as Enzyme reads it: a Julia ccall through
+   * its GOT (jit/julia_plt.c) is bound to a declaration tagged with the
+   * function's own name, which a frontend's "enzyme_math"="cos" on the
+   * call must override */
+  LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(
+      call, LLVMAttributeFunctionIndex, "enzyme_math", 11);
   if (!a)
-    a = LLVMGetCallSiteStringAttribute(call, LLVMAttributeFunctionIndex,
-                                       "enzyme_math", 11);
+    a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                      "enzyme_math", 11);
   if (a) {
     unsigned len;
     const char *v = LLVMGetStringAttributeValue(a, &len);
