@@ -737,6 +737,26 @@ int ad_types_stores_float_constant(const ad_types *t, LLVMTargetDataRef td,
   return 0;
 }
 
+int ad_types_stores_no_address(const ad_types *t, LLVMTargetDataRef td,
+                               LLVMValueRef store) {
+  LLVMValueRef v = LLVMGetOperand(store, 0), p = LLVMGetOperand(store, 1);
+  LLVMTypeRef ty = LLVMTypeOf(v);
+  if (!t || !LLVMIsAConstantInt(v) || !ta_is_int_type(ty))
+    return 0;
+  if (LLVMGetIntTypeWidth(ty) == 64) {
+    /* x86-64's and AArch64's user addresses have their top 16 bits clear
+     * (a kernel's or -1 all set); a double's exponent sets some of them */
+    unsigned long long top = LLVMConstIntGetZExtValue(v) >> 48;
+    if (top != 0 && top != 0xffff)
+      return 1;
+  }
+  unsigned long long size = LLVMStoreSizeOfType(td, ty);
+  for (unsigned long long off = 0; off < size && off < 64; off++)
+    if (ad_types_kind(t, p, (long long)off, NULL) != AD_T_UNKNOWN)
+      return 0;
+  return 1;
+}
+
 const char *ad_types_query(const ad_types *t, LLVMValueRef v,
                            long long offset) {
   unsigned bits = 0;

@@ -147,6 +147,20 @@ const char *ad_tkind_name(ad_tkind k, unsigned bits);
  * integer's shadow would be). */
 int ad_types_stores_float_constant(const ad_types *t, LLVMTargetDataRef td,
                                    LLVMValueRef store);
+/* Whether store `store` writes a constant integer that cannot be an
+ * address: 64 bits whose top 16 are neither all clear nor all set (no
+ * user-space pointer on x86-64 or AArch64, a double's bits mostly), or
+ * any constant into bytes type analysis knows nothing of.  clang -O1
+ * stores a lambda's captured double into std::function's buffer as its
+ * bits (`store i64 4609434218613702656`), bytes the functors holding
+ * references make pointers, and only an indirect call reads the double
+ * back.  Forward mode gives such a store a zero shadow, as a float's:
+ * copying it made the constant its own tangent.  No shadow integer is
+ * read for anything else (control flow and sizes read primals); a
+ * constant that may be an address (a frontend's type tag) is still
+ * copied. */
+int ad_types_stores_no_address(const ad_types *t, LLVMTargetDataRef td,
+                               LLVMValueRef store);
 
 /* Whether integer instruction `inst` only moves whole bytes (a shift by a
  * multiple of 8, a truncation to whole bytes: clang's way of taking a

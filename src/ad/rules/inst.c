@@ -308,8 +308,12 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
   LLVMValueRef v = LLVMGetOperand(inst, 0), p = LLVMGetOperand(inst, 1);
   if (ad_shadow_or_null(fc, p)) {
     /* a float constant written as its bits: its tangent is zero, where an
-     * integer constant would stand for itself */
-    int float_bits = ad_types_stores_float_constant(fc->types, fc->mc->td, inst);
+     * integer constant would stand for itself (an address kept as an
+     * integer: a frontend's type tag; ad_types_stores_no_address says
+     * which constants cannot be one) */
+    int float_bits =
+        ad_types_stores_float_constant(fc->types, fc->mc->td, inst) ||
+        ad_types_stores_no_address(fc->types, fc->mc->td, inst);
     /* the constant is shared by every use: its zero tangent holds for
      * this store only, and what it had before comes back after */
     LLVMValueRef before = float_bits ? ad_map_get(&fc->shadow, v) : NULL;
