@@ -331,6 +331,13 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
                : found(f, inst,
                        "it writes memory through an intrinsic (a masked "
                        "store or scatter)");
+  /* a call that never comes back (a noreturn callee, defined or not:
+   * __clang_call_terminate on a noexcept path, the C++ library's __throw_*
+   * helpers std::vector calls at -O0): whatever it does, no lane's primal
+   * goes on after it, so it cannot make lanes differ.  Not an invoke,
+   * whose landing pad may go on. */
+  if (LLVMIsACallInst(inst) && ad_call_never_returns(inst))
+    return 0;
   if (LLVMCountBasicBlocks(callee)) {
     if (callee == top)
       return found(f, inst,
@@ -338,9 +345,8 @@ static int primal_instruction(ad_module_ctx *mc, const lane_memory *mem,
                    "through its arguments are undone between lanes");
     return fn_list_push(work, callee, 0);
   }
-  /* an external call that never comes back (the C++ library's __throw_*
-   * helpers std::vector calls at -O0): whatever it does, no lane's primal
-   * goes on after it, so it cannot make lanes differ */
+  /* an external invoke that never comes back the normal way (its landing
+   * pad may): as before, it does not make lanes differ */
   if (globals_only || ad_call_never_returns(inst))
     return 0;
   const ad_call_rule *rule = ad_rule_of_call(mc, inst);
