@@ -367,12 +367,22 @@ void jit_drop_body(LLVMValueRef f) {
       if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind &&
           LLVMGetFirstUse(i))
         LLVMReplaceAllUsesWith(i, LLVMGetPoison(LLVMTypeOf(i)));
+  /* Each block keeps one `unreachable`, added last, and loses the rest
+   * front to back: an erased instruction's debug records (-g's variable
+   * locations) move on to the next one, and end on the unreachable, which
+   * takes them when its block goes.  Erased back to front, the
+   * terminator's went to the block's trailing marker, which LLVM 19 never
+   * frees once the block is deleted (ASan's leak report). */
+  LLVMBuilderRef b =
+      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(f)));
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
        bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef i;
-    while ((i = LLVMGetLastInstruction(bb)))
+    LLVMPositionBuilderAtEnd(b, bb);
+    LLVMValueRef last = LLVMBuildUnreachable(b), i;
+    while ((i = LLVMGetFirstInstruction(bb)) != last)
       LLVMInstructionEraseFromParent(i);
   }
+  LLVMDisposeBuilder(b);
   LLVMBasicBlockRef bb;
   while ((bb = LLVMGetFirstBasicBlock(f)))
     LLVMDeleteBasicBlock(bb);
