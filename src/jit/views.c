@@ -373,8 +373,8 @@ void jit_drop_body(LLVMValueRef f) {
    * takes them when its block goes.  Erased back to front, the
    * terminator's went to the block's trailing marker, which LLVM 19 never
    * frees once the block is deleted (ASan's leak report). */
-  LLVMBuilderRef b =
-      LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(f)));
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb;
        bb = LLVMGetNextBasicBlock(bb)) {
     LLVMPositionBuilderAtEnd(b, bb);
@@ -390,7 +390,6 @@ void jit_drop_body(LLVMValueRef f) {
    * distinct DISubprogram: any body compiled with -g or
    * -gline-tables-only) or a !prof.  The others stay: the engine reads
    * registrations from them (!enzyme_derivative, !enzyme_gradient). */
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
   static const char *const refused[] = {"dbg", "prof"};
   for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
     LLVMGlobalEraseMetadata(

@@ -540,19 +540,21 @@ static void visit_call(activity_state *st, LLVMValueRef call) {
   /* memory a defined callee only reads needs no shadow: demanding one
    * would make a mutable global pointer the program set (outside any
    * derivative) active, with a null shadow (pointer_access.c) */
-  if (!r || r->writes_pointer_args)
+  if (!r || r->writes_pointer_args) {
+    /* a handle the rule says carries no data (a CUDA stream) needs no
+     * shadow: demanding one would make the mutable global it was loaded
+     * from (CUDA.jl's task stream) active, its shadow null */
+    unsigned long long handles = ad_rule_handle_args(r);
     for (unsigned k = 0; k < nargs; k++) {
       LLVMValueRef a = LLVMGetOperand(call, k);
-      /* a handle the rule says carries no data (a CUDA stream) needs no
-       * shadow: demanding one would make the mutable global it was
-       * loaded from (CUDA.jl's task stream) active, its shadow null */
-      if (ad_rule_arg_is_handle(r, k))
+      if (k < 64 && (handles >> k & 1))
         continue;
       if (carries_pointer(st, a) &&
           (r || ad_is_active(fc, a) ||
            ad_call_may_write_argument(fc->mc, call, k)))
         demand(st, a);
     }
+  }
 }
 
 /* Memo values of touches_memo. */

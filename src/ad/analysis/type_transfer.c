@@ -722,24 +722,32 @@ ad_tkind ad_types_kind(const ad_types *t, LLVMValueRef v, long long offset,
   return (ad_tkind)f.kind;
 }
 
+/* The kinds type analysis gives the bytes store `store` writes (its
+ * value's store size, 64 at most), as bits 1 << ad_tkind. */
+static unsigned stored_byte_kinds(const ad_types *t, LLVMTargetDataRef td,
+                                  LLVMValueRef store) {
+  LLVMValueRef v = LLVMGetOperand(store, 0), p = LLVMGetOperand(store, 1);
+  unsigned long long size = LLVMStoreSizeOfType(td, LLVMTypeOf(v));
+  unsigned kinds = 0;
+  for (unsigned long long off = 0; off < size && off < 64; off++)
+    kinds |= 1u << ad_types_kind(t, p, (long long)off, NULL);
+  return kinds;
+}
+
 int ad_types_stores_float_constant(const ad_types *t, LLVMTargetDataRef td,
                                    LLVMValueRef store) {
-  LLVMValueRef v = LLVMGetOperand(store, 0), p = LLVMGetOperand(store, 1);
+  LLVMValueRef v = LLVMGetOperand(store, 0);
   LLVMTypeRef ty = LLVMTypeOf(v);
   if (!t || !LLVMIsConstant(v) || !ta_is_int_type(ty) ||
       !(LLVMIsAConstantInt(v) || LLVMIsAConstantDataVector(v) ||
         LLVMIsAConstantAggregateZero(v)))
     return 0;
-  unsigned long long size = LLVMStoreSizeOfType(td, ty);
-  for (unsigned long long off = 0; off < size && off < 64; off++)
-    if (ad_types_kind(t, p, (long long)off, NULL) == AD_T_FLOAT)
-      return 1;
-  return 0;
+  return (stored_byte_kinds(t, td, store) & (1u << AD_T_FLOAT)) != 0;
 }
 
 int ad_types_stores_no_address(const ad_types *t, LLVMTargetDataRef td,
                                LLVMValueRef store) {
-  LLVMValueRef v = LLVMGetOperand(store, 0), p = LLVMGetOperand(store, 1);
+  LLVMValueRef v = LLVMGetOperand(store, 0);
   LLVMTypeRef ty = LLVMTypeOf(v);
   if (!t || !LLVMIsAConstantInt(v) || !ta_is_int_type(ty))
     return 0;
@@ -750,11 +758,7 @@ int ad_types_stores_no_address(const ad_types *t, LLVMTargetDataRef td,
     if (top != 0 && top != 0xffff)
       return 1;
   }
-  unsigned long long size = LLVMStoreSizeOfType(td, ty);
-  for (unsigned long long off = 0; off < size && off < 64; off++)
-    if (ad_types_kind(t, p, (long long)off, NULL) != AD_T_UNKNOWN)
-      return 0;
-  return 1;
+  return (stored_byte_kinds(t, td, store) & ~(1u << AD_T_UNKNOWN)) == 0;
 }
 
 const char *ad_types_query(const ad_types *t, LLVMValueRef v,

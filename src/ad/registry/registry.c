@@ -121,7 +121,7 @@ const ad_typed_rule *ad_typed_rule_of(const char *name) {
   return NULL;
 }
 
-int ad_rule_arg_is_handle(const ad_call_rule *r, unsigned k) {
+unsigned long long ad_rule_handle_args(const ad_call_rule *r) {
   if (!r || !r->name)
     return 0;
   /* the typed row of the same name must be r itself: a custom rule or an
@@ -129,7 +129,11 @@ int ad_rule_arg_is_handle(const ad_call_rule *r, unsigned k) {
   const ad_typed_rule *t = ad_typed_rule_of(r->name);
   if (!t || &t->rule != r || !t->arg_types)
     return 0;
-  return k < strlen(t->arg_types) && t->arg_types[k] == 'h';
+  unsigned long long handles = 0;
+  for (unsigned k = 0; t->arg_types[k] && k < 64; k++)
+    if (t->arg_types[k] == 'h')
+      handles |= 1ull << k;
+  return handles;
 }
 
 void ad_rule_memo_init(ad_rule_memo *m) {

@@ -156,9 +156,10 @@ LLVMValueRef ad_declared_target_with_rule(ad_module_ctx *mc, LLVMValueRef call,
 /* The typed entry (argument classes) for rule name `name`, or NULL: the
  * first family in order with typed rows that has one. */
 const ad_typed_rule *ad_typed_rule_of(const char *name);
-/* Whether rule r (a row ad_rule_of_call gave) classifies argument k as a
- * handle ('h' above).  0 for rules without argument types. */
-int ad_rule_arg_is_handle(const ad_call_rule *r, unsigned k);
+/* The arguments rule r (a row ad_rule_of_call gave) classifies as
+ * handles ('h' above): bit k for argument k (the first 64).  0 for rules
+ * without argument types. */
+unsigned long long ad_rule_handle_args(const ad_call_rule *r);
 
 /* Custom rules (rules/custom.c, the first family): an inactive rule for an
  * "enzyme_inactive" callee or call site, the in-IR derivative of the
