@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/fdio.h"
 #include "common/strbuf.h"
 #include "jit/jit.h"
 
@@ -115,19 +116,6 @@ static int memory_file(const char *what) {
   return memfd_create(what, MFD_CLOEXEC);
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static double now_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -205,7 +193,7 @@ int jit_bitcode_sanitize(const tanjit_session *s, const void *data, size_t len,
   in_fd = memory_file("tanjit-bitcode-in");
   out_fd = memory_file("tanjit-bitcode-out");
   if (in_fd < 0 || out_fd < 0 || pipe2(err_pipe, O_CLOEXEC) ||
-      write_all(in_fd, data, len) || lseek(in_fd, 0, SEEK_SET) != 0) {
+      tj_write_all(in_fd, data, len) || lseek(in_fd, 0, SEEK_SET) != 0) {
     tj_fail(err, TANJIT_ERR_IO, "%s: cannot stage bitcode for " CHECKER_NAME ": %s",
             name, strerror(errno));
     goto done;

@@ -36,6 +36,7 @@
 #include <xxhash.h>
 
 #include "common/alloc.h"
+#include "common/fdio.h"
 #include "common/strbuf.h"
 #include "jit/cache.h"
 #include "jit/jit.h"
@@ -565,20 +566,6 @@ static int ensure_dir(const char *dir) {
   return mkdir(dir, 0700) && errno != EEXIST ? -1 : 0;
 }
 
-static int write_all(int fd, const void *p, size_t n) {
-  const char *b = p;
-  while (n) {
-    ssize_t w = write(fd, b, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    b += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 typedef struct entry_stat {
   char *path;
   off_t size;
@@ -698,7 +685,7 @@ static void store(tanjit_session *s, const unsigned char *key, const void *obj,
   if (fd < 0) {
     write_failed(s, "creating a file", errno);
   } else {
-    int bad = write_all(fd, &h, sizeof h) || write_all(fd, obj, len);
+    int bad = tj_write_all(fd, &h, sizeof h) || tj_write_all(fd, obj, len);
     int e = errno;
     if (close(fd) && !bad) {
       bad = 1;

@@ -129,6 +129,10 @@ struct tanjit_session {
 
 /* session.c */
 int jit_session_lock(tanjit_session *s);
+/* Renames g <name>.tanjit.m<id> and makes it hidden external, so another
+ * module of the session (a partition, a later derivative) can link to it;
+ * -1 when out of memory (g unchanged). */
+int jit_promote_private(LLVMValueRef g, unsigned long id);
 void jit_session_unlock(tanjit_session *s);
 /* Records the outcome of transforming module `m` (the transform calls this
  * on success, e NULL, and on failure): forgets `m`'s IR, which ORC frees

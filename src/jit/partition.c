@@ -95,22 +95,6 @@ int jit_partitionable(LLVMModuleRef m) {
   return 1;
 }
 
-static int promote(LLVMValueRef g, unsigned long id) {
-  size_t len;
-  const char *name = LLVMGetValueName2(g, &len);
-  strbuf unique;
-  sb_init(&unique);
-  sb_printf(&unique, "%.*s" TANJIT_PRIVATE_SUFFIX "%lu", (int)len,
-            len ? name : "anon", id);
-  if (unique.failed)
-    return -1;
-  LLVMSetValueName2(g, unique.data, unique.len);
-  sb_free(&unique);
-  LLVMSetLinkage(g, LLVMExternalLinkage);
-  LLVMSetVisibility(g, LLVMHiddenVisibility);
-  return 0;
-}
-
 /* g becomes a declaration another partition's (or the module's)
  * definition satisfies. */
 static void declare_only(LLVMValueRef g) {
@@ -233,7 +217,7 @@ int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !e; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f) && is_private(f) && !tj_hashmap_get(&home, f)) {
-      if (promote(f, id))
+      if (jit_promote_private(f, id))
         return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
       e = jit_partition_claim(s, mr, LLVMGetValueName2(f, &(size_t){0}),
                               jit_partition_flags(f, 0));
@@ -241,7 +225,7 @@ int jit_partition_prepare(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   tj_hashmap_free(&home);
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !e; g = LLVMGetNextGlobal(g))
     if (!LLVMIsDeclaration(g) && is_private(g) && !copyable_constant(g)) {
-      if (promote(g, id))
+      if (jit_promote_private(g, id))
         return tj_fail(err, TANJIT_ERR_NO_MEMORY, "out of memory splitting a module");
       e = jit_partition_claim(s, mr, LLVMGetValueName2(g, &(size_t){0}),
                               jit_partition_flags(g, 0));

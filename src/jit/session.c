@@ -476,12 +476,13 @@ static void keep_linkonce_definitions(LLVMModuleRef m) {
  * derivative made later from the module's pristine copy (views.c) shares
  * the module's state, tables and callbacks instead of copies of them.
  */
-static int promote_one(LLVMValueRef g, unsigned long id) {
+int jit_promote_private(LLVMValueRef g, unsigned long id) {
   size_t len;
   const char *name = LLVMGetValueName2(g, &len);
   strbuf unique;
   sb_init(&unique);
-  sb_printf(&unique, "%s" TANJIT_PRIVATE_SUFFIX "%lu", len ? name : "anon", id);
+  sb_printf(&unique, "%.*s" TANJIT_PRIVATE_SUFFIX "%lu", (int)len,
+            len ? name : "anon", id);
   if (unique.failed)
     return -1;
   LLVMSetValueName2(g, unique.data, unique.len);
@@ -510,7 +511,7 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
      * significant (a sentinel, a table compared by pointer) may not */
     if (LLVMIsGlobalConstant(g) && LLVMGetUnnamedAddress(g) != LLVMNoUnnamedAddr)
       continue;
-    if (promote_one(g, id))
+    if (jit_promote_private(g, id))
       return -1;
   }
   /* Module-private functions too: a view of this module (views.c) then
@@ -525,7 +526,7 @@ static int promote_private_state(LLVMModuleRef m, unsigned long id) {
         (l != LLVMInternalLinkage && l != LLVMPrivateLinkage) ||
         resolves_ifunc(f))
       continue;
-    if (promote_one(f, id))
+    if (jit_promote_private(f, id))
       return -1;
   }
   return 0;

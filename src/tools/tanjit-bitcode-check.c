@@ -28,6 +28,8 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 
+#include "common/fdio.h"
+
 enum { EXIT_PARSE = 2, EXIT_VERIFY = 3, EXIT_USAGE = 4 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -56,19 +58,6 @@ static void print_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   char *text = LLVMGetDiagInfoDescription(di);
   fprintf(stderr, "%s\n", text);
   LLVMDisposeMessage(text);
-}
-
-static int write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -126,7 +115,7 @@ int main(int argc, char **argv) {
   }
   LLVMDisposeMessage(msg);
   LLVMMemoryBufferRef out = LLVMWriteBitcodeToMemoryBuffer(m);
-  if (!out || write_all(STDOUT_FILENO, LLVMGetBufferStart(out),
+  if (!out || tj_write_all(STDOUT_FILENO, LLVMGetBufferStart(out),
                         LLVMGetBufferSize(out))) {
     fprintf(stderr, "cannot write the checked bitcode: %s\n", strerror(errno));
     return EXIT_USAGE;

@@ -37,40 +37,29 @@ LLVMTypeRef ad_rev_tape_type(ad_module_ctx *mc) {
   return LLVMStructTypeInContext(mc->llctx, members, 3, 0);
 }
 
-LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name) {
+/* The C type of free, calloc or realloc, the only libc functions the
+ * tape and the shadows' lifetimes call. */
+static LLVMTypeRef libc_type(ad_module_ctx *mc, const char *name) {
   LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMTypeRef ft;
   if (strcmp(name, "free") == 0)
-    ft = LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx), &ptr, 1, 0);
-  else if (strcmp(name, "calloc") == 0) {
-    LLVMTypeRef two[2] = {i64, i64};
-    ft = LLVMFunctionType(ptr, two, 2, 0);
-  } else { /* realloc */
-    LLVMTypeRef two[2] = {ptr, i64};
-    ft = LLVMFunctionType(ptr, two, 2, 0);
-  }
-  return ad_get_or_declare(mc->mod, name, ft);
+    return LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx), &ptr, 1, 0);
+  LLVMTypeRef two[2] = {ptr, i64}; /* realloc */
+  if (strcmp(name, "calloc") == 0)
+    two[0] = i64;
+  return LLVMFunctionType(ptr, two, 2, 0);
+}
+
+LLVMValueRef ad_rev_libc(ad_module_ctx *mc, const char *name) {
+  return ad_get_or_declare(mc->mod, name, libc_type(mc, name));
 }
 
 LLVMValueRef ad_rev_call_libc(ad_module_ctx *mc, LLVMBuilderRef b,
                               const char *name, LLVMValueRef *args,
                               unsigned n) {
-  LLVMValueRef f = ad_rev_libc(mc, name);
-  LLVMTypeRef ptr = LLVMPointerTypeInContext(mc->llctx, 0);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
-  LLVMTypeRef ft;
   /* the call's own type, whatever the module declared */
-  if (strcmp(name, "free") == 0)
-    ft = LLVMFunctionType(LLVMVoidTypeInContext(mc->llctx), &ptr, 1, 0);
-  else if (strcmp(name, "calloc") == 0) {
-    LLVMTypeRef two[2] = {i64, i64};
-    ft = LLVMFunctionType(ptr, two, 2, 0);
-  } else {
-    LLVMTypeRef two[2] = {ptr, i64};
-    ft = LLVMFunctionType(ptr, two, 2, 0);
-  }
-  return LLVMBuildCall2(b, ft, f, args, n, "");
+  return LLVMBuildCall2(b, libc_type(mc, name), ad_rev_libc(mc, name), args,
+                        n, "");
 }
 
 /* tanjit.tape.reserve.<aug>(tape, n): the address of n fresh bytes on
