@@ -458,9 +458,9 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol) {
    * only read. */
   int views = jit_views_needed(s, ir);
   jit_session_lock(s);
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].id == id)
-      module_key(s, &s->modules[i], views, key);
+  jit_module *keyed = jit_module_by_id(s, id);
+  if (keyed)
+    module_key(s, keyed, views, key);
   jit_session_unlock(s);
   LLVMMemoryBufferRef obj = fetch(s, key);
   if (!obj || !(is_parts(obj) || is_object_file(obj))) {
@@ -472,10 +472,7 @@ void jit_cache_swap_for_lookup(tanjit_session *s, const char *symbol) {
    * materialized, is dropped and its object takes its place under a new
    * tracker.  The record stays where it is (lock only guards the table). */
   jit_session_lock(s);
-  jit_module *rec = NULL;
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].id == id)
-      rec = &s->modules[i];
+  jit_module *rec = jit_module_by_id(s, id);
   if (!rec) { /* (cannot happen under jit_lock: kept for safety) */
     jit_session_unlock(s);
     LLVMDisposeMemoryBuffer(obj);
@@ -533,15 +530,12 @@ void jit_cache_expect_object(tanjit_session *s, LLVMModuleRef m) {
   int views = jit_thread_linked_views;
   unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; id && i < s->n_modules; i++)
-    if (s->modules[i].id == id) {
-      if (s->modules[i].cache_policy != JIT_CACHE_NEVER) {
-        module_key(s, &s->modules[i], views, expected_key);
-        expecting_object = 1;
-        s->stats.cache_misses++;
-      }
-      break;
-    }
+  jit_module *rec = jit_module_by_id(s, id);
+  if (rec && rec->cache_policy != JIT_CACHE_NEVER) {
+    module_key(s, rec, views, expected_key);
+    expecting_object = 1;
+    s->stats.cache_misses++;
+  }
   jit_session_unlock(s);
 }
 

@@ -146,6 +146,9 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
  * lost to earlier ones) without a transform, and a later module may be
  * allocated there; an id is never reused. */
 unsigned long jit_module_id_of(LLVMModuleRef m);
+/* The record with that id, NULL for none (or id 0); caller holds the
+ * session lock, and the pointer is good until the table next changes. */
+jit_module *jit_module_by_id(tanjit_session *s, unsigned long id);
 /* The named metadata that carries it; loads refuse a module holding one. */
 #define JIT_MODULE_ID_METADATA "tanjit.module_id"
 /* Frees a module record's own memory and releases its tracker (after the

@@ -527,10 +527,7 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
   LLVMErrorRef e = NULL;
   src->bitcode = LLVMWriteBitcodeToMemoryBuffer(m);
   jit_session_lock(s);
-  jit_module *rec = NULL;
-  for (size_t i = 0; i < s->n_modules; i++)
-    if (s->modules[i].id == id)
-      rec = &s->modules[i];
+  jit_module *rec = jit_module_by_id(s, id);
   src->module_name = tj_strdup(rec ? rec->name : "<module>");
   jit_session_unlock(s);
   if (!src->bitcode || !src->module_name) {
@@ -588,14 +585,14 @@ int jit_lazy_split(tanjit_session *s, LLVMModuleRef m, unsigned long id,
         {LLVMOrcExecutionSessionIntern(es, st->body), flags}};
     if (k) { /* the frontend's name: tanjit_lookup compiles its body */
       jit_session_lock(s);
-      for (size_t i = 0; i < s->n_modules; i++)
-        if (s->modules[i].id == id && s->modules[i].lazy) {
-          body_state_free(strmap_get(&s->modules[i].lazy_bodies, name));
-          if (strmap_put(&s->modules[i].lazy_bodies, name, st))
-            e = LLVMCreateStringError("out of memory");
-          else
-            st = NULL;
-        }
+      jit_module *rec = jit_module_by_id(s, id);
+      if (rec && rec->lazy) {
+        body_state_free(strmap_get(&rec->lazy_bodies, name));
+        if (strmap_put(&rec->lazy_bodies, name, st))
+          e = LLVMCreateStringError("out of memory");
+        else
+          st = NULL;
+      }
       jit_session_unlock(s);
     }
     body_state_free(st);

@@ -606,15 +606,13 @@ LLVMMemoryBufferRef jit_module_pristine(tanjit_session *s, unsigned long id) {
   LLVMDisposeMemoryBuffer(source);
   free(name);
   jit_session_lock(s);
-  for (size_t i = 0; made && i < s->n_modules; i++)
-    if (s->modules[i].id == id) {
-      if (s->modules[i].pristine) { /* (cannot happen under jit_lock) */
-        LLVMDisposeMemoryBuffer(made);
-        made = s->modules[i].pristine;
-      } else {
-        s->modules[i].pristine = made;
-      }
-    }
+  jit_module *rec = made ? jit_module_by_id(s, id) : NULL;
+  if (rec && rec->pristine) { /* (cannot happen under jit_lock) */
+    LLVMDisposeMemoryBuffer(made);
+    made = rec->pristine;
+  } else if (rec) {
+    rec->pristine = made;
+  }
   jit_session_unlock(s);
   return made;
 }
@@ -628,6 +626,13 @@ static void stamp_module_id(LLVMModuleRef m, unsigned long id) {
   LLVMAddNamedMetadataOperand(
       m, JIT_MODULE_ID_METADATA,
       LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, &value, 1)));
+}
+
+jit_module *jit_module_by_id(tanjit_session *s, unsigned long id) {
+  for (size_t i = 0; id && i < s->n_modules; i++)
+    if (s->modules[i].id == id)
+      return &s->modules[i];
+  return NULL;
 }
 
 unsigned long jit_module_id_of(LLVMModuleRef m) {
@@ -739,22 +744,21 @@ void jit_note_transform_result(tanjit_session *s, LLVMModuleRef m,
                                tanjit_error *e) {
   unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; id && i < s->n_modules; i++)
-    if (s->modules[i].id == id) {
-      /* (under jit_lock, as the frontend lookup that compiles it) */
-      if (!e && jit_frontend_lookup &&
-          s->n_compiled_in_lookup < JIT_MAX_COMPILED_PER_LOOKUP)
-        s->compiled_in_lookup[s->n_compiled_in_lookup++] = s->modules[i].id;
-      /* ORC frees the module after this */
-      s->modules[i].pending = NULL;
-      if (!e)
-        jit_record_references(&s->modules[i], m);
-      if (e) {
-        tj_error_prefix(e, "%s", s->modules[i].name);
-        s->modules[i].failed = 1;
-      }
-      break;
+  jit_module *rec = jit_module_by_id(s, id);
+  if (rec) {
+    /* (under jit_lock, as the frontend lookup that compiles it) */
+    if (!e && jit_frontend_lookup &&
+        s->n_compiled_in_lookup < JIT_MAX_COMPILED_PER_LOOKUP)
+      s->compiled_in_lookup[s->n_compiled_in_lookup++] = rec->id;
+    /* ORC frees the module after this */
+    rec->pending = NULL;
+    if (!e)
+      jit_record_references(rec, m);
+    if (e) {
+      tj_error_prefix(e, "%s", rec->name);
+      rec->failed = 1;
     }
+  }
   if (e) {
     /* Also as text, for a lookup on another thread that waited on this
      * module and so only sees "Failed to materialize". */

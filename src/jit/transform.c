@@ -203,12 +203,12 @@ static unsigned long partition_module_id(tanjit_session *s, LLVMModuleRef m,
   *lazy = 0;
   *name = NULL;
   jit_session_lock(s);
-  for (size_t i = 0; own && i < s->n_modules; i++)
-    if (s->modules[i].id == own && s->modules[i].partitionable) {
-      id = own;
-      *lazy = s->modules[i].lazy;
-      *name = tj_strdup(s->modules[i].name);
-    }
+  jit_module *rec = jit_module_by_id(s, own);
+  if (rec && rec->partitionable) {
+    id = own;
+    *lazy = rec->lazy;
+    *name = tj_strdup(rec->name);
+  }
   jit_session_unlock(s);
   return id;
 }
@@ -218,9 +218,9 @@ static unsigned long partition_module_id(tanjit_session *s, LLVMModuleRef m,
 static LLVMErrorRef split_failed(struct transform_job *job, unsigned long id) {
   LLVMErrorRef failed = LLVMCreateStringError(tanjit_error_message(job->error));
   jit_session_lock(job->session);
-  for (size_t i = 0; i < job->session->n_modules; i++)
-    if (job->session->modules[i].id == id)
-      job->session->modules[i].failed = 1;
+  jit_module *rec = jit_module_by_id(job->session, id);
+  if (rec)
+    rec->failed = 1;
   jit_session_unlock(job->session);
   tanjit_error_free(jit_thread_transform_error);
   jit_thread_transform_error = job->error;

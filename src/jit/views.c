@@ -235,9 +235,9 @@ static int calls_into_other_modules(tanjit_session *s, LLVMModuleRef m) {
   int found = 0;
   unsigned long id = jit_module_id_of(m);
   jit_session_lock(s);
-  for (size_t i = 0; id && i < s->n_modules; i++)
-    if (s->modules[i].id == id && s->modules[i].generated)
-      found = -1;
+  jit_module *rec = jit_module_by_id(s, id);
+  if (rec && rec->generated)
+    found = -1;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !found;
        f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f))
