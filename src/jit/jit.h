@@ -361,6 +361,11 @@ int jit_bind_julia_plt(LLVMModuleRef m, tanjit_error **err);
  * which only Julia's GC lowering understands and which no code generator
  * can compile: with no Julia GC here, there is nothing for them to root. */
 void jit_drop_julia_gc_preserve(LLVMModuleRef m);
+/* After differentiation (whose rule needs the call): julia.gc_loaded(root,
+ * p) becomes p cast to the call's address space, as Julia's late GC
+ * lowering makes it, so element accesses stay plain loads and stores that
+ * LLVM can vectorize. */
+void jit_lower_julia_gc_loaded(LLVMModuleRef m);
 
 /* resolve.c */
 /* Creates the resolver and attaches its generator to the main JITDylib; the

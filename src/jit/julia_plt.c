@@ -213,3 +213,33 @@ void jit_drop_julia_gc_preserve(LLVMModuleRef m) {
   erase_calls_to(m, "llvm.julia.gc_preserve_end");
   erase_calls_to(m, "llvm.julia.gc_preserve_begin");
 }
+
+void jit_lower_julia_gc_loaded(LLVMModuleRef m) {
+  LLVMValueRef f = LLVMGetNamedFunction(m, "julia.gc_loaded");
+  if (!f)
+    return;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+  LLVMUseRef u = LLVMGetFirstUse(f), next;
+  for (; u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef call = LLVMGetUser(u);
+    if (!LLVMIsACallInst(call) || LLVMGetCalledValue(call) != f ||
+        LLVMGetNumArgOperands(call) != 2)
+      continue; /* (the fallback definition serves it) */
+    LLVMValueRef p = LLVMGetOperand(call, 1);
+    LLVMTypeRef t = LLVMTypeOf(call);
+    if (LLVMGetTypeKind(LLVMTypeOf(p)) != LLVMPointerTypeKind ||
+        LLVMGetTypeKind(t) != LLVMPointerTypeKind)
+      continue;
+    LLVMPositionBuilderBefore(b, call);
+    LLVMValueRef same =
+        LLVMTypeOf(p) == t ? p : LLVMBuildAddrSpaceCast(b, p, t, "");
+    while (next && LLVMGetUser(next) == call)
+      next = LLVMGetNextUse(next);
+    LLVMReplaceAllUsesWith(call, same);
+    LLVMInstructionEraseFromParent(call);
+  }
+  LLVMDisposeBuilder(b);
+  if (!LLVMGetFirstUse(f))
+    LLVMDeleteFunction(f);
+}

@@ -33,6 +33,13 @@ static void omp_dispatch_deinit_noop(void *loc, int32_t gtid) {
  * the call to stay a call until then. */
 static void *julia_pointer_from_objref(void *obj) { return obj; }
 
+/* julia.gc_loaded(root, p): p, which root keeps alive; calls the transform
+ * did not lower (jit_lower_julia_gc_loaded) come here. */
+static void *julia_gc_loaded(void *root, void *p) {
+  (void)root;
+  return p;
+}
+
 typedef void (*entry_point)(void);
 
 static const struct {
@@ -41,6 +48,7 @@ static const struct {
 } fallbacks[] = {
     {"__kmpc_dispatch_deinit", (entry_point)omp_dispatch_deinit_noop},
     {"julia.pointer_from_objref", (entry_point)julia_pointer_from_objref},
+    {"julia.gc_loaded", (entry_point)julia_gc_loaded},
 };
 
 entry_point jit_runtime_fallback(const char *name) {

@@ -136,6 +136,7 @@ static int transform_steps(tanjit_session *s, LLVMModuleRef m, int optimize,
   double t1 = seconds_now();
   if (jit_verify_differentiated(m, err))
     return -1;
+  jit_lower_julia_gc_loaded(m);
   tanjit_stats cost = {.modules = 1,
                        .requests = requests,
                        .differentiate_seconds = t1 - t0,

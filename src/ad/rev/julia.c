@@ -22,6 +22,7 @@
  *            ijl_alloc_array_1d (a shadow array from the same call, its
  *            data zeroed; the collector's, never freed),
  *            julia.pointer_from_objref (the call on the shadow object),
+ *            julia.gc_loaded (the call on the shadow address and object),
  *            julia.write_barrier (repeated on a shadow parent).  No
  *            reverse step.
  */
@@ -54,6 +55,7 @@ static const struct jl_row {
     {"ijl_alloc_array_1d", JL_FORWARD, 0},
     {"jl_alloc_array_1d", JL_FORWARD, 0},
     {"julia.pointer_from_objref", JL_FORWARD, 0},
+    {"julia.gc_loaded", JL_FORWARD, 0},
     {"julia.write_barrier", JL_FORWARD, 0},
     {"julia.write_barrier_binding", JL_FORWARD, 0},
 };

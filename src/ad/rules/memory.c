@@ -422,6 +422,22 @@ static int emit_view(ad_fn_ctx *fc, const ad_call_rule *rule,
   return 0;
 }
 
+/* julia.gc_loaded(root, p) (Julia 1.11+: p, an address inside the GC
+ * object root, as a tracked derived pointer; every Array element access
+ * goes through one): the same call on p's shadow, rooted at root's shadow
+ * (the primal root where root has none: the call only tells the collector
+ * what keeps p alive). */
+static int emit_rooted_view(ad_fn_ctx *fc, const ad_call_rule *rule,
+                            LLVMValueRef call, LLVMValueRef clone) {
+  (void)rule;
+  static const unsigned root_and_pointer[2] = {0, 1};
+  if (!ad_is_active(fc, call) || LLVMGetNumArgOperands(call) != 2 ||
+      !ad_shadow_or_null(fc, LLVMGetOperand(call, 1)))
+    return 0;
+  ad_set_shadow(fc, call, ad_lanewise(fc, call, clone, root_and_pointer, 2));
+  return 0;
+}
+
 /* julia.write_barrier(parent, children...): no derivative of its own, but
  * a shadow parent now holds the children's shadows, so the barrier is
  * repeated on it (Enzyme's mirroring; the collector must see the shadow
@@ -512,6 +528,10 @@ static const ad_typed_rule memory_rules[] = {
     /* an object's address, untracked: the shadow object's */
     {{.name = "julia.pointer_from_objref", .emit = emit_view, .data = &d_none,
       .views_argument = 1}, "p"},
+    /* a derived address rooted at an object: the shadow address, rooted
+     * at the shadow object */
+    {{.name = "julia.gc_loaded", .emit = emit_rooted_view, .data = &d_none,
+      .views_argument = 2}, "pp"},
     /* no derivative; repeated on a shadow parent */
     {{.name = "julia.write_barrier", .emit = emit_mirror, .data = &d_none},
      NULL},
