@@ -103,6 +103,25 @@ static const ad_call_rule inactive_rules[] = {
     INACTIVE("llvm.debugtrap"),
     INACTIVE("llvm.sideeffect"),
     INACTIVE("llvm.is.fpclass"),
+    /* a float in, an integer out: an exponent, a rounded value or a
+     * class, constant between the points where it jumps (Enzyme's
+     * known-inactive list has the rounding ones) */
+    INACTIVE("llvm.lround"),
+    INACTIVE("llvm.llround"),
+    INACTIVE("llvm.lrint"),
+    INACTIVE("llvm.llrint"),
+    INACTIVE("ilogb"), INACTIVE("ilogbf"), INACTIVE("ilogbl"),
+    INACTIVE("lround"), INACTIVE("lroundf"), INACTIVE("lroundl"),
+    INACTIVE("llround"), INACTIVE("llroundf"), INACTIVE("llroundl"),
+    INACTIVE("lrint"), INACTIVE("lrintf"), INACTIVE("lrintl"),
+    INACTIVE("llrint"), INACTIVE("llrintf"), INACTIVE("llrintl"),
+    INACTIVE("__fpclassify"), INACTIVE("__fpclassifyf"),
+    INACTIVE("__fpclassifyl"),
+    INACTIVE("__isnan"), INACTIVE("__isnanf"), INACTIVE("__isnanl"),
+    INACTIVE("__isinf"), INACTIVE("__isinff"), INACTIVE("__isinfl"),
+    INACTIVE("__finite"), INACTIVE("__finitef"), INACTIVE("__finitel"),
+    INACTIVE("__signbit"), INACTIVE("__signbitf"), INACTIVE("__signbitl"),
+    INACTIVE("isnan"), INACTIVE("isinf"), INACTIVE("finite"),
     /* integer arithmetic (sizes and indices: Eigen's loop bounds at -O1 and
      * up): no float goes in or out */
     INACTIVE("llvm.smax"),
