@@ -16,9 +16,12 @@
  * __enzyme_inactivefn, __enzyme_function_like,
  * the ones the library reads: src/ad/rules/custom.c) are kept from being
  * inlined by these passes, as Enzyme's plugin keeps them: the library
- * replaces *calls* to them, so an inlined one loses its rule.  The guard is
+ * replaces *calls* to them, so an inlined one loses its rule; and nothing
+ * of their bodies is used at their calls (they are weak meanwhile: see
+ * keep_out_of_inliner).  The guard is
  * temporary: `noinline` is added only where the function had none and is
- * taken away again before the IR is handed on, and a registration global
+ * taken away again before the IR is handed on, the linkage restored, and a
+ * registration global
  * the module keeps private is external meanwhile (so global DCE cannot drop
  * it); after differentiation the optimizer inlines what it likes.
  *
@@ -117,7 +120,11 @@ static int is_registration(LLVMValueRef g) {
 
 /* What was changed for the pipeline, to be put back after it. */
 typedef struct guard {
-  LLVMValueRef *inlined; /* functions given noinline */
+  struct opaque {
+    LLVMValueRef fn;     /* a registered function, interposable meanwhile */
+    LLVMLinkage linkage; /* its own */
+    int noinline_added;  /* it had no noinline */
+  } *inlined;
   size_t n_inlined, cap_inlined;
   struct hidden {
     LLVMValueRef global; /* a registration made external */
@@ -144,19 +151,33 @@ static int has_fn_attr(LLVMValueRef f, unsigned kind) {
   return LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind) != NULL;
 }
 
+/* Keeps calls to f calls that say nothing of f's body: not inlined, and
+ * nothing learnt from the body either, which interprocedural passes would
+ * otherwise use at the call (IPSCCP's returned constants, the `returned`
+ * argument function-attrs infers, which instcombine then folds: a
+ * registered stop-gradient `return x;` would leave `x` in the caller).
+ * A weak definition may be replaced at link time, so no pass reads its
+ * body for its callers. */
 static void keep_out_of_inliner(guard *g, LLVMValueRef f) {
-  /* already noinline; alwaysinline conflicts with noinline (the verifier
-   * refuses both), and the user asked for it */
-  if (has_fn_attr(f, g->noinline) || has_fn_attr(f, g->alwaysinline))
+  /* alwaysinline conflicts with noinline (the verifier refuses both), and
+   * the user asked for it; a declaration has no body to hide */
+  if (has_fn_attr(f, g->alwaysinline) || LLVMIsDeclaration(f))
     return;
+  for (size_t i = 0; i < g->n_inlined; i++)
+    if (g->inlined[i].fn == f)
+      return;
   if (grow((void **)&g->inlined, &g->cap_inlined, g->n_inlined, sizeof *g->inlined)) {
     g->out_of_memory = 1;
     return;
   }
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(ctx, g->noinline, 0));
-  g->inlined[g->n_inlined++] = f;
+  struct opaque o = {f, LLVMGetLinkage(f), !has_fn_attr(f, g->noinline)};
+  if (o.noinline_added) {
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(ctx, g->noinline, 0));
+  }
+  LLVMSetLinkage(f, LLVMWeakAnyLinkage);
+  g->inlined[g->n_inlined++] = o;
 }
 
 /* Every function an initializer refers to, through casts and nested
@@ -199,9 +220,12 @@ static void guard_registrations(guard *g, LLVMModuleRef m) {
 }
 
 static void release_guard(guard *g) {
-  for (size_t i = 0; i < g->n_inlined; i++)
-    LLVMRemoveEnumAttributeAtIndex(g->inlined[i], LLVMAttributeFunctionIndex,
-                                   g->noinline);
+  for (size_t i = 0; i < g->n_inlined; i++) {
+    if (g->inlined[i].noinline_added)
+      LLVMRemoveEnumAttributeAtIndex(g->inlined[i].fn,
+                                     LLVMAttributeFunctionIndex, g->noinline);
+    LLVMSetLinkage(g->inlined[i].fn, g->inlined[i].linkage);
+  }
   for (size_t i = 0; i < g->n_hidden; i++)
     LLVMSetLinkage(g->hidden[i].global, g->hidden[i].linkage);
   free(g->inlined);
