@@ -331,6 +331,48 @@ START_TEST(a_diamond_chain_of_selects_differentiates) {
 }
 END_TEST
 
+/* Offsets near 2^63 in a branch never taken (a fuzzer's mutation): type
+ * analysis adds them up as a GEP does, modulo 2^64, where signed
+ * arithmetic overflowed (UBSan, type_memory.c).  The gradient of x[0]^2
+ * taken the other way is 2 x[0], added into dx. */
+START_TEST(huge_constant_offsets_differentiate) {
+  static const char ir[] =
+      "define double @sq(ptr %x, i1 %far) {\n"
+      "entry:\n"
+      "  %v = load double, ptr %x\n"
+      "  br i1 %far, label %away, label %done\n"
+      "away:\n"
+      "  %i = add i64 9223372036854775807, 9223372036854775807\n"
+      "  %j = mul i64 %i, 4611686018427387904\n"
+      "  %p = getelementptr [4 x double], ptr %x, i64 9223372036854775807, i64 %j\n"
+      "  %q = getelementptr { double, [2 x double] }, ptr %p, i64 -9223372036854775807, i32 1, i64 3\n"
+      "  %w = load double, ptr %q\n"
+      "  br label %done\n"
+      "done:\n"
+      "  %r = phi double [ %v, %entry ], [ %w, %away ]\n"
+      "  %s = fmul double %r, %r\n"
+      "  ret double %s\n"
+      "}\n"
+      "declare void @__enzyme_autodiff(ptr, ...)\n"
+      "define void @dsq(ptr %x, ptr %dx) {\n"
+      "  call void (ptr, ...) @__enzyme_autodiff(ptr @sq, metadata !\"enzyme_dup\", "
+      "ptr %x, ptr %dx, metadata !\"enzyme_const\", i1 false)\n"
+      "  ret void\n"
+      "}\n";
+  tanjit_session *s = new_session();
+  load_ok(s, ir, "offsets.ll");
+  tanjit_error *err = NULL;
+  void (*dsq)(double *, double *) =
+      (void (*)(double *, double *))(uintptr_t)tanjit_lookup(s, "dsq", &err);
+  ck_assert_msg(dsq, "%s", tanjit_error_message(err));
+  double x = 3.0, dx = 0.25;
+  dsq(&x, &dx);
+  ck_assert_double_eq_tol(dx, 6.25, 1e-15);
+  assert_still_usable(s);
+  tanjit_session_free(s);
+}
+END_TEST
+
 START_TEST(deep_array_types_and_metadata_are_refused) {
   tanjit_session *s = new_session();
   char *arrays = nest("@a = global ", "[1 x ", "i8", "]",
@@ -836,6 +878,7 @@ int main(void) {
   tcase_add_test(tc, a_request_inside_its_own_function_is_refused);
   tcase_add_test(tc, split_requests_short_of_arguments_are_refused);
   tcase_add_test(tc, a_diamond_chain_of_selects_differentiates);
+  tcase_add_test(tc, huge_constant_offsets_differentiate);
   suite_add_tcase(suite, tc);
   return run_suite(suite);
 }

@@ -6,6 +6,7 @@
  * its period, and one whose period is smaller than an element collapses to
  * one summary kind.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +627,16 @@ void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
 /* ---- addresses ---- */
 
 /* v = stride * X + c for some unknown integer X (stride 0: v is c). */
+/* Offsets wrap as a GEP's address arithmetic does (modulo 2^64): a
+ * hostile or wrong module's huge indices must not overflow signed
+ * arithmetic here. */
+static long long wrap_add(long long a, long long b) {
+  return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+static long long wrap_mul(long long a, long long b) {
+  return (long long)((unsigned long long)a * (unsigned long long)b);
+}
+
 void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
                int depth) {
   *stride = 1;
@@ -645,7 +656,8 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
     ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
     ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
     *stride = ta_gcd(s0, s1);
-    *c = LLVMGetInstructionOpcode(v) == LLVMAdd ? c0 + c1 : c0 - c1;
+    *c = wrap_add(c0, LLVMGetInstructionOpcode(v) == LLVMAdd ? c1
+                                                             : wrap_mul(c1, -1));
     return;
   case LLVMOr:
     if (!LLVMGetIsDisjoint(v))
@@ -653,7 +665,7 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
     ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
     ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
     *stride = ta_gcd(s0, s1);
-    *c = c0 + c1;
+    *c = wrap_add(c0, c1);
     return;
   case LLVMShl:
   case LLVMMul: {
@@ -671,7 +683,7 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
       return;
     ta_linear(x, &s0, &c0, depth + 1);
     *stride = s0 * (unsigned long long)m;
-    *c = c0 * m;
+    *c = wrap_mul(c0, m);
     return;
   }
   case LLVMSExt:
@@ -707,7 +719,7 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
         return;
       }
       unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
-      *c += (long long)LLVMOffsetOfElement(t->td, ty, field);
+      *c = wrap_add(*c, (long long)LLVMOffsetOfElement(t->td, ty, field));
       ty = LLVMStructGetTypeAtIndex(ty, field);
       continue;
     }
@@ -729,9 +741,9 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
     }
     /* x[i + k] stays inside x: an unrolled loop's constant k counts
      * within the member, not past its end into the next field */
-    if (s && count)
+    if (s && count && count <= (unsigned long long)LLONG_MAX / 2)
       k = ((k % (long long)count) + (long long)count) % (long long)count;
-    *c += k * (long long)es;
+    *c = wrap_add(*c, wrap_mul(k, (long long)es));
     if (s && i == 1)
       *stride = ta_gcd(*stride, s * es);
     ta_note(t, idx, ta_fact(AD_T_INTEGER, 0));
