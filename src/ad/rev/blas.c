@@ -146,10 +146,10 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_SYRK] = {adjoint_syrk,
                  {{R_A, {R_A, R_ALPHA}, R_N, R_K, R_TRANS},
                   {R_C, {R_BETA}, R_N, R_N, 0}}, 0},
-    [RT_TRMV] = {adjoint_trmv, {{R_A, {R_X}, R_N, R_N, 0, 1}, {R_X, {R_A}}}, 0},
+    [RT_TRMV] = {adjoint_trmv, {{R_A, {R_X}, R_N, R_N, 0, 1}, {R_X, {R_A}}}, 1},
     [RT_TRMM] = {adjoint_trmm,
                  {{R_A, {R_B}, R_M, R_N, R_SIDE},
-                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0}}, 0},
+                  {R_B, {R_A, R_ALPHA}, R_M, R_N, 0}}, 1},
     [RT_SYMM] = {adjoint_symm,
                  {{R_A, {R_B, R_ALPHA}, R_M, R_N, R_SIDE},
                   {R_B, {R_A, R_ALPHA}, R_M, R_N, 0},
@@ -1803,15 +1803,19 @@ static int adjoint_trmv(rev_blas *rb) {
     LLVMValueRef cx = rb->copy[R_X], dxv = dx;
     if (LLVMTypeOf(cx) != LLVMTypeOf(dxv))
       cx = LLVMBuildPtrToInt(b, cx, LLVMTypeOf(dxv), "");
+    LLVMValueRef cinc = rb->cld[R_INCX];
     LLVMValueRef coef_from = sel(rb, nt, cx, dxv), run = sel(rb, nt, dxv, cx);
+    LLVMValueRef coef_inc = sel(rb, nt, cinc, inc), run_inc = sel(rb, nt, inc, cinc);
+    /* Enzyme's loop: every column of an upper triangle (the first empty
+     * where unit), a lower one's but the last where unit */
     blas_loop l;
-    begin_loop(rb, n, &l);
+    begin_loop(rb, sel(rb, lower, LLVMBuildSub(b, n, unit, ""), n), &l);
     LLVMValueRef j = l.j, s, len;
     triangle_rows(rb, j, n, lower, unit, &s, &len);
-    LLVMValueRef coef = LLVMBuildLoad2(b, rb->real, vector_at(rb, coef_from, j, n, inc), "");
+    LLVMValueRef coef = LLVMBuildLoad2(b, rb->real, vector_at(rb, coef_from, j, n, coef_inc), "");
     LLVMValueRef col = element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, rb->val[R_LDA], ""), ""));
-    if (axpy(rb, int_op(rb, len), real_op(rb, coef), subvector(rb, run, s, len, n, inc),
-             inc_op(rb, R_INCX), col, int_op(rb, konst(rb, 1))) != 0)
+    if (axpy(rb, int_op(rb, len), real_op(rb, coef), subvector(rb, run, s, len, n, run_inc),
+             int_op(rb, run_inc), col, int_op(rb, konst(rb, 1))) != 0)
       return -1;
     end_loop(rb, &l);
     term_end(rb, after);
@@ -1884,6 +1888,61 @@ static LLVMValueRef sel_array(rev_blas *rb, LLVMValueRef c, LLVMValueRef a,
 }
 
 /*
+ * trmm's dA, column-major, Enzyme's calls: column j of dA's triangle
+ * uplo, rows [s, s + len) (add_triangle's), += a gemv (cB the copy of B,
+ * its leading dimension ldc):
+ *   side L, op N: dB(s.., :) cB(j, :)'     side L, op T: cB(s.., :) dB(j, :)'
+ *   side R, op N: cB(:, s..)' dB(:, j)     side R, op T: dB(:, s..)' cB(:, j)
+ * (the gemv's transpose 'N' on the left, 'T' on the right, in the case of
+ * the call's side), every column of an upper triangle (the first empty
+ * where the diagonal is unit), a lower one's but the last where unit.
+ */
+static int trmm_da_columns(rev_blas *rb, LLVMValueRef dA, LLVMValueRef dB,
+                           LLVMValueRef left, LLVMValueRef nt) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef m = rb->val[R_M], n = rb->val[R_N];
+  LLVMValueRef ka = sel(rb, left, m, n);
+  LLVMValueRef lower = lower_in_memory(rb), unit = unit_diagonal(rb);
+  LLVMValueRef ldb = rb->val[R_LDB], ldc = rb->cld[R_LDB], one = konst(rb, 1);
+  LLVMValueRef cB = rb->copy[R_B];
+  if (LLVMTypeOf(cB) != LLVMTypeOf(dB))
+    cB = LLVMBuildPtrToInt(b, cB, LLVMTypeOf(dB), "");
+  /* the gemv's matrix: dB (ld ldb) where left == nt, else cB; x the other */
+  LLVMValueRef db_mat = LLVMBuildICmp(b, LLVMIntEQ, left, nt, "");
+  LLVMValueRef mat = sel(rb, db_mat, dB, cB), ldm = sel(rb, db_mat, ldb, ldc);
+  LLVMValueRef xv = sel(rb, db_mat, cB, dB), ldx = sel(rb, db_mat, ldc, ldb);
+  LLVMValueRef gemv_t = opt_op(rb, trans_like(rb, rb->val[R_SIDE],
+                                              LLVMBuildNot(b, left, "")));
+  blas_loop l;
+  begin_loop(rb, sel(rb, lower, LLVMBuildSub(b, ka, unit, ""), ka), &l);
+  LLVMValueRef j = l.j, s, len;
+  triangle_rows(rb, j, ka, lower, unit, &s, &len);
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_TRANS] = gemv_t;
+  ops[R_M] = int_op(rb, sel(rb, left, len, m));
+  ops[R_N] = int_op(rb, sel(rb, left, n, len));
+  ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+  /* left: rows s.. of the matrix, x its row j (stride its ld); right:
+   * columns s.., x column j (stride 1) */
+  ops[R_A] = element(rb, mat, sel(rb, left, s, LLVMBuildMul(b, s, ldm, "")));
+  ops[R_LDA] = int_op(rb, ldm);
+  ops[R_X] = element(rb, xv, sel(rb, left, j, LLVMBuildMul(b, j, ldx, "")));
+  ops[R_INCX] = int_op(rb, sel(rb, left, ldx, one));
+  ops[R_BETA] = real_const(rb, 1.0);
+  ops[R_Y] = element(rb, dA, LLVMBuildAdd(b, s, LLVMBuildMul(b, j, rb->val[R_LDA], ""), ""));
+  ops[R_INCY] = int_op(rb, one);
+  if (LLVMTypeOf(ops[R_A]) != LLVMTypeOf(dB)) {
+    ops[R_A] = LLVMBuildPtrToInt(b, ops[R_A], LLVMTypeOf(dB), "");
+    ops[R_X] = LLVMBuildPtrToInt(b, ops[R_X], LLVMTypeOf(dB), "");
+    ops[R_Y] = LLVMBuildPtrToInt(b, ops[R_Y], LLVMTypeOf(dB), "");
+  }
+  if (!emit(rb, RT_GEMV, ops))
+    return -1;
+  end_loop(rb, &l);
+  return 0;
+}
+
+/*
  * trmm  B := a op(A) B (side L, A m x m) or a B op(A) (side R, n x n),
  *   A triangular:  T := a dB cB' (L, op N), a cB dB' (L, T),
  *   a cB' dB (R, N), a dB' cB (R, T) by gemm into a scratch square, its
@@ -1902,6 +1961,19 @@ static int adjoint_trmm(rev_blas *rb) {
   if (active(rb, R_A)) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
+    /* column-major: a gemv per column of dA's triangle, Enzyme's calls;
+     * row-major (where Enzyme's are wrong: its test leaves the layout
+     * out) a gemm into a scratch square, its triangle added */
+    LLVMContextRef c = rb->r->mc->llctx;
+    LLVMBasicBlockRef by_cols = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.trmm.cols");
+    LLVMBasicBlockRef by_rows = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.trmm.rows");
+    LLVMBasicBlockRef joined = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.trmm.da");
+    LLVMBuildCondBr(b, col_major(rb), by_cols, by_rows);
+    LLVMPositionBuilderAtEnd(b, by_cols);
+    if (trmm_da_columns(rb, dA, dB, left, nt) != 0)
+      return -1;
+    LLVMBuildBr(b, joined);
+    LLVMPositionBuilderAtEnd(b, by_rows);
     LLVMValueRef ka = sel(rb, left, m, n), inner = sel(rb, left, n, m);
     LLVMValueRef ldt = sel(rb, LLVMBuildICmp(b, LLVMIntSGT, ka, konst(rb, 1), ""),
                            ka, konst(rb, 1));
@@ -1914,7 +1986,8 @@ static int adjoint_trmm(rev_blas *rb) {
     ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
     ops[R_A] = sel_array(rb, db_first, dB, rb->copy[R_B]);
     ops[R_B] = sel_array(rb, db_first, rb->copy[R_B], dB);
-    ops[R_LDA] = ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_LDA] = int_op(rb, sel(rb, db_first, rb->val[R_LDB], rb->cld[R_LDB]));
+    ops[R_LDB] = int_op(rb, sel(rb, db_first, rb->cld[R_LDB], rb->val[R_LDB]));
     ops[R_BETA] = real_const(rb, 0.0);
     ops[R_C] = T, ops[R_LDC] = int_op(rb, ldt);
     if (!emit(rb, RT_GEMM, ops) ||
@@ -1923,6 +1996,8 @@ static int adjoint_trmm(rev_blas *rb) {
                      1.0) != 0)
       return -1;
     free_scratch(rb, T);
+    LLVMBuildBr(b, joined);
+    LLVMPositionBuilderAtEnd(b, joined);
     term_end(rb, after);
   }
   if (active(rb, R_ALPHA)) {
@@ -1941,7 +2016,7 @@ static int adjoint_trmm(rev_blas *rb) {
     ops[R_B] = rb->copy[R_B], ops[R_LDB] = copy_inc(rb, R_LDB);
     if (!emit(rb, RT_TRMM, ops))
       return -1;
-    LLVMValueRef a = matrix_dot(rb, rb->copy[R_B], rb->val[R_LDB], dB,
+    LLVMValueRef a = matrix_dot(rb, rb->copy[R_B], rb->cld[R_LDB], dB,
                                 rb->val[R_LDB], inner, outer, NULL);
     if (!a)
       return -1;
