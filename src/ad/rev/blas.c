@@ -145,7 +145,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                   {R_Y, {R_BETA}}}, 1},
     [RT_SYRK] = {adjoint_syrk,
                  {{R_A, {R_A, R_ALPHA}, R_N, R_K, R_TRANS},
-                  {R_C, {R_BETA}, R_N, R_N, 0}}, 0},
+                  {R_C, {R_BETA}, R_N, R_N, 0}}, 1},
     [RT_TRMV] = {adjoint_trmv, {{R_A, {R_X}, R_N, R_N, 0, 1}, {R_X, {R_A}}}, 1},
     [RT_TRMM] = {adjoint_trmm,
                  {{R_A, {R_B}, R_M, R_N, R_SIDE},
@@ -1401,13 +1401,49 @@ static int gemm_factor_adjoint(rev_blas *rb, unsigned factor, LLVMValueRef dC) {
   return 0;
 }
 
+/* A counted loop j = 0 .. count-1 at rb->b: the body follows; end_loop
+ * closes it. */
+typedef struct blas_loop {
+  LLVMBasicBlockRef pre, head, done;
+  LLVMValueRef j;
+} blas_loop;
+static void begin_loop(rev_blas *rb, LLVMValueRef count, blas_loop *l) {
+  LLVMContextRef c = rb->r->mc->llctx;
+  LLVMBuilderRef b = rb->b;
+  l->pre = LLVMGetInsertBlock(b);
+  l->head = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
+  l->done = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col.done");
+  LLVMBuildBr(b, l->head);
+  LLVMPositionBuilderAtEnd(b, l->head);
+  l->j = LLVMBuildPhi(b, rb->i64, "blas.j");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, l->j, count, ""), body, l->done);
+  LLVMPositionBuilderAtEnd(b, body);
+}
+static void end_loop(rev_blas *rb, blas_loop *l) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef next = LLVMBuildAdd(b, l->j, konst(rb, 1), "");
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, l->head);
+  LLVMValueRef in_v[2] = {konst(rb, 0), next};
+  LLVMBasicBlockRef in_b[2] = {l->pre, body_end};
+  LLVMAddIncoming(l->j, in_v, in_b, 2);
+  LLVMPositionBuilderAtEnd(b, l->done);
+}
+
+/* Whether the program has a C-interface lascl (Enzyme's BLAS does, and
+ * scales with it: its tests compare the calls); CBLAS proper has none. */
+static int has_lascl(const rev_blas *rb) {
+  return !fortran(rb) &&
+         LLVMGetNamedFunction(rb->r->mc->mod, ad_blas_name(RT_LASCL, rb->iface, rb->prec));
+}
+
 /* The m x n output's adjoint dC := beta dC (R_LDC, R_BETA); `like` an
  * option of the call, for the encoding of gemm's 'N'. */
 static int scale_output(rev_blas *rb, LLVMValueRef m, LLVMValueRef n,
                         LLVMValueRef dC, LLVMValueRef like) {
   LLVMValueRef ops[R_COUNT] = {0}, ldc = inc_op(rb, R_LDC);
-  if (!fortran(rb) &&
-      LLVMGetNamedFunction(rb->r->mc->mod, ad_blas_name(RT_LASCL, rb->iface, rb->prec))) {
+  if (has_lascl(rb)) {
     /* by the program's C-interface lascl where it has one (Enzyme's BLAS
      * does, and scales with it: its tests compare the calls); CBLAS
      * proper has none */
@@ -1622,7 +1658,53 @@ static int adjoint_syrk(rev_blas *rb) {
   LLVMValueRef n = rb->val[R_N], k = rb->val[R_K];
   LLVMValueRef nt = is_notrans(rb, rb->val[R_TRANS]);
   LLVMValueRef ops[R_COUNT] = {0};
-  if (active(rb, R_A)) {
+  if (active(rb, R_A) && !cublas(rb)) {
+    /* Enzyme's calls: dA += a Sym(D) cA (symm, the diagonal once), then
+     * a dC(i,i) cA's row i (op T: column) into dA's, an axpy each */
+    LLVMBuilderRef b = rb->b;
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef right = LLVMBuildNot(b, nt, "");
+    ops[R_SIDE] = opt_op(rb, code_like(rb, rb->val[R_UPLO],
+                                       sel(rb, right, konst(rb, 142), konst(rb, 141)),
+                                       sel(rb, right, konst(rb, 'r'), konst(rb, 'l')),
+                                       NULL));
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_M] = int_op(rb, sel(rb, nt, n, k));
+    ops[R_N] = int_op(rb, sel(rb, nt, k, n));
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
+    ops[R_B] = rb->copy[R_A], ops[R_LDB] = copy_inc(rb, R_LDA);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_SYMM, ops))
+      return -1;
+    LLVMValueRef lda = rb->val[R_LDA], clda = rb->cld[R_LDA], one = konst(rb, 1);
+    blas_loop l;
+    begin_loop(rb, n, &l);
+    LLVMValueRef i = l.j;
+    LLVMValueRef cii = LLVMBuildLoad2(
+        b, rb->real,
+        element(rb, dC, LLVMBuildMul(b, i, LLVMBuildAdd(b, rb->val[R_LDC], one, ""), "")),
+        "blas.dcii");
+    LLVMValueRef coef = LLVMBuildFMul(b, rb->val[R_ALPHA], cii, "");
+    /* op N: row i, op T: column i (strided where that is across the
+     * stored lines) */
+    LLVMValueRef strided = LLVMBuildICmp(b, LLVMIntEQ, nt, col_major(rb), "");
+    LLVMValueRef cx = element(rb, rb->copy[R_A], sel(rb, strided, i, LLVMBuildMul(b, i, clda, "")));
+    LLVMValueRef dy = element(rb, dA, sel(rb, strided, i, LLVMBuildMul(b, i, lda, "")));
+    if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind) {
+      cx = LLVMBuildPtrToInt(b, cx, LLVMTypeOf(dA), "");
+      dy = LLVMBuildPtrToInt(b, dy, LLVMTypeOf(dA), "");
+    }
+    if (axpy(rb, int_op(rb, k), real_op(rb, coef), cx, int_op(rb, sel(rb, strided, clda, one)),
+             dy, int_op(rb, sel(rb, strided, lda, one))) != 0)
+      return -1;
+    end_loop(rb, &l);
+    term_end(rb, after);
+  } else if (active(rb, R_A)) {
+    /* cuBLAS: dC's diagonal on the device, doubled for symm and halved
+     * back (BLAS calls only) */
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
     if (scale_diagonal(rb, n, dC, rb->val[R_LDC], 2.0) != 0)
@@ -1634,7 +1716,7 @@ static int adjoint_syrk(rev_blas *rb) {
     ops[R_N] = int_op(rb, sel(rb, nt, k, n));
     ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
     ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
-    ops[R_B] = rb->copy[R_A], ops[R_LDB] = inc_op(rb, R_LDA);
+    ops[R_B] = rb->copy[R_A], ops[R_LDB] = copy_inc(rb, R_LDA);
     ops[R_BETA] = real_const(rb, 1.0);
     ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
     if (!emit(rb, RT_SYMM, ops) || scale_diagonal(rb, n, dC, rb->val[R_LDC], 0.5) != 0)
@@ -1664,13 +1746,27 @@ static int adjoint_syrk(rev_blas *rb) {
     free_scratch(rb, P);
   }
   if (active(rb, R_BETA)) {
-    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, n, n,
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], rb->cld[R_LDC], dC, ldc, n, n,
                                  lower_in_memory(rb));
     if (!bt)
       return -1;
     add_scalar(rb, R_BETA, bt);
   }
   memset(ops, 0, sizeof ops);
+  if (has_lascl(rb)) {
+    /* the triangle by the program's lascl, as Enzyme scales it */
+    ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
+    ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
+    ops[R_CFROM] = real_const(rb, 1.0);
+    ops[R_CTO] = real_op(rb, rb->val[R_BETA]);
+    ops[R_M] = ops[R_N] = int_op(rb, n);
+    ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
+    ops[R_INFO] = LLVMConstNull(rb->intty);
+    if (!emit(rb, RT_LASCL, ops))
+      return -1;
+    term_end(rb, done);
+    return 0;
+  }
   ops[R_UPLO] = opt_op(rb, rb->val[R_UPLO]);
   ops[R_TRANS] = opt_op(rb, rb->val[R_TRANS]);
   ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, konst(rb, 0));
@@ -1682,36 +1778,6 @@ static int adjoint_syrk(rev_blas *rb) {
     return -1;
   term_end(rb, done);
   return 0;
-}
-
-/* A counted loop j = 0 .. count-1 at rb->b: the body follows; end_loop
- * closes it. */
-typedef struct blas_loop {
-  LLVMBasicBlockRef pre, head, done;
-  LLVMValueRef j;
-} blas_loop;
-static void begin_loop(rev_blas *rb, LLVMValueRef count, blas_loop *l) {
-  LLVMContextRef c = rb->r->mc->llctx;
-  LLVMBuilderRef b = rb->b;
-  l->pre = LLVMGetInsertBlock(b);
-  l->head = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
-  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col");
-  l->done = LLVMAppendBasicBlockInContext(c, rb->r->rev, "blas.col.done");
-  LLVMBuildBr(b, l->head);
-  LLVMPositionBuilderAtEnd(b, l->head);
-  l->j = LLVMBuildPhi(b, rb->i64, "blas.j");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, l->j, count, ""), body, l->done);
-  LLVMPositionBuilderAtEnd(b, body);
-}
-static void end_loop(rev_blas *rb, blas_loop *l) {
-  LLVMBuilderRef b = rb->b;
-  LLVMValueRef next = LLVMBuildAdd(b, l->j, konst(rb, 1), "");
-  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(b);
-  LLVMBuildBr(b, l->head);
-  LLVMValueRef in_v[2] = {konst(rb, 0), next};
-  LLVMBasicBlockRef in_b[2] = {l->pre, body_end};
-  LLVMAddIncoming(l->j, in_v, in_b, 2);
-  LLVMPositionBuilderAtEnd(b, l->done);
 }
 
 /* Where element i of a vector of n with increment inc is (BLAS: a
