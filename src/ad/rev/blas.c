@@ -156,7 +156,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                   {R_C, {R_BETA}, R_M, R_N, 0}}, 0},
     [RT_TRTRS] = {adjoint_trtrs,
                   {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 0},
-    [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0, 1}}, 0},
+    [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0, 1}}, 1},
     [RT_POTRS] = {adjoint_potrs,
                   {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 0},
 };
@@ -514,7 +514,9 @@ static int any_input_active(rev_blas *rb) {
  * scal wrote, x / alpha (recovered).  The same answer in aug and reverse. */
 typedef struct cache_plan {
   unsigned char cached[R_COUNT], in_place[R_COUNT], recovered[R_COUNT];
+  unsigned char after[R_COUNT]; /* copied after the call: its output */
 } cache_plan;
+static int potrf_as_enzyme(const rev_blas *rb);
 
 /* Whether the program itself calls cudaMalloc (not only derivative code
  * tanjit made), so that copies into device memory can be taken. */
@@ -542,6 +544,16 @@ static void plan_caches(rev_blas *rb, cache_plan *p) {
       p->cached[a] |= (unsigned char)active(rb, rr->cache[i].when[w]);
     if (!p->cached[a])
       continue;
+    if (potrf_as_enzyme(rb)) {
+      /* the factor the call leaves, read where nothing writes it after
+       * the call, else copied after it (Enzyme's cache) */
+      p->after[a] = 1;
+      if (!ad_rev_may_be_overwritten(rb->r, rb->call, orig(rb, a), NULL, 0)) {
+        p->cached[a] = 0;
+        p->in_place[a] = 1;
+      }
+      continue;
+    }
     /* memory nothing writes before the reverse is read there */
     LLVMValueRef written = out != R_END ? orig(rb, out) : NULL;
     if (!ad_rev_may_be_overwritten(rb->r, rb->call, orig(rb, a), &written, 1)) {
@@ -876,9 +888,22 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
        * big for memory (its BLAS tests' fake arrays) that is a null copy
        * that a fake BLAS never reads, not a failed cache block */
       dst = alloc_copy(&rb, len[a], least[a], slot_at(&rb, block, SLOT_MAPPED + a));
+      if (plan.after[a]) {
+        /* the clone may still end its block while aug is built */
+        LLVMValueRef next = LLVMGetNextInstruction(clone);
+        if (next)
+          LLVMPositionBuilderBefore(b, next);
+        else
+          LLVMPositionBuilderAtEnd(b, LLVMGetInstructionParent(clone));
+      }
+      int failed = 0;
       if (!packed[a])
         LLVMBuildMemCpy(b, dst, 1, src, 1, len[a]);
-      else if (pack(&rb, a, dst, stride[a]) != 0) {
+      else
+        failed = pack(&rb, a, dst, stride[a]) != 0;
+      if (plan.after[a])
+        LLVMPositionBuilderBefore(b, clone);
+      if (failed) {
         LLVMDisposeBuilder(b);
         return -1;
       }
@@ -2332,7 +2357,134 @@ static int factor_op(rev_blas *rb, blas_routine_id id, LLVMValueRef right,
  *   diagonal once), the other triangle, which potrf neither reads nor
  *   writes, left as it is.
  */
+/* Whether potrf's adjoint is Enzyme's calls: where the program has the C
+ * interface's lacpy and lascl (Enzyme's BLAS; CBLAS and LAPACKE have
+ * neither), as Enzyme's test expects them. */
+static int potrf_as_enzyme(const rev_blas *rb) {
+  return rb->id == RT_POTRF && !fortran(rb) && !cublas(rb) &&
+         program_has(rb, RT_LACPY) && program_has(rb, RT_LASCL);
+}
+
+/* Element (r, c) of a matrix at base with leading dimension ld in the
+ * call's layout. */
+static LLVMValueRef at_rc(rev_blas *rb, LLVMValueRef base, LLVMValueRef ld,
+                          LLVMValueRef r, LLVMValueRef c) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef cm = col_major(rb);
+  return element(rb, base,
+                 sel(rb, cm, LLVMBuildAdd(b, r, LLVMBuildMul(b, c, ld, ""), ""),
+                     LLVMBuildAdd(b, LLVMBuildMul(b, r, ld, ""), c, "")));
+}
+
+/*
+ * potrf as Enzyme's calls, cL the factor the call left (its output,
+ * read in place or copied after the call), W a zeroed n x n (ld n):
+ *   W := dA's triangle (lacpy); W := cL' W (L: trmm from the left; U:
+ *   W cU' from the right); the diagonal halved (copy out, scal, lascl
+ *   zeroing the other triangle with the diagonal, copy back); W := W
+ *   cL^-1 (L; U: cU^-1 W), then cL^-T W (U: W cU^-T) (trsm); the other
+ *   triangle added into this one, an axpy per row; dA's triangle := W
+ *   (lacpy).  The numbers are adjoint_potrf's.
+ */
+static int adjoint_potrf_enzyme(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef off, dA = shadow(rb, R_A, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef n = rb->val[R_N], uplo = rb->val[R_UPLO], one = konst(rb, 1);
+  LLVMValueRef lower = option_is(rb, uplo, &codes_lower);
+  LLVMValueRef np1 = LLVMBuildAdd(b, n, one, "");
+  LLVMValueRef W = calloc_reals(rb, LLVMBuildMul(b, n, n, ""));
+  LLVMValueRef tmp = calloc_reals(rb, n);
+  LLVMValueRef Wp = W, tmpp = tmp;
+  if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind) {
+    Wp = LLVMBuildPtrToInt(b, W, LLVMTypeOf(dA), "");
+    tmpp = LLVMBuildPtrToInt(b, tmp, LLVMTypeOf(dA), "");
+  }
+  /* 'T', 'N' (upper case, as Enzyme's), CBLAS's enums for an enum uplo */
+  LLVMValueRef tr_t = code_like(rb, uplo, konst(rb, 112), konst(rb, 'T'), NULL);
+  LLVMValueRef tr_n = code_like(rb, uplo, konst(rb, 111), konst(rb, 'N'), NULL);
+  LLVMValueRef side = side_like(rb, uplo, LLVMBuildNot(b, lower, ""));
+  LLVMValueRef rside = side_like(rb, uplo, lower);
+  LLVMValueRef flipped = code_like(rb, uplo, LLVMBuildXor(b, uplo, konst(rb, 3), ""),
+                                   LLVMBuildXor(b, uplo, konst(rb, 'L' ^ 'U'), ""), NULL);
+  LLVMValueRef ops[R_COUNT] = {0};
+  ops[R_UPLO] = opt_op(rb, uplo);
+  ops[R_M] = ops[R_N] = int_op(rb, n);
+  ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
+  ops[R_B] = Wp, ops[R_LDB] = int_op(rb, n);
+  if (!emit(rb, RT_LACPY, ops))
+    return -1;
+  LLVMValueRef tri[R_COUNT] = {0};
+  tri[R_UPLO] = opt_op(rb, uplo);
+  tri[R_DIAG] = opt_op(rb, tr_n);
+  tri[R_M] = tri[R_N] = int_op(rb, n);
+  tri[R_ALPHA] = real_const(rb, 1.0);
+  tri[R_A] = rb->copy[R_A], tri[R_LDA] = copy_inc(rb, R_LDA);
+  tri[R_B] = Wp, tri[R_LDB] = int_op(rb, n);
+  tri[R_SIDE] = opt_op(rb, side), tri[R_TRANS] = opt_op(rb, tr_t);
+  if (!emit(rb, RT_TRMM, tri))
+    return -1;
+  LLVMValueRef to_tmp[R_COUNT] = {0}, from_tmp[R_COUNT] = {0};
+  to_tmp[R_N] = from_tmp[R_N] = int_op(rb, n);
+  to_tmp[R_X] = Wp, to_tmp[R_INCX] = int_op(rb, np1);
+  to_tmp[R_Y] = tmpp, to_tmp[R_INCY] = int_op(rb, one);
+  from_tmp[R_X] = tmpp, from_tmp[R_INCX] = int_op(rb, one);
+  from_tmp[R_Y] = Wp, from_tmp[R_INCY] = int_op(rb, np1);
+  if (!emit(rb, RT_COPY, to_tmp) ||
+      scal(rb, int_op(rb, n), real_const(rb, 0.5), tmpp, int_op(rb, one)) != 0)
+    return -1;
+  memset(ops, 0, sizeof ops);
+  ops[R_UPLO] = opt_op(rb, flipped);
+  ops[R_KL] = ops[R_KU] = int_op(rb, konst(rb, 0));
+  ops[R_CFROM] = real_const(rb, 1.0), ops[R_CTO] = real_const(rb, 0.0);
+  ops[R_M] = ops[R_N] = int_op(rb, n);
+  ops[R_A] = Wp, ops[R_LDA] = int_op(rb, n);
+  ops[R_INFO] = LLVMConstNull(rb->intty); /* by value in this form */
+  if (!emit(rb, RT_LASCL, ops) || !emit(rb, RT_COPY, from_tmp))
+    return -1;
+  tri[R_SIDE] = opt_op(rb, rside), tri[R_TRANS] = opt_op(rb, tr_n);
+  if (!emit(rb, RT_TRSM, tri))
+    return -1;
+  tri[R_SIDE] = opt_op(rb, side), tri[R_TRANS] = opt_op(rb, tr_t);
+  if (!emit(rb, RT_TRSM, tri))
+    return -1;
+  /* row i's part right of the diagonal into column i's below it (L; U:
+   * the mirror) */
+  LLVMValueRef rows = sel(rb, LLVMBuildICmp(b, LLVMIntEQ, n, konst(rb, 0), ""),
+                          konst(rb, 0), LLVMBuildSub(b, n, one, ""));
+  /* the strides along a row and down a column of W in this layout */
+  LLVMValueRef up_inc = sel(rb, col_major(rb), n, one);
+  LLVMValueRef down_inc = sel(rb, col_major(rb), one, n);
+  blas_loop l;
+  begin_loop(rb, rows, &l);
+  LLVMValueRef i = l.j, i1 = LLVMBuildAdd(b, i, one, "");
+  LLVMValueRef right_of = at_rc(rb, W, n, i, i1), below = at_rc(rb, W, n, i1, i);
+  LLVMValueRef x = sel(rb, lower, right_of, below), y = sel(rb, lower, below, right_of);
+  if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind) {
+    x = LLVMBuildPtrToInt(b, x, LLVMTypeOf(dA), "");
+    y = LLVMBuildPtrToInt(b, y, LLVMTypeOf(dA), "");
+  }
+  if (axpy(rb, int_op(rb, LLVMBuildSub(b, LLVMBuildSub(b, n, one, ""), i, "")),
+           real_const(rb, 1.0), x, int_op(rb, sel(rb, lower, up_inc, down_inc)), y,
+           int_op(rb, sel(rb, lower, down_inc, up_inc))) != 0)
+    return -1;
+  end_loop(rb, &l);
+  memset(ops, 0, sizeof ops);
+  ops[R_UPLO] = opt_op(rb, uplo);
+  ops[R_M] = ops[R_N] = int_op(rb, n);
+  ops[R_A] = Wp, ops[R_LDA] = int_op(rb, n);
+  ops[R_B] = dA, ops[R_LDB] = inc_op(rb, R_LDA);
+  if (!emit(rb, RT_LACPY, ops))
+    return -1;
+  free_scratch(rb, W);
+  free_scratch(rb, tmp);
+  term_end(rb, done);
+  return 0;
+}
+
 static int adjoint_potrf(rev_blas *rb) {
+  if (potrf_as_enzyme(rb))
+    return adjoint_potrf_enzyme(rb);
   LLVMValueRef off, dA = shadow(rb, R_A, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef n = rb->val[R_N], lda = rb->val[R_LDA], ldw;
