@@ -158,7 +158,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                   {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 0},
     [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0, 1}}, 1},
     [RT_POTRS] = {adjoint_potrs,
-                  {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 0},
+                  {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 1},
 };
 
 /* An option's value: its CBLAS enum and characters (0-terminated), and
@@ -2286,46 +2286,127 @@ static int adjoint_trtrs(rev_blas *rb) {
   return 0;
 }
 
+/* Element (r, c) of a matrix at base with leading dimension ld in the
+ * call's layout. */
+static LLVMValueRef at_rc(rev_blas *rb, LLVMValueRef base, LLVMValueRef ld,
+                          LLVMValueRef r, LLVMValueRef c) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef cm = col_major(rb);
+  return element(rb, base,
+                 sel(rb, cm, LLVMBuildAdd(b, r, LLVMBuildMul(b, c, ld, ""), ""),
+                     LLVMBuildAdd(b, LLVMBuildMul(b, r, ld, ""), c, "")));
+}
+
+/* 'T'/'N' in upper case (Enzyme's constants; CBLAS's enums where the
+ * call's options are; cuBLAS's), the side uplo names as Enzyme's
+ * uplo_to_side ('L' for L, 'R' for U; rside the other), and the other
+ * triangle, in option uplo's encoding. */
+static LLVMValueRef op_t(rev_blas *rb, LLVMValueRef like, int transposed) {
+  return code_like(rb, like, konst(rb, transposed ? 112 : 111),
+                   konst(rb, transposed ? 'T' : 'N'), konst(rb, transposed));
+}
+/* 'N' as a diagonal option (CblasNonUnit 131; cuBLAS's 0) */
+static LLVMValueRef nonunit(rev_blas *rb, LLVMValueRef like) {
+  return code_like(rb, like, konst(rb, 131), konst(rb, 'N'), konst(rb, 0));
+}
+static LLVMValueRef uplo_side(rev_blas *rb, LLVMValueRef uplo, int r) {
+  LLVMValueRef lower = option_is(rb, uplo, &codes_lower);
+  return side_like(rb, uplo, r ? lower : LLVMBuildNot(rb->b, lower, ""));
+}
+static LLVMValueRef flip_uplo(rev_blas *rb, LLVMValueRef uplo) {
+  LLVMBuilderRef b = rb->b;
+  return code_like(rb, uplo, LLVMBuildXor(b, uplo, konst(rb, 3), ""),
+                   LLVMBuildXor(b, uplo, konst(rb, 'L' ^ 'U'), ""),
+                   LLVMBuildXor(b, uplo, konst(rb, 1), ""));
+}
+
 /*
- * potrs  B := X = S^-1 B, S = L L' (uplo L) or U'U (U), cA potrf's factor
- *   Y := S^-1 dB (potrs, in place: dB's adjoint); X again from the cached
- *   B; G := -(Y X' + X Y') (two gemms, full); dL's triangle += G L (trmm
- *   from the right), dU's += U G (from the left)
+ * potrs  B := X = S^-1 B, S = L L' (uplo L) or U'U (U), cA potrf's factor,
+ *   as Enzyme's calls: with cB the B the call read and T := cB dB' + dB cB'
+ *   (syr2k into W's upper triangle, copied to the lower, a copy per row),
+ *   W := S^-1 T L^-T (L: trsm from the right with L', then L^-1 and L^-T
+ *   from the left; U: U^-T W U^-1 U^-T), which is -dL (-dU); dA's
+ *   triangle -= W's (an axpy per column, L; per row, U); then dB := S^-1
+ *   dB (potrs in place).
  */
 static int adjoint_potrs(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
   LLVMValueRef off, dB = shadow(rb, R_B, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
-  if (solve(rb, NULL, dB) != 0)
-    return -1;
+  LLVMValueRef n = rb->val[R_N], uplo = rb->val[R_UPLO], one = konst(rb, 1);
   if (active(rb, R_A)) {
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
-    LLVMValueRef cB = rb->copy[R_B], ldg;
-    if (solve(rb, NULL, cB) != 0)
-      return -1;
-    LLVMValueRef G = scratch_square(rb, &ldg);
-    if (outer_nn(rb, G, ldg, -1.0, dB, cB, 0.0) != 0 ||
-        outer_nn(rb, G, ldg, -1.0, cB, dB, 1.0) != 0)
-      return -1;
-    LLVMValueRef uplo = rb->val[R_UPLO];
-    LLVMValueRef lower = option_is(rb, uplo, &codes_lower);
+    LLVMValueRef lower = option_is(rb, uplo, &codes_lower), cm = col_major(rb);
+    LLVMValueRef W = calloc_reals(rb, LLVMBuildMul(b, n, n, "")), Wp = W;
+    if (LLVMGetTypeKind(LLVMTypeOf(dB)) == LLVMIntegerTypeKind)
+      Wp = LLVMBuildPtrToInt(b, W, LLVMTypeOf(dB), "");
     LLVMValueRef ops[R_COUNT] = {0};
-    ops[R_SIDE] = opt_op(rb, side_like(rb, uplo, lower));
-    ops[R_UPLO] = opt_op(rb, uplo);
-    ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, i1(rb, 0)));
-    ops[R_DIAG] = opt_op(rb, code_like(rb, uplo, konst(rb, 131), konst(rb, 'N'), konst(rb, 0)));
-    ops[R_M] = ops[R_N] = int_op(rb, rb->val[R_N]);
+    ops[R_UPLO] = opt_op(rb, code_like(rb, uplo, konst(rb, 121), konst(rb, 'U'),
+                                       konst(rb, 1)));
+    ops[R_TRANS] = opt_op(rb, op_t(rb, uplo, 0));
+    ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, rb->val[R_NRHS]);
     ops[R_ALPHA] = real_const(rb, 1.0);
-    ops[R_A] = rb->copy[R_A], ops[R_LDA] = copy_inc(rb, R_LDA);
-    ops[R_B] = G, ops[R_LDB] = int_op(rb, ldg);
-    if (!emit(rb, RT_TRMM, ops) ||
-        add_triangle(rb, G, ldg, 0, dA, rb->val[R_LDA], rb->val[R_N],
-                     lower_in_memory(rb),
-                     konst(rb, 0), 1.0) != 0)
+    ops[R_A] = rb->copy[R_B], ops[R_LDA] = copy_inc(rb, R_LDB);
+    ops[R_B] = dB, ops[R_LDB] = inc_op(rb, R_LDB);
+    ops[R_BETA] = real_const(rb, 0.0);
+    ops[R_C] = Wp, ops[R_LDC] = int_op(rb, n);
+    if (!emit(rb, RT_SYR2K, ops))
       return -1;
-    free_scratch(rb, G);
+    /* the strides along a row and down a column of W (ld n) */
+    LLVMValueRef up_inc = sel(rb, cm, n, one), down_inc = sel(rb, cm, one, n);
+    blas_loop l;
+    begin_loop(rb, sel(rb, LLVMBuildICmp(b, LLVMIntSGT, n, one, ""),
+                       LLVMBuildSub(b, n, one, ""), konst(rb, 0)), &l);
+    LLVMValueRef i = l.j, i1 = LLVMBuildAdd(b, i, one, "");
+    LLVMValueRef cp[R_COUNT] = {0};
+    cp[R_N] = int_op(rb, LLVMBuildSub(b, LLVMBuildSub(b, n, one, ""), i, ""));
+    cp[R_X] = at_rc(rb, Wp, n, i, i1), cp[R_INCX] = int_op(rb, up_inc);
+    cp[R_Y] = at_rc(rb, Wp, n, i1, i), cp[R_INCY] = int_op(rb, down_inc);
+    if (LLVMGetTypeKind(LLVMTypeOf(dB)) == LLVMIntegerTypeKind) {
+      cp[R_X] = LLVMBuildPtrToInt(b, cp[R_X], LLVMTypeOf(dB), "");
+      cp[R_Y] = LLVMBuildPtrToInt(b, cp[R_Y], LLVMTypeOf(dB), "");
+    }
+    if (!emit(rb, RT_COPY, cp))
+      return -1;
+    end_loop(rb, &l);
+    LLVMValueRef tri[R_COUNT] = {0};
+    tri[R_UPLO] = opt_op(rb, uplo);
+    tri[R_DIAG] = opt_op(rb, nonunit(rb, uplo));
+    tri[R_M] = tri[R_N] = int_op(rb, n);
+    tri[R_ALPHA] = real_const(rb, 1.0);
+    tri[R_A] = rb->copy[R_A], tri[R_LDA] = copy_inc(rb, R_LDA);
+    tri[R_B] = Wp, tri[R_LDB] = int_op(rb, n);
+    static const unsigned char steps[3][2] = {{1, 1}, {0, 0}, {0, 1}};
+    for (unsigned k = 0; k < 3; k++) {
+      tri[R_SIDE] = opt_op(rb, uplo_side(rb, uplo, steps[k][0]));
+      tri[R_TRANS] = opt_op(rb, op_t(rb, uplo, steps[k][1]));
+      if (!emit(rb, RT_TRSM, tri))
+        return -1;
+    }
+    LLVMValueRef lda = rb->val[R_LDA];
+    LLVMValueRef a_up = sel(rb, cm, lda, one), a_down = sel(rb, cm, one, lda);
+    begin_loop(rb, n, &l);
+    i = l.j;
+    LLVMValueRef ax[R_COUNT] = {0};
+    ax[R_N] = int_op(rb, LLVMBuildSub(b, n, i, ""));
+    ax[R_ALPHA] = real_const(rb, -1.0);
+    ax[R_X] = at_rc(rb, Wp, n, i, i);
+    ax[R_INCX] = int_op(rb, sel(rb, lower, down_inc, up_inc));
+    ax[R_Y] = at_rc(rb, dA, lda, i, i);
+    ax[R_INCY] = int_op(rb, sel(rb, lower, a_down, a_up));
+    if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind) {
+      ax[R_X] = LLVMBuildPtrToInt(b, ax[R_X], LLVMTypeOf(dA), "");
+      ax[R_Y] = LLVMBuildPtrToInt(b, ax[R_Y], LLVMTypeOf(dA), "");
+    }
+    if (!emit(rb, RT_AXPY, ax))
+      return -1;
+    end_loop(rb, &l);
+    free_scratch(rb, W);
     term_end(rb, after);
   }
+  if (solve(rb, NULL, dB) != 0)
+    return -1;
   term_end(rb, done);
   return 0;
 }
@@ -2365,17 +2446,6 @@ static int potrf_as_enzyme(const rev_blas *rb) {
          program_has(rb, RT_LACPY) && program_has(rb, RT_LASCL);
 }
 
-/* Element (r, c) of a matrix at base with leading dimension ld in the
- * call's layout. */
-static LLVMValueRef at_rc(rev_blas *rb, LLVMValueRef base, LLVMValueRef ld,
-                          LLVMValueRef r, LLVMValueRef c) {
-  LLVMBuilderRef b = rb->b;
-  LLVMValueRef cm = col_major(rb);
-  return element(rb, base,
-                 sel(rb, cm, LLVMBuildAdd(b, r, LLVMBuildMul(b, c, ld, ""), ""),
-                     LLVMBuildAdd(b, LLVMBuildMul(b, r, ld, ""), c, "")));
-}
-
 /*
  * potrf as Enzyme's calls, cL the factor the call left (its output,
  * read in place or copied after the call), W a zeroed n x n (ld n):
@@ -2405,8 +2475,7 @@ static int adjoint_potrf_enzyme(rev_blas *rb) {
   LLVMValueRef tr_n = code_like(rb, uplo, konst(rb, 111), konst(rb, 'N'), NULL);
   LLVMValueRef side = side_like(rb, uplo, LLVMBuildNot(b, lower, ""));
   LLVMValueRef rside = side_like(rb, uplo, lower);
-  LLVMValueRef flipped = code_like(rb, uplo, LLVMBuildXor(b, uplo, konst(rb, 3), ""),
-                                   LLVMBuildXor(b, uplo, konst(rb, 'L' ^ 'U'), ""), NULL);
+  LLVMValueRef flipped = flip_uplo(rb, uplo);
   LLVMValueRef ops[R_COUNT] = {0};
   ops[R_UPLO] = opt_op(rb, uplo);
   ops[R_M] = ops[R_N] = int_op(rb, n);
@@ -2416,7 +2485,7 @@ static int adjoint_potrf_enzyme(rev_blas *rb) {
     return -1;
   LLVMValueRef tri[R_COUNT] = {0};
   tri[R_UPLO] = opt_op(rb, uplo);
-  tri[R_DIAG] = opt_op(rb, tr_n);
+  tri[R_DIAG] = opt_op(rb, nonunit(rb, uplo));
   tri[R_M] = tri[R_N] = int_op(rb, n);
   tri[R_ALPHA] = real_const(rb, 1.0);
   tri[R_A] = rb->copy[R_A], tri[R_LDA] = copy_inc(rb, R_LDA);
