@@ -155,7 +155,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
                   {R_B, {R_A, R_ALPHA}, R_M, R_N, 0},
                   {R_C, {R_BETA}, R_M, R_N, 0}}, 0},
     [RT_TRTRS] = {adjoint_trtrs,
-                  {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 0},
+                  {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 1},
     [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0, 1}}, 1},
     [RT_POTRS] = {adjoint_potrs,
                   {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 1},
@@ -517,6 +517,7 @@ typedef struct cache_plan {
   unsigned char after[R_COUNT]; /* copied after the call: its output */
 } cache_plan;
 static int potrf_as_enzyme(const rev_blas *rb);
+static int trtrs_as_enzyme(const rev_blas *rb);
 
 /* Whether the program itself calls cudaMalloc (not only derivative code
  * tanjit made), so that copies into device memory can be taken. */
@@ -544,9 +545,10 @@ static void plan_caches(rev_blas *rb, cache_plan *p) {
       p->cached[a] |= (unsigned char)active(rb, rr->cache[i].when[w]);
     if (!p->cached[a])
       continue;
-    if (potrf_as_enzyme(rb)) {
-      /* the factor the call leaves, read where nothing writes it after
-       * the call, else copied after it (Enzyme's cache) */
+    if (potrf_as_enzyme(rb) || trtrs_as_enzyme(rb)) {
+      /* what the call leaves (potrf's factor, trtrs's solution and its
+       * A), read where nothing writes it after the call, else copied
+       * after it (Enzyme's caches) */
       p->after[a] = 1;
       if (!ad_rev_may_be_overwritten(rb->r, rb->call, orig(rb, a), NULL, 0)) {
         p->cached[a] = 0;
@@ -839,7 +841,7 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
     rb.site.layout = ad_primal(&r->fc, orig(&rb, R_LAYOUT));
   LLVMValueRef bytes = konst(&rb, SLOTS * 8), len[R_COUNT] = {0}, least[R_COUNT] = {0};
   LLVMValueRef size = konst(&rb, (long long)LLVMABISizeOfType(mc->td, rb.real));
-  LLVMValueRef stride[R_COUNT] = {0};
+  LLVMValueRef stride[R_COUNT] = {0}, copy_at[R_COUNT] = {0};
   unsigned char packed[R_COUNT] = {0};
   for (unsigned a = R_A; a <= R_Y; a++) {
     if (!has(&rb, a))
@@ -888,27 +890,37 @@ static int aug_blas(ad_rev_fn *r, const ad_rev_call_row *row,
        * big for memory (its BLAS tests' fake arrays) that is a null copy
        * that a fake BLAS never reads, not a failed cache block */
       dst = alloc_copy(&rb, len[a], least[a], slot_at(&rb, block, SLOT_MAPPED + a));
+      copy_at[a] = dst;
       if (plan.after[a]) {
-        /* the clone may still end its block while aug is built */
-        LLVMValueRef next = LLVMGetNextInstruction(clone);
-        if (next)
-          LLVMPositionBuilderBefore(b, next);
-        else
-          LLVMPositionBuilderAtEnd(b, LLVMGetInstructionParent(clone));
+        LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
+        continue; /* filled below, after the call */
       }
-      int failed = 0;
-      if (!packed[a])
-        LLVMBuildMemCpy(b, dst, 1, src, 1, len[a]);
-      else
-        failed = pack(&rb, a, dst, stride[a]) != 0;
-      if (plan.after[a])
-        LLVMPositionBuilderBefore(b, clone);
+      int failed = !packed[a] ? (LLVMBuildMemCpy(b, dst, 1, src, 1, len[a]), 0)
+                              : pack(&rb, a, dst, stride[a]) != 0;
       if (failed) {
         LLVMDisposeBuilder(b);
         return -1;
       }
     }
     LLVMBuildStore(b, dst, slot_at(&rb, block, SLOT_COPY + a));
+  }
+  /* what the call leaves, copied after it in the arrays' order (the
+   * clone may still end its block while aug is built) */
+  LLVMValueRef next = LLVMGetNextInstruction(clone);
+  if (next)
+    LLVMPositionBuilderBefore(b, next);
+  else
+    LLVMPositionBuilderAtEnd(b, LLVMGetInstructionParent(clone));
+  for (unsigned a = R_A; a <= R_Y; a++) {
+    if (!plan.cached[a] || !plan.after[a] || cublas(&rb))
+      continue;
+    LLVMValueRef src = as_pointer(&rb, ad_primal(&r->fc, orig(&rb, a)));
+    if (!packed[a])
+      LLVMBuildMemCpy(b, copy_at[a], 1, src, 1, len[a]);
+    else if (pack(&rb, a, copy_at[a], stride[a]) != 0) {
+      LLVMDisposeBuilder(b);
+      return -1;
+    }
   }
   LLVMDisposeBuilder(b);
   if (ad_rev_record(r, call, block) != 0)
@@ -2252,40 +2264,6 @@ static LLVMValueRef scratch_square(rev_blas *rb, LLVMValueRef *ld) {
   return calloc_reals(rb, LLVMBuildMul(rb->b, *ld, *ld, ""));
 }
 
-/*
- * trtrs  B := X = op(A)^-1 B, A triangular (n x n), B n x nrhs
- *   Y := op(cA)^-T dB (trtrs, in place: dB's adjoint); X again from the
- *   cached B (trtrs on the copy); dA's triangle -= Y X' (op N) or X Y'
- *   (op T) (gemm into a scratch square, add_triangle; a unit diagonal
- *   gets nothing)
- */
-static int adjoint_trtrs(rev_blas *rb) {
-  LLVMValueRef off, dB = shadow(rb, R_B, &off);
-  LLVMBasicBlockRef done = term_begin(rb, off);
-  LLVMValueRef tr = rb->val[R_TRANS];
-  if (solve(rb, flip(rb, tr), dB) != 0)
-    return -1;
-  if (active(rb, R_A)) {
-    LLVMValueRef same, dA = shadow(rb, R_A, &same);
-    LLVMBasicBlockRef after = term_begin(rb, same);
-    LLVMValueRef cB = rb->copy[R_B], ldt;
-    if (solve(rb, tr, cB) != 0)
-      return -1;
-    LLVMValueRef T = scratch_square(rb, &ldt);
-    LLVMValueRef nt = is_notrans(rb, tr);
-    if (outer_nn(rb, T, ldt, -1.0, sel_array(rb, nt, dB, cB),
-                 sel_array(rb, nt, cB, dB), 0.0) != 0 ||
-        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], rb->val[R_N],
-                     lower_in_memory(rb),
-                     unit_diagonal(rb), 1.0) != 0)
-      return -1;
-    free_scratch(rb, T);
-    term_end(rb, after);
-  }
-  term_end(rb, done);
-  return 0;
-}
-
 /* Element (r, c) of a matrix at base with leading dimension ld in the
  * call's layout. */
 static LLVMValueRef at_rc(rev_blas *rb, LLVMValueRef base, LLVMValueRef ld,
@@ -2318,6 +2296,112 @@ static LLVMValueRef flip_uplo(rev_blas *rb, LLVMValueRef uplo) {
   return code_like(rb, uplo, LLVMBuildXor(b, uplo, konst(rb, 3), ""),
                    LLVMBuildXor(b, uplo, konst(rb, 'L' ^ 'U'), ""),
                    LLVMBuildXor(b, uplo, konst(rb, 1), ""));
+}
+
+/* Whether trtrs's adjoint is Enzyme's calls: where the program has lacpy
+ * (Enzyme's BLAS's C form, LAPACK's Fortran one), which it copies dA's
+ * triangle with. */
+static int trtrs_as_enzyme(const rev_blas *rb) {
+  return rb->id == RT_TRTRS && !cublas(rb) && program_has(rb, RT_LACPY);
+}
+
+/*
+ * trtrs as Enzyme's calls, X the solution the call left in B (read in
+ * place, or copied after the call), cA its A:
+ *   Y := op(cA)^-T dB (trtrs, in place); W := dA's triangle (lacpy into a
+ *   zeroed n x n); W -= Y X' (op N) or X Y' (op T) (gemm); a unit
+ *   diagonal keeps dA's (copy of n elements, else 0); dA's triangle := W's
+ *   (lacpy).
+ */
+static int adjoint_trtrs_enzyme(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef tr = rb->val[R_TRANS], n = rb->val[R_N], uplo = rb->val[R_UPLO];
+  if (solve(rb, flip(rb, tr), dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef W = calloc_reals(rb, LLVMBuildMul(b, n, n, "")), Wp = W;
+    if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind)
+      Wp = LLVMBuildPtrToInt(b, W, LLVMTypeOf(dA), "");
+    LLVMValueRef ops[R_COUNT] = {0};
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_M] = ops[R_N] = int_op(rb, n);
+    ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
+    ops[R_B] = Wp, ops[R_LDB] = int_op(rb, n);
+    if (!emit(rb, RT_LACPY, ops))
+      return -1;
+    LLVMValueRef nt = is_notrans(rb, tr), cB = rb->copy[R_B];
+    LLVMValueRef ldb = rb->val[R_LDB], cldb = rb->cld[R_LDB];
+    memset(ops, 0, sizeof ops);
+    ops[R_TRANS] = opt_op(rb, op_t(rb, uplo, 0));
+    ops[R_TRANSB] = opt_op(rb, op_t(rb, uplo, 1));
+    ops[R_M] = ops[R_N] = int_op(rb, n), ops[R_K] = int_op(rb, rb->val[R_NRHS]);
+    ops[R_ALPHA] = real_const(rb, -1.0);
+    ops[R_A] = sel_array(rb, nt, dB, cB), ops[R_LDA] = int_op(rb, sel(rb, nt, ldb, cldb));
+    ops[R_B] = sel_array(rb, nt, cB, dB), ops[R_LDB] = int_op(rb, sel(rb, nt, cldb, ldb));
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = Wp, ops[R_LDC] = int_op(rb, n);
+    if (!emit(rb, RT_GEMM, ops))
+      return -1;
+    LLVMValueRef one = konst(rb, 1);
+    memset(ops, 0, sizeof ops);
+    ops[R_N] = int_op(rb, sel(rb, option_is(rb, rb->val[R_DIAG], &codes_unit), n,
+                              konst(rb, 0)));
+    ops[R_X] = dA, ops[R_INCX] = int_op(rb, LLVMBuildAdd(b, rb->val[R_LDA], one, ""));
+    ops[R_Y] = Wp, ops[R_INCY] = int_op(rb, LLVMBuildAdd(b, n, one, ""));
+    if (!emit(rb, RT_COPY, ops))
+      return -1;
+    memset(ops, 0, sizeof ops);
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_M] = ops[R_N] = int_op(rb, n);
+    ops[R_A] = Wp, ops[R_LDA] = int_op(rb, n);
+    ops[R_B] = dA, ops[R_LDB] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_LACPY, ops))
+      return -1;
+    free_scratch(rb, W);
+    term_end(rb, after);
+  }
+  term_end(rb, done);
+  return 0;
+}
+
+/*
+ * trtrs  B := X = op(A)^-1 B, A triangular (n x n), B n x nrhs
+ *   Y := op(cA)^-T dB (trtrs, in place: dB's adjoint); X again from the
+ *   cached B (trtrs on the copy); dA's triangle -= Y X' (op N) or X Y'
+ *   (op T) (gemm into a scratch square, add_triangle; a unit diagonal
+ *   gets nothing)
+ */
+static int adjoint_trtrs(rev_blas *rb) {
+  if (trtrs_as_enzyme(rb))
+    return adjoint_trtrs_enzyme(rb);
+  LLVMValueRef off, dB = shadow(rb, R_B, &off);
+  LLVMBasicBlockRef done = term_begin(rb, off);
+  LLVMValueRef tr = rb->val[R_TRANS];
+  if (solve(rb, flip(rb, tr), dB) != 0)
+    return -1;
+  if (active(rb, R_A)) {
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef cB = rb->copy[R_B], ldt;
+    if (solve(rb, tr, cB) != 0)
+      return -1;
+    LLVMValueRef T = scratch_square(rb, &ldt);
+    LLVMValueRef nt = is_notrans(rb, tr);
+    if (outer_nn(rb, T, ldt, -1.0, sel_array(rb, nt, dB, cB),
+                 sel_array(rb, nt, cB, dB), 0.0) != 0 ||
+        add_triangle(rb, T, ldt, 0, dA, rb->val[R_LDA], rb->val[R_N],
+                     lower_in_memory(rb),
+                     unit_diagonal(rb), 1.0) != 0)
+      return -1;
+    free_scratch(rb, T);
+    term_end(rb, after);
+  }
+  term_end(rb, done);
+  return 0;
 }
 
 /*
