@@ -55,6 +55,47 @@ __attribute__((noinline)) void cblas_dpotrf(int layout, int uplo, int n,
   dpotrf_(&u, &n, A, &lda, info);
 }
 
+#ifdef ENZYME_FORMS
+/* Built again with these (blas-rev-lapack-enzyme-*): Enzyme's BLAS's C
+ * forms of LAPACK's lacpy and lascl (lascl's status by value), over
+ * liblapack's, so the reverse takes Enzyme's calls for potrf and trtrs
+ * (src/ad/rev/blas.c, potrf_as_enzyme, trtrs_as_enzyme).  The options
+ * arrive as the calls pass theirs: CBLAS enums here. */
+void dlacpy_(const char *uplo, const int *m, const int *n, const double *A,
+             const int *lda, double *B, const int *ldb);
+void dlascl_(const char *type, const int *kl, const int *ku, const double *cfrom,
+             const double *cto, const int *m, const int *n, double *A,
+             const int *lda, int *info);
+/* the column-major part of a row-major (or column-major) triangle */
+static char part(int layout, int uplo) {
+  if (uplo != UP && uplo != LO)
+    return 'G';
+  return (uplo == LO) == (layout == COL) ? 'L' : 'U';
+}
+__attribute__((noinline)) void cblas_dlacpy(int layout, int uplo, int m, int n,
+                                            const double *A, int lda, double *B,
+                                            int ldb) {
+  char u = part(layout, uplo);
+  if (layout != COL) {
+    int t = m;
+    m = n, n = t;
+  }
+  dlacpy_(&u, &m, &n, A, &lda, B, &ldb);
+}
+__attribute__((noinline)) void cblas_dlascl(int layout, int type, int kl, int ku,
+                                            double cfrom, double cto, int m,
+                                            int n, double *A, int lda, int info) {
+  (void)info;
+  char t = part(layout, type);
+  int status;
+  if (layout != COL) {
+    int x = m;
+    m = n, n = x;
+  }
+  dlascl_(&t, &kl, &ku, &cfrom, &cto, &m, &n, A, &lda, &status);
+}
+#endif
+
 static double wsum(const double *v, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
