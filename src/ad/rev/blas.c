@@ -153,7 +153,7 @@ static const rev_blas_row rev_rows[RT_COUNT] = {
     [RT_SYMM] = {adjoint_symm,
                  {{R_A, {R_B, R_ALPHA}, R_M, R_N, R_SIDE},
                   {R_B, {R_A, R_ALPHA}, R_M, R_N, 0},
-                  {R_C, {R_BETA}, R_M, R_N, 0}}, 0},
+                  {R_C, {R_BETA}, R_M, R_N, 0}}, 1},
     [RT_TRTRS] = {adjoint_trtrs,
                   {{R_A, {R_B}, R_N, R_N, 0, 1}, {R_B, {R_A}, R_N, R_NRHS, 0}}, 1},
     [RT_POTRF] = {adjoint_potrf, {{R_A, {R_A}, R_N, R_N, 0, 1}}, 1},
@@ -2149,14 +2149,48 @@ static int adjoint_trmm(rev_blas *rb) {
  *   sum(cA cB * dC), dbeta += sum(cC * dC); dC := b dC.
  */
 static int adjoint_symm(rev_blas *rb) {
+  LLVMBuilderRef b = rb->b;
   LLVMValueRef off, dC = shadow(rb, R_C, &off);
   LLVMBasicBlockRef done = term_begin(rb, off);
   LLVMValueRef m = rb->val[R_M], n = rb->val[R_N], uplo = rb->val[R_UPLO];
   LLVMValueRef left = option_is(rb, rb->val[R_SIDE], &codes_left);
   LLVMValueRef ops[R_COUNT] = {0};
+  if (active(rb, R_A)) {
+    /* Enzyme's calls: the diagonal saved, syr2k, and the diagonal given
+     * half of what syr2k added (old - new, by -1 and 0.5 axpys) */
+    LLVMValueRef same, dA = shadow(rb, R_A, &same);
+    LLVMBasicBlockRef after = term_begin(rb, same);
+    LLVMValueRef ka = sel(rb, left, m, n), one = konst(rb, 1);
+    LLVMValueRef tmp = calloc_reals(rb, ka), tmpp = tmp;
+    if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind)
+      tmpp = LLVMBuildPtrToInt(b, tmp, LLVMTypeOf(dA), "");
+    LLVMValueRef diag = int_op(rb, LLVMBuildAdd(b, rb->val[R_LDA], one, ""));
+    LLVMValueRef cp[R_COUNT] = {0};
+    cp[R_N] = int_op(rb, ka);
+    cp[R_X] = dA, cp[R_INCX] = diag, cp[R_Y] = tmpp, cp[R_INCY] = int_op(rb, one);
+    if (!emit(rb, RT_COPY, cp))
+      return -1;
+    ops[R_UPLO] = opt_op(rb, uplo);
+    ops[R_TRANS] = opt_op(rb, trans_like(rb, rb->val[R_SIDE], LLVMBuildNot(b, left, "")));
+    ops[R_N] = int_op(rb, ka), ops[R_K] = int_op(rb, sel(rb, left, n, m));
+    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
+    ops[R_A] = rb->copy[R_B], ops[R_LDA] = copy_inc(rb, R_LDB);
+    ops[R_B] = dC, ops[R_LDB] = inc_op(rb, R_LDC);
+    ops[R_BETA] = real_const(rb, 1.0);
+    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
+    if (!emit(rb, RT_SYR2K, ops) ||
+        axpy(rb, int_op(rb, ka), real_const(rb, -1.0), dA, diag, tmpp,
+             int_op(rb, one)) != 0 ||
+        axpy(rb, int_op(rb, ka), real_const(rb, 0.5), tmpp, int_op(rb, one), dA,
+             diag) != 0)
+      return -1;
+    free_scratch(rb, tmp);
+    term_end(rb, after);
+  }
   if (active(rb, R_B)) {
     LLVMValueRef same, dB = shadow(rb, R_B, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
+    memset(ops, 0, sizeof ops);
     ops[R_SIDE] = opt_op(rb, rb->val[R_SIDE]), ops[R_UPLO] = opt_op(rb, uplo);
     ops[R_M] = int_op(rb, m), ops[R_N] = int_op(rb, n);
     ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
@@ -2165,25 +2199,6 @@ static int adjoint_symm(rev_blas *rb) {
     ops[R_BETA] = real_const(rb, 1.0);
     ops[R_C] = dB, ops[R_LDC] = inc_op(rb, R_LDB);
     if (!emit(rb, RT_SYMM, ops))
-      return -1;
-    term_end(rb, after);
-  }
-  if (active(rb, R_A)) {
-    LLVMValueRef same, dA = shadow(rb, R_A, &same);
-    LLVMBasicBlockRef after = term_begin(rb, same);
-    LLVMValueRef ka = sel(rb, left, m, n);
-    if (scale_diagonal(rb, ka, dA, rb->val[R_LDA], 2.0) != 0)
-      return -1;
-    memset(ops, 0, sizeof ops);
-    ops[R_UPLO] = opt_op(rb, uplo);
-    ops[R_TRANS] = opt_op(rb, trans_like(rb, uplo, LLVMBuildNot(rb->b, left, "")));
-    ops[R_N] = int_op(rb, ka), ops[R_K] = int_op(rb, sel(rb, left, n, m));
-    ops[R_ALPHA] = real_op(rb, rb->val[R_ALPHA]);
-    ops[R_A] = dC, ops[R_LDA] = inc_op(rb, R_LDC);
-    ops[R_B] = rb->copy[R_B], ops[R_LDB] = copy_inc(rb, R_LDB);
-    ops[R_BETA] = real_const(rb, 1.0);
-    ops[R_C] = dA, ops[R_LDC] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_SYR2K, ops) || scale_diagonal(rb, ka, dA, rb->val[R_LDA], 0.5) != 0)
       return -1;
     term_end(rb, after);
   }
@@ -2211,7 +2226,7 @@ static int adjoint_symm(rev_blas *rb) {
     free_scratch(rb, P);
   }
   if (active(rb, R_BETA)) {
-    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], ldc, dC, ldc, inner, outer, NULL);
+    LLVMValueRef bt = matrix_dot(rb, rb->copy[R_C], rb->cld[R_LDC], dC, ldc, inner, outer, NULL);
     if (!bt)
       return -1;
     add_scalar(rb, R_BETA, bt);
