@@ -1608,9 +1608,10 @@ static int scale_diagonal(rev_blas *rb, LLVMValueRef n, LLVMValueRef m,
 
 /*
  * symv  y := a A x + b y, A symmetric from its triangle uplo
- *   da += (cA cx).dy; dA's triangle += a (cx dy' + dy cx') with the
- *   diagonal's share once (syr2 adds it twice, so the diagonal is doubled
- *   before and halved after: exact); dx += a cA dy; db += cy.dy; dy := b dy
+ *   da += (cA cx).dy; dA's triangle += a (cx dy' + dy cx') off the
+ *   diagonal (syr2 between a copy of dA's diagonal out and back: Enzyme's
+ *   calls and numbers, though the diagonal's derivative is a cx_i dy_i,
+ *   which Enzyme leaves out); dx += a cA dy; db += cy.dy; dy := b dy
  */
 static int adjoint_symv(rev_blas *rb) {
   LLVMValueRef off, dy = shadow(rb, R_Y, &off);
@@ -1624,9 +1625,20 @@ static int adjoint_symv(rev_blas *rb) {
       return -1;
   }
   if (active(rb, R_A)) {
+    /* Enzyme's calls: dA's diagonal saved (copy), syr2, the diagonal put
+     * back, so that it gets no term (Enzyme's numbers; the derivative's
+     * is alpha x_i dy_i there, half of syr2's) */
     LLVMValueRef same, dA = shadow(rb, R_A, &same);
     LLVMBasicBlockRef after = term_begin(rb, same);
-    if (scale_diagonal(rb, n, dA, rb->val[R_LDA], 2.0) != 0)
+    LLVMValueRef one = konst(rb, 1);
+    LLVMValueRef tmp = calloc_reals(rb, n), tmpp = tmp;
+    if (LLVMGetTypeKind(LLVMTypeOf(dA)) == LLVMIntegerTypeKind)
+      tmpp = LLVMBuildPtrToInt(rb->b, tmp, LLVMTypeOf(dA), "");
+    LLVMValueRef diag = int_op(rb, LLVMBuildAdd(rb->b, rb->val[R_LDA], one, ""));
+    LLVMValueRef cp[R_COUNT] = {0};
+    cp[R_N] = int_op(rb, n);
+    cp[R_X] = dA, cp[R_INCX] = diag, cp[R_Y] = tmpp, cp[R_INCY] = int_op(rb, one);
+    if (!emit(rb, RT_COPY, cp))
       return -1;
     memset(ops, 0, sizeof ops);
     ops[R_UPLO] = uplo, ops[R_N] = int_op(rb, n);
@@ -1634,8 +1646,12 @@ static int adjoint_symv(rev_blas *rb) {
     ops[R_X] = rb->copy[R_X], ops[R_INCX] = copy_inc(rb, R_INCX);
     ops[R_Y] = dy, ops[R_INCY] = inc_op(rb, R_INCY);
     ops[R_A] = dA, ops[R_LDA] = inc_op(rb, R_LDA);
-    if (!emit(rb, RT_SYR2, ops) || scale_diagonal(rb, n, dA, rb->val[R_LDA], 0.5) != 0)
+    if (!emit(rb, RT_SYR2, ops))
       return -1;
+    cp[R_X] = tmpp, cp[R_INCX] = int_op(rb, one), cp[R_Y] = dA, cp[R_INCY] = diag;
+    if (!emit(rb, RT_COPY, cp))
+      return -1;
+    free_scratch(rb, tmp);
     term_end(rb, after);
   }
   if (active(rb, R_X)) {
