@@ -12,10 +12,17 @@
  * and the reverse (rev/overwritten.c: Enzyme's overwritten arguments;
  * blas_runtime's fake addresses are never read), else a copy taken before
  * the primal call (so an in-place output, gemm's C with beta, scal's x,
- * is cached as it was read).  The copies span the elements the call reads
- * (with its increment or leading dimension), and the adjoint calls use
- * them with the primal's strides.  The reverse frees the block after the
- * adjoint.
+ * is cached as it was read; potrf's factor and trtrs's solution, which
+ * their adjoints read, after it).  A copy is packed as Enzyme's caches
+ * are (its BLAS tests compare the calls) where the program has the
+ * routine: a matrix by lacpy with leading dimension its row count, a
+ * vector by copy with increment 1, the adjoint reading the copy with
+ * those strides (cld); else the span the call reads is memcpy'd and read
+ * with the call's strides.  Each copy is a buffer of its own
+ * (tanjit.blas.alloc); the reverse frees them and the block after the
+ * adjoint.  Where the routines Enzyme's adjoints call exist, each
+ * adjoint is Enzyme's call sequence, so its BLAS test's traces match;
+ * symv's is followed where it is wrong (no term on dA's diagonal).
  *
  * Per routine (d: the adjoints, held by the shadows; c: cached inputs):
  *   dot   r = x.y        dx += dr cy; dy += dr cx
