@@ -49,6 +49,14 @@ typedef void (*ad_runtime_report)(void *user, const char *what,
  * describing the target (its symbol and object, where the loader knows
  * them, else its address) in front of what. */
 #define AD_RUNTIME_TARGET_REPORT_SYMBOL "tanjit.runtime_report_target"
+/* void (ptr): releases a reverse-mode BLAS cache copy (rev/blas.c) one
+ * release late: the copy freed now is the one given the time before.
+ * Enzyme's ReverseMode/blas.cpp writes into a gradient's cache of x after
+ * the gradient returned (its fake BLAS copies for real there), which
+ * glibc's allocator survives after Enzyme's code only by chance; the one
+ * block held keeps that write in live memory.  Defined by the JIT in each
+ * session (by name, as the report is). */
+#define AD_RUNTIME_RELEASE_COPY_SYMBOL "tanjit.runtime_release_copy"
 
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);

@@ -9,8 +9,10 @@
  * and needs no -rdynamic.  A rule by address is a host symbol with a name
  * made from the function and the address, registered like a rule by name.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/strbuf.h"
 #include "jit/jit.h"
@@ -116,6 +118,15 @@ int tanjit_register_rev_rule_address(tanjit_session *s, const char *function,
   return rc;
 }
 
+/* AD_RUNTIME_RELEASE_COPY_SYMBOL (ad.h): one slot for the whole process,
+ * so at most one cache copy is held; its block stays reachable from here
+ * (leak checkers see it held, not lost). */
+static void *_Atomic held_copy;
+
+static void release_copy_late(void *copy) {
+  free(atomic_exchange(&held_copy, copy));
+}
+
 /* The run-time report derivative code calls (ad.h: named, not by address,
  * so that a cached object of it is valid in this process too). */
 int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
@@ -127,6 +138,9 @@ int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
                             (void *)(uintptr_t)jit_report_runtime_target, err);
   if (rc == 0)
     rc = define_host_symbol(s, AD_RUNTIME_REPORT_DATA_SYMBOL, s, err);
+  if (rc == 0)
+    rc = define_host_symbol(s, AD_RUNTIME_RELEASE_COPY_SYMBOL,
+                            (void *)(uintptr_t)release_copy_late, err);
   pthread_mutex_unlock(&s->jit_lock);
   return rc;
 }

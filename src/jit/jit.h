@@ -340,7 +340,8 @@ void jit_report_runtime_failure(void *session, const char *what,
  * the loader knows them, else its address, in front of `what`. */
 void jit_report_runtime_target(void *session, const void *target,
                                const char *what, const char *why);
-/* host.c: defines the symbols that code names the report by (ad.h). */
+/* host.c: defines the symbols that code names the report by (ad.h), and
+ * the late release of BLAS cache copies. */
 int jit_define_runtime_report(tanjit_session *s, tanjit_error **err);
 
 /* markers.c */

@@ -751,7 +751,8 @@ static LLVMValueRef alloc_fn(ad_module_ctx *mc) {
   LLVMDisposeBuilder(b);
   return fn;
 }
-/* tanjit.blas.free(p, mapped): frees what tanjit.blas.alloc gave. */
+/* tanjit.blas.free(p, mapped): frees what tanjit.blas.alloc gave, a heap
+ * block one release late (AD_RUNTIME_RELEASE_COPY_SYMBOL, ad.h). */
 static LLVMValueRef free_fn(ad_module_ctx *mc) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0), i64 = LLVMInt64TypeInContext(c);
@@ -774,7 +775,10 @@ static LLVMValueRef free_fn(ad_module_ctx *mc) {
   ad_call_helper(b, fn_munmap, args, 2, "");
   LLVMBuildRetVoid(b);
   LLVMPositionBuilderAtEnd(b, heap);
-  ad_rev_call_libc(mc, b, "free", &p, 1);
+  LLVMValueRef release = ad_get_or_declare(
+      mc->mod, AD_RUNTIME_RELEASE_COPY_SYMBOL,
+      LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0));
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(release), release, &p, 1, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   return fn;
