@@ -10,7 +10,11 @@
  * offset.  A variable index of stride S makes the object periodic with
  * period S (an array of S-byte elements): offsets are then kept modulo S,
  * and strides that disagree take their gcd.  A period smaller than an
- * element collapses the object to one summary kind.
+ * element collapses the object to one summary kind.  A byte offset's
+ * stride comes from its arithmetic, a PHI's steps, an exact division of
+ * it, or the objects two pointers it is the distance of lie in
+ * (type_memory.c, ta_linear); one still unknown waits until the rest has
+ * settled (`settled`, type_model.h).
  *
  * Facts come from LLVM types (loads, stores, globals' value types), from
  * TBAA metadata (type_tbaa.c: weaker than the IR's own facts), from
@@ -344,7 +348,10 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
         (op == LLVMOr && LLVMGetIsDisjoint(inst))) {
       unsigned long long s;
       long long c;
-      ta_linear(k, &s, &c, 0);
+      if (!ta_linear(t, k, &s, &c, 0) && !t->settled) {
+        t->deferred = 1; /* a byte offset of no known stride yet */
+        return;
+      }
       ta_set_period(t, obj, s);
       ta_set_addr(t, inst, obj, op == LLVMSub ? off - c : off + c);
     } else {
@@ -518,7 +525,10 @@ static void visit(ad_types *t, LLVMValueRef inst) {
       obj = ta_root(t, base), off = 0;
     tregion members[MAX_GEP_MEMBERS];
     unsigned nmembers;
-    ta_gep_offset(t, inst, &s, &c, members, &nmembers);
+    if (!ta_gep_offset(t, inst, &s, &c, members, &nmembers) && !t->settled) {
+      t->deferred = 1; /* a byte offset of no known stride yet */
+      break;
+    }
     for (unsigned k = 0; k < nmembers; k++)
       ta_add_region(t, obj, off + members[k].start, members[k].es,
                     members[k].count);
@@ -695,8 +705,11 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
           visit(t, i);
     }
     ta_run_pending(t);
-    if (!t->changed)
-      break;
+    if (!t->changed || round + 1 == MAX_ROUNDS / 2) {
+      if ((t->settled || !t->deferred) && !t->changed)
+        break;
+      t->settled = 1;
+    }
   }
   if (t->oom) {
     ad_types_free(t);
