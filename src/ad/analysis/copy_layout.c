@@ -14,9 +14,14 @@
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
 
+/* Whether l leaves bytes unknown that the callers may tell: not the holes
+ * of the ends' declared types (padding, which no code reads; asked, the
+ * wider analyses merge the copy's objects with others of other layouts,
+ * and their conflicts replaced the declared members' kinds: Eigen's
+ * Block copied by its CwiseBinaryOp's constructor at -O0). */
 static int has_unknown_bytes(const ad_copy_layout *l) {
   for (size_t i = 0; i < l->n; i++)
-    if (l->segs[i].kind == AD_BYTES_UNKNOWN)
+    if (l->segs[i].kind == AD_BYTES_UNKNOWN && !l->segs[i].hole)
       return 1;
   return 0;
 }
