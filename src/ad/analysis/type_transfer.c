@@ -134,9 +134,9 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
 /* The functions that call fn directly, `levels` levels up, join the
  * analysis as roots of their own (their callees followed `reach` calls
  * deep: AD_TYPES_CALLER_REACH, types.h).  A function analyzed alone knows
- * nothing of what its parameters point to, yet at -O0 a callee often does the copy
- * (a copy constructor's memcpy of `*other`, a struct passed by pointer and
- * copied): its callers say what the bytes are.  The result for fn is then
+ * nothing of what its parameters point to, yet at -O0 a callee often does
+ * the copy (a copy constructor's memcpy of `*other`, a struct passed by
+ * pointer and copied): its callers say what the bytes are.  The result for fn is then
  * the one it has as a callee of them, joined over their call sites (the
  * analysis is context-insensitive either way). */
 enum { CALLERS_PER_LEVEL = 4 };
