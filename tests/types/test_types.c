@@ -518,6 +518,99 @@ START_TEST(callee_copy_known_from_callers) {
 }
 END_TEST
 
+/* clang -O1's std::vector code: byte offsets that are distances between
+ * pointers (`gep i8, %new, (ptrtoint %pos - ptrtoint %begin)`, no
+ * division of it in sight), an exact division of one (`ashr exact %d,
+ * 4`: a multiple of 16), and a fill looping over a byte index stepping by
+ * 16, of records { double, i64 }.  Each offset is a whole number of
+ * records: the buffers repeat every 16 bytes, a double then an integer, in
+ * the caller and in the callee analyzed with its callers, whose
+ * parameters' objects are apart from the arguments' until their facts
+ * meet (the distance's stride is then learnt, not taken as one byte at
+ * the first visit).  Taken as one byte, the buffers repeated every byte
+ * and their doubles and integers collapsed into a conflict. */
+START_TEST(byte_offsets_of_pointer_distances) {
+  const char *ir =
+      "declare void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "declare noalias ptr @malloc(i64)\n"
+      "define void @insert(ptr %begin, ptr %pos, ptr %end) {\n"
+      "  %e = ptrtoint ptr %end to i64\n"
+      "  %p = ptrtoint ptr %pos to i64\n"
+      "  %b = ptrtoint ptr %begin to i64\n"
+      "  %all = sub i64 %e, %b\n"
+      "  %head = sub i64 %p, %b\n"
+      "  %tail = sub i64 %e, %p\n"
+      "  %n = ashr exact i64 %all, 4\n"
+      "  %bytes = shl i64 %n, 5\n"
+      "  %new = call ptr @malloc(i64 %bytes)\n"
+      "  call void @llvm.memmove.p0.p0.i64(ptr %new, ptr %begin, i64 %head, i1 0)\n"
+      "  %at = getelementptr inbounds i8, ptr %new, i64 %head\n"
+      "  call void @llvm.memmove.p0.p0.i64(ptr %at, ptr %pos, i64 %tail, i1 0)\n"
+      "  %last = getelementptr inbounds i8, ptr %at, i64 %all\n"
+      "  call void @llvm.memmove.p0.p0.i64(ptr %last, ptr %begin, i64 %all, i1 0)\n"
+      "  ret void\n"
+      "}\n"
+      "define double @g(i64 %k) {\n"
+      "entry:\n"
+      "  %buf = call ptr @malloc(i64 64)\n"
+      "  %cnt = mul i64 %k, 3\n"
+      "  br label %fill\n"
+      "fill:\n"
+      "  %idx = phi i64 [ 0, %entry ], [ %next, %fill ]\n"
+      "  %q = getelementptr inbounds i8, ptr %buf, i64 %idx\n"
+      "  store double 1.0, ptr %q, align 8\n"
+      "  %qc = getelementptr inbounds i8, ptr %q, i64 8\n"
+      "  store i64 %cnt, ptr %qc, align 8\n"
+      "  %next = add nuw nsw i64 %idx, 16\n"
+      "  %done = icmp eq i64 %next, 64\n"
+      "  br i1 %done, label %out, label %fill\n"
+      "out:\n"
+      "  %kb = shl i64 %k, 4\n"
+      "  %pos = getelementptr inbounds i8, ptr %buf, i64 %kb\n"
+      "  %end = getelementptr inbounds i8, ptr %buf, i64 64\n"
+      "  call void @insert(ptr %buf, ptr %pos, ptr %end)\n"
+      "  %v = load double, ptr %pos, align 8\n"
+      "  ret double %v\n"
+      "}\n";
+  parsed p = analyze(ir, "g");
+  ck_kind(&p, "buf", 0, "float64");
+  ck_kind(&p, "buf", 8, "integer");
+  ck_kind(&p, "buf", 16, "float64");
+  ck_kind(&p, "q", 24, "integer");
+  ad_types_free(p.t);
+  p.fn = LLVMGetNamedFunction(p.m, "insert");
+  p.t = ad_types_analyze_in_callers(NULL, p.m, NULL, p.fn,
+                                    AD_TYPES_NEAR_CALLERS);
+  ck_assert(p.t != NULL);
+  const char *const copies[] = {"new", "at", "last"};
+  for (size_t c = 0; c < sizeof copies / sizeof *copies; c++) {
+    ck_kind(&p, copies[c], 0, "float64");
+    ck_kind(&p, copies[c], 8, "integer");
+  }
+  int seen = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(p.fn));
+       i; i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4)
+      continue;
+    ad_copy_layout l;
+    ck_assert_int_eq(ad_types_copy_layout(p.t, LLVMGetOperand(i, 0),
+                                          LLVMGetOperand(i, 1),
+                                          LLVMGetOperand(i, 2), &l),
+                     0);
+    ck_assert_uint_eq(l.period, 16);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.segs[0].kind, AD_BYTES_FLOAT);
+    ck_assert_uint_eq(l.segs[0].bits, 64);
+    ck_assert_uint_eq(l.segs[0].size, 8);
+    ck_assert_int_eq(l.segs[1].kind, AD_BYTES_INTEGER);
+    ad_copy_layout_free(&l);
+    seen++;
+  }
+  ck_assert_int_eq(seen, 3);
+  release(&p);
+}
+END_TEST
+
 /* One helper shared by two objects (a double's and a pointer's slot)
  * merges them in the context-insensitive analysis: a conflict at byte 0,
  * also in the copy a callee makes of one of them.  On the call paths
@@ -1196,6 +1289,7 @@ int main(void) {
   tcase_add_test(tc, two_dimensional_member_array);
   tcase_add_test(tc, member_array_elements_keep_their_fields);
   tcase_add_test(tc, callee_copy_known_from_callers);
+  tcase_add_test(tc, byte_offsets_of_pointer_distances);
   tcase_add_test(tc, shared_callee_apart_on_call_paths);
   tcase_add_test(tc, integer_difference_operands);
   tcase_add_test(tc, pointer_through_integers);

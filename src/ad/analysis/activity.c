@@ -957,16 +957,43 @@ static LLVMValueRef first_bits_math(activity_state *st, LLVMValueRef fn) {
 /* Enzyme refuses it too ("cannot handle unknown binary operator"): the
  * bits computed are a float whose derivative through integer arithmetic
  * is undefined; holding the integer part constant would be a silently
- * wrong gradient. */
+ * wrong gradient.  An operand loaded from memory is a float's bits only
+ * as far as type analysis can tell: the bytes may be a float's read as an
+ * integer (a bit hack through memory), or an integer's that it cannot
+ * tell from a float's (a std::list's header holds its size where its
+ * nodes, linked to it by the same pointers, hold their values), and the
+ * message says which load and both readings. */
 static int bits_math_error(ad_fn_ctx *fc, LLVMValueRef inst) {
   char *text = ad_value_text(inst);
-  int rc = ad_fail_code(
-      fc->mc, TANJIT_ERR_UNSUPPORTED, inst,
-      "integer arithmetic on the bits of an active float has no "
-      "derivative: `%s` computes with a float reinterpreted as an integer, "
-      "and the result is used as a float again (write it with float "
-      "operations, or register a custom gradient for the function)",
-      text ? text + strspn(text, " ") : "?");
+  LLVMValueRef load = NULL;
+  for (unsigned k = 0; k < 2 && !load; k++) {
+    LLVMValueRef a = LLVMGetOperand(inst, k);
+    if (LLVMIsALoadInst(a) && ad_is_active(fc, a))
+      load = a;
+  }
+  char *from = load ? ad_value_text(load) : NULL;
+  int rc;
+  if (from)
+    rc = ad_fail_code(
+        fc->mc, TANJIT_ERR_UNSUPPORTED, inst,
+        "integer arithmetic on an active float's bits has no derivative, as "
+        "type analysis sees it: `%s` computes with `%s`, an integer loaded "
+        "from memory that type analysis finds floats in too (a float's "
+        "bytes read as an integer, or two kinds of object it cannot tell "
+        "apart because the same pointers link them, such as a std::list's "
+        "header, whose size is there, and its nodes, whose values are), and "
+        "the result is used as a float again (write it with float "
+        "operations, or register a custom gradient for the function)",
+        text ? text + strspn(text, " ") : "?", from + strspn(from, " "));
+  else
+    rc = ad_fail_code(
+        fc->mc, TANJIT_ERR_UNSUPPORTED, inst,
+        "integer arithmetic on the bits of an active float has no "
+        "derivative: `%s` computes with a float reinterpreted as an integer, "
+        "and the result is used as a float again (write it with float "
+        "operations, or register a custom gradient for the function)",
+        text ? text + strspn(text, " ") : "?");
+  free(from);
   free(text);
   return rc;
 }

@@ -14,9 +14,14 @@
 #include "ad/core/diag.h"
 #include "ad/ir/ir.h"
 
+/* Whether l leaves bytes unknown that the callers may tell: not the holes
+ * of the ends' declared types (padding, which no code reads; asked, the
+ * wider analyses merge the copy's objects with others of other layouts,
+ * and their conflicts replaced the declared members' kinds: Eigen's
+ * Block copied by its CwiseBinaryOp's constructor at -O0). */
 static int has_unknown_bytes(const ad_copy_layout *l) {
   for (size_t i = 0; i < l->n; i++)
-    if (l->segs[i].kind == AD_BYTES_UNKNOWN)
+    if (l->segs[i].kind == AD_BYTES_UNKNOWN && !l->segs[i].hole)
       return 1;
   return 0;
 }
@@ -116,13 +121,19 @@ int ad_copy_layout_of(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef dst,
   if (!cacheable)
     ad_types_free(t);
   /* what the callers say of fn's parameters, only where it is needed:
-   * the near ones first, the far ones only if those leave bytes unknown */
-  static const unsigned reach[] = {AD_TYPES_NEAR_CALLERS, AD_TYPES_FAR_CALLERS};
-  for (size_t i = 0; i < sizeof reach / sizeof *reach; i++) {
+   * the near ones first, the far ones only if those leave bytes unknown,
+   * then the far ones with their callees followed deeper */
+  static const struct {
+    unsigned levels, reach;
+  } wider[] = {{AD_TYPES_NEAR_CALLERS, AD_TYPES_CALLER_REACH},
+               {AD_TYPES_FAR_CALLERS, AD_TYPES_CALLER_REACH},
+               {AD_TYPES_FAR_CALLERS, AD_TYPES_DEEP_CALLER_REACH}};
+  for (size_t i = 0; i < sizeof wider / sizeof *wider; i++) {
     if (rc != 0 || !has_unknown_bytes(out))
       break;
-    ad_types *wide = ad_types_analyze_in_callers(
-        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, reach[i]);
+    ad_types *wide = ad_types_analyze_in_callers_reaching(
+        fc->mc->engine, fc->mc->mod, fc->mc->td, fn, wider[i].levels,
+        wider[i].reach);
     ad_copy_layout better;
     if (!wide || ad_types_copy_layout(wide, dst, src, len, &better) != 0) {
       rc = -1;

@@ -626,7 +626,6 @@ void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
 
 /* ---- addresses ---- */
 
-/* v = stride * X + c for some unknown integer X (stride 0: v is c). */
 /* Offsets wrap as a GEP's address arithmetic does (modulo 2^64): a
  * hostile or wrong module's huge indices must not overflow signed
  * arithmetic here. */
@@ -637,51 +636,234 @@ static long long wrap_mul(long long a, long long b) {
   return (long long)((unsigned long long)a * (unsigned long long)b);
 }
 
-void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
-               int depth) {
-  *stride = 1;
-  *c = 0;
-  if (LLVMIsAConstantInt(v)) {
-    *stride = 0;
-    *c = LLVMConstIntGetSExtValue(v);
-    return;
+/* v = stride * X + c for some unknown integer X (stride 0: v is c).
+ *
+ * Besides v's own arithmetic, three things say what v is a multiple of:
+ * - a PHI's recurrence (an index stepping by 8 from 0: `phi [0, %e],
+ *   [%idx.next, %loop]`, `%idx.next = add %idx, 8`): its values are its
+ *   starts and its steps apart, so the gcd of the steps and of the starts'
+ *   differences is a stride, from the first start (clang -O1 walks a
+ *   std::vector<double>'s buffer so: `gep i8, %buf, %idx`);
+ * - an exact division of v or an exact shift right (`ashr exact %d, 3`:
+ *   libstdc++'s element count of a byte distance): LLVM makes the result
+ *   poison unless v is a multiple of the divisor;
+ * - a difference of two addresses in one object: its offsets apart, plus
+ *   whole periods when the object repeats (the byte distance between two
+ *   elements of one array, `end - begin`).
+ * Without them a byte distance had stride 1: `gep i8, %begin, %d` then
+ * made the object periodic by one byte, and its doubles collapsed. */
+enum { MAX_LINEAR_DEPTH = 12, MAX_LINEAR_PHIS = 4, MAX_LINEAR_MULTIPLE = 1 << 16 };
+
+typedef struct linear_ctx {
+  const ad_types *t; /* may be NULL: no addresses known */
+  /* the PHIs whose recurrence is being followed: met again inside one,
+   * a value says nothing (no second lap around the loop) */
+  LLVMValueRef phis[MAX_LINEAR_PHIS];
+  int nphis;
+  int opaque; /* a value met that says nothing of itself (an argument, a
+                 load): a stride 1 then means none known */
+} linear_ctx;
+
+static void linear(linear_ctx *x, LLVMValueRef v, unsigned long long *stride,
+                   long long *c, int depth);
+
+/* The least multiple m > 1 that an exact division or shift of v says v
+ * is (the lcm of those), or 0. */
+static unsigned long long exact_multiple(LLVMValueRef v) {
+  unsigned long long m = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsABinaryOperator(user) || LLVMGetOperand(user, 0) != v)
+      continue;
+    LLVMOpcode op = LLVMGetInstructionOpcode(user);
+    LLVMValueRef k = LLVMGetOperand(user, 1);
+    if ((op != LLVMAShr && op != LLVMLShr && op != LLVMSDiv &&
+         op != LLVMUDiv) ||
+        !LLVMIsAConstantInt(k) || !LLVMGetExact(user))
+      continue;
+    unsigned long long kv = LLVMConstIntGetZExtValue(k), d;
+    if (op == LLVMAShr || op == LLVMLShr)
+      d = kv < 16 ? 1ull << kv : 0;
+    else
+      d = kv <= MAX_LINEAR_MULTIPLE ? kv : 0;
+    if (d < 2)
+      continue;
+    unsigned long long l = m ? m / ta_gcd(m, d) * d : d;
+    if (l <= MAX_LINEAR_MULTIPLE)
+      m = l;
   }
-  if (depth > 12 || !LLVMIsAInstruction(v))
+  return m;
+}
+
+/* v = s X + c and v = m Y: both, as one stride and constant where they
+ * agree (they always do for a real program; if not, s and c stay). */
+static void meet_multiple(unsigned long long *s, long long *c,
+                          unsigned long long m) {
+  if (m < 2 || *s == 0)
     return;
+  unsigned long long g = ta_gcd(*s, m);
+  long long r = *c % (long long)g;
+  if (r != 0 || *s > MAX_LINEAR_MULTIPLE)
+    return;
+  for (unsigned long long k = 0; k < m / g; k++) {
+    long long at = wrap_add(*c, (long long)(k * *s));
+    if (at % (long long)m == 0) {
+      *s = *s / g * m;
+      *c = at;
+      return;
+    }
+  }
+}
+
+static int is_phi_followed(const linear_ctx *x, LLVMValueRef v) {
+  for (int i = 0; i < x->nphis; i++)
+    if (x->phis[i] == v)
+      return 1;
+  return 0;
+}
+
+/* Whether e is phi plus something (phi + s X + c), through adds, disjoint
+ * ors, subtractions of a right operand and casts: one step of phi's
+ * recurrence. */
+static int step_of(linear_ctx *x, LLVMValueRef phi, LLVMValueRef e,
+                   unsigned long long *s, long long *c, int depth) {
+  if (e == phi) {
+    *s = 0;
+    *c = 0;
+    return 1;
+  }
+  if (depth > MAX_LINEAR_DEPTH || !LLVMIsAInstruction(e))
+    return 0;
+  LLVMOpcode op = LLVMGetInstructionOpcode(e);
+  unsigned long long s0, s1;
+  long long c0, c1;
+  switch (op) {
+  case LLVMAdd:
+  case LLVMOr:
+  case LLVMSub:
+    if (op == LLVMOr && !LLVMGetIsDisjoint(e))
+      return 0;
+    for (unsigned side = 0; side < (op == LLVMSub ? 1u : 2u); side++) {
+      if (!step_of(x, phi, LLVMGetOperand(e, side), &s0, &c0, depth + 1))
+        continue;
+      linear(x, LLVMGetOperand(e, 1 - side), &s1, &c1, depth + 1);
+      *s = ta_gcd(s0, s1);
+      *c = wrap_add(c0, op == LLVMSub ? wrap_mul(c1, -1) : c1);
+      return 1;
+    }
+    return 0;
+  case LLVMSExt:
+  case LLVMZExt:
+  case LLVMTrunc:
+    return step_of(x, phi, LLVMGetOperand(e, 0), s, c, depth + 1);
+  default:
+    return 0;
+  }
+}
+
+static void linear_phi(linear_ctx *x, LLVMValueRef phi,
+                       unsigned long long *stride, long long *c, int depth) {
+  if (x->nphis == MAX_LINEAR_PHIS) {
+    x->opaque = 1;
+    return; /* stride 1 */
+  }
+  x->phis[x->nphis++] = phi;
+  unsigned long long g = 0, s;
+  long long k, first = 0;
+  int starts = 0;
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned i = 0; i < n && g != 1; i++) {
+    LLVMValueRef e = LLVMGetIncomingValue(phi, i);
+    if (step_of(x, phi, e, &s, &k, depth + 1)) {
+      g = ta_gcd(ta_gcd(g, s), k < 0 ? 0ull - (unsigned long long)k
+                                     : (unsigned long long)k);
+      continue;
+    }
+    linear(x, e, &s, &k, depth + 1);
+    g = ta_gcd(g, s);
+    if (!starts++)
+      first = k;
+    else
+      g = ta_gcd(g, k > first ? (unsigned long long)k - (unsigned long long)first
+                              : (unsigned long long)first - (unsigned long long)k);
+  }
+  x->nphis--;
+  if (!starts) {
+    x->opaque = 1;
+    return; /* stride 1 */
+  }
+  if (g == 1)
+    return;
+  *stride = g;
+  *c = first;
+}
+
+/* a - b for two addresses (ptrtoint'ed pointers), or 0 when unknown: in
+ * one object, their offsets apart (whole periods apart too, when it
+ * repeats); in two that repeat, a multiple of the periods' gcd from
+ * there, since a program subtracts only pointers into one array (the
+ * context-insensitive analysis keeps a parameter's object apart from its
+ * arguments', which share their facts). */
+static int address_difference(const linear_ctx *x, LLVMValueRef a,
+                              LLVMValueRef b, unsigned long long *stride,
+                              long long *c) {
+  if (!x->t)
+    return 0;
+  const tval *va = ta_vget(x->t, a), *vb = ta_vget(x->t, b);
+  if (!va || !vb || va->obj < 0 || vb->obj < 0)
+    return 0;
+  const tobj *oa = &x->t->objs[va->obj], *ob = &x->t->objs[vb->obj];
+  if (oa->collapsed || ob->collapsed ||
+      (va->obj != vb->obj && (!oa->period || !ob->period)))
+    return 0;
+  *stride = va->obj == vb->obj ? oa->period : ta_gcd(oa->period, ob->period);
+  *c = wrap_add(ta_norm(oa, va->off), wrap_mul(ta_norm(ob, vb->off), -1));
+  return 1;
+}
+
+static void linear_of(linear_ctx *x, LLVMValueRef v,
+                      unsigned long long *stride, long long *c, int depth) {
+  if (depth > MAX_LINEAR_DEPTH || !LLVMIsAInstruction(v) ||
+      is_phi_followed(x, v))
+    goto opaque;
   unsigned long long s0, s1;
   long long c0, c1;
   switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd:
   case LLVMSub:
-    ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
-    ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
+    if (address_difference(x, LLVMGetOperand(v, 0), LLVMGetOperand(v, 1),
+                           stride, c))
+      return;
+    /* fall through */
+  case LLVMAdd:
+    linear(x, LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
+    linear(x, LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
     *stride = ta_gcd(s0, s1);
     *c = wrap_add(c0, LLVMGetInstructionOpcode(v) == LLVMAdd ? c1
                                                              : wrap_mul(c1, -1));
     return;
   case LLVMOr:
     if (!LLVMGetIsDisjoint(v))
-      return;
-    ta_linear(LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
-    ta_linear(LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
+      goto opaque;
+    linear(x, LLVMGetOperand(v, 0), &s0, &c0, depth + 1);
+    linear(x, LLVMGetOperand(v, 1), &s1, &c1, depth + 1);
     *stride = ta_gcd(s0, s1);
     *c = wrap_add(c0, c1);
     return;
   case LLVMShl:
   case LLVMMul: {
-    LLVMValueRef k = LLVMGetOperand(v, 1), x = LLVMGetOperand(v, 0);
+    LLVMValueRef k = LLVMGetOperand(v, 1), y = LLVMGetOperand(v, 0);
     if (!LLVMIsAConstantInt(k) && LLVMGetInstructionOpcode(v) == LLVMMul) {
       k = LLVMGetOperand(v, 0);
-      x = LLVMGetOperand(v, 1);
+      y = LLVMGetOperand(v, 1);
     }
     if (!LLVMIsAConstantInt(k))
-      return;
+      goto opaque;
     long long m = LLVMConstIntGetSExtValue(k);
     if (LLVMGetInstructionOpcode(v) == LLVMShl)
       m = m >= 0 && m < 62 ? 1LL << m : 0;
     if (m <= 0)
-      return;
-    ta_linear(x, &s0, &c0, depth + 1);
+      goto opaque;
+    linear(x, y, &s0, &c0, depth + 1);
     *stride = s0 * (unsigned long long)m;
     *c = wrap_mul(c0, m);
     return;
@@ -689,11 +871,37 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
   case LLVMSExt:
   case LLVMZExt:
   case LLVMTrunc:
-    ta_linear(LLVMGetOperand(v, 0), stride, c, depth + 1);
+    linear(x, LLVMGetOperand(v, 0), stride, c, depth + 1);
+    return;
+  case LLVMPHI:
+    linear_phi(x, v, stride, c, depth);
     return;
   default:
+    break;
+  }
+opaque:
+  x->opaque = 1;
+}
+
+static void linear(linear_ctx *x, LLVMValueRef v, unsigned long long *stride,
+                   long long *c, int depth) {
+  *stride = 1;
+  *c = 0;
+  if (LLVMIsAConstantInt(v)) {
+    *stride = 0;
+    *c = LLVMConstIntGetSExtValue(v);
     return;
   }
+  linear_of(x, v, stride, c, depth);
+  if (!LLVMIsAConstant(v))
+    meet_multiple(stride, c, exact_multiple(v));
+}
+
+int ta_linear(const ad_types *t, LLVMValueRef v, unsigned long long *stride,
+              long long *c, int depth) {
+  linear_ctx x = {t, {NULL}, 0, 0};
+  linear(&x, v, stride, c, depth);
+  return *stride != 1 || !x.opaque;
 }
 
 /* Byte offset of a GEP (instruction or constant expression) from its base:
@@ -702,11 +910,14 @@ void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
  * known aggregate ({int n; double x[3]} indexed as x[i]): the repetition is
  * that member's, not the whole object's, so *stride stays 0 for it; the
  * member is reported in members[] (may be NULL; *nmembers of them, start
- * relative to the base), whose elements then share one layout. */
-void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
-                   long long *c, tregion *members, unsigned *nmembers) {
+ * relative to the base), whose elements then share one layout.  0 when
+ * the first index is a byte offset whose stride is 1 for want of
+ * knowledge (ta_linear's 0). */
+int ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
+                  long long *c, tregion *members, unsigned *nmembers) {
   LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
   unsigned n = (unsigned)LLVMGetNumOperands(gep);
+  int known = 1;
   *stride = 0;
   *c = 0;
   if (nmembers)
@@ -716,7 +927,7 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
     if (i > 1 && LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
       if (!LLVMIsAConstantInt(idx)) {
         *stride = 1; /* a vector-splat field index: any offset */
-        return;
+        return 1;
       }
       unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
       *c = wrap_add(*c, (long long)LLVMOffsetOfElement(t->td, ty, field));
@@ -732,7 +943,7 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
     unsigned long long es = LLVMABISizeOfType(t->td, ty);
     unsigned long long s;
     long long k;
-    ta_linear(idx, &s, &k, 0);
+    int stride_known = ta_linear(t, idx, &s, &k, 0);
     if (s && count && members && *nmembers < MAX_GEP_MEMBERS) {
       members[*nmembers].start = *c;
       members[*nmembers].es = es;
@@ -744,10 +955,15 @@ void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
     if (s && count && count <= (unsigned long long)LLONG_MAX / 2)
       k = ((k % (long long)count) + (long long)count) % (long long)count;
     *c = wrap_add(*c, wrap_mul(k, (long long)es));
-    if (s && i == 1)
+    if (s && i == 1) {
       *stride = ta_gcd(*stride, s * es);
+      /* a byte offset of no known stride (an element's size is a
+       * stride of its own) */
+      known = stride_known || es != 1;
+    }
     ta_note(t, idx, ta_fact(AD_T_INTEGER, 0));
   }
+  return known;
 }
 
 /* The address of v, computing it for constants, arguments and globals;

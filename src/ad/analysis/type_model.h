@@ -98,6 +98,16 @@ struct ad_types {
   LLVMValueRef *pending;
   size_t npending, cappending;
   int note_depth; /* replication's nesting (type_memory.c) */
+  /* The fixpoint reached (or half its rounds spent) with every byte
+   * offset of unknown stride left out: the GEP or pointer arithmetic
+   * gave its result no address.  Such an offset is mostly a distance
+   * between two pointers whose objects the other facts make periodic
+   * (`gep i8, %new, (ptrtoint %pos - ptrtoint %begin)`); taken at once
+   * as stride 1, it made its object periodic by a byte, its doubles
+   * collapsed, and every object exchanging facts with it took that
+   * period.  Once settled, what is still unknown is taken as stride 1.
+   * `deferred`: some offset was left out (else no round is added). */
+  int settled, deferred;
   int changed, oom;
 };
 
@@ -127,11 +137,16 @@ void ta_record_type(ad_types *t, int obj, long long off, LLVMTypeRef ty,
                     tfact ifact, int depth, int *budget);
 void ta_exchange(ad_types *t, int a, long long aoff, int b, long long boff,
                  long long len);
-void ta_linear(LLVMValueRef v, unsigned long long *stride, long long *c,
-               int depth);
+/* v = stride * X + c for some integer X (stride 0: v is c); t (may be
+ * NULL) gives the addresses a difference of pointers is taken between.
+ * 0 when the stride is 1 for want of knowledge (an argument, a load, a
+ * difference of addresses not known yet: see type_transfer.c's
+ * `settled`), else 1. */
+int ta_linear(const ad_types *t, LLVMValueRef v, unsigned long long *stride,
+              long long *c, int depth);
 enum { MAX_GEP_MEMBERS = 4, MAX_REGION_COUNT = 64 };
-void ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
-                   long long *c, tregion *members, unsigned *nmembers);
+int ta_gep_offset(ad_types *t, LLVMValueRef gep, unsigned long long *stride,
+                  long long *c, tregion *members, unsigned *nmembers);
 void ta_add_region(ad_types *t, int obj, long long start,
                    unsigned long long es, unsigned long long count);
 LLVMValueRef ta_slot_rep(const ad_types *t, int obj, long long off);

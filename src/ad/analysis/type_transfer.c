@@ -10,7 +10,11 @@
  * offset.  A variable index of stride S makes the object periodic with
  * period S (an array of S-byte elements): offsets are then kept modulo S,
  * and strides that disagree take their gcd.  A period smaller than an
- * element collapses the object to one summary kind.
+ * element collapses the object to one summary kind.  A byte offset's
+ * stride comes from its arithmetic, a PHI's steps, an exact division of
+ * it, or the objects two pointers it is the distance of lie in
+ * (type_memory.c, ta_linear); one still unknown waits until the rest has
+ * settled (`settled`, type_model.h).
  *
  * Facts come from LLVM types (loads, stores, globals' value types), from
  * TBAA metadata (type_tbaa.c: weaker than the IR's own facts), from
@@ -127,15 +131,15 @@ static void add_function(ad_types *t, LLVMValueRef fn, size_t depth) {
   t->changed = 1;
 }
 
-/* The functions that call fn directly, `levels` levels up, join
- * the analysis as roots of their own (their callees followed
- * CALLER_REACH calls deep).  A function analyzed alone knows nothing of
- * what its parameters point to, yet at -O0 a callee often does the copy
- * (a copy constructor's memcpy of `*other`, a struct passed by pointer and
- * copied): its callers say what the bytes are.  The result for fn is then
+/* The functions that call fn directly, `levels` levels up, join the
+ * analysis as roots of their own (their callees followed `reach` calls
+ * deep: AD_TYPES_CALLER_REACH, types.h).  A function analyzed alone knows
+ * nothing of what its parameters point to, yet at -O0 a callee often does
+ * the copy (a copy constructor's memcpy of `*other`, a struct passed by
+ * pointer and copied): its callers say what the bytes are.  The result for fn is then
  * the one it has as a callee of them, joined over their call sites (the
  * analysis is context-insensitive either way). */
-enum { CALLERS_PER_LEVEL = 4, CALLER_REACH = 6 };
+enum { CALLERS_PER_LEVEL = 4 };
 
 /* tanjit's own code (derivatives, augmented passes, the tanjit.* helpers
  * they call: ad_add_generated_function marks each, ir.h).  As a caller it
@@ -148,15 +152,15 @@ static int is_generated(LLVMValueRef fn) {
   return ad_is_generated_function(fn);
 }
 
-/* The depth a caller joins at: CALLER_REACH calls from the bound, or, on
- * the call paths alone (ad_types_analyze_on_call_paths), at the bound,
- * so none of its other callees join. */
-static size_t caller_depth(int paths_only) {
-  return paths_only ? MAX_CALL_DEPTH : MAX_CALL_DEPTH - CALLER_REACH;
+/* The depth a caller joins at: `reach` calls from the bound (on the call
+ * paths alone, ad_types_analyze_on_call_paths, 0: at the bound, so none
+ * of its other callees join). */
+static size_t caller_depth(unsigned reach) {
+  return reach < MAX_CALL_DEPTH ? MAX_CALL_DEPTH - reach : 0;
 }
 
 static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
-                        unsigned levels, int paths_only, size_t *budget) {
+                        unsigned levels, unsigned reach, size_t *budget) {
   if (level >= levels)
     return;
   for (LLVMUseRef u = LLVMGetFirstUse(fn); u && *budget; u = LLVMGetNextUse(u)) {
@@ -169,10 +173,10 @@ static void add_callers(ad_types *t, LLVMValueRef fn, unsigned level,
     if (ad_map_get(&t->fnset, caller) || is_generated(caller))
       continue;
     --*budget;
-    /* its other callees only CALLER_REACH calls deep: they matter for what
+    /* its other callees only `reach` calls deep: they matter for what
      * they say of the arguments it passes fn */
-    add_function(t, caller, caller_depth(paths_only));
-    add_callers(t, caller, level + 1, levels, paths_only, budget);
+    add_function(t, caller, caller_depth(reach));
+    add_callers(t, caller, level + 1, levels, reach, budget);
   }
 }
 
@@ -295,7 +299,7 @@ static void visit_call(ad_types *t, LLVMValueRef call) {
     ta_root(t, call);
   } else if (fn && LLVMCountBasicBlocks(fn) > 0 &&
              LLVMCountParams(fn) == nargs &&
-             !LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)) &&
+             !ad_reads_variadic_arguments(fn) &&
              (ad_map_get(&t->fnset, fn) || depth < MAX_CALL_DEPTH)) {
     add_function(t, fn, depth);
     for (unsigned k = 0; k < nargs; k++)
@@ -344,7 +348,10 @@ static void visit_int_arith(ad_types *t, LLVMValueRef inst, LLVMOpcode op) {
         (op == LLVMOr && LLVMGetIsDisjoint(inst))) {
       unsigned long long s;
       long long c;
-      ta_linear(k, &s, &c, 0);
+      if (!ta_linear(t, k, &s, &c, 0) && !t->settled) {
+        t->deferred = 1; /* a byte offset of no known stride yet */
+        return;
+      }
       ta_set_period(t, obj, s);
       ta_set_addr(t, inst, obj, op == LLVMSub ? off - c : off + c);
     } else {
@@ -518,7 +525,10 @@ static void visit(ad_types *t, LLVMValueRef inst) {
       obj = ta_root(t, base), off = 0;
     tregion members[MAX_GEP_MEMBERS];
     unsigned nmembers;
-    ta_gep_offset(t, inst, &s, &c, members, &nmembers);
+    if (!ta_gep_offset(t, inst, &s, &c, members, &nmembers) && !t->settled) {
+      t->deferred = 1; /* a byte offset of no known stride yet */
+      break;
+    }
     for (unsigned k = 0; k < nmembers; k++)
       ta_add_region(t, obj, off + members[k].start, members[k].es,
                     members[k].count);
@@ -630,7 +640,7 @@ void ad_types_free(ad_types *t) {
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
                          const unsigned *param_float_bits,
-                         unsigned caller_levels, int paths_only);
+                         unsigned caller_levels, unsigned reach);
 
 ad_types *ad_types_analyze(const ad_engine *e, LLVMModuleRef m,
                            LLVMTargetDataRef td, LLVMValueRef fn) {
@@ -646,19 +656,28 @@ ad_types *ad_types_analyze_params(const ad_engine *e, LLVMModuleRef m,
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
                                       unsigned levels) {
-  return analyze(e, m, td, fn, NULL, levels, 0);
+  return analyze(e, m, td, fn, NULL, levels, AD_TYPES_CALLER_REACH);
+}
+
+ad_types *ad_types_analyze_in_callers_reaching(const ad_engine *e,
+                                               LLVMModuleRef m,
+                                               LLVMTargetDataRef td,
+                                               LLVMValueRef fn,
+                                               unsigned levels,
+                                               unsigned reach) {
+  return analyze(e, m, td, fn, NULL, levels, reach);
 }
 
 ad_types *ad_types_analyze_on_call_paths(const ad_engine *e, LLVMModuleRef m,
                                          LLVMTargetDataRef td, LLVMValueRef fn,
                                          unsigned levels) {
-  return analyze(e, m, td, fn, NULL, levels, 1);
+  return analyze(e, m, td, fn, NULL, levels, 0);
 }
 
 static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
                          LLVMTargetDataRef td, LLVMValueRef fn,
                          const unsigned *param_float_bits,
-                         unsigned caller_levels, int paths_only) {
+                         unsigned caller_levels, unsigned reach) {
   ad_types *t = tj_calloc(1, sizeof *t);
   if (!t)
     return NULL;
@@ -676,7 +695,7 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
   /* the breadth grows with the height: a caller far up is often one of
    * several paths to the same template instance */
   size_t callers = (size_t)caller_levels * CALLERS_PER_LEVEL;
-  add_callers(t, fn, 0, caller_levels, paths_only, &callers);
+  add_callers(t, fn, 0, caller_levels, reach, &callers);
   for (unsigned i = 0; i < LLVMCountParams(fn); i++) {
     if (ad_type_is_pointerish(LLVMTypeOf(LLVMGetParam(fn, i))))
       ta_root(t, LLVMGetParam(fn, i));
@@ -695,8 +714,11 @@ static ad_types *analyze(const ad_engine *e, LLVMModuleRef m,
           visit(t, i);
     }
     ta_run_pending(t);
-    if (!t->changed)
-      break;
+    if (!t->changed || round + 1 == MAX_ROUNDS / 2) {
+      if ((t->settled || !t->deferred) && !t->changed)
+        break;
+      t->settled = 1;
+    }
   }
   if (t->oom) {
     ad_types_free(t);

@@ -115,6 +115,21 @@ enum { AD_TYPES_NEAR_CALLERS = 4, AD_TYPES_FAR_CALLERS = 16 };
 ad_types *ad_types_analyze_in_callers(const ad_engine *e, LLVMModuleRef m,
                                       LLVMTargetDataRef td, LLVMValueRef fn,
                                       unsigned levels);
+/* The same with each caller's other callees followed `reach` calls deep
+ * (ad_types_analyze_in_callers: AD_TYPES_CALLER_REACH).  copy_layout.c
+ * asks AD_TYPES_DEEP_CALLER_REACH of the far callers last, where every
+ * other analysis leaves bytes unknown: at -O0 the store that says what
+ * they are may lie that deep below a caller (std::variant<Circle, Rect>
+ * built from a Circle in f, its double stored eight calls down the
+ * variant's constructors, moved into a std::vector by a memcpy in
+ * __new_allocator::construct, five calls below f). */
+enum { AD_TYPES_CALLER_REACH = 6, AD_TYPES_DEEP_CALLER_REACH = 12 };
+ad_types *ad_types_analyze_in_callers_reaching(const ad_engine *e,
+                                               LLVMModuleRef m,
+                                               LLVMTargetDataRef td,
+                                               LLVMValueRef fn,
+                                               unsigned levels,
+                                               unsigned reach);
 /* The same on the call paths alone: fn and its callees as above, its
  * callers `levels` levels up, but none of the callers' other callees.
  * The context-insensitive analysis merges every object passed to one

@@ -87,7 +87,7 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
   unsigned np = LLVMCountParams(fn);
   unsigned na = LLVMGetNumArgOperands(call);
   *primal_out = *shadow_out = NULL;
-  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+  if (ad_reads_variadic_arguments(fn))
     return ad_fail(mc, call,
                    "no forward-mode derivative for call to variadic function "
                    "%s with active arguments (va_arg is not differentiated; "

@@ -360,7 +360,7 @@ LLVMValueRef ad_get_derivative(ad_module_ctx *mc, const ad_signature *sig,
             ad_value_name(fn));
     return NULL;
   }
-  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn))) {
+  if (ad_reads_variadic_arguments(fn)) {
     ad_fail(mc, where, "cannot differentiate variadic function %s",
             ad_value_name(fn));
     return NULL;

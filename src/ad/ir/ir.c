@@ -243,6 +243,29 @@ int ad_call_never_returns(LLVMValueRef call) {
   return next && LLVMGetInstructionOpcode(next) == LLVMUnreachable;
 }
 
+int ad_reads_variadic_arguments(LLVMValueRef fn) {
+  if (!LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+    return 0;
+  if (LLVMCountBasicBlocks(fn) == 0)
+    return 1;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i))
+        continue;
+      if (LLVMIsTailCall(i) && LLVMGetTailCallKind(i) == LLVMTailCallKindMustTail)
+        return 1;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      size_t n;
+      const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n)
+                                                  : NULL;
+      if (name && strncmp(name, "llvm.va_start", 13) == 0)
+        return 1;
+    }
+  return 0;
+}
+
 int ad_may_be_indirect_target(LLVMValueRef call, LLVMValueRef f) {
   return LLVMGlobalGetValueType(f) == LLVMGetCalledFunctionType(call) &&
          LLVMCountBasicBlocks(f) > 0 && ad_function_address_taken(f);

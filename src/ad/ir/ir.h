@@ -62,6 +62,13 @@ int ad_call_never_returns(LLVMValueRef call);
  * The walk gives up (1) past 64 levels of GEPs. */
 int ad_slot_stores_any(LLVMValueRef addr, int (*stored)(void *ctx, LLVMValueRef v),
                        void *ctx);
+/* Whether fn is variadic and its body may read the variadic arguments:
+ * it calls llvm.va_start, or forwards them (a musttail call); one without
+ * a body may.  A variadic function that does neither (libstdc++'s
+ * std::visit lambda `[](auto&& v, ...)`, called with its fixed
+ * parameters) is its fixed parameters' function, and is differentiated
+ * so. */
+int ad_reads_variadic_arguments(LLVMValueRef fn);
 /* Whether f may be the target of the indirect call: same type, a body,
  * address taken (ad_function_address_taken, ad.h).  The requests' order
  * (engine.c) and the indirect-call rule (fwd/indirect.c) agree. */

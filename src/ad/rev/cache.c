@@ -181,7 +181,7 @@ int ad_rev_get(ad_module_ctx *mc, const ad_rev_sig *sig, LLVMValueRef where,
   if (LLVMCountBasicBlocks(fn) == 0)
     return ad_fail(mc, where, "cannot differentiate %s: it has no body here",
                    ad_value_name(fn));
-  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+  if (ad_reads_variadic_arguments(fn))
     return ad_fail(mc, where, "cannot differentiate variadic function %s",
                    ad_value_name(fn));
   if (s->n == s->cap) {

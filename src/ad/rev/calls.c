@@ -183,7 +183,7 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
       return -1;
   }
   unsigned np = LLVMCountParams(fn);
-  if (LLVMIsFunctionVarArg(LLVMGlobalGetValueType(fn)))
+  if (ad_reads_variadic_arguments(fn))
     return ad_rev_fail_call(r, call,
                             "a call to variadic function %s with active arguments "
                             "is not supported (va_arg is not differentiated; "
