@@ -383,6 +383,11 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
       } else if (!ad_may_be_indirect_target(call, f) ||
                  ad_rev_is_generated(mc, f)) {
         continue;
+      } else if (ad_rev_custom_gradient_of(f)) {
+        /* its in-IR rule answers calls to it, not a pair of its own: a
+         * direct call of it (the wrapper's) takes the rule */
+        if (!(via = ad_direct_call_wrapper(mc->mod, f)))
+          return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       }
       if (nc == MAX_TARGETS)
         return ad_rev_fail_call(r, call,
@@ -446,6 +451,12 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
   if (omp) /* parallel regions, critical sections, barriers */
     return omp->aug(r, omp, call, NULL);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
+  /* a custom forward derivative says nothing about the reverse: a callee
+   * with a body is differentiated, as Enzyme does */
+  int custom_fwd = rule && !rule->inactive && fn &&
+                   ad_custom_lookup(mc->engine, call) == rule;
+  if (custom_fwd && LLVMCountBasicBlocks(fn) > 0)
+    rule = NULL;
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);
     if (!c)
@@ -472,6 +483,12 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
       return row->aug(r, row, call, c);
     if (!ad_rev_any_active(r, call))
       return 0;
+    if (custom_fwd)
+      return ad_rev_fail_call(r, call,
+                              "no reverse-mode rule for a call to %s: it has a "
+                              "custom forward derivative only, and no body to "
+                              "differentiate (register a custom gradient)",
+                              ad_value_name(fn));
     return ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s", name);
   }
   int touches = fn && LLVMCountBasicBlocks(fn) > 0 &&

@@ -592,6 +592,17 @@ int ad_rev_custom_applies(ad_module_ctx *mc, LLVMValueRef call);
 int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call);
 int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_custom_free(ad_rev_fn *r);
+/* custom_inputs.c: at aug's builder, after the rule's augmented half, a
+ * copy of the memory pointer argument `a` of `call` points into where the
+ * rule's reverse could not read it otherwise (an alloca of the function,
+ * a block of the function's that may be written or freed before the
+ * reverse): *block, a recorded aug value (NULL: no copy, the reverse
+ * reads the primal memory).  0 or -1. */
+int ad_rev_custom_keep_input(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef a,
+                             LLVMValueRef *block);
+/* At r->rb: the address in the copy `block` (its record's value) that
+ * stands for the argument. */
+LLVMValueRef ad_rev_custom_kept_address(ad_rev_fn *r, LLVMValueRef block);
 /* ---- cuda.c ---- */
 struct ad_call_rule;
 /* The aug side of CUDA-family call `call` (`clone` its aug clone, the
