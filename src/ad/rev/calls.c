@@ -35,6 +35,7 @@
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
+#include "common/strbuf.h"
 
 /* The named reverse rules, asked in this order; the first row whose name
  * matches the call's rule name wins. */
@@ -417,6 +418,7 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
     p->act = NULL;
     if (plan_callee(r, call, callee[i], p) != 0)
       return -1;
+    ad_rev_note_indirect_target(mc, &p->pair, call, cands[i]);
     p->targets[i] = cands[i];
     p->pairs[i] = p->pair;
   }

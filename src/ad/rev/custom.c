@@ -362,8 +362,8 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
             "reverse mode: the custom gradient of %s: argument %u (a pointer) "
             "is inactive at this call (enzyme_const, or memory no active "
             "value reaches), so it has no shadow to pass after it; the "
-            "rule's functions take one after every pointer: pass it "
-            "enzyme_dup with a shadow",
+            "rule's functions take one after every pointer (make the "
+            "argument enzyme_dup, with a shadow, at the request)",
             ad_value_name(fn), i + 1);
     }
     if (rc)

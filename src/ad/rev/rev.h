@@ -590,6 +590,10 @@ LLVMValueRef ad_rev_custom_gradient_of(LLVMValueRef fn);
 int ad_rev_custom_applies(ad_module_ctx *mc, LLVMValueRef call);
 /* The call in aug (its plan put in r->custom) and in rev.  0 or -1. */
 int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call);
+/* cache.c: pair (just asked for) is built as possible target `target` of
+ * indirect call `call`: a failure to build it says so. */
+void ad_rev_note_indirect_target(ad_module_ctx *mc, const ad_rev_pair *pair,
+                                 LLVMValueRef call, LLVMValueRef target);
 int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_custom_free(ad_rev_fn *r);
 /* custom_inputs.c: at aug's builder, after the rule's augmented half, a
