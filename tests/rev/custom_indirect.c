@@ -3,9 +3,10 @@
 /* Calls through a function pointer that may reach a function with a
  * custom gradient and a custom forward derivative (a straight-through
  * quantizer: the rules pass the tangent through, its body's floor would
- * give 0), or one that has a custom forward derivative only (differentiated
- * from its body in reverse mode, as Enzyme does).  The rules must answer
- * the indirect call as they answer a direct one, in both modes. */
+ * give 0) or one marked inactive: the rules must answer the indirect call
+ * as they answer a direct one, in both modes.  And a function with a
+ * custom forward derivative only, in reverse mode: differentiated from its
+ * body, as Enzyme does. */
 double __enzyme_fwddiff(void *, ...);
 
 static int rev_used, fwd_used;
@@ -59,6 +60,14 @@ double d_cube(double x, double dx) {
 void *__enzyme_register_derivative_cube[2] = {(void *)cube, (void *)d_cube};
 static double use_cube(double x) { return cube(x) * sin(x); }
 
+/* a function marked inactive (a stop-gradient), through a pointer */
+__attribute__((noinline)) static double stopgrad(double x) { return x; }
+__attribute__((noinline)) static double twice(double x) { return 2 * x; }
+void *__enzyme_inactivefn[] = {(void *)stopgrad};
+typedef double (*f1)(double);
+f1 fns[2] = {stopgrad, twice};
+static double via_fns(double x, int k) { return x * fns[k](x); }
+
 int main(void) {
   double x = 0.8;
   double q = floor(x * 4) / 4;
@@ -79,5 +88,11 @@ int main(void) {
             __enzyme_autodiff((void *)use_cube, x),
             3 * x * x * sin(x) + x * x * x * cos(x), 1e-12);
   rc_expect("forward rule unused in reverse", cube_used, 0, 0);
+  rc_expect("rev via pointer, inactive", __enzyme_autodiff((void *)via_fns, x, 0),
+            x, 1e-12);
+  rc_expect("fwd via pointer, inactive",
+            __enzyme_fwddiff((void *)via_fns, x, 1.0, 0), x, 1e-12);
+  rc_expect("rev via pointer, active", __enzyme_autodiff((void *)via_fns, x, 1),
+            4 * x, 1e-12);
   return rc_result();
 }

@@ -384,9 +384,11 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
       } else if (!ad_may_be_indirect_target(call, f) ||
                  ad_rev_is_generated(mc, f)) {
         continue;
-      } else if (ad_rev_custom_gradient_of(f)) {
-        /* its in-IR rule answers calls to it, not a pair of its own: a
-         * direct call of it (the wrapper's) takes the rule */
+      } else if (ad_rev_custom_gradient_of(f) ||
+                 ad_custom_answers_function(mc->engine, f)) {
+        /* its rule (a custom gradient, an inactive mark) answers calls to
+         * it, not a pair of its own: a direct call of it (the wrapper's)
+         * takes the rule */
         if (!(via = ad_direct_call_wrapper(mc->mod, f)))
           return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       }
