@@ -358,7 +358,10 @@ static int aug_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn) {
  * target is built at once here, so none can be set aside as forward mode
  * does).  A declared function whose address is taken (libm's sin in a
  * table of callbacks) is a candidate when a rule covers its calls: its
- * direct-call wrapper (ir.c) is differentiated in its place.
+ * direct-call wrapper (ir.c) is differentiated in its place; so is a
+ * defined one's whose calls a rule answers (a custom gradient, an
+ * inactive mark), as a direct call of it would.  A candidate's build
+ * failure says it was only a possible target of this call (cache.c).
  */
 static LLVMValueRef declared_candidate(ad_module_ctx *mc, LLVMValueRef call,
                                        LLVMValueRef f, int *oom) {

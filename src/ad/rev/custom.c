@@ -31,7 +31,10 @@
  *         returns the adjoints as above (several: the LLVM literal struct).
  *
  * A pointer argument's shadow is its shadow memory, into which the rule
- * accumulates, or NULL when the argument is inactive.  The tape value is
+ * accumulates, or NULL when the argument is inactive (an in-IR rule
+ * refuses that: Enzyme's signature gives every pointer one).  Memory the
+ * reverse would read through an argument after aug's frame or a free lost
+ * it is copied at the call (custom_inputs.c).  The tape value is
  * recorded in the block's tape record like any value the reverse reads,
  * so a rule called in a loop gets each call's own tape back.  A call none
  * of whose operands or result is active is the primal call alone.
