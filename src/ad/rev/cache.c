@@ -348,6 +348,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     rc = ad_rev_build_aug(&r);
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
+  if (rc == 0)
+    rc = ad_rev_custom_finish_frees(&r);
   if (rc == 0 && !mc->diag.failed) {
     scope_disjoint_shadows(&own.sig, r.aug);
     scope_disjoint_shadows(&own.sig, r.rev);

@@ -485,6 +485,11 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
       }
       return 0;
     }
+    if (rule->frees_argument && !rule->returns_allocation) {
+      int deferred = ad_rev_custom_defer_free(r, call, c); /* 1: not */
+      if (deferred != 1)
+        return deferred;
+    }
     const ad_rev_call_row *row = rev_rule_of(rule);
     if (row)
       return row->aug(r, row, call, c);

@@ -18,7 +18,8 @@
  * offset, then the block is freed.  The copy's first 32 bytes hold the
  * address handed to the reverse, so only the block (a call's result,
  * which the tape stores) is recorded.  Memory reached only through
- * pointers held in such memory (a std::vector's buffer) is not copied.
+ * pointers held in such memory (a std::vector's buffer) is not copied:
+ * frees are held back instead (below).
  */
 #include <string.h>
 
@@ -146,4 +147,177 @@ int ad_rev_custom_keep_input(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef a,
 LLVMValueRef ad_rev_custom_kept_address(ad_rev_fn *r, LLVMValueRef block) {
   return LLVMBuildLoad2(r->rb, LLVMPointerTypeInContext(r->mc->llctx, 0),
                         block, "kept.at");
+}
+
+/* ---- frees held back until the end of the reverse ----
+ *
+ * A copy keeps only the object an argument points into; a pointer held
+ * there (a std::vector's buffer) leads to memory a free after the call
+ * (the vector's destructor) would release before the reverse reads it.
+ * In a pair whose body calls a custom gradient with a pointer argument,
+ * each free or delete of one argument (with, for sized delete, its size)
+ * is therefore made at the end of the pair's reverse instead, as Enzyme
+ * moves frees to the reverse: aug's clone frees NULL, the free's reverse
+ * pushes a node {next, function, pointer, size, takes a size} on a list in
+ * a slot of rev, and every return of rev frees the list's blocks, newest
+ * first.  Frees in the pair's callees are not held back.  When an
+ * exception leaves aug, the blocks it held back are not freed. */
+
+enum { NODE_NEXT = 0, NODE_FN = 8, NODE_PTR = 16, NODE_SIZE = 24,
+       NODE_SIZED = 32, NODE_BYTES = 40 };
+
+static LLVMValueRef at(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef p,
+                       unsigned long long off) {
+  LLVMValueRef k = LLVMConstInt(LLVMInt64TypeInContext(mc->llctx), off, 0);
+  return LLVMBuildGEP2(b, LLVMInt8TypeInContext(mc->llctx), p, &k, 1, "");
+}
+
+/* Whether r's body calls a custom gradient with a pointer argument. */
+static int calls_custom_with_pointers(ad_rev_fn *r) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->sig->fn); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if ((!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) ||
+          !ad_rev_custom_applies(r->mc, i))
+        continue;
+      unsigned n = LLVMGetNumArgOperands(i);
+      for (unsigned k = 0; k < n; k++)
+        if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, k))) ==
+            LLVMPointerTypeKind)
+          return 1;
+    }
+  return 0;
+}
+
+/* tanjit.rev.deferred.free(slot): frees every block on the list in slot
+ * with its own function, and the nodes; the slot is left empty. */
+static LLVMValueRef run_fn(ad_module_ctx *mc) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef vt = LLVMVoidTypeInContext(c);
+  LLVMValueRef fn;
+  LLVMBuilderRef b = ad_get_or_define_internal(
+      mc->mod, "tanjit.rev.deferred.free", LLVMFunctionType(vt, &ptr, 1, 0),
+      &fn);
+  if (!b)
+    return fn;
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c, fn, "next");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, fn, "node");
+  LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c, fn, "unsized");
+  LLVMBasicBlockRef two = LLVMAppendBasicBlockInContext(c, fn, "sized");
+  LLVMBasicBlockRef freed = LLVMAppendBasicBlockInContext(c, fn, "freed");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+  LLVMValueRef slot = LLVMGetParam(fn, 0);
+  LLVMValueRef first = LLVMBuildLoad2(b, ptr, slot, "");
+  LLVMBuildBr(b, loop);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef node = LLVMBuildPhi(b, ptr, "");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), done, body);
+  LLVMPositionBuilderAtEnd(b, body);
+  LLVMValueRef next = LLVMBuildLoad2(b, ptr, at(mc, b, node, NODE_NEXT), "");
+  LLVMValueRef f = LLVMBuildLoad2(b, ptr, at(mc, b, node, NODE_FN), "");
+  LLVMValueRef p = LLVMBuildLoad2(b, ptr, at(mc, b, node, NODE_PTR), "");
+  LLVMValueRef size = LLVMBuildLoad2(b, i64, at(mc, b, node, NODE_SIZE), "");
+  LLVMValueRef sized = LLVMBuildLoad2(b, i64, at(mc, b, node, NODE_SIZED), "");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, sized, ""), one, two);
+  LLVMPositionBuilderAtEnd(b, one);
+  LLVMBuildCall2(b, LLVMFunctionType(vt, &ptr, 1, 0), f, &p, 1, "");
+  LLVMBuildBr(b, freed);
+  LLVMPositionBuilderAtEnd(b, two);
+  LLVMTypeRef pt[2] = {ptr, i64};
+  LLVMValueRef args[2] = {p, size};
+  LLVMBuildCall2(b, LLVMFunctionType(vt, pt, 2, 0), f, args, 2, "");
+  LLVMBuildBr(b, freed);
+  LLVMPositionBuilderAtEnd(b, freed);
+  ad_rev_call_libc(mc, b, "free", &node, 1);
+  LLVMBuildBr(b, loop);
+  LLVMAddIncoming(node, &first, &entry, 1);
+  LLVMAddIncoming(node, &next, &freed, 1);
+  LLVMPositionBuilderAtEnd(b, done);
+  LLVMBuildStore(b, LLVMConstNull(ptr), slot);
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+static int rev_deferred_free(ad_rev_fn *r, const ad_rev_call_row *row,
+                             LLVMValueRef call, const ad_rev_call_plan *p) {
+  (void)row, (void)p;
+  ad_module_ctx *mc = r->mc;
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMBuilderRef b = r->rb;
+  if (!r->deferred) {
+    LLVMPositionBuilderBefore(r->eb, r->entry_term);
+    r->deferred = LLVMBuildAlloca(r->eb, ptr, "deferred.frees");
+    LLVMBuildStore(r->eb, LLVMConstNull(ptr), r->deferred);
+  }
+  LLVMValueRef cargs[2] = {LLVMConstInt(i64, 1, 0),
+                           LLVMConstInt(i64, NODE_BYTES, 0)};
+  LLVMValueRef node = ad_rev_call_libc(mc, b, "calloc", cargs, 2);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+  LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(c, fn, "deferred.oom");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(c, fn, "deferred.push");
+  LLVMBuildCondBr(b, LLVMBuildIsNull(b, node, ""), oom, ok);
+  LLVMPositionBuilderAtEnd(b, oom);
+  ad_build_trap(mc->mod, b);
+  LLVMPositionBuilderAtEnd(b, ok);
+  unsigned n = LLVMGetNumArgOperands(call);
+  LLVMBuildStore(b, LLVMBuildLoad2(b, ptr, r->deferred, ""),
+                 at(mc, b, node, NODE_NEXT));
+  LLVMBuildStore(b, LLVMGetCalledValue(call), at(mc, b, node, NODE_FN));
+  LLVMBuildStore(b, ad_rev_primal(r, LLVMGetOperand(call, 0)),
+                 at(mc, b, node, NODE_PTR));
+  if (n == 2) {
+    LLVMBuildStore(b,
+                   LLVMBuildZExtOrBitCast(
+                       b, ad_rev_primal(r, LLVMGetOperand(call, 1)), i64, ""),
+                   at(mc, b, node, NODE_SIZE));
+    LLVMBuildStore(b, LLVMConstInt(i64, 1, 0), at(mc, b, node, NODE_SIZED));
+  }
+  LLVMBuildStore(b, node, r->deferred);
+  return 0;
+}
+
+static const ad_rev_call_row deferred_free_row = {
+    .name = "tanjit.rev.deferred.free", .rev = rev_deferred_free};
+
+int ad_rev_custom_defer_free(ad_rev_fn *r, LLVMValueRef call,
+                             LLVMValueRef clone) {
+  if (!r->defer_frees)
+    r->defer_frees = calls_custom_with_pointers(r) ? 2 : 1;
+  LLVMValueRef fn = ad_called_function(call);
+  unsigned n = LLVMGetNumArgOperands(call);
+  if (r->defer_frees != 2 || !fn || !LLVMIsACallInst(call) || n < 1 ||
+      n > 2 || LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, 0))) !=
+                   LLVMPointerTypeKind ||
+      (n == 2 && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(call, 1))) !=
+                     LLVMIntegerTypeKind))
+    return 1;
+  /* the clone stays (what maps to it keeps a value) and frees nothing */
+  LLVMSetOperand(clone, 0, LLVMConstNull(LLVMTypeOf(LLVMGetOperand(call, 0))));
+  return ad_rev_plan_row(r, call, &deferred_free_row) ? 0 : -1;
+}
+
+int ad_rev_custom_finish_frees(ad_rev_fn *r) {
+  if (!r->deferred)
+    return 0;
+  LLVMValueRef run = run_fn(r->mc);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(r->mc->llctx);
+  if (!b)
+    return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, NULL, "out of memory");
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(r->rev); bb;
+       bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (!term || LLVMGetInstructionOpcode(term) != LLVMRet)
+      continue;
+    LLVMPositionBuilderBefore(b, term);
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(run), run, &r->deferred, 1, "");
+  }
+  LLVMDisposeBuilder(b);
+  return 0;
 }

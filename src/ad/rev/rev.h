@@ -274,6 +274,10 @@ typedef struct ad_rev_fn {
   ad_map rshadow;
   LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
   ad_map custom;     /* primal call -> its custom rule's plan (custom.c) */
+  /* custom_inputs.c: whether frees wait for the end of the reverse (0
+   * unasked, 1 no, 2 yes), and rev's slot holding the list of them */
+  int defer_frees;
+  LLVMValueRef deferred;
   /* the block being reversed */
   LLVMBasicBlockRef head;  /* pops the record, loads the slots */
   LLVMBasicBlockRef body;  /* the first block of its reverse */
@@ -607,6 +611,16 @@ int ad_rev_custom_keep_input(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef a,
 /* At r->rb: the address in the copy `block` (its record's value) that
  * stands for the argument. */
 LLVMValueRef ad_rev_custom_kept_address(ad_rev_fn *r, LLVMValueRef block);
+/* A free (or delete) in a pair whose body calls a custom gradient with a
+ * pointer argument, in aug after its clone: the clone removed, the free
+ * made at the end of the reverse instead (the rule's reverse may read the
+ * block through memory its copy holds a pointer to).  1: not deferred,
+ * the clone stays; 0 or -1. */
+int ad_rev_custom_defer_free(ad_rev_fn *r, LLVMValueRef call,
+                             LLVMValueRef clone);
+/* Once the reverse is built: before each of its returns, the frees
+ * deferred in it.  0 or -1. */
+int ad_rev_custom_finish_frees(ad_rev_fn *r);
 /* ---- cuda.c ---- */
 struct ad_call_rule;
 /* The aug side of CUDA-family call `call` (`clone` its aug clone, the
