@@ -15,6 +15,7 @@
 #include "ad/core/map.h"
 #include "ad/fwd/fwd.h"
 #include "ad/ir/ir.h"
+#include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/strbuf.h"
 
@@ -83,7 +84,10 @@ int ad_emit_indirect_call(ad_fn_ctx *fc, LLVMValueRef call) {
         return ad_fail(mc, call,
                        "indirect call with active arguments and more than 64 "
                        "possible targets in this module");
-      callee[nc] = declared ? ad_direct_call_wrapper(mc->mod, f) : f;
+      /* a custom rule of a defined target answers a direct call of it */
+      callee[nc] = declared || ad_custom_answers_function(mc->engine, f)
+                       ? ad_direct_call_wrapper(mc->mod, f)
+                       : f;
       if (!callee[nc])
         return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       cands[nc++] = f;

@@ -30,6 +30,9 @@ typedef struct rev_entry {
   ad_rev_sig sig;
   ad_rev_pair pair;
   int built;
+  /* the first indirect call it was asked for as a possible target of, and
+   * that target (a wrapper's function), for its errors */
+  LLVMValueRef via_indirect, as_target;
 } rev_entry;
 
 struct ad_rev_state {
@@ -345,6 +348,8 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     rc = ad_rev_build_aug(&r);
   if (rc == 0)
     rc = ad_rev_build_reverse(&r);
+  if (rc == 0)
+    rc = ad_rev_custom_finish_frees(&r);
   if (rc == 0 && !mc->diag.failed) {
     scope_disjoint_shadows(&own.sig, r.aug);
     scope_disjoint_shadows(&own.sig, r.rev);
@@ -372,10 +377,46 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
   return mc->diag.failed ? -1 : rc;
 }
 
+void ad_rev_note_indirect_target(ad_module_ctx *mc, const ad_rev_pair *pair,
+                                 LLVMValueRef call, LLVMValueRef target) {
+  for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
+    if (mc->rev->e[i].pair.aug == pair->aug && !mc->rev->e[i].built &&
+        !mc->rev->e[i].via_indirect) {
+      mc->rev->e[i].via_indirect = call;
+      mc->rev->e[i].as_target = target;
+    }
+}
+
+/* A possible target's failure may name a function the program never
+ * calls there: the error says why it was differentiated. */
+static void note_possible_target(ad_module_ctx *mc, const rev_entry *e) {
+  if (!e->via_indirect || !mc->diag.err || !*mc->diag.err ||
+      mc->diag.failed_code == TANJIT_ERR_NO_MEMORY)
+    return;
+  char *where = ad_location_text(e->via_indirect);
+  strbuf sb;
+  sb_init(&sb);
+  sb_printf(&sb,
+            "%s (%s is only a possible target of the indirect call%s: every "
+            "function of its type whose address is taken must be "
+            "differentiable in reverse mode, whether or not the call "
+            "reaches it)",
+            tanjit_error_message(*mc->diag.err), ad_value_name(e->as_target),
+            where ? where : "");
+  if (sb.data) {
+    ad_strip_session_suffixes(sb.data);
+    tj_error_set_message(*mc->diag.err, sb.data);
+  }
+  sb_free(&sb);
+  free(where);
+}
+
 int ad_rev_build_all(ad_module_ctx *mc) {
   for (size_t i = 0; mc->rev && i < mc->rev->n; i++)
-    if (!mc->rev->e[i].built && build_entry(mc, i) != 0)
+    if (!mc->rev->e[i].built && build_entry(mc, i) != 0) {
+      note_possible_target(mc, &mc->rev->e[i]);
       return -1;
+    }
   return mc->diag.failed ? -1 : 0;
 }
 

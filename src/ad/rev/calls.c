@@ -35,6 +35,7 @@
 #include "ad/rules/rules.h"
 #include "ad/tangent/tangent.h"
 #include "common/alloc.h"
+#include "common/strbuf.h"
 
 /* The named reverse rules, asked in this order; the first row whose name
  * matches the call's rule name wins. */
@@ -357,7 +358,10 @@ static int aug_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn) {
  * target is built at once here, so none can be set aside as forward mode
  * does).  A declared function whose address is taken (libm's sin in a
  * table of callbacks) is a candidate when a rule covers its calls: its
- * direct-call wrapper (ir.c) is differentiated in its place.
+ * direct-call wrapper (ir.c) is differentiated in its place; so is a
+ * defined one's whose calls a rule answers (a custom gradient, an
+ * inactive mark), as a direct call of it would.  A candidate's build
+ * failure says it was only a possible target of this call (cache.c).
  */
 static LLVMValueRef declared_candidate(ad_module_ctx *mc, LLVMValueRef call,
                                        LLVMValueRef f, int *oom) {
@@ -383,6 +387,13 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
       } else if (!ad_may_be_indirect_target(call, f) ||
                  ad_rev_is_generated(mc, f)) {
         continue;
+      } else if (ad_rev_custom_gradient_of(f) ||
+                 ad_custom_answers_function(mc->engine, f)) {
+        /* its rule (a custom gradient, an inactive mark) answers calls to
+         * it, not a pair of its own: a direct call of it (the wrapper's)
+         * takes the rule */
+        if (!(via = ad_direct_call_wrapper(mc->mod, f)))
+          return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
       }
       if (nc == MAX_TARGETS)
         return ad_rev_fail_call(r, call,
@@ -412,6 +423,7 @@ static int aug_indirect(ad_rev_fn *r, LLVMValueRef call) {
     p->act = NULL;
     if (plan_callee(r, call, callee[i], p) != 0)
       return -1;
+    ad_rev_note_indirect_target(mc, &p->pair, call, cands[i]);
     p->targets[i] = cands[i];
     p->pairs[i] = p->pair;
   }
@@ -446,6 +458,12 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
   if (omp) /* parallel regions, critical sections, barriers */
     return omp->aug(r, omp, call, NULL);
   const ad_call_rule *rule = ad_rule_of_call(mc, call);
+  /* a custom forward derivative says nothing about the reverse: a callee
+   * with a body is differentiated, as Enzyme does */
+  int custom_fwd = rule && !rule->inactive && fn &&
+                   ad_custom_lookup(mc->engine, call) == rule;
+  if (custom_fwd && LLVMCountBasicBlocks(fn) > 0)
+    rule = NULL;
   if (rule) {
     LLVMValueRef c = ad_clone(fc, call);
     if (!c)
@@ -467,11 +485,22 @@ int ad_rev_aug_call(ad_rev_fn *r, LLVMValueRef call) {
       }
       return 0;
     }
+    if (rule->frees_argument && !rule->returns_allocation) {
+      int deferred = ad_rev_custom_defer_free(r, call, c); /* 1: not */
+      if (deferred != 1)
+        return deferred;
+    }
     const ad_rev_call_row *row = rev_rule_of(rule);
     if (row)
       return row->aug(r, row, call, c);
     if (!ad_rev_any_active(r, call))
       return 0;
+    if (custom_fwd)
+      return ad_rev_fail_call(r, call,
+                              "no reverse-mode rule for a call to %s: it has a "
+                              "custom forward derivative only, and no body to "
+                              "differentiate (register a custom gradient)",
+                              ad_value_name(fn));
     return ad_rev_fail_call(r, call, "no reverse-mode rule for a call to %s", name);
   }
   int touches = fn && LLVMCountBasicBlocks(fn) > 0 &&

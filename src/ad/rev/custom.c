@@ -31,7 +31,10 @@
  *         returns the adjoints as above (several: the LLVM literal struct).
  *
  * A pointer argument's shadow is its shadow memory, into which the rule
- * accumulates, or NULL when the argument is inactive.  The tape value is
+ * accumulates, or NULL when the argument is inactive (an in-IR rule
+ * refuses that: Enzyme's signature gives every pointer one).  Memory the
+ * reverse would read through an argument after aug's frame or a free lost
+ * it is copied at the call (custom_inputs.c).  The tape value is
  * recorded in the block's tape record like any value the reverse reads,
  * so a rule called in a loop gets each call's own tape back.  A call none
  * of whose operands or result is active is the primal call alone.
@@ -213,12 +216,18 @@ typedef struct custom_plan {
   LLVMValueRef tape;         /* the aug's tape value (its own vmap key) */
   LLVMTypeRef adjoints;      /* {T...} of the float scalar params, or NULL */
   unsigned nfloat;
+  /* per call argument: the copy of the memory it points to that the
+   * reverse reads instead (custom_inputs.c), or NULL */
+  LLVMValueRef *kept;
 } custom_plan;
 
 void ad_rev_custom_free(ad_rev_fn *r) {
   for (size_t i = 0; i < r->custom.cap; i++)
-    if (r->custom.keys[i])
-      free(r->custom.vals[i]);
+    if (r->custom.keys[i]) {
+      custom_plan *p = r->custom.vals[i];
+      free(p->kept);
+      free(p);
+    }
   ad_map_free(&r->custom);
 }
 
@@ -239,11 +248,14 @@ static int fail(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
  * followed by its shadow (NULL when inactive).  `reverse`: the values the
  * reverse body sees. */
 static unsigned rule_args(ad_rev_fn *r, LLVMValueRef call, int reverse,
-                          LLVMValueRef *out) {
+                          LLVMValueRef *const kept, LLVMValueRef *out) {
   unsigned n = LLVMGetNumArgOperands(call), k = 0;
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
-    out[k++] = reverse ? ad_rev_primal(r, a) : ad_primal(&r->fc, a);
+    if (reverse && kept && kept[i])
+      out[k++] = ad_rev_custom_kept_address(r, ad_rev_primal(r, kept[i]));
+    else
+      out[k++] = reverse ? ad_rev_primal(r, a) : ad_primal(&r->fc, a);
     if (!is_pointer(LLVMTypeOf(a)))
       continue;
     if (ad_is_active(&r->fc, a) && ad_shadow_or_null(&r->fc, a))
@@ -341,10 +353,28 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
     rev_f = ad_get_or_declare(mc->mod, api->reverse, p->rev_type);
   } else {
     p->rev_type = LLVMGlobalGetValueType(rev_f);
+    /* Enzyme's signature gives every pointer a shadow the rule may
+     * accumulate into; an inactive one has none (Enzyme refuses the
+     * rule's type there too), and NULL would crash the user's reverse */
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+      LLVMValueRef a = LLVMGetOperand(call, i);
+      if (is_pointer(LLVMTypeOf(a)) &&
+          !(ad_is_active(fc, a) && ad_shadow_or_null(fc, a)))
+        rc = ad_fail_code(
+            mc, TANJIT_ERR_DIFFERENTIATE, call,
+            "reverse mode: the custom gradient of %s: argument %u (a pointer) "
+            "is inactive at this call (enzyme_const, or memory no active "
+            "value reaches), so it has no shadow to pass after it; the "
+            "rule's functions take one after every pointer (make the "
+            "argument enzyme_dup, with a shadow, at the request)",
+            ad_value_name(fn), i + 1);
+    }
+    if (rc)
+      goto out;
   }
   p->aug = aug_f;
   p->rev = rev_f;
-  unsigned k = rule_args(r, call, 0, args);
+  unsigned k = rule_args(r, call, 0, NULL, args);
   LLVMValueRef primal = NULL;
   if (api) {
     if (aug_f)
@@ -404,6 +434,14 @@ int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call) {
                 "float parameters (a value, or a struct of them in order)");
   }
 record:
+  /* after the rule's augmented half (and the primal call): what its
+   * reverse reads through its pointer arguments */
+  if (rc == 0 && !(p->kept = tj_calloc(n ? n : 1, sizeof *p->kept)))
+    rc = ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
+  for (unsigned i = 0; i < n && rc == 0; i++)
+    if (is_pointer(LLVMTypeOf(LLVMGetOperand(call, i))))
+      rc = ad_rev_custom_keep_input(r, call, LLVMGetOperand(call, i),
+                                    &p->kept[i]);
   /* the tape is read back in rev from the block's record, keyed by
    * itself: it has no primal value.  It is a call or an extractvalue of
    * one, which the record never recomputes (tape.c), so it is stored */
@@ -422,7 +460,7 @@ int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call) {
   LLVMValueRef *args = tj_malloc((2 * n + 3) * sizeof *args);
   if (!args)
     return ad_fail_code(mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
-  unsigned k = rule_args(r, call, 1, args);
+  unsigned k = rule_args(r, call, 1, p->kept, args);
   LLVMTypeRef rt = LLVMTypeOf(call);
   if (ad_type_is_float_scalar(rt))
     args[k++] = ad_rev_has_adjoint(r, call) ? ad_rev_take(r, call)
@@ -432,6 +470,9 @@ int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call) {
   LLVMTypeRef revt = p->rev_type;
   LLVMValueRef res = call_fn(r->rb, p->rev, revt, args, k, call);
   free(args);
+  for (unsigned i = 0; i < n; i++)
+    if (p->kept[i])
+      ad_rev_shadow_free(mc, r->rb, ad_rev_primal(r, p->kept[i]));
   if (!p->nfloat)
     return 0;
   LLVMValueRef *d = tj_malloc(p->nfloat * sizeof *d);

@@ -4,7 +4,8 @@
  *    posix_memalign): a zeroed shadow block in aug, as aligned as the
  *    primal's, freed at the reverse of the allocation; the primal free
  *    stays in aug (the primal block is not needed again: the reverse reads
- *    the tape, never primal memory);
+ *    the tape, never primal memory), but where a custom gradient's reverse
+ *    may read it (custom_inputs.c holds it back);
  *  - realloc: a fresh shadow block in aug holding the old shadow's bytes
  *    (its pointers) up to the smaller size, the new tail zeroed; the old
  *    shadow stays alive, so the reverse of what ran before the realloc

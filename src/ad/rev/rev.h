@@ -274,6 +274,10 @@ typedef struct ad_rev_fn {
   ad_map rshadow;
   LLVMValueRef dret; /* rev's result adjoint parameter, or NULL */
   ad_map custom;     /* primal call -> its custom rule's plan (custom.c) */
+  /* custom_inputs.c: whether frees wait for the end of the reverse (0
+   * unasked, 1 no, 2 yes), and rev's slot holding the list of them */
+  int defer_frees;
+  LLVMValueRef deferred;
   /* the block being reversed */
   LLVMBasicBlockRef head;  /* pops the record, loads the slots */
   LLVMBasicBlockRef body;  /* the first block of its reverse */
@@ -590,8 +594,33 @@ LLVMValueRef ad_rev_custom_gradient_of(LLVMValueRef fn);
 int ad_rev_custom_applies(ad_module_ctx *mc, LLVMValueRef call);
 /* The call in aug (its plan put in r->custom) and in rev.  0 or -1. */
 int ad_rev_custom_aug(ad_rev_fn *r, LLVMValueRef call);
+/* cache.c: pair (just asked for) is built as possible target `target` of
+ * indirect call `call`: a failure to build it says so. */
+void ad_rev_note_indirect_target(ad_module_ctx *mc, const ad_rev_pair *pair,
+                                 LLVMValueRef call, LLVMValueRef target);
 int ad_rev_custom_reverse(ad_rev_fn *r, LLVMValueRef call);
 void ad_rev_custom_free(ad_rev_fn *r);
+/* custom_inputs.c: at aug's builder, after the rule's augmented half, a
+ * copy of the memory pointer argument `a` of `call` points into where the
+ * rule's reverse could not read it otherwise (an alloca of the function,
+ * a block of the function's that may be written or freed before the
+ * reverse): *block, a recorded aug value (NULL: no copy, the reverse
+ * reads the primal memory).  0 or -1. */
+int ad_rev_custom_keep_input(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef a,
+                             LLVMValueRef *block);
+/* At r->rb: the address in the copy `block` (its record's value) that
+ * stands for the argument. */
+LLVMValueRef ad_rev_custom_kept_address(ad_rev_fn *r, LLVMValueRef block);
+/* A free (or delete) in a pair whose body calls a custom gradient with a
+ * pointer argument, in aug after its clone: the clone removed, the free
+ * made at the end of the reverse instead (the rule's reverse may read the
+ * block through memory its copy holds a pointer to).  1: not deferred,
+ * the clone stays; 0 or -1. */
+int ad_rev_custom_defer_free(ad_rev_fn *r, LLVMValueRef call,
+                             LLVMValueRef clone);
+/* Once the reverse is built: before each of its returns, the frees
+ * deferred in it.  0 or -1. */
+int ad_rev_custom_finish_frees(ad_rev_fn *r);
 /* ---- cuda.c ---- */
 struct ad_call_rule;
 /* The aug side of CUDA-family call `call` (`clone` its aug clone, the

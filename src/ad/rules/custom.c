@@ -535,6 +535,18 @@ const ad_call_rule *ad_custom_lookup(const ad_engine *e, LLVMValueRef call) {
   return found;
 }
 
+int ad_custom_answers_function(const ad_engine *e, LLVMValueRef fn) {
+  if (!fn)
+    return 0;
+  if (LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                    inactive_attr, sizeof inactive_attr - 1) ||
+      in_ir_derivative(fn))
+    return 1;
+  ad_custom_registry *r = e ? ad_engine_custom(e) : NULL;
+  size_t n;
+  return r && registered_rule(r, LLVMGetValueName2(fn, &n)) != NULL;
+}
+
 const ad_rule_family ad_custom_family = {
     .name = "custom",
     .lookup_call = ad_custom_lookup,

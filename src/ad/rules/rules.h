@@ -97,6 +97,11 @@ void ad_custom_registry_free(ad_custom_registry *r); /* NULL-tolerant */
 /* Whether any rule was registered through the API (NULL: none). */
 int ad_custom_registry_has_rules(ad_custom_registry *r);
 /* ad_custom_read_registrations: declared in ad.h (the loader calls it). */
+/* Whether a custom rule answers direct calls of fn by itself (an in-IR
+ * forward derivative, the enzyme_inactive attribute on fn, a rule
+ * registered under fn's name): an indirect call that may reach fn
+ * dispatches to a direct call of it, which takes the rule. */
+int ad_custom_answers_function(const ad_engine *e, LLVMValueRef fn);
 
 /* ---- copy.c: one copy rule for host and device memory ----
  *
