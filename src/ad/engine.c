@@ -23,6 +23,7 @@
 #include "ad/registry/registry.h"
 #include "ad/tangent/tangent.h"
 #include "ad/request.h"
+#include "ad/request_select.h"
 #include "ad/rev/rev.h"
 #include "ad/rules/rules.h"
 #include "common/strbuf.h"
@@ -401,6 +402,11 @@ static int rewrite_requests(ad_module_ctx *mc, LLVMModuleRef m) {
   for (int round = 0; rc == 0; round++) {
     LLVMValueRef *all = NULL;
     size_t nall = 0;
+    /* one request per function (request_select.c), nested selects too */
+    for (int split = 1; rc == 0 && split;)
+      rc = ad_split_selected_requests(mc, &split);
+    if (rc)
+      break;
     rc = collect_requests(mc, m, &all, &nall, round ? NULL : &req_fns, &nfns);
     if (rc == 0 && nall && round == 4)
       rc = ad_fail(mc, all[0], "internal: requests inside derivatives did "
