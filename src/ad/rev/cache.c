@@ -552,6 +552,8 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
   LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
   LLVMBuildStore(b, LLVMConstNull(tt), tape);
   LLVMValueRef aug = ad_rev_guarded_aug(mc, p->aug, 0);
+  if (aug)
+    ad_rev_tape_begin(mc, b, p->aug, tape);
   LLVMValueRef *a = aug ? tj_malloc((nargs + 2) * sizeof *a) : NULL;
   if (!a) {
     if (aug)
@@ -575,8 +577,6 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
       LLVMBuildCall2(b, LLVMGlobalGetValueType(p->rev), p->rev, a, k, "");
   free(a);
   keep_out_of_line(mc, res);
-  LLVMValueRef buf = LLVMBuildLoad2(b, LLVMPointerTypeInContext(mc->llctx, 0),
-                                    tape, "");
-  ad_rev_call_libc(mc, b, "free", &buf, 1);
+  ad_rev_tape_end(mc, b, p->aug, tape);
   return LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
 }

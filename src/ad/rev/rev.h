@@ -485,6 +485,13 @@ enum { AD_REV_TAPE_OWNED_OFFSET = 32 };
  * thunk} the guard walks, calling each thunk(node) then freeing the node. */
 enum { AD_REV_TAPE_DEVICE_OFFSET = 40 };
 LLVMTypeRef ad_rev_header_type(ad_module_ctx *mc);
+/* A gradient's tape from start to end (tape.c): its first buffer sized
+ * from the last call's capacity (a global per augmented function aug),
+ * and at the end that capacity kept and the buffer freed. */
+void ad_rev_tape_begin(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
+                       LLVMValueRef tape);
+void ad_rev_tape_end(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
+                     LLVMValueRef tape);
 /* Emits at aug builder b a node for `shadow` (8 bytes: a device address or
  * pointer; null when none was made) pushed on the header's device list,
  * `thunk` a `void (ptr node)` that frees node's shadow.  Returns the node;

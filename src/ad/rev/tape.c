@@ -125,6 +125,141 @@ static LLVMValueRef reserve_fn(ad_rev_fn *r) {
 }
 
 /*
+ * The tape's first buffer, sized from the call before: a gradient whose
+ * records pass the 4 KiB reserve_fn starts with would otherwise malloc
+ * 4 KiB, realloc it (copying) as it doubles, and free it on every call
+ * (RK4's 20 steps: once to 8 KiB).  Each gradient of an augmented
+ * function keeps, in a global of its own, the capacity its last call
+ * ended with (at most TAPE_HINT_MAX, so one huge call does not make every
+ * later one map as much), and the next call allocates that at once.  The
+ * hint is read and written with relaxed atomics: gradients run on many
+ * threads, and any value read is only a size to start from.
+ */
+enum { TAPE_HINT_MAX = 1 << 20 };
+
+/* "tanjit.tape.<what>.<aug>" into buf: begin and end are one copy per
+ * augmented function, like reserve_fn, so each stays in its gradient's
+ * unit (jit/partition.c keeps calls between units out of line). */
+static void per_aug_name(char *buf, size_t size, const char *what,
+                         LLVMValueRef aug) {
+  size_t an;
+  const char *name = LLVMGetValueName2(aug, &an);
+  snprintf(buf, size, "tanjit.tape.%s.%.*s", what, (int)(an > 200 ? 200 : an),
+           name);
+}
+
+static LLVMValueRef tape_hint(ad_module_ctx *mc, LLVMValueRef aug) {
+  char buf[256];
+  per_aug_name(buf, sizeof buf, "hint", aug);
+  LLVMValueRef g = LLVMGetNamedGlobal(mc->mod, buf);
+  if (g)
+    return g;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(mc->llctx);
+  g = LLVMAddGlobal(mc->mod, i64, buf);
+  LLVMSetInitializer(g, LLVMConstNull(i64));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  return g;
+}
+
+/* begin and end inline into every gradient, where a tape nothing pushed
+ * to folds to a null buffer, so such a gradient keeps one load and a
+ * branch of this. */
+static void always_inline(ad_module_ctx *mc, LLVMValueRef fn) {
+  unsigned k = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(mc->llctx, k, 0));
+}
+
+static LLVMValueRef relaxed(LLVMValueRef memory_op) {
+  LLVMSetOrdering(memory_op, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(memory_op, 8);
+  return memory_op;
+}
+
+void ad_rev_tape_begin(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
+                       LLVMValueRef tape) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0), i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef params[2] = {ptr, ptr};
+  LLVMValueRef fn;
+  char name[256];
+  per_aug_name(name, sizeof name, "begin", aug);
+  LLVMBuilderRef fb = ad_get_or_define_internal(
+      mc->mod, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  if (fb) {
+    always_inline(mc, fn);
+    LLVMValueRef t = LLVMGetParam(fn, 0), hint = LLVMGetParam(fn, 1);
+    LLVMBasicBlockRef get = LLVMAppendBasicBlockInContext(c, fn, "get");
+    LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(c, fn, "got");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+    LLVMValueRef h = relaxed(LLVMBuildLoad2(fb, i64, hint, "hint"));
+    LLVMBuildCondBr(fb, LLVMBuildICmp(fb, LLVMIntEQ, h, LLVMConstNull(i64), ""),
+                    done, get);
+    LLVMPositionBuilderAtEnd(fb, get);
+    LLVMValueRef ra[2] = {LLVMConstNull(ptr), h};
+    LLVMValueRef p = ad_rev_call_libc(mc, fb, "realloc", ra, 2);
+    LLVMBuildCondBr(fb, LLVMBuildIsNull(fb, p, ""), done, got);
+    LLVMPositionBuilderAtEnd(fb, got);
+    /* (a tape type's ptr and cap: the header starts with one) */
+    LLVMTypeRef tt = ad_rev_tape_type(mc);
+    LLVMBuildStore(fb, p, LLVMBuildStructGEP2(fb, tt, t, 0, ""));
+    LLVMBuildStore(fb, h, LLVMBuildStructGEP2(fb, tt, t, 2, ""));
+    LLVMBuildBr(fb, done);
+    LLVMPositionBuilderAtEnd(fb, done);
+    LLVMBuildRetVoid(fb);
+    LLVMDisposeBuilder(fb);
+  }
+  LLVMValueRef args[2] = {tape, tape_hint(mc, aug)};
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+void ad_rev_tape_end(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
+                     LLVMValueRef tape) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0), i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef params[2] = {ptr, ptr};
+  LLVMValueRef fn;
+  char name[256];
+  per_aug_name(name, sizeof name, "end", aug);
+  LLVMBuilderRef fb = ad_get_or_define_internal(
+      mc->mod, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  if (fb) {
+    always_inline(mc, fn);
+    LLVMValueRef t = LLVMGetParam(fn, 0), hint = LLVMGetParam(fn, 1);
+    LLVMTypeRef tt = ad_rev_tape_type(mc);
+    /* nothing pushed: nothing to keep or free */
+    LLVMValueRef buf = LLVMBuildLoad2(fb, ptr, LLVMBuildStructGEP2(fb, tt, t, 0, ""),
+                                      "buf");
+    LLVMBasicBlockRef used = LLVMAppendBasicBlockInContext(c, fn, "used");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(c, fn, "out");
+    LLVMBuildCondBr(fb, LLVMBuildIsNull(fb, buf, ""), out, used);
+    LLVMPositionBuilderAtEnd(fb, out);
+    LLVMBuildRetVoid(fb);
+    LLVMPositionBuilderAtEnd(fb, used);
+    LLVMValueRef cap = LLVMBuildLoad2(fb, i64, LLVMBuildStructGEP2(fb, tt, t, 2, ""),
+                                      "cap");
+    LLVMValueRef most = LLVMConstInt(i64, TAPE_HINT_MAX, 0);
+    cap = LLVMBuildSelect(fb, LLVMBuildICmp(fb, LLVMIntUGT, cap, most, ""), most,
+                          cap, "");
+    LLVMBasicBlockRef keep = LLVMAppendBasicBlockInContext(c, fn, "keep");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c, fn, "done");
+    LLVMValueRef h = relaxed(LLVMBuildLoad2(fb, i64, hint, "hint"));
+    LLVMBuildCondBr(fb, LLVMBuildICmp(fb, LLVMIntNE, cap, h, ""), keep, done);
+    LLVMPositionBuilderAtEnd(fb, keep);
+    relaxed(LLVMBuildStore(fb, cap, hint));
+    LLVMBuildBr(fb, done);
+    LLVMPositionBuilderAtEnd(fb, done);
+    ad_rev_call_libc(mc, fb, "free", &buf, 1);
+    LLVMBuildRetVoid(fb);
+    LLVMDisposeBuilder(fb);
+  }
+  LLVMValueRef args[2] = {tape, tape_hint(mc, aug)};
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+/*
  * The header a body pushes and pops through is its own copy, an alloca
  * in its entry block (SROA keeps ptr, size and cap in registers), not the
  * caller's header behind the tape parameter: that one may alias any
