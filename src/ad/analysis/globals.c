@@ -42,9 +42,20 @@ void ad_active_globals_free(ad_active_globals *g) {
   ad_map_free(&g->touches_memo);
 }
 
+/* The tape's size hints (rev/tape.c): an allocation size the gradient
+ * keeps for its next call, made while derivatives are emitted, after
+ * discovery; a derivative of a gradient (a Hessian) reads and writes it as
+ * the gradient does, with no tangent. */
+static int is_tape_hint(LLVMValueRef g) {
+  static const char prefix[] = "tanjit.tape.hint.";
+  size_t n;
+  const char *name = LLVMGetValueName2(g, &n);
+  return n >= sizeof prefix - 1 && memcmp(name, prefix, sizeof prefix - 1) == 0;
+}
+
 int ad_global_can_shadow(LLVMValueRef g) {
   return LLVMIsAGlobalVariable(g) && LLVMGetInitializer(g) &&
-         !LLVMIsThreadLocal(g);
+         !LLVMIsThreadLocal(g) && !is_tape_hint(g);
 }
 
 /* Memo values of global_refs_memo. */
