@@ -150,10 +150,11 @@ int ad_type_holds_pointer(LLVMTypeRef t);
 int ad_type_can_carry(LLVMTypeRef t);
 
 /* ---- null_argument.c ---- */
-/* Whether call argument `a` of callee `fn` is a null, undef or poison
+/* Whether argument `a` of `call` to callee `fn` is a null, undef or poison
  * pointer the callee can never dereference (address space 0, fn without
- * null_pointer_is_valid). */
-int ad_is_null_pointer_argument(LLVMValueRef fn, LLVMValueRef a);
+ * null_pointer_is_valid), in code the program wrote, not the engine. */
+int ad_is_null_pointer_argument(LLVMValueRef call, LLVMValueRef fn,
+                                LLVMValueRef a);
 
 /* ---- helpers.c: helpers declared next to a call ---- */
 /* Declares (or finds) `helper_name` with `fn_type` for use next to

@@ -7,7 +7,8 @@
  * as unreachable as the primal. */
 #include "ad/ir/ir.h"
 
-int ad_is_null_pointer_argument(LLVMValueRef fn, LLVMValueRef a) {
+int ad_is_null_pointer_argument(LLVMValueRef call, LLVMValueRef fn,
+                                LLVMValueRef a) {
   LLVMTypeRef t = LLVMTypeOf(a);
   if (LLVMGetTypeKind(t) != LLVMPointerTypeKind)
     return 0;
@@ -16,6 +17,13 @@ int ad_is_null_pointer_argument(LLVMValueRef fn, LLVMValueRef a) {
   /* only address space 0's null is never valid memory, and only where the
    * callee does not declare it valid (freestanding or kernel code) */
   if (LLVMGetPointerAddressSpace(t) != 0)
+    return 0;
+  /* code the engine made (a nested request's derivative, its helpers with
+   * their tape or shadow slots passed null) is left as emitted: active-
+   * global discovery ran before it existed and cannot have seen what a
+   * shadow there demands */
+  LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+  if ((fn && ad_is_generated_function(fn)) || ad_is_generated_function(caller))
     return 0;
   unsigned valid = LLVMGetEnumAttributeKindForName("null_pointer_is_valid", 21);
   return !(fn && valid &&
