@@ -109,7 +109,10 @@ int ad_derivative_call(ad_fn_ctx *fc, LLVMValueRef call, LLVMValueRef fn,
    * the callee: a derivative of its own for that case. */
   for (unsigned i = 0; i < np; i++) {
     LLVMValueRef a = LLVMGetOperand(call, i);
-    if (!passes_shadow(fc, a)) {
+    if (ad_is_null_pointer_argument(call, fn, a)) {
+      /* its shadow is null too, and never dereferenced (null_argument.c) */
+      act[i] = AD_ARG_DUP;
+    } else if (!passes_shadow(fc, a)) {
       act[i] = AD_ARG_CONST;
     } else if (ad_points_only_into_unneeded(fc, a)) {
       /* the callee's derivative leaves out its primal writes there */

@@ -149,6 +149,13 @@ int ad_type_holds_pointer(LLVMTypeRef t);
  * pointer, or an aggregate holding either); integers cannot. */
 int ad_type_can_carry(LLVMTypeRef t);
 
+/* ---- null_argument.c ---- */
+/* Whether argument `a` of `call` to callee `fn` is a null, undef or poison
+ * pointer the callee can never dereference (address space 0, fn without
+ * null_pointer_is_valid), in code the program wrote, not the engine. */
+int ad_is_null_pointer_argument(LLVMValueRef call, LLVMValueRef fn,
+                                LLVMValueRef a);
+
 /* ---- helpers.c: helpers declared next to a call ---- */
 /* Declares (or finds) `helper_name` with `fn_type` for use next to
  * `accompanied_call`: same calling convention; if the accompanied callee is

@@ -201,6 +201,11 @@ static int plan_callee(ad_rev_fn *r, LLVMValueRef call, LLVMValueRef fn,
     return ad_fail_code(r->mc, TANJIT_ERR_NO_MEMORY, call, "out of memory");
   for (unsigned k = 0; k < np; k++) {
     LLVMValueRef a = LLVMGetOperand(call, k);
+    if (ad_is_null_pointer_argument(call, fn, a)) {
+      /* its shadow is null too, and never dereferenced (null_argument.c) */
+      p->act[k] = AD_REV_DUP;
+      continue;
+    }
     if (!ad_is_active(fc, a))
       continue;
     int f, o;
