@@ -32,8 +32,10 @@
  * Integers are driven by type analysis (types.h): an integer is
  * active only when it may carry a pointer or float bits; one known to be an
  * integer never is, so index arithmetic, counts and flags get no shadow
- * code.  An integer that would be active but whose bytes are used both as a
- * float and as an integer (a conflict) is an error naming it.
+ * code; an active integer whose shadow nothing reads loses its activity
+ * (a returned one is read only when the caller asks for the result's
+ * derivative).  An integer that would be active but whose bytes are used
+ * both as a float and as an integer (a conflict) is an error naming it.
  *
  * TANJIT_AD_NO_ACTIVITY=1 (read once per process) switches the analysis
  * off, for measuring what it saves: every integer instruction and every
@@ -856,6 +858,14 @@ static void seed_everything(activity_state *st, LLVMValueRef fn) {
         mark(st, i);
 }
 
+/* Whether the derivative returns the result's derivative: its caller
+ * decides (fwd/call.c, rev/calls.c), and a caller that only branches on
+ * an integer result (cephes' signbit, a 0/1 from a double's sign bit)
+ * asks for none, so bit arithmetic computing it needs no shadow. */
+static int returns_derivative(const ad_fn_ctx *fc) {
+  return fc->sig->ret == AD_RET_TANGENT || fc->sig->ret == AD_RET_BOTH;
+}
+
 /* Whether the shadow of integer `v` is read by `user`: as a value stored
  * or passed on, or through a user whose own shadow is read. */
 static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
@@ -867,6 +877,8 @@ static int use_reads_shadow(ad_fn_ctx *fc, const ad_map *needed,
   if (ad_opclass_has_no_tangent(cls))
     return 0; /* the primal alone decides these */
   switch (op) {
+  case LLVMRet:
+    return returns_derivative(fc);
   case LLVMGetElementPtr:
     return LLVMGetOperand(user, 0) == v; /* indices are primal */
   case LLVMStore:
@@ -1040,7 +1052,7 @@ int ad_activity_analyze(ad_fn_ctx *fc) {
         visit(&st, i);
         if (LLVMGetInstructionOpcode(i) == LLVMRet &&
             LLVMGetNumOperands(i) == 1 &&
-            (fc->sig->ret == AD_RET_TANGENT || fc->sig->ret == AD_RET_BOTH) &&
+            returns_derivative(fc) &&
             carries_pointer(&st, LLVMGetOperand(i, 0)))
           demand(&st, LLVMGetOperand(i, 0));
       }

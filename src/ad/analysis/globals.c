@@ -25,6 +25,7 @@
  */
 #include <string.h>
 
+#include "ad/ad.h"
 #include "ad/analysis/globals.h"
 #include "ad/core/context.h"
 #include "ad/core/map.h"
@@ -56,6 +57,21 @@ static int is_tape_hint(LLVMValueRef g) {
 int ad_global_can_shadow(LLVMValueRef g) {
   return LLVMIsAGlobalVariable(g) && LLVMGetInitializer(g) &&
          !LLVMIsThreadLocal(g) && !is_tape_hint(g);
+}
+
+const char *ad_global_no_shadow_why(LLVMValueRef g) {
+  if (LLVMIsThreadLocal(g))
+    return "it is thread-local";
+  size_t len;
+  const char *name = LLVMGetValueName2(g, &len);
+  /* session.c renames a module's statics with this suffix at load */
+  if (name && strstr(name, TANJIT_PRIVATE_SUFFIX))
+    return "it is a static defined in another loaded module, which a "
+           "derivative made here cannot give a shadow: put the code that "
+           "writes it in the same file or module";
+  return "it is defined outside this module (in another loaded module or a "
+         "library), which a derivative made here cannot give a shadow: put "
+         "the code that writes it in the same file or module";
 }
 
 /* Memo values of global_refs_memo. */

@@ -42,6 +42,10 @@ void ad_refresh_globals_memo(ad_module_ctx *mc, ad_map *memo,
                              size_t *generation);
 /* Whether a defined mutable global can be given a shadow global. */
 int ad_global_can_shadow(LLVMValueRef g);
+/* Why global g has no shadow, for a message: thread-local, or defined in
+ * another module (a static of another loaded file, seen here as a
+ * declaration), whose state a derivative built here cannot shadow. */
+const char *ad_global_no_shadow_why(LLVMValueRef g);
 /* Whether global g has a shadow holding tangents: an active mutable
  * global, or a constant one whose initializer points to active globals
  * (its shadow is a per-lane table of their shadows). */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ad/analysis/activity.h"
+#include "ad/analysis/globals.h"
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
@@ -218,11 +219,23 @@ static int aug_store(ad_rev_fn *r, LLVMValueRef inst, LLVMValueRef c) {
     return 0;
   }
   if (ad_is_active(fc, v) && ad_type_can_carry(LLVMTypeOf(v)) &&
-      !ad_rev_into_unread_constant(r, p))
+      !ad_rev_into_unread_constant(r, p)) {
+    LLVMValueRef g = ad_pointer_root(p);
+    if (LLVMIsAGlobalVariable(g)) {
+      char *t = ad_value_text(inst);
+      int rc = ad_fail_code(r->mc, TANJIT_ERR_UNSUPPORTED, inst,
+                            "reverse mode: a store of an active value into "
+                            "global @%s, which has no shadow (%s): `%s`",
+                            ad_value_name(g), ad_global_no_shadow_why(g),
+                            t ? t + strspn(t, " ") : "?");
+      free(t);
+      return rc;
+    }
     return fail_inst(r, inst,
                      "a store of an active value through a pointer with no "
                      "shadow (a constant argument whose memory the gradient "
-                     "may read back, an external global or unknown memory)");
+                     "may read back, or unknown memory)");
+  }
   return 0;
 }
 

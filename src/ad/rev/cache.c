@@ -284,8 +284,14 @@ static int build_entry(ad_module_ctx *mc, size_t idx) {
     fact[i] = own.sig.activity[i] == AD_REV_CONST         ? AD_ARG_CONST
               : own.sig.activity[i] == AD_REV_DUP_RUNTIME ? AD_ARG_DUP_RUNTIME
                                                           : AD_ARG_DUP;
+  /* a result whose adjoint or shadow the caller passes is, in forward
+   * terms, one whose derivative is returned: activity keeps what computes
+   * it (an i64 of a double's bits the caller reinterprets), and prunes an
+   * integer result the caller only branches on */
   r.fsig = (ad_signature){own.sig.fn, n, fact, 1,
-                          own.sig.ret_shadow ? AD_RET_TANGENT : AD_RET_PRIMAL,
+                          own.sig.ret_shadow || own.sig.ret_adjoint
+                              ? AD_RET_TANGENT
+                              : AD_RET_PRIMAL,
                           0, 0};
   ad_fn_ctx *fc = &r.fc;
   fc->mc = mc;

@@ -16,6 +16,7 @@
 
 #include "ad/ad.h"
 #include "ad/analysis/activity.h"
+#include "ad/analysis/globals.h"
 #include "ad/analysis/types.h"
 #include "ad/core/context.h"
 #include "ad/core/diag.h"
@@ -333,8 +334,8 @@ static int emit_store(ad_fn_ctx *fc, LLVMValueRef inst, LLVMValueRef c) {
     if (LLVMIsAGlobalVariable(root))
       return ad_fail(fc->mc, inst,
                      "store of an active value into global @%s, which has no "
-                     "shadow (it is external or thread-local)",
-                     ad_value_name(root));
+                     "shadow (%s)",
+                     ad_value_name(root), ad_global_no_shadow_why(root));
     LLVMValueRef from = LLVMIsACallInst(root) ? ad_called_function(root) : NULL;
     if (from && strcmp(ad_value_name(from), "__cxa_allocate_exception") == 0)
       return ad_fail(fc->mc, inst,
