@@ -558,8 +558,6 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
   LLVMValueRef tape = ad_entry_alloca(holder, tt, "tape");
   LLVMBuildStore(b, LLVMConstNull(tt), tape);
   LLVMValueRef aug = ad_rev_guarded_aug(mc, p->aug, 0);
-  if (aug)
-    ad_rev_tape_begin(mc, b, p->aug, tape);
   LLVMValueRef *a = aug ? tj_malloc((nargs + 2) * sizeof *a) : NULL;
   if (!a) {
     if (aug)
@@ -569,7 +567,10 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
   memcpy(a, args, nargs * sizeof *a);
   a[nargs] = tape;
   LLVMValueRef result = NULL;
-  if (primal || !aug_has_no_effect(p->aug)) {
+  /* without aug nothing is pushed: no tape to size or free */
+  int pushes = primal || !aug_has_no_effect(p->aug);
+  if (pushes) {
+    ad_rev_tape_begin(mc, b, p->aug, tape);
     result = LLVMBuildCall2(b, LLVMGlobalGetValueType(aug), aug, a, nargs + 1, "");
     keep_out_of_line(mc, result);
   }
@@ -583,6 +584,7 @@ LLVMValueRef ad_rev_emit_gradient_primal(ad_module_ctx *mc, LLVMBuilderRef b,
       LLVMBuildCall2(b, LLVMGlobalGetValueType(p->rev), p->rev, a, k, "");
   free(a);
   keep_out_of_line(mc, res);
-  ad_rev_tape_end(mc, b, p->aug, tape);
+  if (pushes)
+    ad_rev_tape_end(mc, b, p->aug, tape);
   return LLVMGetTypeKind(LLVMTypeOf(res)) == LLVMVoidTypeKind ? NULL : res;
 }

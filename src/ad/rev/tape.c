@@ -176,19 +176,37 @@ static LLVMValueRef relaxed(LLVMValueRef memory_op) {
   return memory_op;
 }
 
+/* tanjit.tape.<what>.<aug>(tape, hint), always inlined: *fn, and a
+ * builder at its entry when it still needs a body (else NULL). */
+static LLVMBuilderRef tape_hook(ad_module_ctx *mc, const char *what,
+                                LLVMValueRef aug, LLVMValueRef *fn) {
+  LLVMContextRef c = mc->llctx;
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef params[2] = {ptr, ptr};
+  char name[256];
+  per_aug_name(name, sizeof name, what, aug);
+  LLVMBuilderRef fb = ad_get_or_define_internal(
+      mc->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0),
+      fn);
+  if (fb)
+    always_inline(mc, *fn);
+  return fb;
+}
+
+static void call_tape_hook(ad_module_ctx *mc, LLVMBuilderRef b,
+                           LLVMValueRef fn, LLVMValueRef aug,
+                           LLVMValueRef tape) {
+  LLVMValueRef args[2] = {tape, tape_hint(mc, aug)};
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
 void ad_rev_tape_begin(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
                        LLVMValueRef tape) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0), i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef params[2] = {ptr, ptr};
   LLVMValueRef fn;
-  char name[256];
-  per_aug_name(name, sizeof name, "begin", aug);
-  LLVMBuilderRef fb = ad_get_or_define_internal(
-      mc->mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  LLVMBuilderRef fb = tape_hook(mc, "begin", aug, &fn);
   if (fb) {
-    always_inline(mc, fn);
     LLVMValueRef t = LLVMGetParam(fn, 0), hint = LLVMGetParam(fn, 1);
     LLVMBasicBlockRef get = LLVMAppendBasicBlockInContext(c, fn, "get");
     LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(c, fn, "got");
@@ -210,23 +228,16 @@ void ad_rev_tape_begin(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
     LLVMBuildRetVoid(fb);
     LLVMDisposeBuilder(fb);
   }
-  LLVMValueRef args[2] = {tape, tape_hint(mc, aug)};
-  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+  call_tape_hook(mc, b, fn, aug, tape);
 }
 
 void ad_rev_tape_end(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
                      LLVMValueRef tape) {
   LLVMContextRef c = mc->llctx;
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0), i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef params[2] = {ptr, ptr};
   LLVMValueRef fn;
-  char name[256];
-  per_aug_name(name, sizeof name, "end", aug);
-  LLVMBuilderRef fb = ad_get_or_define_internal(
-      mc->mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, 2, 0), &fn);
+  LLVMBuilderRef fb = tape_hook(mc, "end", aug, &fn);
   if (fb) {
-    always_inline(mc, fn);
     LLVMValueRef t = LLVMGetParam(fn, 0), hint = LLVMGetParam(fn, 1);
     LLVMTypeRef tt = ad_rev_tape_type(mc);
     /* nothing pushed: nothing to keep or free */
@@ -255,8 +266,7 @@ void ad_rev_tape_end(ad_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef aug,
     LLVMBuildRetVoid(fb);
     LLVMDisposeBuilder(fb);
   }
-  LLVMValueRef args[2] = {tape, tape_hint(mc, aug)};
-  LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+  call_tape_hook(mc, b, fn, aug, tape);
 }
 
 /*
