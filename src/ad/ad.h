@@ -57,6 +57,11 @@ typedef void (*ad_runtime_report)(void *user, const char *what,
  * block held keeps that write in live memory.  Defined by the JIT in each
  * session (by name, as the report is). */
 #define AD_RUNTIME_RELEASE_COPY_SYMBOL "tanjit.runtime_release_copy"
+/* ptr (i64): the malloc whose blocks AD_RUNTIME_RELEASE_COPY_SYMBOL frees,
+ * the runtime's own, whatever the JIT code's `malloc` resolves to (a
+ * --lib library's dependencies may bind it to libc's, under a sanitizer
+ * that intercepts the runtime's). */
+#define AD_RUNTIME_ALLOC_COPY_SYMBOL "tanjit.runtime_alloc_copy"
 
 /* Per-session engine state (custom rules, caches).  NULL on out of memory. */
 ad_engine *ad_engine_new(void);

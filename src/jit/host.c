@@ -127,6 +127,13 @@ static void release_copy_late(void *copy) {
   free(atomic_exchange(&held_copy, copy));
 }
 
+/* NULL past 1 GiB: the copy is then mapped lazily (rev/blas.c), as
+ * Enzyme's fake-BLAS tests' terabyte arrays need; a sanitizer's malloc
+ * would stop the program on such a size rather than return NULL. */
+static void *alloc_copy(size_t bytes) {
+  return bytes > ((size_t)1 << 30) ? NULL : malloc(bytes);
+}
+
 /* The run-time report derivative code calls (ad.h: named, not by address,
  * so that a cached object of it is valid in this process too). */
 int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
@@ -141,6 +148,9 @@ int jit_define_runtime_report(tanjit_session *s, tanjit_error **err) {
   if (rc == 0)
     rc = define_host_symbol(s, AD_RUNTIME_RELEASE_COPY_SYMBOL,
                             (void *)(uintptr_t)release_copy_late, err);
+  if (rc == 0)
+    rc = define_host_symbol(s, AD_RUNTIME_ALLOC_COPY_SYMBOL,
+                            (void *)(uintptr_t)alloc_copy, err);
   pthread_mutex_unlock(&s->jit_lock);
   return rc;
 }

@@ -712,13 +712,16 @@ static LLVMValueRef alloc_fn(ad_module_ctx *mc) {
                                                LLVMFunctionType(ptr, pt, 3, 0), &fn);
   if (!b)
     return fn;
-  LLVMValueRef fn_malloc = malloc_fn(mc);
+  /* the runtime's malloc, whose blocks its late release frees */
+  LLVMValueRef fn_malloc = ad_get_or_declare(
+      mc->mod, AD_RUNTIME_ALLOC_COPY_SYMBOL, LLVMFunctionType(ptr, &i64, 1, 0));
   LLVMTypeRef mt[6] = {ptr, i64, i32, i32, i32, i64};
   LLVMValueRef fn_mmap = ad_get_or_insert_helper(mc->mod, NULL, "mmap",
                                                  LLVMFunctionType(ptr, mt, 6, 0));
   LLVMValueRef bytes = LLVMGetParam(fn, 0), least = LLVMGetParam(fn, 1);
   LLVMValueRef mapped = LLVMGetParam(fn, 2);
-  LLVMValueRef p = ad_call_helper(b, fn_malloc, &bytes, 1, "p");
+  LLVMValueRef p = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn_malloc),
+                                  fn_malloc, &bytes, 1, "p");
   LLVMBasicBlockRef map = LLVMAppendBasicBlockInContext(c, fn, "map");
   LLVMBasicBlockRef heap = LLVMAppendBasicBlockInContext(c, fn, "heap");
   LLVMBuildCondBr(b, LLVMBuildIsNull(b, p, ""), map, heap);
